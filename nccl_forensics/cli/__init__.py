@@ -1,0 +1,79 @@
+"""The `ncclf` command: a thin click layer. Each command = options → one library call → one renderer.
+
+Commands live in their own modules (cli/<name>.py, each exporting `command`) and are imported lazily,
+so `ncclf --help` stays fast and a broken optional dependency only affects its own command.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from ..errors import NcclfError
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+COMMANDS = {
+    "parse": "Parse evidence files into structured events (or list them with --inventory).",
+    "diagnose": "Find the rank(s) that broke a hung or crashed job, and why.",
+    "topo": "Render the rings, trees and transports NCCL built, and check them.",
+    "repro": "Run a reproducer trainer that causes a failure for real, then diagnose it.",
+    "explain": "Print the documentation of a detector (e.g. `ncclf explain C102`).",
+    "cost": "Predict communication time per step from first principles.",
+    "probe": "Measure collective bandwidth and correctness, nccl-tests style.",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx):
+        return list(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                return None
+            raise
+        return module.command
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(package_name="nccl-forensics", prog_name="ncclf")
+def cli():
+    """ncclf: forensics for hung or crashed multi-GPU PyTorch/NCCL jobs.
+
+    \b
+    Exit codes: 0 nothing wrong found / success, 1 a failure was diagnosed
+    (or a reproducer check mismatched), 2 bad input or usage.
+
+    \b
+    Examples:
+      ncclf parse sample_logs/nccl/ --format table
+      ncclf diagnose logs/
+      ncclf topo rank0.log
+      ncclf repro shape-mismatch
+    """
+
+
+def main(argv=None) -> None:
+    try:
+        rc = cli.main(args=argv, prog_name="ncclf", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except NcclfError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -1,0 +1,36 @@
+"""Typed errors. The CLI maps each to a one-line message and an exit code; nothing else exits."""
+from __future__ import annotations
+
+# Exit codes, documented in the README and `ncclf --help`.
+EXIT_OK = 0            # nothing wrong found / command succeeded
+EXIT_FOUND = 1         # diagnose: a hang or failure was diagnosed; repro --check: a mismatch
+EXIT_BAD_INPUT = 2     # bad input or usage
+
+
+class NcclfError(Exception):
+    """Base class: a user-facing problem with a one-line message."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __str__(self) -> str:  # always one line
+        return " ".join(str(self.args[0] if self.args else self.__class__.__name__).split())
+
+
+class BadInput(NcclfError):
+    """A path is missing, unreadable, or holds nothing usable."""
+
+
+class NoEvidence(BadInput):
+    """The paths exist but contain no evidence ncclf can read."""
+
+
+class UnsafeDump(BadInput):
+    """A pickle asked for a class or function the restricted unpickler refuses."""
+
+
+class UnknownSource(BadInput):
+    """A file's kind could not be determined."""
+
+
+class ReproError(NcclfError):
+    """A reproducer could not be run (torch missing, bad scenario, harness failure)."""

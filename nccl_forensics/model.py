@@ -1,0 +1,141 @@
+"""Types shared by every stage: discover → parse → events → timelines → detectors → verdict → render.
+
+This module imports no other stage. The event kinds and their fields are listed in docs/events.md,
+which is the contract between the parsers and everything downstream.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+
+class SourceKind(str, enum.Enum):
+    """What a file holds, sniffed from its first kilobytes (and its name as a hint)."""
+
+    NCCL = "nccl"                      # an NCCL_DEBUG_FILE or a stdout full of NCCL INFO lines
+    CONSOLE = "console"                # mixed console output: torchrun, tracebacks, c10d lines, NCCL lines
+    PYSPY = "pyspy"                    # py-spy dump text
+    PYSPY_JSON = "pyspy_json"          # py-spy dump --json
+    FLIGHT_RECORDER = "flight_recorder"  # pickle or JSON flight-recorder dump
+    ERROR_JSON = "error_json"          # torchelastic error.json
+    KERNEL = "kernel"                  # dmesg / journalctl -k
+    SLURM = "slurm"                    # slurm job output / sacct
+    UNKNOWN = "unknown"                # not evidence; skipped
+
+
+class Line(NamedTuple):
+    """One logical line after decoding and wrapper stripping.
+
+    `rank`/`host` are what a wrapper prefix said (`[rank3]:`, `[1,3]<stdout>:`, `host: `), else None.
+    `local_rank` is set by `[defaultN]:` (torchrun --tee), which names the *local* rank.
+    """
+
+    no: int                  # 1-based line number in the file
+    text: str                # the line without wrapper prefixes, CR, ANSI colours, trailing newline
+    rank: int | None = None
+    host: str | None = None
+    local_rank: int | None = None
+    raw: str | None = None   # the original line when a wrapper was stripped, else None
+
+
+@dataclass(slots=True)
+class Event:
+    """One structured fact read from one line (or block) of evidence.
+
+    Common fields are attributes; kind-specific fields live in `data` (see docs/events.md).
+    `line` is the 1-based line number that best proves the event (for a block, its key line).
+    """
+
+    kind: str
+    source: str
+    file: str
+    line: int
+    rank: int | None = None
+    host: str | None = None
+    pid: int | None = None
+    tid: int | None = None
+    device: int | None = None
+    comm: str | None = None
+    time: float | None = None       # epoch seconds, when the line carries a full timestamp
+    text: str = ""                  # the raw evidence line (quoted in findings)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "kind": self.kind, "source": self.source, "file": self.file, "line": self.line,
+            "rank": self.rank, "host": self.host, "pid": self.pid, "tid": self.tid,
+            "device": self.device, "comm": self.comm, "time": self.time,
+        }
+        for key, value in self.data.items():
+            out.setdefault(key, value)
+        out["text"] = self.text
+        return out
+
+
+@dataclass(slots=True)
+class Source:
+    """One input file and what discovery learnt about it before parsing."""
+
+    path: str                        # as given / found (used in evidence citations)
+    kind: SourceKind
+    rank: int | None = None          # from the file name or layout, when known
+    local_rank: int | None = None    # torchrun --log-dir <local_rank>/ folder
+    host: str | None = None
+    pid: int | None = None
+    size: int = 0
+    compressed: bool = False
+    reason: str = ""                 # why this kind / why skipped
+
+
+@dataclass(slots=True)
+class SourceResult:
+    """What parsing one source produced: its events plus bookkeeping (small and picklable)."""
+
+    source: Source
+    events: list[Event]
+    lines: int = 0
+    unparsed: int = 0
+    error: str | None = None         # a one-line reason when the file could not be read
+
+
+class Evidence(NamedTuple):
+    """A `file:line` citation and the quoted line, like a linter diagnostic."""
+
+    file: str
+    line: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "text": self.text}
+
+
+class Confidence(str, enum.Enum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+@dataclass(slots=True)
+class Finding:
+    """One detector hit."""
+
+    id: str                          # stable code, e.g. "C102"
+    name: str                        # kebab name, e.g. "dtype-mismatch"
+    cls: str                         # verdict class, e.g. "dtype_mismatch"
+    ranks: list[int]
+    message: str
+    confidence: Confidence = Confidence.MEDIUM
+    evidence: list[Evidence] = field(default_factory=list)
+    fix: str = ""
+    group: str | None = None
+    seq: int | None = None
+    cause: bool = True               # False for cascades/consequences
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "class": self.cls, "ranks": sorted(self.ranks),
+            "message": self.message, "confidence": self.confidence.value,
+            "evidence": [e.to_dict() for e in self.evidence], "fix": self.fix,
+            "group": self.group, "seq": self.seq, "cause": self.cause,
+        }

@@ -1,0 +1,111 @@
+"""SourceKind → parsers, and the dispatcher that runs them over one source.
+
+Text sources are parsed line by line by a chain of `LineParser`s (see base.py); structured sources
+(flight-recorder dumps, py-spy --json, error.json) by a reader function. Either way the result is a
+stream of `Event`s in file order.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Iterator
+
+from ..errors import BadInput
+from ..model import Event, Source, SourceKind, SourceResult
+from .base import LineParser
+from .lines import iter_lines
+
+# Line parsers, by module:class, in the order a line is offered to them.
+_NCCL = "nccl:NcclParser"
+_TEXT_CHAIN = [
+    "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
+    "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
+    "slurm:SlurmParser", "ras:RasParser",
+]
+LINE_PARSERS: dict[SourceKind, list[str]] = {
+    SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
+    SourceKind.CONSOLE: [_NCCL, *_TEXT_CHAIN],
+    SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser"],
+    SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser"],
+    SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3]],
+}
+# Whole-file readers: fn(source) -> Iterator[Event].
+READERS: dict[SourceKind, str] = {
+    SourceKind.FLIGHT_RECORDER: "flight_recorder:read_flight_recorder",
+    SourceKind.PYSPY_JSON: "pyspy:read_pyspy_json",
+    SourceKind.ERROR_JSON: "torchrun:read_error_json",
+}
+
+
+def _resolve(spec: str):
+    module, _, attr = spec.partition(":")
+    try:
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith(f".{module}"):
+            return None  # parser not written yet
+        raise
+    return getattr(mod, attr, None)
+
+
+def line_parsers(source: Source) -> list[LineParser]:
+    classes = [_resolve(spec) for spec in LINE_PARSERS.get(source.kind, [])]
+    return [cls(source) for cls in classes if cls is not None]
+
+
+def iter_events(source: Source) -> Iterator[Event]:
+    """Stream the events of one source, in file order, with wrapper/file ranks filled in."""
+    if source.kind in READERS:
+        reader: Callable[[Source], Iterator[Event]] | None = _resolve(READERS[source.kind])
+        if reader is not None:
+            yield from _fill(reader(source), source)
+        return
+    yield from _fill(_dispatch(source), source)
+
+
+def _dispatch(source: Source) -> Iterator[Event]:
+    parsers = line_parsers(source)
+    for line in iter_lines(source.path):
+        if not line.text:
+            continue
+        for p in sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers:
+            if p.feed(line):
+                break
+        for p in parsers:
+            if p.out:
+                yield from p.out
+                p.out.clear()
+    for p in parsers:
+        p.finish()
+        yield from p.out
+        p.out.clear()
+
+
+def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:
+    for ev in events:
+        if ev.rank is None and source.rank is not None:
+            ev.rank = source.rank
+        if ev.host is None and source.host is not None:
+            ev.host = source.host
+        if ev.pid is None and source.pid is not None:
+            ev.pid = source.pid
+        yield ev
+
+
+def parse_source(source: Source) -> SourceResult:
+    """Parse one source fully. Read errors become `SourceResult.error`, never an exception."""
+    events: list[Event] = []
+    try:
+        for ev in iter_events(source):
+            events.append(ev)
+    except BadInput as exc:
+        return SourceResult(source, events, lines=_last_line(events),
+                            unparsed=_count_unparsed(events), error=str(exc))
+    return SourceResult(source, events, lines=_last_line(events), unparsed=_count_unparsed(events))
+
+
+def _last_line(events: list[Event]) -> int:
+    return max((e.line for e in events), default=0)
+
+
+def _count_unparsed(events: list[Event]) -> int:
+    return sum(1 for e in events if e.kind == "unparsed")
