@@ -5,6 +5,7 @@ from __future__ import annotations
 EXIT_OK = 0            # nothing wrong found / command succeeded
 EXIT_FOUND = 1         # diagnose: a hang or failure was diagnosed; repro --check: a mismatch
 EXIT_BAD_INPUT = 2     # bad input or usage
+EXIT_INTERNAL = 3      # a bug in ncclf (one-line message; NCCLF_DEBUG=1 shows the traceback)
 
 
 class NcclfError(Exception):

@@ -6,11 +6,12 @@ so `ncclf --help` stays fast and a broken optional dependency only affects its o
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
 
-from ..errors import NcclfError
+from ..errors import EXIT_INTERNAL, NcclfError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -48,7 +49,8 @@ def cli():
 
     \b
     Exit codes: 0 nothing wrong found / success, 1 a failure was diagnosed
-    (or a reproducer check mismatched), 2 bad input or usage.
+    (or a reproducer check mismatched), 2 bad input or usage, 3 internal error,
+    130 interrupted.
 
     \b
     Examples:
@@ -76,4 +78,10 @@ def main(argv=None) -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+    except Exception as exc:  # a bug in ncclf, not the user's fault: still one line, unless asked for more
+        if os.environ.get("NCCLF_DEBUG"):
+            raise
+        click.echo(f"Error: internal error ({type(exc).__name__}: {exc}); "
+                   "rerun with NCCLF_DEBUG=1 for the traceback and please report it", err=True)
+        sys.exit(EXIT_INTERNAL)
     sys.exit(rc if isinstance(rc, int) else 0)

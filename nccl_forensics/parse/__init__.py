@@ -52,19 +52,24 @@ def line_parsers(source: Source) -> list[LineParser]:
     return [cls(source) for cls in classes if cls is not None]
 
 
-def iter_events(source: Source) -> Iterator[Event]:
-    """Stream the events of one source, in file order, with wrapper/file ranks filled in."""
+def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
+    """Stream the events of one source, in file order, with wrapper/file ranks filled in.
+
+    `stats["lines"]` is kept up to date with the number of lines read (text sources).
+    """
     if source.kind in READERS:
         reader: Callable[[Source], Iterator[Event]] | None = _resolve(READERS[source.kind])
         if reader is not None:
             yield from _fill(reader(source), source)
         return
-    yield from _fill(_dispatch(source), source)
+    yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
 
 
-def _dispatch(source: Source) -> Iterator[Event]:
+def _dispatch(source: Source, stats: dict) -> Iterator[Event]:
     parsers = line_parsers(source)
+    stats["lines"] = 0
     for line in iter_lines(source.path):
+        stats["lines"] = line.no
         if not line.text:
             continue
         for p in sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers:
@@ -94,17 +99,14 @@ def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:
 def parse_source(source: Source) -> SourceResult:
     """Parse one source fully. Read errors become `SourceResult.error`, never an exception."""
     events: list[Event] = []
+    stats: dict = {}
+    error = None
     try:
-        for ev in iter_events(source):
-            events.append(ev)
+        events.extend(iter_events(source, stats))
     except BadInput as exc:
-        return SourceResult(source, events, lines=_last_line(events),
-                            unparsed=_count_unparsed(events), error=str(exc))
-    return SourceResult(source, events, lines=_last_line(events), unparsed=_count_unparsed(events))
-
-
-def _last_line(events: list[Event]) -> int:
-    return max((e.line for e in events), default=0)
+        error = str(exc)
+    lines = stats.get("lines") or max((e.line for e in events), default=0)
+    return SourceResult(source, events, lines=lines, unparsed=_count_unparsed(events), error=error)
 
 
 def _count_unparsed(events: list[Event]) -> int:

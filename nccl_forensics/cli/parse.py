@@ -1,0 +1,53 @@
+"""`ncclf parse`: evidence files → structured events (table, jsonl, csv) or a per-file inventory."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+
+from .. import collect
+from ..render.parse_table import inventory_rows, render_events_table, render_inventory
+from .options import jobs_option, paths_argument
+
+
+@click.command("parse")
+@paths_argument
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "csv", "json"]), default="table",
+              show_default=True, help="table: events + summary; jsonl/csv: one record per event "
+                                      "(json: with --inventory).")
+@click.option("--inventory", is_flag=True, help="One row per file: kind, rank(s), host, pid(s), lines, events, "
+                                                "unparsed. Files that are not evidence are listed as skipped.")
+@click.option("--limit", type=int, default=200, show_default=True,
+              help="Rows of the events table to show (0 = all).")
+@jobs_option
+def command(paths, fmt, inventory, limit, jobs):
+    """Parse NCCL/RCCL logs, py-spy dumps, flight-recorder dumps, torch/torchrun output, tracebacks,
+    kernel and Slurm logs into events. PATHS may be files or directories (read recursively, .gz too).
+
+    \b
+    Examples:
+      ncclf parse sample_logs/nccl/ --format table
+      ncclf parse rank3.log --format jsonl | jq 'select(.kind=="coll")'
+      ncclf parse --inventory logs/
+      ncclf parse --inventory logs/ --format json
+    """
+    console = Console()
+    if inventory:
+        rows = inventory_rows(collect.inventory(paths, jobs))
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+        elif fmt == "table":
+            render_inventory(rows, console)
+        else:
+            raise click.UsageError("--inventory takes --format table or json")
+        return 0
+    if fmt in ("jsonl", "csv"):
+        collect.spool_events(paths, fmt, sys.stdout, jobs)
+        return 0
+    if fmt == "json":
+        raise click.UsageError("--format json goes with --inventory; use jsonl for events")
+    run = collect.parse_paths(paths, jobs)
+    render_events_table(run, console, limit or None)
+    return 0

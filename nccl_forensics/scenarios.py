@@ -1,0 +1,43 @@
+"""The failure scenarios: one row each, shared by the reproducers (`ncclf repro`) and the diagnosis check.
+
+The kebab name of a scenario is also the name of the detector that should fire on it, where one exists.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+VERDICT_CLASSES = (
+    "shape_mismatch", "dtype_mismatch", "op_mismatch", "collective_skipped", "dropped_rank",
+    "stuck_rank", "oom", "network_error", "nic_misselection", "version_mismatch", "timeout_unknown", "none",
+)
+
+
+class Scenario(NamedTuple):
+    name: str
+    summary: str
+    expected_class: str       # the verdict class the diagnosis must give
+    culprit: bool             # True when the faulty rank must be named as the culprit
+    gpu_only: bool = False
+
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
+    Scenario("healthy", "every rank trains normally; the job completes", "none", False),
+    Scenario("shape-mismatch", "one rank all-reduces a tensor of a different size", "shape_mismatch", True),
+    Scenario("dtype-mismatch", "one rank all-reduces a float64 tensor where the others use float32",
+             "dtype_mismatch", True),
+    Scenario("op-mismatch", "one rank calls a collective of another type (all_gather vs all_reduce)",
+             "op_mismatch", True),
+    Scenario("skipped-collective", "one rank skips a collective (an asymmetric code path)",
+             "collective_skipped", True),
+    Scenario("extra-collective", "one rank issues one collective more than the others",
+             "collective_skipped", True),
+    Scenario("dropped-rank", "one rank is killed with SIGKILL in the middle of a step", "dropped_rank", True),
+    Scenario("stuck-rank", "one rank spins in a busy loop outside any collective (data loading)",
+             "stuck_rank", True),
+    Scenario("slow-rank", "one rank sleeps at every step (a straggler) but the job completes", "none", False),
+    Scenario("cgroup-oom", "one rank runs in a small memory cgroup and is killed by the kernel OOM killer",
+             "oom", True),
+    Scenario("cuda-oom", "one rank allocates more GPU memory than exists (GPU only)", "oom", True, gpu_only=True),
+    Scenario("timeout", "one rank enters the collective later than the process-group timeout allows",
+             "timeout_unknown", False),
+]}

@@ -1,0 +1,108 @@
+"""`ncclf parse`: wiring, exit codes, and bad input (one-line error or clean empty result, never a traceback)."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from nccl_forensics.cli import cli
+
+NCCL_LINES = [
+    "node1:12345:12345 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+    "node1:12345:12345 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
+]
+
+
+def run(*args):
+    """Run the real console entry point in a subprocess: exit code + stdout + stderr as a user sees them."""
+    proc = subprocess.run([sys.executable, "-m", "nccl_forensics", *args], capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def assert_one_line_error(rc, out, err, code=2):
+    assert rc == code, (rc, out, err)
+    assert "Traceback" not in err and "Traceback" not in out
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), err
+
+
+def test_missing_path_is_a_one_line_error(tmp_path):
+    assert_one_line_error(*run("parse", str(tmp_path / "nope")))
+
+
+def test_empty_directory_is_a_one_line_error(tmp_path):
+    assert_one_line_error(*run("parse", str(tmp_path)))
+
+
+def test_empty_file_gives_a_clean_empty_result(tmp_path):
+    f = tmp_path / "rank0.log"
+    f.write_text("")
+    rc, out, err = run("parse", str(f), "--format", "jsonl")
+    assert (rc, out, err) == (0, "", "")
+
+
+def test_binary_file_is_skipped_not_fatal(tmp_path):
+    f = tmp_path / "core.bin.dat"
+    f.write_bytes(os.urandom(4096) + b"\x00" * 100)
+    rc, out, err = run("parse", "--inventory", "--format", "json", str(f))
+    assert rc == 0, err
+    rows = json.loads(out)
+    assert rows[0]["skipped"] is True and rows[0]["events"] == 0
+
+
+def test_five_megabyte_single_line_does_not_break(tmp_path):
+    f = tmp_path / "rank1.log"
+    f.write_text(NCCL_LINES[0] + "\n" + "x" * (5 * 1024 * 1024) + "\n" + NCCL_LINES[1] + "\n")
+    rc, out, err = run("parse", str(f), "--format", "jsonl")
+    assert rc == 0 and "Traceback" not in err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert all(len(r["text"]) < 100_000 for r in records)
+    assert {r["line"] for r in records if r["kind"] != "unparsed"} >= {1, 3}
+
+
+def test_truncated_gzip_is_a_warning_not_a_crash(tmp_path):
+    payload = gzip.compress(("\n".join(NCCL_LINES * 2000) + "\n").encode())
+    f = tmp_path / "rank0.log.gz"
+    f.write_bytes(payload[: len(payload) // 2])
+    rc, out, err = run("parse", str(f))
+    assert rc == 0, err
+    assert "Traceback" not in err and "Traceback" not in out
+    assert "truncated or corrupt" in out
+
+
+def test_gzip_is_read_transparently(tmp_path):
+    f = tmp_path / "rank0.log.gz"
+    f.write_bytes(gzip.compress(("\n".join(NCCL_LINES) + "\n").encode()))
+    rc, out, err = run("parse", str(f), "--format", "jsonl")
+    assert rc == 0, err
+    assert [json.loads(line)["line"] for line in out.splitlines()] == [1, 2]
+
+
+def test_inventory_json_lists_skipped_files(tmp_path):
+    (tmp_path / "notes.md").write_text("# not evidence\n")
+    (tmp_path / "rank2.log").write_text("\n".join(NCCL_LINES) + "\n")
+    result = CliRunner().invoke(cli, ["parse", "--inventory", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = {os.path.basename(r["file"]): r for r in json.loads(result.output)}
+    assert rows["notes.md"]["skipped"] is True
+    assert rows["rank2.log"]["skipped"] is False and rows["rank2.log"]["ranks"] == [2]
+
+
+def test_conflicting_options_are_usage_errors(tmp_path):
+    (tmp_path / "rank0.log").write_text(NCCL_LINES[0] + "\n")
+    rc, out, err = run("parse", "--inventory", "--format", "csv", str(tmp_path))
+    assert rc == 2 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("fmt", ["table", "jsonl", "csv"])
+def test_every_format_runs(tmp_path, fmt):
+    (tmp_path / "rank0.log").write_text("\n".join(NCCL_LINES) + "\n")
+    result = CliRunner().invoke(cli, ["parse", "--format", fmt, str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    if fmt == "table":
+        assert "unparsed lines:" in result.output and "ranks found: 0" in result.output

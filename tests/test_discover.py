@@ -1,0 +1,74 @@
+"""Discovery sniffs a file's kind from its content and takes rank/pid hints from names and layout."""
+from __future__ import annotations
+
+import gzip
+import pickle
+
+import pytest
+
+from nccl_forensics.discover import discover, sniff
+from nccl_forensics.errors import BadInput, NoEvidence
+from nccl_forensics.model import SourceKind
+
+NCCL = "node1:12345:12345 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" * 20
+PYSPY = ('Process 4242: python train.py\nPython v3.11.7 (/usr/bin/python3.11)\n\n'
+         'Thread 4242 (idle): "MainThread"\n    all_reduce (torch/distributed/distributed_c10d.py:3252)\n')
+
+
+@pytest.mark.parametrize("name, content, kind", [
+    ("whatever.txt", NCCL, SourceKind.NCCL),
+    ("stack.txt", PYSPY, SourceKind.PYSPY),
+    ("out.log", "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"t.py\", line 1, in <module>\n",
+     SourceKind.CONSOLE),
+    ("dmesg.txt", "[ 1234.567890] Memory cgroup out of memory: Killed process 14023 (python3) total-vm:1kB\n",
+     SourceKind.KERNEL),
+    ("notes.md", "# notes\n", SourceKind.UNKNOWN),
+    ("data.bin", "\x00\x01\x02binary", SourceKind.UNKNOWN),
+])
+def test_kind_is_sniffed_from_content(tmp_path, name, content, kind):
+    path = tmp_path / name
+    path.write_text(content)
+    assert sniff(str(path)).kind is kind
+
+
+def test_flight_recorder_pickle_and_gzip(tmp_path):
+    fr = tmp_path / "nccl_trace_rank_3"
+    fr.write_bytes(pickle.dumps({"version": "2.10", "entries": []}))
+    src = sniff(str(fr))
+    assert (src.kind, src.rank) == (SourceKind.FLIGHT_RECORDER, 3)
+    gz = tmp_path / "log.gz"
+    gz.write_bytes(gzip.compress(NCCL.encode()))
+    assert sniff(str(gz)).kind is SourceKind.NCCL
+
+
+@pytest.mark.parametrize("path, rank, local_rank, pid, host", [
+    ("logs/rank3.log", 3, None, None, None),
+    ("logs/nccl_trace_rank_12", 12, None, None, None),
+    ("logs/job_rank-7_out.txt", 7, None, None, None),
+    ("run/none_ab12/attempt_0/2/stderr.log", None, 2, None, None),
+    ("dumps/stack_31337.txt", None, None, 31337, None),
+    ("dumps/py-spy-node7-4242.dump", None, None, 4242, "node7"),
+    ("nccl.node3.9876.log", None, None, 9876, "node3"),
+])
+def test_hints_from_names(tmp_path, path, rank, local_rank, pid, host):
+    f = tmp_path / path
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(NCCL)
+    src = sniff(str(f))
+    assert (src.rank, src.local_rank, src.pid, src.host) == (rank, local_rank, pid, host)
+
+
+def test_missing_and_empty_inputs(tmp_path):
+    with pytest.raises(BadInput):
+        discover([str(tmp_path / "missing")])
+    with pytest.raises(NoEvidence):
+        discover([str(tmp_path)])
+
+
+def test_directories_are_walked_in_sorted_order_and_hidden_files_skipped(tmp_path):
+    for name in ("b/rank1.log", "a/rank0.log", ".hidden/rank9.log", "a/.x.log"):
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(NCCL)
+    paths = [s.path for s in discover([str(tmp_path)])]
+    assert [p.split(str(tmp_path))[1] for p in paths] == ["/a/rank0.log", "/b/rank1.log"]

@@ -1,0 +1,58 @@
+"""Rank recovery across files: hints, conflicts, local ranks."""
+from __future__ import annotations
+
+from nccl_forensics.model import Event, Source, SourceKind, SourceResult
+from nccl_forensics.ranks import RankHints, assign_ranks, hints_from_events
+
+
+def ev(kind, rank=None, host=None, pid=None, **data):
+    return Event(kind, "nccl", "f.log", 1, rank=rank, host=host, pid=pid, data=data)
+
+
+def result(events, path="f.log", rank=None, local_rank=None):
+    return SourceResult(Source(path, SourceKind.CONSOLE, rank=rank, local_rank=local_rank), events)
+
+
+def test_comm_init_names_the_rank_of_a_pid_named_dump():
+    nccl = result([ev("comm_init", rank=3, host="node1", pid=4242, nranks=4)], "nccl.node1.4242.log")
+    dump = result([ev("pyspy_thread", host="node1", pid=4242)], "py-spy-node1-4242.txt")
+    hints = assign_ranks([nccl, dump])
+    assert dump.events[0].rank == 3
+    assert not hints.conflicts
+
+
+def test_a_pid_claimed_by_two_ranks_is_a_conflict_and_not_used():
+    a = result([ev("comm_init", rank=1, host="n", pid=7, nranks=4)])
+    b = result([ev("child_failed", rank=2, host="n", pid=7, local_rank=2)])
+    c = result([ev("pyspy_thread", host="n", pid=7)])
+    hints = assign_ranks([a, b, c])
+    assert c.events[0].rank is None
+    assert any("claimed by ranks 1 and 2" in msg for msg in hints.conflicts)
+
+
+def test_single_rank_communicators_say_nothing_about_global_rank():
+    hints = hints_from_events([ev("comm_init", rank=0, host="n", pid=9, nranks=1)])
+    assert hints.rank_of("n", 9) is None
+
+
+def test_local_rank_folders_become_ranks_on_a_single_node():
+    r = result([ev("traceback", host=None, pid=None)], "run/attempt_0/1/stderr.log", local_rank=1)
+    assign_ranks([r])
+    assert r.events[0].rank == 1
+
+
+def test_local_ranks_map_through_the_elastic_summary_on_multi_node():
+    summary = result([ev("child_failed", rank=9, host="nodeB", pid=5, local_rank=1)])
+    worker = result([ev("traceback", host="nodeB")], "nodeB/attempt_0/1/stderr.log", local_rank=1)
+    other = result([ev("traceback", host="nodeA")], "nodeA/attempt_0/0/stderr.log", local_rank=0)
+    assign_ranks([summary, worker, other])
+    assert worker.events[0].rank == 9
+    assert other.events[0].rank is None  # unknown stays unknown: never guessed
+
+
+def test_merge_is_order_independent():
+    one, two = RankHints(), RankHints()
+    one.add(one.by_pid, 5, 1, "pid")
+    two.add(two.by_pid, 5, 1, "pid")
+    one.merge(two)
+    assert one.by_pid == {5: 1} and not one.conflicts
