@@ -1,0 +1,75 @@
+"""`ncclf cost`: bus-bandwidth factors, the worked examples of the issue, and the CLI contract."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from nccl_forensics import cost
+from nccl_forensics.cli import cli
+
+
+@pytest.mark.parametrize("n, expected", [(1, 0.0), (2, 1.0), (4, 1.5), (8, 1.75), (1024, 2 * 1023 / 1024)])
+def test_allreduce_factor(n, expected):
+    assert cost.bus_factor("allreduce", n) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("collective", ["allgather", "reducescatter", "alltoall"])
+@pytest.mark.parametrize("n, expected", [(2, 0.5), (4, 0.75), (16, 15 / 16)])
+def test_gather_scatter_alltoall_factor(collective, n, expected):
+    assert cost.bus_factor(collective, n) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("collective", ["broadcast", "reduce", "sendrecv"])
+def test_rooted_and_p2p_factor_is_one(collective):
+    assert cost.bus_factor(collective, 2) == cost.bus_factor(collective, 64) == 1.0
+
+
+def test_unknown_collective_is_rejected():
+    with pytest.raises(ValueError, match="unknown collective"):
+        cost.bus_factor("allscatter", 4)
+
+
+@pytest.mark.parametrize("link, seconds", [("1GbE", 14.3), ("10GbE", 1.43), ("RoCE-400", 0.0358)])
+def test_gpt2_760m_bf16_on_two_ranks(link, seconds):
+    q = cost.CostQuery(params=760e6, bytes_per_elem=2, ranks=2)
+    assert cost.comm_time(q, cost.LINKS[link]) == pytest.approx(seconds, rel=0.01)
+
+
+def test_cli_json_gives_t_comm_within_5_percent_of_14_3_s():
+    result = CliRunner().invoke(cli, ["cost", "--params", "760e6", "--dtype", "bf16", "--ranks", "2",
+                                      "--link", "1GbE", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    links = json.loads(result.output)["links"]
+    assert [row["link"] for row in links] == ["1GbE"]
+    assert links[0]["t_comm_s"] == pytest.approx(14.3, rel=0.05)
+
+
+def test_cli_without_link_gives_one_row_per_preset():
+    result = CliRunner().invoke(cli, ["cost", "--params", "1e9", "--format", "json"])
+    rows = json.loads(result.output)["links"]
+    assert {r["link"] for r in rows} == set(cost.LINKS)
+    assert all(r["t_comm_s"] > 0 for r in rows)
+
+
+def test_hierarchical_estimate_uses_both_links():
+    q = cost.CostQuery(params=1e9, bytes_per_elem=2, ranks=16, gpus_per_node=8, intra_gbps=cost.LINKS["NVLink4"])
+    inter_only = cost.transfer_seconds(2e9 / 8, "allreduce", 2, 400, 0.85)
+    assert cost.comm_time(q, 400) == pytest.approx(
+        inter_only + cost.transfer_seconds(2e9, "allreduce", 8, cost.LINKS["NVLink4"], 0.85))
+
+
+def test_levers_reduce_exposed_time():
+    q = cost.CostQuery(params=760e6, bytes_per_elem=4, ranks=8, compute_s=2.0, accum_steps=4)
+    t = cost.comm_time(q, 10)
+    lev = cost.levers(q, 10, t)
+    assert lev["grad_accum_x4_per_microstep"] == pytest.approx(t / 4)
+    assert lev["bf16_compress_hook"] == pytest.approx(t / 2)
+    assert lev["powersgd_rank4"] < t
+    assert lev["overlap_bucket_25MB"] < t
+
+
+def test_bad_link_is_a_usage_error():
+    result = CliRunner().invoke(cli, ["cost", "--params", "1e9", "--link", "carrier-pigeon"])
+    assert result.exit_code == 2 and "unknown link" in result.output
