@@ -1,0 +1,63 @@
+"""`ncclf probe`: measure collective bandwidth and correctness, or read nccl-tests output."""
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+
+from .. import cost as costmod
+from .. import probe as probemod
+from ..render.probe_render import render_probe
+
+
+@click.command("probe")
+@click.option("--nproc", type=click.IntRange(min=1), default=2, show_default=True, help="Local ranks to launch.")
+@click.option("--backend", type=click.Choice(["gloo", "nccl"]), default="gloo", show_default=True)
+@click.option("--min-bytes", type=int, default=8, show_default=True)
+@click.option("--max-bytes", type=int, default=256 << 20, show_default=True)
+@click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
+@click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
+@click.option("--nccl-tests", "nccl_tests", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Parse nccl-tests/rccl-tests output instead of measuring (repeatable).")
+@click.option("--link", help="Link preset for the prediction column (see `ncclf cost`).")
+@click.option("--link-gbps", type=float, help="Custom link bandwidth in Gbit/s for the prediction.")
+@click.option("--efficiency", type=click.FloatRange(0.01, 1.0), default=0.85, show_default=True)
+@click.option("--scaling", is_flag=True, help="Run the DDP reproducer trainer with 1, 2 and 4 processes and "
+                                              "print tokens/s and scaling efficiency.")
+@click.option("--format", "fmt", type=click.Choice(["rich", "json"]), default="rich", show_default=True)
+def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests, link, link_gbps, efficiency,
+            scaling, fmt):
+    """Measure allreduce, allgather, reducescatter and broadcast from 8 B to 256 MB (doubling), validate every
+    result on every rank, and print an nccl-tests-style table next to `cost`'s prediction.
+
+    \b
+    Example:
+      ncclf probe --nproc 2 --link 10GbE
+      ncclf probe --nccl-tests all_reduce_perf.log --link IB-NDR
+      ncclf probe --scaling
+    """
+    gbps = link_gbps
+    if link and gbps is None:
+        try:
+            gbps = costmod.LINKS[costmod.resolve_link(link)]
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    console = Console()
+    if scaling:
+        from ..scaling import measure_scaling, render_scaling
+        render_scaling(measure_scaling(), console)
+        return 0
+    if nccl_tests:
+        runs = [probemod.parse_nccl_tests(path) for path in nccl_tests]
+    else:
+        runs = [probemod.measure(nproc, backend, min_bytes, max_bytes, warmup, iters, tuple(ops.split(",")))]
+    if fmt == "json":
+        click.echo(json.dumps({"schema_version": 1, "runs": [
+            {"source": r.source, "nranks": r.nranks, "wrong": r.total_wrong, "avg_busbw": r.avg_busbw,
+             "rows": [row.to_dict() for row in r.rows]} for r in runs]}, indent=2))
+    else:
+        for r in runs:
+            render_probe(r, console, link or (f"{gbps:g}Gbps" if gbps else None), gbps, efficiency)
+    return 1 if any(r.total_wrong for r in runs) else 0

@@ -1,0 +1,66 @@
+"""`ncclf probe`: the nccl-tests output grammar, and a real 2-rank gloo measurement with 0 wrong results."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nccl_forensics import probe
+from nccl_forensics.cli import cli
+from nccl_forensics.errors import BadInput
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_logs" / "nccl-tests" / "all_reduce_perf.8xH100.log"
+
+
+def test_nccl_tests_output_is_parsed():
+    run = probe.parse_nccl_tests(str(SAMPLE))
+    assert run.nranks == 8 and len(run.devices) == 8
+    assert run.devices[3] == {"rank": 3, "pid": 214573, "host": "dgx-h100-01", "device": 3}
+    assert [r.size for r in run.rows[:3]] == [8, 16, 32] and run.rows[-1].size == 8589934592
+    assert {r.op for r in run.rows} == {"allreduce"}           # from the file name
+    assert run.out_of_bounds == 0 and run.total_wrong == 0
+    assert run.avg_busbw == pytest.approx(sum(r.busbw for r in run.rows) / len(run.rows), rel=0.02)
+    last = run.rows[-1]
+    assert last.busbw == pytest.approx(last.algbw * 2 * 7 / 8)
+
+
+def test_rows_with_wrong_results_and_na_are_read(tmp_path):
+    f = tmp_path / "out.txt"
+    f.write_text(
+        "# nThread 1 nGpus 2 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+        "validation: 1 graph: 0\n"
+        "        1024           256     float    none       0    20.10    0.05    0.05      3    19.80    0.05"
+        "    0.05    N/A\n"
+        "[1,0]<stdout>: some stray program line\n"
+        "        2048           512     float    none       0    20.30    0.10    0.10      0    20.00    0.10"
+        "    0.10      0\n")
+    run = probe.parse_nccl_tests(str(f))
+    assert run.nranks == 2 and [r.op for r in run.rows] == ["broadcast", "broadcast"]
+    assert run.total_wrong == 3
+
+
+def test_a_file_without_rows_is_bad_input(tmp_path):
+    f = tmp_path / "empty_perf.log"
+    f.write_text("# nothing here\n")
+    with pytest.raises(BadInput):
+        probe.parse_nccl_tests(str(f))
+
+
+def test_cli_renders_nccl_tests_with_the_prediction():
+    result = CliRunner().invoke(cli, ["probe", "--nccl-tests", str(SAMPLE), "--link", "NVLink4", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["runs"][0]["nranks"] == 8 and data["runs"][0]["wrong"] == 0
+
+
+@pytest.mark.repro
+def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
+    pytest.importorskip("torch")
+    run = probe.measure(nproc=2, backend="gloo", max_bytes=1 << 16, iters=2, warmup=1, timeout_s=180)
+    assert run.nranks == 2
+    measured = [r for r in run.rows if r.error is None]
+    assert {r.op for r in measured} == {"allreduce", "allgather", "reducescatter", "broadcast"}
+    assert all(r.wrong == 0 and r.time_us > 0 for r in measured)
+    assert [r.size for r in measured if r.op == "allreduce"][:3] == [8, 16, 32]
