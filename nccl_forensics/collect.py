@@ -61,60 +61,67 @@ class FileSummary:
     hints: RankHints = field(default_factory=RankHints)
 
 
-def summarize(res: SourceResult) -> FileSummary:
-    s = FileSummary(res.source, lines=res.lines, events=len(res.events), unparsed=res.unparsed, error=res.error)
-    for ev in res.events:
-        s.kinds[ev.kind] += 1
-        if ev.rank is not None:
-            s.ranks.add(ev.rank)
-        else:
-            s.missing_rank += 1
-        if ev.pid is not None:
-            s.pids.add(ev.pid)
-        if ev.host:
-            s.hosts.add(ev.host)
-    return s
-
-
 def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
-    """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included)."""
-    run = parse_paths(paths, jobs)
-    by_path = {res.source.path: summarize(res) for res in run.results}
-    return [by_path.get(src.path) or FileSummary(src) for src in run.sources]
+    """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included).
+
+    Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
+    """
+    sources = discover(paths)
+    by_path = {s.source.path: s for s in scan(evidence_sources(sources), jobs)}
+    return [by_path.get(src.path) or FileSummary(src) for src in sources]
 
 
-# --- streaming output -------------------------------------------------------------------------------
+# --- streaming -----------------------------------------------------------------------------------------
 
-def _spool_worker(job: tuple[Source, str, str, RankHints | None]) -> FileSummary:
-    source, fmt, spool_dir, hints = job
-    from .render.events import writer_for  # imported in the worker: keeps the parent light
+WriterFactory = Callable[[str, IO[str]], Callable[[list], None]]
 
-    fd, spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{fmt}", dir=spool_dir)
-    summary = FileSummary(source, spool=spool)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-        write = writer_for(fmt, out)
-        batch: list = []
-        stats: dict = {}
-        try:
-            for ev in iter_events(source, stats):
-                batch.append(ev)
-                if len(batch) >= 4096:
-                    _flush(batch, summary, hints, write)
-        except BadInput as exc:
-            summary.error = str(exc)
-        _flush(batch, summary, hints, write)
+
+@dataclass
+class _ScanJob:
+    source: Source
+    hints: RankHints | None = None        # merged cross-file hints, on the second pass
+    local_is_global: bool = False         # single node: a --log-dir local rank is the global rank
+    fmt: str | None = None
+    writer_for: WriterFactory | None = None
+    spool_dir: str | None = None
+
+
+def _scan_worker(job: _ScanJob) -> FileSummary:
+    """Parse one file in batches, fill ranks, and (optionally) write its events to a spool file."""
+    summary = FileSummary(job.source)
+    out = None
+    if job.writer_for is not None:
+        fd, summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{job.fmt}", dir=job.spool_dir)
+        out = os.fdopen(fd, "w", encoding="utf-8", newline="")
+    write = job.writer_for(job.fmt, out) if out is not None else None
+    batch: list = []
+    stats: dict = {}
+    try:
+        for ev in iter_events(job.source, stats):
+            batch.append(ev)
+            if len(batch) >= 4096:
+                _flush(batch, summary, job, write)
+    except BadInput as exc:
+        summary.error = str(exc)
+    finally:
+        _flush(batch, summary, job, write)
+        if out is not None:
+            out.close()
     summary.lines = max(summary.lines, stats.get("lines", 0))
     return summary
 
 
-def _flush(batch, summary: FileSummary, hints: RankHints | None, write) -> None:
-    if hints is not None:
-        fill_ranks(batch, hints, summary.source.local_rank)
+def _flush(batch, summary: FileSummary, job: _ScanJob, write) -> None:
+    if job.hints is not None:
+        fill_ranks(batch, job.hints, summary.source.local_rank)
+    if job.local_is_global and summary.source.local_rank is not None:
+        for ev in batch:
+            if ev.rank is None:
+                ev.rank = summary.source.local_rank
     summary.hints.merge(hints_from_events(batch))
     for ev in batch:
         summary.events += 1
         summary.kinds[ev.kind] += 1
-        summary.lines = max(summary.lines, ev.line)
         if ev.kind == "unparsed":
             summary.unparsed += 1
         if ev.rank is None:
@@ -125,24 +132,40 @@ def _flush(batch, summary: FileSummary, hints: RankHints | None, write) -> None:
             summary.pids.add(ev.pid)
         if ev.host:
             summary.hosts.add(ev.host)
-    write(batch)
+    if write is not None:
+        write(batch)
     batch.clear()
 
 
-def spool_events(paths: Iterable[str], fmt: str, out: IO[str], jobs: int = 0) -> list[FileSummary]:
-    """Write every event of every evidence file to `out` in `fmt` (jsonl|csv), file by file, in path order."""
+def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
+         spool_dir: str | None = None) -> list[FileSummary]:
+    """Stream every source once; re-scan the few files whose ranks only other files can name."""
+    make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
+    summaries = map_sources(_scan_worker, [make(s) for s in sources], jobs)
+    merged = RankHints()
+    for s in summaries:
+        merged.merge(s.hints)
+    single_node = len({h for s in summaries for h in s.hosts}) <= 1 and not merged.by_host_local
+    redo = [i for i, s in enumerate(summaries)
+            if s.missing_rank and (_resolvable(s, merged) or (single_node and s.source.local_rank is not None))]
+    again = map_sources(_scan_worker, [make(sources[i], merged, single_node) for i in redo], jobs)
+    for i, s in zip(redo, again):
+        if summaries[i].spool:
+            os.unlink(summaries[i].spool)
+        summaries[i] = s
+    return summaries
+
+
+def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out: IO[str],
+                 jobs: int = 0) -> list[FileSummary]:
+    """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
+
+    `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
+    callable that writes a batch of events; for "csv" each spool starts with the header line.
+    """
     sources = evidence_sources(discover(paths))
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
-        summaries = map_sources(_spool_worker, [(s, fmt, spool_dir, None) for s in sources], jobs)
-        merged = RankHints()
-        for s in summaries:
-            merged.merge(s.hints)
-        redo = [i for i, s in enumerate(summaries) if s.missing_rank and _resolvable(s, merged)]
-        if redo:
-            again = map_sources(_spool_worker, [(sources[i], fmt, spool_dir, merged) for i in redo], jobs)
-            for i, s in zip(redo, again):
-                os.unlink(summaries[i].spool)
-                summaries[i] = s
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir)
         _concatenate(summaries, fmt, out)
     return summaries
 

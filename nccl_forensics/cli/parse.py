@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 
 from .. import collect
+from ..render.events import writer_for
 from ..render.parse_table import inventory_rows, render_events_table, render_inventory
 from .options import jobs_option, paths_argument
 
@@ -44,7 +45,7 @@ def command(paths, fmt, inventory, limit, jobs):
             raise click.UsageError("--inventory takes --format table or json")
         return 0
     if fmt in ("jsonl", "csv"):
-        collect.spool_events(paths, fmt, sys.stdout, jobs)
+        collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs)
         return 0
     if fmt == "json":
         raise click.UsageError("--format json goes with --inventory; use jsonl for events")
