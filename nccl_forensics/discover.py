@@ -25,6 +25,8 @@ _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d+)[/\\](?:stdout|stderr)\.log$|a
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
 _NCCL_LINE = re.compile(rb"\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) ")
+_NCCL_WHOLE_LINE = re.compile(
+    rb"^(?:\[[^\]]+\] )?\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
 _PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process \d+: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
 _KERNEL = re.compile(rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: )", re.M)
@@ -106,8 +108,8 @@ def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
     if _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head):
         return SourceKind.PYSPY, "py-spy dump"
     nccl_lines = len(_NCCL_LINE.findall(head))
-    console = _CONSOLE.search(head) is not None
-    if nccl_lines and nccl_lines * 80 >= min(len(head), 16384) * 0.5 and not console:
+    console = _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", head)) is not None   # NCCL's own lines don't count
+    if nccl_lines and nccl_lines >= 0.5 * max(1, head.count(b"\n")) and not console:
         return SourceKind.NCCL, "NCCL debug log"
     if _KERNEL.search(head) and not nccl_lines:
         return SourceKind.KERNEL, "kernel log"

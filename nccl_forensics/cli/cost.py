@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 
 from .. import cost as costmod
+from ..render import make_console
 from ..render.cost_render import render_cost
 
 
@@ -59,7 +59,7 @@ def command(params, dtype, bytes_per_elem, ranks, link, link_gbps, intra_link, e
         click.echo(json.dumps({"schema_version": 1, "query": {**query.__dict__, "payload_bytes": query.payload_bytes},
                                "links": [r.to_dict() for r in rows]}, indent=2))
     else:
-        render_cost(query, rows, Console())
+        render_cost(query, rows, make_console())
     return 0
 
 

@@ -5,9 +5,9 @@ import json
 import sys
 
 import click
-from rich.console import Console
 
 from .. import collect
+from ..render import make_console
 from ..render.events import writer_for
 from ..render.parse_table import inventory_rows, render_events_table, render_inventory
 from .options import jobs_option, paths_argument
@@ -34,7 +34,7 @@ def command(paths, fmt, inventory, limit, jobs):
       ncclf parse --inventory logs/
       ncclf parse --inventory logs/ --format json
     """
-    console = Console()
+    console = make_console()
     if inventory:
         rows = inventory_rows(collect.inventory(paths, jobs))
         if fmt == "json":

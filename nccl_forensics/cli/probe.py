@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 
 from .. import cost as costmod
+from ..render import make_console
 from .. import probe as probemod
 from ..render.probe_render import render_probe
 
@@ -44,7 +44,7 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
             gbps = costmod.LINKS[costmod.resolve_link(link)]
         except ValueError as exc:
             raise click.BadParameter(str(exc)) from None
-    console = Console()
+    console = make_console()
     if scaling:
         from ..scaling import measure_scaling, render_scaling
         render_scaling(measure_scaling(), console)

@@ -1,1 +1,14 @@
 """Renderers: model objects in, text out. Only this package writes user-facing text."""
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+
+
+def make_console(file=None) -> Console:
+    """A rich console; when output is piped and COLUMNS is unset, use a wide page instead of 80 columns."""
+    stream = file or sys.stdout
+    wide = not (hasattr(stream, "isatty") and stream.isatty()) and "COLUMNS" not in os.environ
+    return Console(file=file, width=160 if wide else None)

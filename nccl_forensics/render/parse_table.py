@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from typing import Iterable
 
@@ -106,12 +107,15 @@ def inventory_rows(rows: Iterable[FileSummary]) -> list[dict]:
 
 
 def render_inventory(rows: list[dict], console: Console) -> None:
-    table = Table(title="inventory")
-    for col in ("file", "kind", "rank(s)", "host", "pid(s)", "lines", "events", "unparsed", "note"):
+    root = os.path.commonpath([os.path.dirname(r["file"]) or "." for r in rows]) if rows else ""
+    table = Table(title=f"inventory of {root or '.'}/", title_justify="left")
+    table.add_column("file", no_wrap=True)
+    for col in ("kind", "rank(s)", "host", "pid(s)", "lines", "events", "unparsed", "note"):
         table.add_column(col, overflow="fold", justify="right" if col in ("lines", "events", "unparsed") else "left")
     for r in rows:
+        shown = os.path.relpath(r["file"], root) if root else r["file"]
         rank_text = _ranges(r["ranks"]) if r["ranks"] else ("-" if r["skipped"] else "[yellow]unknown[/]")
-        table.add_row(r["file"], "skipped" if r["skipped"] else r["kind"], rank_text, ",".join(r["hosts"]) or "-",
+        table.add_row(shown, "skipped" if r["skipped"] else r["kind"], rank_text, ",".join(r["hosts"]) or "-",
                       _ranges(r["pids"]) if len(r["pids"]) < 2 else ",".join(map(str, r["pids"][:4])),
                       str(r["lines"]), str(r["events"]), str(r["unparsed"]), r["note"])
     console.print(table)

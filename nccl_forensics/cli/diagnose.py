@@ -1,0 +1,59 @@
+"""`ncclf diagnose`: options → diagnose() → one renderer (plus optional report/trace files)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import EXIT_FOUND, EXIT_OK
+from .options import jobs_option, paths_argument
+
+
+def _codes(values) -> list[str]:
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+@click.command(short_help="Find the rank(s) that broke a hung or crashed job, and why.")
+@paths_argument
+@click.option("--format", "fmt", type=click.Choice(["rich", "json"]), default="rich", show_default=True,
+              help="Output format on stdout.")
+@click.option("--report", "report", type=click.Path(dir_okay=False, writable=True),
+              help="Also write a one-page Markdown postmortem to FILE.md.")
+@click.option("--trace", "trace", type=click.Path(dir_okay=False, writable=True),
+              help="Also write a Chrome/Perfetto trace (one track per rank) to FILE.json.")
+@jobs_option
+@click.option("--select", multiple=True, metavar="CODES", help="Run only these detectors (codes, prefixes or names; "
+              "comma-separated or repeated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these detectors.")
+def command(paths, fmt, report, trace, jobs, select, ignore):
+    """Align the ranks' timelines, find the last common collective, classify the failure and cite the evidence.
+
+    PATHS are files or directories (searched recursively): NCCL logs, flight-recorder dumps, py-spy dumps,
+    torchrun output and --log-dir folders, error.json, dmesg, Slurm logs.
+
+    Exit codes: 0 nothing wrong found, 1 a hang or failure was diagnosed, 2 bad input.
+
+    \b
+    Example:
+      ncclf diagnose sample_logs/bundles/dtype-mismatch
+      ncclf diagnose logs/ --format json --report postmortem.md --trace hang.json
+      ncclf diagnose traces/ --select C1,R2 -j 8
+    """
+    from ..diagnosis import diagnose
+
+    result = diagnose(paths, jobs=jobs, select=_codes(select), ignore=_codes(ignore))
+    if report:
+        from ..render.markdown_report import render as render_md
+        with open(report, "w", encoding="utf-8") as fh:
+            fh.write(render_md(result))
+    if trace:
+        from ..render.perfetto import render as render_trace
+        with open(trace, "w", encoding="utf-8") as fh:
+            fh.write(render_trace(result))
+    if fmt == "json":
+        from ..render.diagnosis_json import render as render_json
+        sys.stdout.write(render_json(result))
+    else:
+        from ..render.diagnosis_terminal import render as render_rich
+        render_rich(result)
+    return EXIT_FOUND if result.failed else EXIT_OK

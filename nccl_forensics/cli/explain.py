@@ -1,0 +1,38 @@
+"""`ncclf explain CODE`: print a detector's documentation (ruff's `ruff rule B006`)."""
+from __future__ import annotations
+
+import inspect
+
+import click
+
+from ..errors import BadInput
+
+
+@click.command(short_help="Print the documentation of a detector (e.g. `ncclf explain C102`).")
+@click.argument("code", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List every detector: code, name, verdict class, status.")
+def command(code, list_all):
+    """Print what a detector finds, why that hangs or kills a job, the evidence it needs and the fix.
+
+    CODE is a detector code (C102) or its name (dtype-mismatch).
+
+    \b
+    Example:
+      ncclf explain C102
+      ncclf explain stuck-rank
+      ncclf explain --list
+    """
+    from ..detectors import REGISTRY, detector_class, lookup
+
+    if list_all or not code:
+        for entry in REGISTRY:
+            cls = detector_class(entry)
+            click.echo(f"{entry.code}  {entry.name:<20} {cls.cls:<20} {entry.status}")
+        return 0
+    entry = lookup(code)
+    if entry is None:
+        raise BadInput(f"unknown detector {code!r} (see `ncclf explain --list`)")
+    module = inspect.getmodule(detector_class(entry))
+    click.echo(f"{entry.code} {entry.name} ({entry.status})\n")
+    click.echo(inspect.cleandoc(module.__doc__ or ""))
+    return 0

@@ -1,0 +1,61 @@
+"""`ncclf topo`: options → topology_from_paths + check_topology → one renderer."""
+from __future__ import annotations
+
+import click
+
+from .options import paths_argument
+
+
+@click.command("topo")
+@paths_argument
+@click.option("--format", "fmt", type=click.Choice(["rich", "json", "dot", "mermaid", "svg"]), default="rich",
+              show_default=True, help="Output format.")
+@click.option("--channel", type=click.IntRange(min=0), default=None, help="Show only this channel's ring and tree.")
+@click.option("--all", "all_channels", is_flag=True, help="Show every channel (default: the first one).")
+@click.option("--highlight", type=click.IntRange(min=0), default=None, metavar="RANK",
+              help="Mark RANK and its ring hops (the stuck edge).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to this file instead of stdout.")
+def command(paths, fmt, channel, all_channels, highlight, output):
+    """Render the rings, trees and transports NCCL built, and check them.
+
+    PATHS are NCCL_DEBUG=INFO logs: one file (often rank 0's, which alone
+    prints the ring order), several files, or directories.
+
+    \b
+    Checks (warnings, with file:line evidence): T001 ring-not-closed,
+    T002 ring-differs-across-ranks, T003 rank-missing-from-ring,
+    T004 extra-inter-node-hops, T005 socket-despite-ib, T006 virtual-interface,
+    T007 version-mismatch, T008 net-plugin-mismatch, T009 gdr-disabled,
+    T010 single-channel.
+
+    \b
+    Examples:
+      ncclf topo sample_logs/nccl/ib-16rank-2node-2.21/
+      ncclf topo rank0.log --all
+      ncclf topo logs/ --channel 3 --highlight 5
+      ncclf topo logs/ --format json > topo.json
+      ncclf topo logs/ --format svg -o topo.svg --highlight 5
+      ncclf topo logs/ --format dot | dot -Tpng -o topo.png
+    """
+    if channel is not None and all_channels:
+        raise click.UsageError("--channel and --all cannot be used together")
+    from ..topo import check_topology, render, topology_from_paths
+    from ..topo.render_terminal import terminal_renderables
+
+    comms = topology_from_paths(paths)
+    warnings = check_topology(comms)
+    options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
+    if fmt == "rich" and output is None:
+        from rich.console import Console
+
+        console = Console(highlight=False, emoji=False)
+        for item in terminal_renderables(comms, warnings, **options):
+            console.print(item)
+        return
+    text = render(fmt, comms, warnings, **options)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
