@@ -1,0 +1,133 @@
+"""Network and process checks (T005–T009); see checks.py for the table."""
+from __future__ import annotations
+
+from typing import Callable
+
+from .checks_base import _each, _env, _label, _processes, _rank_process, _ranks, _ranks_of, _warn
+from .model import NET_IB, NET_SOCKET, Communicator, Process, TopoWarning
+
+VIRTUAL_IF_PREFIXES = ("lo", "docker", "veth", "virbr", "tun")
+
+
+def check_socket_despite_ib(comms: list[Communicator]) -> list[TopoWarning]:
+    return _each(comms, _socket_despite_ib)
+
+
+def _socket_despite_ib(comms: list[Communicator]) -> list[TopoWarning]:
+    evidence, ranks, hosts = [], [], set()
+    for proc in _processes(comms):
+        if not proc.ib_devices and _env(proc, "NCCL_IB_DISABLE") != "1":
+            continue
+        socket_edges = [e for c in comms for e in c.edges.values()
+                        if e.cls == NET_SOCKET and _rank_process(c, e.src) is proc]
+        uses_socket = (proc.network or "").lower().startswith("socket")
+        if uses_socket or socket_edges:
+            evidence += [proc.ib_ev or proc.env["NCCL_IB_DISABLE"][1], proc.network_ev if uses_socket else None]
+            evidence += [e.evidence[0] for e in socket_edges[:1] if e.evidence]
+            ranks += _ranks_of(proc, comms)
+            hosts.add(proc.host or "?")
+    if not evidence:
+        return []
+    return [_warn("T005 socket-despite-ib",
+                  f"NET/Socket is in use on {', '.join(sorted(hosts))} although IB devices were listed or "
+                  f"IB was disabled by NCCL_IB_DISABLE=1 (check NCCL_IB_DISABLE, NCCL_IB_HCA and the IB driver)",
+                  evidence, comms, ranks,
+                  "nic_misselection", per_host=True)]
+
+
+def check_virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
+    return _each(comms, _virtual_interface)
+
+
+def _virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
+    procs = _processes(comms)
+    hosts = {p.host for p in procs if p.host} | {r.host for c in comms for r in c.ranks.values() if r.host}
+    if max([len(hosts)] + [c.nnodes or 0 for c in comms]) < 2:
+        return []
+    found, evidence, ranks = set(), [], []
+    for proc in procs:
+        for what, ifs, ev in (("bootstrap", proc.bootstrap_ifs, proc.bootstrap_ev),
+                              ("NET/Socket", proc.socket_ifs, proc.socket_ev)):
+            bad = [name for name, addr in ifs if _is_virtual(name, addr)]
+            if bad:
+                found.update(f"{what} {name}" for name in bad)
+                evidence.append(ev)
+                ranks += _ranks_of(proc, comms)
+    if not found:
+        return []
+    return [_warn("T006 virtual-interface",
+                  f"a multi-node job uses {', '.join(sorted(found))}: peers on other nodes cannot reach it "
+                  f"(set NCCL_SOCKET_IFNAME to the real NIC)", evidence, comms, ranks, "nic_misselection",
+                  per_host=True)]
+
+
+def _is_virtual(name: str, addr: str) -> bool:
+    return name.startswith(VIRTUAL_IF_PREFIXES) or addr.startswith("127.") or addr.startswith("::1<")
+
+
+def check_version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    return _each(comms, _version_mismatch)
+
+
+def _version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    return _mismatch(comms, "T007 version-mismatch", "NCCL versions differ across processes",
+                     lambda p: (p.version, p.version_ev))
+
+
+def check_net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    return _each(comms, _net_plugin_mismatch)
+
+
+def _net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    out = _mismatch(comms, "T008 net-plugin-mismatch", "processes use different networks",
+                    lambda p: (p.network, p.network_ev))
+    return out or _mismatch(comms, "T008 net-plugin-mismatch", "processes load different net plugins",
+                            lambda p: (p.plugin, p.plugin_ev))
+
+
+def _mismatch(comms, id_name: str, what: str, value_of: Callable) -> list[TopoWarning]:
+    groups: dict[str, list[Process]] = {}
+    for proc in _processes(comms):
+        value, _ = value_of(proc)
+        if value:
+            groups.setdefault(value, []).append(proc)
+    if len(groups) < 2:
+        return []
+    parts, evidence, ranks = [], [], []
+    for value, procs in sorted(groups.items()):
+        rks = [r for p in procs for r in _ranks_of(p, comms)]
+        where = f"ranks {_ranks(rks)}" if rks else ", ".join(sorted({p.host or p.file for p in procs}))
+        parts.append(f"{value} on {where}")
+        evidence.append(value_of(procs[0])[1])
+        ranks += rks
+    minority = min(groups.values(), key=len)
+    culprits = [r for p in minority for r in _ranks_of(p, comms)] or ranks
+    return [_warn(id_name, f"{what}: " + "; ".join(parts), evidence, comms, culprits, "version_mismatch",
+                  per_host=True)]
+
+
+def check_gdr_disabled(comms: list[Communicator]) -> list[TopoWarning]:
+    out = []
+    for comm in comms:
+        ib = [e for e in comm.edges.values() if e.cls == NET_IB]
+        without = [e for e in ib if not e.gdr]
+        if not without:
+            continue
+        with_gdr = [e for e in ib if e.gdr]
+        ranks = sorted({e.src for e in without})
+        off = [p for p in comm.processes if p.gdr_off_ev is not None]
+        forced = [p for p in comm.processes if (_env(p, "NCCL_NET_GDR_LEVEL") or "").upper() in ("LOC", "0")]
+        if with_gdr:
+            why, evidence = "others use it (nvidia-peermem loaded there?)", [with_gdr[0].evidence[0]]
+        elif off:
+            why, evidence = "the HCAs are there but the GPU Direct RDMA module is not loaded", [off[0].gdr_off_ev]
+        elif forced:
+            why = f"NCCL_NET_GDR_LEVEL={_env(forced[0], 'NCCL_NET_GDR_LEVEL')} turns it off"
+            evidence = [forced[0].env["NCCL_NET_GDR_LEVEL"][1]]
+        else:
+            continue
+        out.append(_warn("T009 gdr-disabled",
+                         f"{_label(comm)}: NET/IB connections of ranks {_ranks(ranks)} run without GPU Direct "
+                         f"RDMA: {why}", [without[0].evidence[0]] + evidence + [p.gdr_off_ev for p in off],
+                         [comm], ranks))
+    return out

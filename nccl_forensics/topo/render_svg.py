@@ -1,0 +1,210 @@
+"""`--format svg`: a self-contained SVG drawn in pure Python (no Graphviz, no fonts, no scripts).
+
+Per communicator: one box per host (up to 4 per row), its ranks inside laid out around the box (top row
+left to right, bottom row right to left, so an intra-node ring reads as a loop); the ring hops of the
+shown channels as curved arrows, one curve offset per channel, coloured by transport, thicker between
+nodes; `highlight` draws the stuck edge and rank in red. Every element has a <title> tooltip.
+"""
+from __future__ import annotations
+
+import math
+from html import escape
+
+from .model import Communicator, TopoWarning
+from .view import (HIGHLIGHT, PXN_STYLE, TRANSPORT_STYLE, comm_title, drawn_channels, drawn_hops,
+                   highlighted_hops, hop_class, hop_style, node_name, rank_span)
+
+R = 22                 # rank circle radius
+STEP = 104             # distance between rank centres
+PAD = 34               # host box padding
+HOSTS_PER_ROW = 4
+GAP = 80               # between host boxes
+MARGIN = 24
+LANES = 56             # room for the inter-node lanes left of and above the hosts
+FONT = "font-family:DejaVu Sans,Helvetica,Arial,sans-serif"
+
+
+def render_svg(comms: list[Communicator], warnings: list[TopoWarning], *, channel: int | None = None,
+               all_channels: bool = False, highlight=None, **_options) -> str:
+    body, colours, y, width = [], set(), MARGIN, 420
+    for comm in comms:
+        chans = drawn_channels(comm, channel, all_channels)
+        part, part_w, part_h, used = _comm_svg(comm, chans, highlight, y, warnings)
+        body += part
+        colours |= used
+        y += part_h + GAP
+        width = max(width, part_w + 2 * MARGIN, int(9.5 * len(comm_title(comm))) + 2 * MARGIN)
+    legend, legend_h, legend_w = _legend(y, colours)
+    width = max(width, legend_w + MARGIN)
+    height = y + legend_h + MARGIN
+    head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" style="{FONT}">',
+            "<title>ncclf topology</title>", _markers(colours | {HIGHLIGHT}),
+            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>']
+    return "\n".join(head + body + legend + ["</svg>"]) + "\n"
+
+
+def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warnings):
+    out = [f'<g class="communicator" data-comm="{escape(str(comm.comm_id))}">',
+           f'<text x="{MARGIN}" y="{top + 16}" font-size="16" font-weight="bold">{escape(comm_title(comm))}</text>']
+    shown = ", ".join(str(c) for c in chans) or "none"
+    mine = [w for w in warnings if comm.comm_id in w.comm_ids]
+    note = f"ring channel{'s' if len(chans) != 1 else ''} {shown}" + (f" · {len(mine)} warning(s): "
+                                                                     + ", ".join(w.id for w in mine) if mine else "")
+    out.append(f'<text x="{MARGIN}" y="{top + 34}" font-size="12" fill="#555">{escape(note)}</text>')
+    pos, boxes, w, h = _layout(comm, chans, top + 48 + LANES)
+    for box in boxes.values():
+        out.append(_host_box(*box))
+    marked = highlighted_hops(comm, chans, highlight)
+    used: set[str] = set()
+    lane = 0
+    for ch, src, dst in drawn_hops(comm, chans):
+        if src not in pos or dst not in pos:
+            continue
+        stuck = (ch, src, dst) in marked
+        if pos[src][2] != pos[dst][2]:
+            route = _route(pos[src], pos[dst], boxes, lane)
+            lane += 1
+        else:
+            route = _arc(pos[src], pos[dst], chans.index(ch))
+        svg, colour = _edge(comm, ch, src, dst, route, stuck)
+        out.append(svg)
+        used.add(colour)
+    out += [_rank_node(comm, rank, xy[:2], rank == highlight) for rank, xy in sorted(pos.items())]
+    out.append("</g>")
+    return out, w, h + 48 + LANES, used
+
+
+def _host_box(x, y, bw, bh, host, ranks) -> str:
+    return (f'<g class="host"><title>{escape(node_name(host))}: ranks {rank_span(ranks)}</title>'
+            f'<rect x="{x}" y="{y}" width="{bw}" height="{bh}" rx="14" fill="#f4f6f8" stroke="#8a949e" '
+            f'stroke-dasharray="6 4"/><text x="{x + 12}" y="{y + 20}" font-size="13" font-weight="bold" '
+            f'fill="#37414b">{escape(node_name(host))}</text>'
+            f'<text x="{x + bw - 12}" y="{y + 20}" font-size="11" fill="#6b7680" text-anchor="end">ranks '
+            f'{escape(rank_span(ranks))}</text></g>')
+
+
+def _layout(comm: Communicator, chans: list[int], top: int):
+    """Rank centres (x, y, host index) and host boxes. Hosts go in rows of HOSTS_PER_ROW; inside a host the
+    ranks follow the first shown ring and snake (top row left→right, bottom row right→left)."""
+    groups = comm.nodes()
+    ring = comm.ring_order(chans[0]) if chans else None
+    rank_at = {r: i for i, r in enumerate(ring.order)} if ring else {}
+    cols = max((min(4, max(1, math.ceil(len(r) / 2))) for _, r in groups), default=1)
+    rows = max((math.ceil(len(r) / cols) for _, r in groups), default=1)
+    bw, bh = (cols - 1) * STEP + 2 * PAD + 2 * R, (rows - 1) * STEP + 2 * PAD + 2 * R + 14
+    pos, boxes = {}, {}
+    for i, (host, ranks) in enumerate(groups):
+        x = MARGIN + LANES + (i % HOSTS_PER_ROW) * (bw + GAP)
+        y = top + (i // HOSTS_PER_ROW) * (bh + GAP)
+        boxes[i] = (x, y, bw, bh, host, ranks)
+        for j, rank in enumerate(sorted(ranks, key=lambda r: (rank_at.get(r, len(rank_at)), r))):
+            row, col = divmod(j, cols)
+            if row % 2 == 1:
+                col = cols - 1 - col           # snake: the second row runs back
+            pos[rank] = (x + PAD + R + col * STEP, y + PAD + R + 14 + row * STEP, i)
+    nrows = math.ceil(len(groups) / HOSTS_PER_ROW) or 1
+    width = LANES + min(len(groups), HOSTS_PER_ROW) * (bw + GAP) - GAP
+    return pos, boxes, width, nrows * (bh + GAP) - GAP
+
+
+def _arc(a, b, k: int) -> str:
+    """A curve between two ranks of one host, bent to the left of its direction (one offset per channel)."""
+    (x1, y1), (x2, y2) = a[:2], b[:2]
+    dx, dy = x2 - x1, y2 - y1
+    dist = math.hypot(dx, dy) or 1.0
+    bend = 14 + 9 * k
+    cx, cy = (x1 + x2) / 2 - dy / dist * bend, (y1 + y2) / 2 + dx / dist * bend
+    sx, sy = _towards(x1, y1, cx, cy, R + 2)
+    ex, ey = _towards(x2, y2, cx, cy, R + 6)
+    return f"M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}"
+
+
+def _route(a, b, boxes, lane: int) -> str:
+    """An inter-node hop as a bus: out of the source box (up from its top row, down from the others),
+    along that lane, along the gap left of the target box, then into the target rank from its side."""
+    (x1, y1, i), (x2, y2, j) = a, b
+    off = 12 + 8 * (lane % 5)
+    out_y, out_lane = _lane(y1, boxes[i], off)
+    in_y, in_lane = _lane(y2, boxes[j], off)
+    gap_x = boxes[j][0] - GAP / 2 - 6 + 4 * (lane % 5)
+    pts = [(x1, out_y), (x1, out_lane), (gap_x, out_lane), (gap_x, in_lane), (x2, in_lane), (x2, in_y)]
+    return _rounded(pts)
+
+
+def _lane(y: float, box, off: float) -> tuple[float, float]:
+    """(where a line leaves/enters the rank at y, the lane it runs along): above the box for its top row."""
+    top, height = box[1], box[3]
+    if y < top + height / 2:
+        return y - R - 4, top - off
+    return y + R + 4, top + height + off
+
+
+def _rounded(pts: list[tuple[float, float]], radius: float = 10) -> str:
+    path = f"M{pts[0][0]:.1f},{pts[0][1]:.1f}"
+    for (px, py), (cx, cy), (nx, ny) in zip(pts, pts[1:], pts[2:]):
+        r = min(radius, math.hypot(cx - px, cy - py) / 2, math.hypot(nx - cx, ny - cy) / 2)
+        ax, ay = _towards(cx, cy, px, py, r)
+        bx, by = _towards(cx, cy, nx, ny, r)
+        path += f" L{ax:.1f},{ay:.1f} Q{cx:.1f},{cy:.1f} {bx:.1f},{by:.1f}"
+    return path + f" L{pts[-1][0]:.1f},{pts[-1][1]:.1f}"
+
+
+def _edge(comm: Communicator, ch: int, src: int, dst: int, route: str, stuck: bool) -> tuple[str, str]:
+    cls = hop_class(comm, ch, src, dst)
+    colour = HIGHLIGHT if stuck else hop_style(cls)[1]
+    inter = comm.is_inter_node(ch, src, dst)
+    width = 4.5 if stuck else (3.0 if inter else 1.8)
+    dash = ' stroke-dasharray="7 4"' if cls == "unknown" else ""
+    edge = comm.edge(ch, src, dst)
+    detail = f"{edge.transport}{'/' + edge.detail if edge.detail else ''}" if edge else "transport not printed"
+    tip = (f"channel {ch}: {src} → {dst} via {detail}{' (inter-node)' if inter else ''}"
+           f"{' — highlighted' if stuck else ''}")
+    svg = (f'<path class="edge{" stuck" if stuck else ""}" data-channel="{ch}" d="{route}" fill="none" '
+           f'stroke="{colour}" stroke-width="{width}"{dash} stroke-linejoin="round" '
+           f'marker-end="url(#arrow-{colour[1:]})"><title>{escape(tip)}</title></path>')
+    return svg, colour
+
+
+def _towards(x: float, y: float, tx: float, ty: float, d: float) -> tuple[float, float]:
+    dist = math.hypot(tx - x, ty - y) or 1.0
+    return x + (tx - x) / dist * d, y + (ty - y) / dist * d
+
+
+def _rank_node(comm: Communicator, rank: int, xy, highlighted: bool) -> str:
+    x, y = xy
+    info = comm.ranks.get(rank)
+    tip = f"rank {rank}"
+    if info:
+        tip += f" · host {info.host} · pid {info.pid} · GPU {info.device} · busId {info.bus_id}"
+    stroke, sw, fill = (HIGHLIGHT, 4, "#ffe5e5") if highlighted else ("#37414b", 1.6, "#ffffff")
+    gpu = (f'<text x="{x}" y="{y + R + 13}" font-size="10" fill="#6b7680" text-anchor="middle">GPU{info.device}'
+           f'</text>') if info and info.device is not None else ""
+    return (f'<g class="rank" data-rank="{rank}"><title>{escape(tip)}</title>'
+            f'<circle cx="{x}" cy="{y}" r="{R}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
+            f'<text x="{x}" y="{y + 5}" font-size="14" font-weight="bold" text-anchor="middle" '
+            f'fill="#1d2329">{rank}</text>{gpu}</g>')
+
+
+def _markers(colours: set[str]) -> str:
+    marks = "".join(f'<marker id="arrow-{c[1:]}" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="11" '
+                    f'markerHeight="11" markerUnits="userSpaceOnUse" orient="auto-start-reverse">'
+                    f'<path d="M0,0 L10,5 L0,10 z" fill="{c}"/>'
+                    f'</marker>' for c in sorted(colours))
+    return f"<defs>{marks}</defs>"
+
+
+def _legend(top: int, used: set[str]) -> tuple[list[str], int]:
+    styles = list(TRANSPORT_STYLE.values()) + [PXN_STYLE]
+    items = [(label, colour) for label, colour in styles if colour in used]
+    items.append(("highlighted / stuck", HIGHLIGHT))
+    out = [f'<g class="legend"><text x="{MARGIN}" y="{top + 4}" font-size="12" font-weight="bold">Transport'
+           f'</text>']
+    x = MARGIN + 80
+    for label, colour in items:
+        out.append(f'<line x1="{x}" y1="{top}" x2="{x + 28}" y2="{top}" stroke="{colour}" stroke-width="3"/>'
+                   f'<text x="{x + 34}" y="{top + 4}" font-size="12">{escape(label)}</text>')
+        x += 48 + 7 * len(label)
+    out.append(f'<text x="{x + 10}" y="{top + 4}" font-size="11" fill="#6b7680">thick = between nodes, '
+               f'dashed = transport not printed</text></g>')
+    return out, 20, x + 300

@@ -1,0 +1,98 @@
+"""Renderers: the JSON contract, terminal text, DOT, Mermaid and SVG (every rank shown, highlight marked)."""
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from nccl_forensics.topo import build_topology, check_topology, render
+
+from .factories import all_events, job_logs
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def topo():
+    comms = build_topology(all_events(job_logs(no_gdr_ranks=(3,))))
+    return comms, check_topology(comms)
+
+
+def test_json_contract(topo):
+    doc = json.loads(render("json", *topo))
+    assert doc["schema_version"] == 1
+    [comm] = doc["communicators"]
+    assert {"comm_id", "nranks", "nnodes", "ranks", "rings", "trees", "edges", "warnings"} <= set(comm)
+    assert (comm["nranks"], comm["nnodes"]) == (8, 2)
+    assert comm["ranks"][4] == {**comm["ranks"][4], "rank": 4, "host": "nodeB", "pid": 1004, "device": 0,
+                                "bus_id": "1a000"}
+    assert comm["rings"][0] == {**comm["rings"][0], "channel": 0, "order": list(range(8))}
+    assert {"channel": 0, "rank": 3, "parent": 2, "children": [4]} in comm["trees"]
+    edge = next(e for e in comm["edges"] if (e["channel"], e["from"], e["to"]) == (0, 7, 0))
+    assert (edge["transport"], edge["detail"], edge["inter_node"]) == ("NET/IB", "GDRDMA", True)
+    [warning] = comm["warnings"]
+    assert warning["id"] == "T009" and warning["message"]
+    assert all(set(e) >= {"file", "line"} for e in warning["evidence"])
+    assert doc["warnings"] == comm["warnings"]
+
+
+def test_json_is_deterministic(topo):
+    assert render("json", *topo) == render("json", *topo)
+
+
+def test_terminal_compact_all_and_channel(topo):
+    compact = render("rich", *topo)
+    assert "ch  0: 0 ─P2P→ 1 ─P2P→ 2 ─P2P→ 3 ═NET/IB⇒ 4" in compact
+    assert "ch  1:" not in compact and "+1 more" in compact
+    assert "ch  1:" in render("rich", *topo, all_channels=True)
+    only1 = render("rich", *topo, channel=1)
+    assert "ch  1:" in only1 and "ch  0:" not in only1
+    assert "T009 gdr-disabled" in compact and "nodeA" in compact and "nodeB" in compact
+
+
+def test_terminal_highlight_marks_rank_and_hops(topo):
+    text = render("rich", *topo, highlight=4)
+    assert "═NET/IB⇒✗ [4] ─P2P→✗ 5" in text
+
+
+def test_terminal_tree_folds_chains(topo):
+    text = render("rich", *topo)
+    assert "0 (GPU0) → 1 (GPU1) → 2 (GPU2)" in text
+
+
+def test_dot_has_every_rank_and_host_cluster(topo):
+    dot = render("dot", *topo, all_channels=True)
+    assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+    assert set(re.findall(r"c0_r(\d+) \[label", dot)) == {str(r) for r in range(8)}
+    assert 'label="nodeA"' in dot and dot.count(" -> ") == 16
+    assert dot.count("{") == dot.count("}")
+
+
+def test_mermaid_links_and_styles(topo):
+    text = render("mermaid", *topo, highlight=3)
+    assert text.startswith("flowchart LR")
+    assert "c0r3 ==>|\"ch0 NET/IB\"| c0r4" in text
+    assert text.count("linkStyle") == 8 and "stroke:#ff0000" in text
+
+
+def test_svg_is_well_formed_and_shows_every_rank(topo):
+    svg = render("svg", *topo, highlight=3, all_channels=True)
+    root = ET.fromstring(svg)
+    ranks = {g.get("data-rank") for g in root.iter(f"{SVG_NS}g") if g.get("class") == "rank"}
+    assert ranks == {str(r) for r in range(8)}
+    texts = {t.text for t in root.iter(f"{SVG_NS}text")}
+    assert {str(r) for r in range(8)} <= texts and {"nodeA", "nodeB"} <= texts
+    paths = [p for p in root.iter(f"{SVG_NS}path") if (p.get("class") or "").startswith("edge")]
+    assert len(paths) == 16
+    assert sum(1 for p in paths if "stuck" in p.get("class")) == 4       # 2 channels × (2→3, 3→4)
+    assert "<script" not in svg and "href=\"http" not in svg
+
+
+def test_svg_single_rank0_log_still_shows_every_rank():
+    comms = build_topology(job_logs()["nccl.nodeA.1000.log"].events)
+    root = ET.fromstring(render("svg", comms, []))
+    ranks = {g.get("data-rank") for g in root.iter(f"{SVG_NS}g") if g.get("class") == "rank"}
+    assert ranks == {str(r) for r in range(8)}
+    assert "unknown host" in {t.text for t in root.iter(f"{SVG_NS}text")}

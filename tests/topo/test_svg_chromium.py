@@ -1,0 +1,89 @@
+"""Render the topology SVG in headless Chromium (Debian's `chromium`), screenshot it, check it is not blank."""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from nccl_forensics.topo import build_topology, check_topology, render
+
+from .factories import all_events, job_logs
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+
+
+def read_png(path: Path) -> tuple[int, int, list[tuple[int, int, int]]]:
+    """(width, height, RGB pixels) of an 8-bit RGB/RGBA PNG, decoded with zlib + struct."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    width, height, depth, colour = header[:4]
+    assert depth == 8 and colour in (2, 6), f"unsupported PNG (depth {depth}, colour type {colour})"
+    bpp = 3 if colour == 2 else 4
+    raw, stride, prev, pixels = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    for y in range(height):
+        start = y * (stride + 1)
+        row = _unfilter(raw[start], bytearray(raw[start + 1:start + 1 + stride]), prev, bpp)
+        pixels += [tuple(row[x:x + 3]) for x in range(0, stride, bpp)]
+        prev = row
+    return width, height, pixels
+
+
+def _unfilter(kind: int, row: bytearray, prev: bytearray, bpp: int) -> bytearray:
+    for i in range(len(row)):
+        left = row[i - bpp] if i >= bpp else 0
+        up, corner = prev[i], prev[i - bpp] if i >= bpp else 0
+        if kind == 1:
+            row[i] = (row[i] + left) & 0xFF
+        elif kind == 2:
+            row[i] = (row[i] + up) & 0xFF
+        elif kind == 3:
+            row[i] = (row[i] + (left + up) // 2) & 0xFF
+        elif kind == 4:
+            p = left + up - corner
+            pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+            row[i] = (row[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+    return row
+
+
+def screenshot(svg_path: Path, png_path: Path, profile: Path) -> None:
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}", f"--screenshot={png_path}", "--window-size=1200,900",
+           svg_path.as_uri()]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("chromium did not finish in 90 s")
+    assert png_path.is_file(), err.decode(errors="replace")[-2000:]
+
+
+def test_svg_screenshot_is_not_blank(tmp_path):
+    comms = build_topology(all_events(job_logs(no_gdr_ranks=(3,))))
+    svg = tmp_path / "topo.svg"
+    svg.write_text(render("svg", comms, check_topology(comms), highlight=3, all_channels=True), encoding="utf-8")
+    png = tmp_path / "topo.png"
+    screenshot(svg, png, tmp_path / "profile")
+    width, height, pixels = read_png(png)
+    assert (width, height) == (1200, 900)
+    ink = [p for p in pixels if p != (255, 255, 255)]
+    assert len(ink) > 0.02 * len(pixels), "screenshot is (almost) blank"
+    reds = sum(1 for r, g, b in ink if r > 200 and g < 60 and b < 60)
+    greens = sum(1 for r, g, b in ink if g > r + 40 and g > b + 20)        # P2P hops
+    assert reds > 200 and greens > 200, (reds, greens)
