@@ -27,10 +27,12 @@ _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", 
 _NCCL_LINE = re.compile(rb"\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) ")
 _NCCL_WHOLE_LINE = re.compile(
     rb"^(?:\[[^\]]+\] )?\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
-_PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process \d+: ", re.M)
+_PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
 _KERNEL = re.compile(rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: )", re.M)
 _SLURM = re.compile(rb"slurmstepd(?:-\S+)?: |^srun: |^sbatch: |JobId=\d+|OOMKilled|Reason:\s+OOMKilled", re.M)
+# Marks of launcher/console output that a py-spy dump never holds (its frames may say "gloo" or "ProcessGroup").
+_LAUNCHER = re.compile(rb"\[rank\d+\]:|\[default\d+\]:|Traceback \(most recent call last\)|ChildFailedError|torchrun")
 _CONSOLE = re.compile(
     rb"Traceback \(most recent call last\)|torch\.distributed|\[rank\d+\]:|\[default\d+\]:|ProcessGroup"
     rb"|torchrun|ChildFailedError|Fatal Python error|Current thread 0x|NCCL version|gloo"
@@ -105,10 +107,10 @@ def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
             return SourceKind.PYSPY_JSON, "py-spy --json"
     if b"\x00" in head:
         return SourceKind.UNKNOWN, "binary file"
-    if _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head):
-        return SourceKind.PYSPY, "py-spy dump"
     nccl_lines = len(_NCCL_LINE.findall(head))
     console = _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", head)) is not None   # NCCL's own lines don't count
+    if _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head) and not nccl_lines and not _LAUNCHER.search(head):
+        return SourceKind.PYSPY, "py-spy dump"
     if nccl_lines and nccl_lines >= 0.5 * max(1, head.count(b"\n")) and not console:
         return SourceKind.NCCL, "NCCL debug log"
     if _KERNEL.search(head) and not nccl_lines:

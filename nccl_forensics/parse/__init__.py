@@ -24,7 +24,7 @@ _TEXT_CHAIN = [
 LINE_PARSERS: dict[SourceKind, list[str]] = {
     SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
     SourceKind.CONSOLE: [_NCCL, *_TEXT_CHAIN],
-    SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser"],
+    SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser", "faulthandler:FaulthandlerParser"],
     SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser"],
     SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3]],
 }

@@ -1,0 +1,126 @@
+"""Python faulthandler dumps → `faulthandler` events (source "traceback"; grammars/faulthandler.lark).
+
+A dump starts at `Fatal Python error: X`, `Timeout (h:mm:ss)!`, a `[Current t|T]hread 0x… (most recent
+call first):` header or `Stack (most recent call first):`, and ends at `Extension modules: …` or at the first
+line that is not part of it. One event per dump, on its first line, with every thread's frames innermost
+first. Thread ids are ints (faulthandler prints them zero-padded lower-case hex; py-spy's hex ids are the
+same numbers).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Transformer, v_args
+from lark.exceptions import LarkError
+
+from ..model import Line
+from .base import LineParser
+from .grammars import lalr
+
+_STARTS = ("Fatal Python error:", "Timeout (", "Current thread 0x", "Thread 0x", "Stack (most recent call first):")
+_INSIDE = _STARTS + ("  ", "...", "Extension modules:", "Python runtime state:")
+
+
+@v_args(inline=True)
+class FaulthandlerTransformer(Transformer):
+    """One line's tree → (line kind, fields); no I/O."""
+
+    def start(self, item):
+        return item
+
+    def fatal_line(self, reason=None):
+        return "reason", {"reason": (reason or "").strip()}
+
+    def timeout_line(self, token):
+        return "reason", {"reason": str(token)}
+
+    def thread_header(self, which, hex_id):
+        return "thread", {"thread_id": int(hex_id, 16), "current": which.startswith("Current")}
+
+    def stack_header(self):
+        return "thread", {"thread_id": None, "current": True}
+
+    def frame_line(self, path, lineno, function):
+        return "frame", {"file": str(path), "line": None if lineno == "???" else int(lineno),
+                         "function": str(function)}
+
+    def frame_marker(self, _token):
+        return "marker", {}
+
+    def more_threads(self):
+        return "marker", {}
+
+    def runtime_state_line(self, _state=None):
+        return "marker", {}
+
+    def extension_modules_line(self, _modules=None):
+        return "end", {}
+
+
+_TRANSFORMER = FaulthandlerTransformer()
+
+
+def classify(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The line's kind and fields per grammars/faulthandler.lark, or None when no rule matches."""
+    try:
+        return _TRANSFORMER.transform(lalr("faulthandler").parse(text))
+    except LarkError:
+        return None
+
+
+class FaulthandlerParser(LineParser):
+    source = "traceback"
+
+    def __init__(self, src):
+        super().__init__(src)
+        self.dump: dict[str, Any] | None = None   # {"line": Line, "reason": str|None, "threads": [...]}
+
+    def feed(self, line: Line) -> bool:
+        text = line.text
+        if not self.busy:
+            if not text.startswith(_STARTS):
+                return False
+        elif not text.startswith(_INSIDE):
+            return self._not_mine()
+        if text.startswith(("Thread 0x", "Current thread 0x")) and not text.endswith("(most recent call first):"):
+            return self._not_mine()             # a py-spy thread header with a hex id
+        parsed = classify(text)
+        if parsed is None:
+            if not self.busy:
+                return False
+            self.unparsed(line)
+            return True
+        kind, data = parsed
+        if kind == "reason" and (self.dump is None or self.dump["reason"] is not None or self.dump["threads"]):
+            self._close()
+            self._open(line, data["reason"])
+        elif kind in ("reason", "thread") and self.dump is None:
+            self._open(line, data.get("reason"))
+        if kind == "reason":
+            self.dump["reason"] = data["reason"]
+        elif kind == "thread":
+            self.dump["threads"].append({**data, "frames": []})
+        elif kind == "frame" and self.dump["threads"]:
+            self.dump["threads"][-1]["frames"].append(data)
+        elif kind == "end":
+            self._close()
+        elif kind not in ("marker",):
+            self.unparsed(line)
+        return True
+
+    def finish(self) -> None:
+        self._close()
+
+    def _not_mine(self) -> bool:
+        self._close()
+        return False
+
+    def _open(self, line: Line, reason: str | None) -> None:
+        self.dump = {"line": line, "reason": reason, "threads": []}
+        self.busy = True
+
+    def _close(self) -> None:
+        if self.dump is not None:
+            self.emit("faulthandler", self.dump["line"], reason=self.dump["reason"], threads=self.dump["threads"])
+        self.dump = None
+        self.busy = False
