@@ -1,0 +1,152 @@
+"""Synthetic flight-recorder dumps, shaped exactly like torch's (formats/pytorch.md §1.5, checked against real
+torch 2.13 gloo dumps in sample_logs/flight_recorder/): same top-level keys, entry keys and key order, tuple
+`process_group`, string `ranks`, pickle protocol 2, file names `<prefix><rank>` with no extension.
+
+    from benchmarks.fr_synth import make_dumps
+    make_dumps("out/", ranks=1024, entries=2000, diverge_rank=17)          # NCCL style, schema 2.10
+
+    python benchmarks/fr_synth.py out/ --ranks 8 --entries 2000 --diverge-rank 3 [--backend gloo]
+        [--version 2.4] [--mode skip|shape|dtype|op] [--start-record-id 5000]
+
+The job: `entries` collectives per rank on the default PG (all_reduce, all_gather_into_tensor, reduce_scatter,
+broadcast in a fixed pattern; profiling names nccl:_all_gather_base etc. as ProcessGroupNCCL writes them). Every rank is hung in the last one. The diverging rank:
+  skip  – never issued the last collective (its buffer ends one entry earlier): a desync / stopped rank;
+  shape – issued it with different input sizes;  dtype – with a different dtype;  op – a different op.
+`start_record_id` > 0 models a wrapped ring buffer (the healthy ranks' first record_id; the skipping rank's
+buffer starts one earlier, as a real ring does). Output is deterministic.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+from pathlib import Path
+
+VERSIONS = ("2.2", "2.3", "2.4", "2.5", "2.7", "2.10")
+PREFIX = "nccl_trace_rank_"          # torch 2.7 / tutorial default; 2.11+ writes comm_lib_trace_rank_
+BASE_NS = 1_795_200_000_000_000_000
+STEP_NS = 2_500_000                  # 2.5 ms between collectives
+TIMEOUT_MS = 600_000
+_C10D = "/usr/local/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
+_LOGGER = "/usr/local/lib/python3.11/site-packages/torch/distributed/c10d_logger.py"
+_OPS = [  # (profiling op, c10d function, c10d line, output shape from input shape and world)
+    ("all_reduce", "all_reduce", 3245, lambda s, w: s),
+    ("_all_gather_base", "all_gather_into_tensor", 4377, lambda s, w: [s[0] * w] + s[1:]),
+    ("_reduce_scatter_base", "reduce_scatter_tensor", 4842, lambda s, w: [max(1, s[0] // w)] + s[1:]),
+    ("broadcast", "broadcast", 3101, lambda s, w: s),
+]
+_SHAPES = [[4096, 1024], [1024], [8192], [32, 4096], [50304, 768], [768]]
+_DTYPES = ["BFloat16", "Float", "BFloat16", "Float"]
+
+
+def _template(first_seq: int, count: int, world: int) -> list[dict]:
+    """`count` entries from collective `first_seq` on, oldest first. What collective N is depends only on N,
+    so two ranks whose ring buffers start at different points still agree on every shared seq id."""
+    out = []
+    for seq in range(first_seq, first_seq + count):
+        op, fn, line, out_shape = _OPS[0] if seq % 5 else _OPS[(seq // 5) % len(_OPS)]
+        shape = list(_SHAPES[(seq * 7) % len(_SHAPES)])
+        dtype = _DTYPES[(seq * 3) % len(_DTYPES)]
+        frames = [
+            {"name": fn, "filename": _C10D, "line": line},
+            {"name": "wrapper", "filename": _LOGGER, "line": 83},
+            {"name": "_sync_grads", "filename": "/workspace/train/ddp_step.py", "line": 88 + seq % 3},
+            {"name": "train_step", "filename": "/workspace/train/train.py", "line": 142},
+            {"name": "main", "filename": "/workspace/train/train.py", "line": 201},
+            {"name": "<module>", "filename": "/workspace/train/train.py", "line": 215},
+        ]
+        out.append({"frames": frames, "op": op, "in": [shape], "out": [out_shape(shape, world)], "dtype": dtype,
+                    "record_id": seq - 1, "seq": seq})
+    return out
+
+
+def _entry(t: dict, rank: int, backend: str, version: str, last: bool) -> dict:
+    gloo = backend == "gloo"
+    created = BASE_NS + (t["seq"] * STEP_NS) + rank * 1_000
+    e = {"frames": t["frames"], "record_id": t["record_id"], "pg_id": 0, "process_group": ("0", "default_pg")}
+    if version == "2.10":
+        e["thread_name"] = "pt_main_thread"
+        e["thread_id"] = str(139_872_301_000_000 + rank * 4096)
+    e.update({
+        "collective_seq_id": t["seq"], "p2p_seq_id": 0, "op_id": t["seq"],
+        "profiling_name": f"{backend}:{t['op']}", "time_created_ns": created,
+        "input_sizes": t["in"], "input_dtypes": [t["dtype"]], "output_sizes": t["out"], "output_dtypes": [t["dtype"]],
+        "state": "scheduled" if (last or gloo) else "completed", "time_discovered_started_ns": None,
+        "time_discovered_completed_ns": None if (last or gloo) else created + 900_000,
+        "retired": not last, "timeout_ms": TIMEOUT_MS, "is_p2p": False,
+    })
+    return e
+
+
+def _diverge(t: dict, mode: str) -> dict:
+    t = dict(t)
+    if mode == "shape":
+        t["in"] = [[d + 1 for d in t["in"][0]]]
+        t["out"] = [[d + 1 for d in t["out"][0]]]
+    elif mode == "dtype":
+        t["dtype"] = "Float" if t["dtype"] != "Float" else "Half"
+    elif mode == "op":
+        t["op"], t["out"] = "broadcast", t["in"]
+    return t
+
+
+def _dump(entries: list[dict], world: int, backend: str, version: str) -> dict:
+    last = entries[-1]["collective_seq_id"] if entries else -1
+    done = last if entries and entries[-1]["retired"] else last - 1
+    if backend == "gloo":   # torch 2.13 gloo: config keyed '' and ranks unknown (FACTS.md)
+        config = {"": {"name": "", "desc": "", "ranks": "[]"}}
+    else:
+        config = {"0": {"name": "0", "desc": "default_pg", "ranks": str(list(range(world)))}}
+    dump: dict = {"version": version, "pg_config": config}
+    if version == "2.10":
+        dump["comm_lib_version"] = "" if backend == "gloo" else "2.27.5"
+    elif version == "2.7":
+        dump["nccl_version"] = "2.26.2"
+    dump["pg_status"] = {"0": {"last_enqueued_collective": last, "last_started_collective": -1,
+                               "last_completed_collective": done}}
+    dump["entries"] = entries
+    return dump
+
+
+def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_rank: int | None,
+               backend: str = "nccl", version: str = "2.10", mode: str = "skip",
+               start_record_id: int = 0, prefix: str = PREFIX) -> list[Path]:
+    """Write one pickle per rank (`<prefix><rank>`) into out_dir and return their paths."""
+    if backend not in ("nccl", "gloo") or version not in VERSIONS or mode not in ("skip", "shape", "dtype", "op"):
+        raise ValueError(f"unsupported backend/version/mode: {backend}/{version}/{mode}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    template = _template(start_record_id + 1, entries, ranks)
+    shifted = _template(max(1, start_record_id), entries if start_record_id else entries - 1, ranks)
+    paths = []
+    for rank in range(ranks):
+        rows = template
+        if rank == diverge_rank:
+            rows = shifted if mode == "skip" else template[:-1] + [_diverge(template[-1], mode)]
+        hung = rank != diverge_rank or mode != "skip"
+        ents = [_entry(t, rank, backend, version, hung and i == len(rows) - 1) for i, t in enumerate(rows)]
+        path = out / f"{prefix}{rank}"
+        path.write_bytes(pickle.dumps(_dump(ents, ranks, backend, version), protocol=2))
+        paths.append(path)
+    return paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Write synthetic torch flight-recorder dumps (one pickle per rank).")
+    ap.add_argument("out_dir")
+    ap.add_argument("--ranks", type=int, default=8)
+    ap.add_argument("--entries", type=int, default=2000)
+    ap.add_argument("--diverge-rank", type=int, default=None)
+    ap.add_argument("--backend", choices=("nccl", "gloo"), default="nccl")
+    ap.add_argument("--version", choices=VERSIONS, default="2.10")
+    ap.add_argument("--mode", choices=("skip", "shape", "dtype", "op"), default="skip")
+    ap.add_argument("--start-record-id", type=int, default=0)
+    ap.add_argument("--prefix", default=PREFIX)
+    args = ap.parse_args()
+    paths = make_dumps(args.out_dir, args.ranks, args.entries, args.diverge_rank, args.backend, args.version,
+                       args.mode, args.start_record_id, args.prefix)
+    print(f"wrote {len(paths)} dumps to {args.out_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Load one flight-recorder dump (pickle or JSON, optionally gzipped) into plain Python data, safely.
+
+Dumps are untrusted input: a pickle can name any importable callable and have the unpickler call it. Real dumps
+(torch::jit::Pickler, protocol 2) hold only dicts, lists, tuples, str, int, float, bool and None, so:
+- `_SafeUnpickler.find_class` refuses every global and `persistent_load` every persistent id, raising
+  `UnsafeDump` with the refused name: nothing in the dump can run;
+- `_check_opcodes` first walks the opcodes and refuses any that plain data does not need, and any memo index
+  far beyond the file's size (the C unpickler would allocate 16 bytes per index: one LONG_BINPUT could ask
+  for 32 GiB; our fuzz test found this);
+- a truncated or corrupt file raises `BadInput` with a one-line reason; files over MAX_DUMP_BYTES are refused.
+The C unpickler does the decoding, so loading stays as fast as `pickle.load` plus the walk.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+import re
+import zlib
+from typing import Any
+
+from ..errors import BadInput, NcclfError, UnsafeDump
+from .lines import open_binary
+
+MAX_DUMP_BYTES = 256 << 20   # also bounds a gzip bomb
+
+
+class _Buffer:
+    """A minimal file over bytes. Unlike BytesIO it has `peek`, which lets the C unpickler prefetch 128 KiB at a
+    time instead of calling `read` per opcode (2.5x faster on protocol-2 dumps, which have no frames); reads
+    never allocate more than what is left."""
+
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    def peek(self, n: int = 1) -> bytes:
+        return self.data[self.pos:self.pos + max(n, 1)]
+
+    def read(self, n: int = -1) -> bytes:
+        start = self.pos
+        self.pos = len(self.data) if n is None or n < 0 else min(len(self.data), start + n)
+        return self.data[start:self.pos]
+
+    def readline(self) -> bytes:
+        end = self.data.find(b"\n", self.pos)
+        return self.read(-1 if end < 0 else end + 1 - self.pos)
+
+    def readinto(self, buf) -> int:
+        chunk = self.read(len(buf))
+        buf[:len(chunk)] = chunk
+        return len(chunk)
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    """The C unpickler with every global and persistent id refused: only builtin containers and scalars load."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise UnsafeDump(f"refused to unpickle global {module}.{name}: flight-recorder dumps hold only plain data")
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise UnsafeDump(f"refused to unpickle persistent id {str(pid)[:60]!r}")
+
+
+# Binary pickle opcodes with fixed-size arguments that plain-data dumps use (protocols 2-4). A LONG_BINPUT ('r')
+# passes only with a memo index below 2**20: the C unpickler allocates 16 bytes per index up to the largest one
+# it sees, so one 'r' with index 2**31 would ask for 32 GiB (a memory bomb that our fuzzing hit).
+_PLAIN_OPS = re.compile(rb"(?:h.|r..[\x00-\x0f]\x00|[(}\]\)N\x88\x89useat\x85\x86\x87\x94012]|[qK\x80].|M..|[Jj]....|G.{8}"
+                        rb"|\x95.{8}|\x8a(?:\x08.{8}|\x05.{5}|\x06.{6}|\x07.{7}|\x09.{9}))*+", re.S)   # + LONG1 of ns timestamps
+_SIZED_OPS = {ord("X"): 4, 0x8C: 1, 0x8D: 8, ord("B"): 4, ord("C"): 1, 0x8E: 8, 0x8A: 1, 0x8B: 4, ord("T"): 4, ord("U"): 1}
+_GLOBAL_OPS = frozenset(b"c\x93io\x82\x83\x84PQ")   # globals, persistent ids: refused by name in the unpickler
+
+
+def _check_opcodes(data: bytes, path: str) -> None:
+    """Walk the opcodes (regex for fixed-size ones, a jump per string) before the C unpickler sees them."""
+    pos, end, match = 0, len(data), _PLAIN_OPS.match
+    while True:
+        pos = match(data, pos).end()
+        if pos >= end:
+            raise BadInput(f"{path}: truncated or corrupt pickle (no STOP opcode)")
+        op = data[pos]
+        width = _SIZED_OPS.get(op)
+        if width:
+            pos += 1 + width + int.from_bytes(data[pos + 1:pos + 1 + width], "little")
+        elif op == 0x2E or op in _GLOBAL_OPS:   # STOP, or what _SafeUnpickler refuses by name
+            return
+        else:
+            what = "a memo index too large for the file" if op == ord("r") else f"opcode {bytes([op])!r}"
+            raise UnsafeDump(f"{path}: refused pickle: {what} at byte {pos}; flight-recorder dumps hold only plain data")
+
+
+def load_dump(path: str) -> dict:
+    """Read one dump (pickle or JSON, optionally gzipped) into plain data. Raises UnsafeDump/BadInput."""
+    data = _read_bytes(path)
+    if data.lstrip()[:1] not in (b"{", b"["):   # torch writes pickle protocol 2; anything else is refused too
+        _check_opcodes(data, path)
+        try:
+            dump = _SafeUnpickler(_Buffer(data)).load()
+        except UnsafeDump as exc:
+            raise UnsafeDump(f"{path}: {exc}") from None
+        except NcclfError:
+            raise
+        except Exception as exc:  # the unpickler raises many types on corrupt input; all mean the same
+            raise BadInput(f"{path}: truncated or corrupt pickle ({type(exc).__name__}: {exc})") from None
+    else:
+        try:
+            dump = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise BadInput(f"{path}: truncated or corrupt JSON ({exc})") from None
+    if not isinstance(dump, dict) or not ({"entries", "pg_config", "pg_status", "version"} & dump.keys()):
+        raise BadInput(f"{path}: not a flight-recorder dump (no version/pg_config/entries)")
+    return dump
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        with open_binary(path) as fh:
+            data = fh.read(MAX_DUMP_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise BadInput(f"{path}: unreadable or corrupt ({exc})") from None
+    if len(data) > MAX_DUMP_BYTES:
+        raise BadInput(f"{path}: larger than {MAX_DUMP_BYTES >> 20} MiB, not a flight-recorder dump")
+    if not data:
+        raise BadInput(f"{path}: empty file")
+    return data
