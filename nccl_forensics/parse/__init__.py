@@ -66,23 +66,33 @@ def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
 
 
 def _dispatch(source: Source, stats: dict) -> Iterator[Event]:
-    parsers = line_parsers(source)
+    from .nccl_fast import dispatch_blocks   # the fast path; equal to dispatch_lines (differential test)
+    yield from dispatch_blocks(source.path, line_parsers(source), stats)
+
+
+def dispatch_lines(path: str, parsers: list[LineParser], stats: dict) -> Iterator[Event]:
+    """The reference dispatcher: every line offered to the parser chain, one at a time."""
     stats["lines"] = 0
-    for line in iter_lines(source.path):
+    for line in iter_lines(path):
         stats["lines"] = line.no
-        if not line.text:
-            continue
-        for p in sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers:
-            if p.feed(line):
-                break
-        for p in parsers:
-            if p.out:
-                yield from p.out
-                p.out.clear()
+        yield from offer(line, parsers)
     for p in parsers:
         p.finish()
         yield from p.out
         p.out.clear()
+
+
+def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
+    """Offer one line to the chain (a parser inside a multi-line block first) and drain what they emitted."""
+    if line.text:
+        chain = sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers
+        for p in chain:
+            if p.feed(line):
+                break
+    for p in parsers:
+        if p.out:
+            yield from p.out
+            p.out.clear()
 
 
 def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:

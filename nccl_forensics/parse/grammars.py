@@ -31,7 +31,12 @@ def grammar_text(name: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def lalr(name: str, start: str = "start") -> Lark:
-    """An LALR parser for `grammars/<name>.lark` (imports resolved relative to the grammar folder)."""
+    """An LALR parser for `grammars/<name>.lark` (imports resolved relative to the grammar folder).
+
+    `cache=True` keeps the built parser in the temp folder, keyed by the grammar's hash, so later runs
+    (and worker processes) load it instead of rebuilding it, which also skips Lark's terminal-collision
+    check (slow when `interegular` is installed; the grammar tests run that check with strict=True).
+    """
     path = grammar_path(name)
     return Lark(
         path.read_text(encoding="utf-8"),
@@ -40,4 +45,5 @@ def lalr(name: str, start: str = "start") -> Lark:
         import_paths=[str(path.parent)],
         propagate_positions=False,
         maybe_placeholders=False,
+        cache=True,
     )

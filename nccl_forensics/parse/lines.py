@@ -8,7 +8,6 @@ path and `tests/parse/test_wrappers_grammar.py` checks that the two agree.
 from __future__ import annotations
 
 import gzip
-import io
 import re
 import zlib
 from typing import IO, Iterator
@@ -40,7 +39,7 @@ HOST_PREFIX_RE = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*): (?=\S+:\d+:\d+ |\[ra
 SRUN_LABEL_RE = re.compile(r"(?P<label>\d{1,6}): (?=\S+:\d+:\d+ |Traceback |\[rank\d+\]:)")
 # A leading log timestamp (Python logging, ISO) is stripped only before an NCCL prefix or a rank wrapper.
 LEADING_TS_RE = re.compile(
-    r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
+    r" *(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
     r"(?:\s+-\s+[A-Z]+\s+-)?\s+(?=\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ )?NCCL |\[rank\d+\]:|\[default\d+\]:)"
 )
 
@@ -75,7 +74,7 @@ def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
     rank = host = local_rank = None
     for _ in range(6):
         first = text[:1]
-        if first == "[" or first == "(" or first.isalnum():
+        if first == "[" or first == "(" or first == " " or first.isalnum():
             m = WRAPPER_RE.match(text)
             if m is not None:
                 g = m.group
@@ -87,9 +86,11 @@ def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
                     local_rank = int(g("local_rank"))
                 elif g("plain_rank") is not None:
                     rank = int(g("plain_rank"))
+                elif g("ray_ip") is not None and host is None:
+                    host = g("ray_ip")
                 text = text[m.end():]
                 continue
-            m = HOST_PREFIX_RE.match(text) or SRUN_LABEL_RE.match(text) or LEADING_TS_RE.match(text)
+            m = SRUN_LABEL_RE.match(text) or HOST_PREFIX_RE.match(text) or LEADING_TS_RE.match(text)
             if m is not None:
                 if m.lastgroup == "host" and host is None:
                     host = m.group("host")
@@ -111,39 +112,67 @@ def clean(raw: str) -> str:
     return text
 
 
-def iter_lines(path: str, *, strip_wrappers: bool = True) -> Iterator[Line]:
-    """Stream the cleaned lines of `path` (plain or gzip).
+def iter_blocks(path: str) -> Iterator[str]:
+    """Stream `path` (plain or gzip) as decoded blocks of whole lines, about 1 MiB each.
 
-    A truncated gzip ends the stream with BadInput; lines already yielded stay valid.
+    Every block ends with a newline except perhaps the file's last. An unterminated run longer than
+    MAX_LINE bytes is cut there (the rest of that physical line is skipped). A truncated gzip ends the
+    stream with BadInput; blocks already yielded stay valid.
     """
     fh = open_binary(path)
     try:
-        stream = io.BufferedReader(fh, _CHUNK) if isinstance(fh, gzip.GzipFile) else fh
-        no = 0
+        carry, skipping = b"", False
         while True:
             try:
-                chunk = stream.readline(MAX_LINE)
+                chunk = fh.read(_CHUNK)
             except (EOFError, zlib.error, OSError) as exc:
-                raise BadInput(f"{path}: truncated or corrupt after line {no} ({exc})") from None
+                raise BadInput(f"{path}: truncated or corrupt ({exc})") from None
             if not chunk:
-                return
-            if len(chunk) == MAX_LINE and not chunk.endswith(b"\n"):
-                _skip_rest_of_line(stream)
-            no += 1
-            raw = chunk.decode("utf-8", "replace")
-            text = clean(raw)
-            if strip_wrappers and text:
-                stripped, rank, host, local_rank = unwrap(text)
-                if stripped is not text:
-                    yield Line(no, stripped, rank, host, local_rank, text)
+                break
+            if skipping:
+                nl = chunk.find(b"\n")
+                if nl < 0:
                     continue
-            yield Line(no, text)
+                chunk, skipping = chunk[nl + 1:], False
+            buf = carry + chunk if carry else chunk
+            cut = buf.rfind(b"\n") + 1
+            block, carry = buf[:cut], buf[cut:]
+            if len(carry) >= MAX_LINE:
+                block, carry, skipping = block + carry[:MAX_LINE] + b"\n", b"", True
+            if block:
+                yield block.decode("utf-8", "replace")
+        if carry:
+            yield carry.decode("utf-8", "replace")
     finally:
         fh.close()
 
 
-def _skip_rest_of_line(stream: IO[bytes]) -> None:
-    while True:
-        rest = stream.readline(_CHUNK)
-        if not rest or rest.endswith(b"\n"):
-            return
+def make_line(no: int, raw: str, strip_wrappers: bool = True) -> Line:
+    """One physical line (without its newline) → a cleaned, unwrapped `Line`."""
+    if len(raw) > MAX_LINE:
+        raw = raw[:MAX_LINE]
+    text = clean(raw)
+    if strip_wrappers and text:
+        stripped, rank, host, local_rank = unwrap(text)
+        if stripped is not text:
+            return Line(no, stripped, rank, host, local_rank, text)
+    return Line(no, text)
+
+
+def split_block(block: str) -> list[str]:
+    lines = block.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def iter_lines(path: str, *, strip_wrappers: bool = True) -> Iterator[Line]:
+    """Stream the cleaned lines of `path` (plain or gzip); never reads the whole file.
+
+    A truncated gzip ends the stream with BadInput; lines already yielded stay valid.
+    """
+    no = 0
+    for block in iter_blocks(path):
+        for raw in split_block(block):
+            no += 1
+            yield make_line(no, raw, strip_wrappers)

@@ -1,0 +1,176 @@
+"""Benchmark `ncclf parse` on a generated COLL-heavy 8-rank NCCL 2.21 log (issue 2 targets).
+
+    python benchmarks/bench_parse.py                 # ~200 MB in benchmarks/_data/ (gitignored)
+    python benchmarks/bench_parse.py --size-mb 20    # smaller, quicker
+
+Prints MB/s and wall time for: the parse stage alone (events built in memory) on one core, the same with
+2 worker processes (one file each at a time), and `ncclf parse --format jsonl > /dev/null` end to end.
+Targets: parse ≥ 50 MB/s per core, jsonl ≥ 20 MB/s per core, 2 cores ≥ 1.6× one core.
+The lines follow shared/formats/nccl.md (2.21: `ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import multiprocessing as mp
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "_data"
+NRANKS = 8
+OPS = [("AllReduce", 7, 0), ("AllReduce", 9, 0), ("AllGather", 9, 0), ("ReduceScatter", 9, 0), ("Broadcast", 7, 0)]
+
+
+def init_block(host: str, pid: int, rank: int) -> list[str]:
+    p = f"{host}:{pid}:{pid} [{rank}] NCCL INFO "
+    comm, comm_id = f"0x55d4{rank:02x}a0c310", "0x7c2a1f0e5b3d9e41"
+    lines = [f"{p}Bootstrap : Using eth0:10.0.0.{rank + 1}<0>", f"{p}cudaDriverVersion 12040",
+             f"{p}NCCL version 2.21.5+cuda12.4" if rank == 0 else f"{p}NCCL_IB_DISABLE set by environment to 0.",
+             f"{p}NET/Plugin: Using internal network plugin.",
+             f"{p}NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.{rank + 1}<0>",
+             f"{p}Using network IB",
+             f"{p}ncclCommInitRank comm {comm} rank {rank} nranks {NRANKS} cudaDev {rank} nvmlDev {rank} "
+             f"busId {0x1a000 + rank * 0x1000:x} commId {comm_id} - Init START",
+             f"{p}comm {comm} rank {rank} nRanks {NRANKS} nNodes 1 localRanks {NRANKS} localRank {rank} MNNVL 0",
+             f"{p}Trees [0] {(rank + 1) % NRANKS}/-1/-1->{rank}->{rank - 1 if rank else -1} [1] "
+             f"{(rank + 1) % NRANKS}/-1/-1->{rank}->{rank - 1 if rank else -1}"]
+    if rank == 0:
+        lines += [f"{p}Channel {c:02d}/02 :    " + "   ".join(str(r) for r in range(NRANKS)) for c in range(2)]
+    for c in range(2):
+        lines.append(f"{p}Channel {c:02d}/0 : {rank}[{rank}] -> {(rank + 1) % NRANKS}[{(rank + 1) % NRANKS}] "
+                     f"via P2P/CUMEM/read")
+    lines += [f"{p}Connected all rings", f"{p}Connected all trees",
+              f"{p}32 coll channels, 32 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer",
+              f"{p}ncclCommInitRank comm {comm} rank {rank} nranks {NRANKS} cudaDev {rank} nvmlDev {rank} "
+              f"busId {0x1a000 + rank * 0x1000:x} commId {comm_id} - Init COMPLETE"]
+    return lines
+
+
+def coll_lines(host: str, pid: int, rank: int, nbytes: int, rng: random.Random) -> list[str]:
+    p = f"{host}:{pid}:{pid} [{rank}] NCCL INFO "
+    comm, stream = f"0x55d4{rank:02x}a0c310", f"0x55d4{rank:02x}b1e280"
+    out, size, op_count = [], 0, 0
+    while size < nbytes:
+        name, dtype, redop = OPS[op_count % len(OPS)]
+        buf = f"0x7f{rng.randrange(1 << 32):08x}00"
+        line = (f"{p}{name}: opCount {op_count:x} sendbuff {buf} recvbuff {buf} count {rng.randrange(1, 1 << 26)} "
+                f"datatype {dtype} op {redop} root 0 comm {comm} [nranks={NRANKS}] stream {stream}")
+        out.append(line)
+        size += len(line) + 1
+        op_count += 1
+    return out
+
+
+def generate(size_mb: float) -> list[Path]:
+    DATA.mkdir(exist_ok=True)
+    files = [DATA / f"nccl.bench-node.{4100 + r}.log" for r in range(NRANKS)]
+    per_file = int(size_mb * 1e6 / NRANKS)
+    if all(f.exists() and abs(f.stat().st_size - per_file) < per_file * 0.05 + 4096 for f in files):
+        return files
+    rng = random.Random(7)
+    for rank, path in enumerate(files):
+        lines = init_block("bench-node", 4100 + rank, rank)
+        lines += coll_lines("bench-node", 4100 + rank, rank, per_file - sum(len(x) + 1 for x in lines), rng)
+        path.write_text("\n".join(lines) + "\n")
+    return files
+
+
+def parse_file(path: str, blocks: bool = True) -> int:
+    """One file through the parse stage, events kept in memory; returns the event count.
+
+    blocks=True: nccl_fast.dispatch_blocks (COLL lines taken from 1 MiB blocks); False: parse_source, the
+    line-by-line dispatcher `ncclf parse` uses today.
+    """
+    from nccl_forensics.discover import sniff
+    from nccl_forensics.parse import _fill, line_parsers, parse_source
+    from nccl_forensics.parse.nccl_fast import dispatch_blocks
+    src = sniff(path)
+    if not blocks:
+        return len(parse_source(src).events)
+    return len(list(_fill(dispatch_blocks(src.path, line_parsers(src), {}), src)))
+
+
+def parse_lines(path: str) -> int:
+    return parse_file(path, blocks=False)
+
+
+def jsonl_file(path: str) -> int:
+    """The library path of `ncclf parse --format jsonl` for one file, written to /dev/null."""
+    from nccl_forensics.discover import sniff
+    from nccl_forensics.parse import _fill, line_parsers
+    from nccl_forensics.parse.nccl_fast import dispatch_blocks
+    from nccl_forensics.render.events import write_jsonl
+    src = sniff(path)
+    with open(os.devnull, "w") as sink:
+        return write_jsonl(_fill(dispatch_blocks(src.path, line_parsers(src), {}), src), sink)
+
+
+def with_cpu(fn, path: str) -> tuple[int, float]:
+    """Run fn(path) and return (its result, the CPU seconds it took in this process)."""
+    start = time.process_time()
+    n = fn(path)
+    return n, time.process_time() - start
+
+
+def timed(fn, *args) -> tuple[float, float, int]:
+    """(wall seconds, summed CPU seconds of the work, events)."""
+    start = time.perf_counter()
+    results = fn(*args)
+    return time.perf_counter() - start, sum(c for _, c in results), sum(n for n, _ in results)
+
+
+def serial(fn, paths: list[str]) -> list[tuple[int, float]]:
+    return [with_cpu(fn, p) for p in paths]
+
+
+def pool(fn, paths: list[str], jobs: int) -> list[tuple[int, float]]:
+    with mp.get_context("spawn").Pool(jobs) as workers:
+        workers.map(len, [[]] * jobs)          # let the workers start before timing the work
+        return workers.map(functools.partial(with_cpu, fn), paths, chunksize=1)
+
+
+def cli_jsonl(folder: Path, jobs: int) -> int:
+    with open(os.devnull, "w") as sink:
+        subprocess.run([sys.executable, "-m", "nccl_forensics", "parse", str(folder), "--format", "jsonl",
+                        "-j", str(jobs)], stdout=sink, check=True)
+    return 0
+
+
+def report(label: str, timing: tuple[float, float, int], mb: float, extra: str = "") -> None:
+    wall, cpu, n = timing
+    print(f"{label:34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s"
+          f"  {n} events {extra}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size-mb", type=float, default=200.0, help="total log size to generate (default 200)")
+    ap.add_argument("--skip-cli", action="store_true", help="skip the end-to-end CLI runs")
+    args = ap.parse_args(argv)
+    files = generate(args.size_mb)
+    paths = [str(f) for f in files]
+    mb = sum(f.stat().st_size for f in files) / 1e6
+    print(f"input: {len(files)} files, {mb:.1f} MB, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    one = timed(serial, parse_file, paths)
+    report("parse only, 1 core (blocks)", one, mb)
+    two = timed(pool, parse_file, paths, 2)
+    report("parse only, 2 processes (blocks)", two, mb, f"speed-up {one[0] / two[0]:.2f}x")
+    report("parse only, 1 core (line by line)", timed(serial, parse_lines, paths), mb)
+    one = timed(serial, jsonl_file, paths)
+    report("jsonl library path, 1 core", one, mb)
+    two = timed(pool, jsonl_file, paths, 2)
+    report("jsonl library path, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x")
+    if not args.skip_cli:
+        for jobs in (1, 2):
+            start = time.perf_counter()
+            cli_jsonl(DATA, jobs)
+            wall = time.perf_counter() - start
+            print(f"{f'ncclf parse --format jsonl -j{jobs}':34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s")
+
+
+if __name__ == "__main__":
+    main()

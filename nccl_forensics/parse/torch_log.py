@@ -1,0 +1,308 @@
+"""PyTorch c10d log lines → `torch` events (grammars/torch.lark; kinds in docs/events.md "source = torch").
+
+A cheap text check decides whether a line is a c10d line at all; only those are parsed, first with the
+`start` rule (known messages), then with `c10d_line` (any other line with a c10 log prefix). A claimed line
+that fits neither becomes `unparsed`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from lark import Transformer, v_args
+from lark.exceptions import LarkError
+
+from ..model import Line, Source
+from .base import LineParser
+from .grammars import lalr
+
+# torch OpType names (Work.hpp) → the normalised op names of docs/events.md.
+OP_NAMES = {
+    "ALLREDUCE": "allreduce", "ALLREDUCE_COALESCED": "allreduce_coalesced", "_ALLREDUCE_SPARSE": "allreduce_sparse",
+    "ALLGATHER": "allgather", "_ALLGATHER_BASE": "allgather", "ALLGATHER_COALESCED": "allgather_coalesced",
+    "ALLGATHER_INTO_TENSOR_COALESCED": "allgather_coalesced", "REDUCE_SCATTER": "reducescatter",
+    "_REDUCE_SCATTER_BASE": "reducescatter", "REDUCE_SCATTER_TENSOR_COALESCED": "reducescatter_coalesced",
+    "ALLTOALL": "alltoall", "ALLTOALL_BASE": "alltoall", "BROADCAST": "broadcast", "REDUCE": "reduce",
+    "GATHER": "gather", "SCATTER": "scatter", "SEND": "send", "RECV": "recv", "RECVANYSOURCE": "recv",
+    "BARRIER": "barrier", "COALESCED": "coalesced", "UNKNOWN": "unknown",
+}
+# c10 ScalarType names as printed in fingerprints → torch dtype names.
+DTYPE_NAMES = {
+    "Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+    "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool",
+    "ComplexFloat": "complex64", "ComplexDouble": "complex128", "ComplexHalf": "complex32",
+    "Float8_e4m3fn": "float8_e4m3", "Float8_e5m2": "float8_e5m2", "Float8_e4m3fnuz": "float8_e4m3fnuz",
+    "Float8_e5m2fnuz": "float8_e5m2fnuz", "UInt16": "uint16", "UInt32": "uint32", "UInt64": "uint64",
+}
+_PREFIX_PARTS = re.compile(r"\[?(?P<sev>[FEWIV])\S*(?: \S+)*? (?P<file>[^\s\]]+):(?P<line>\d+)\]$")
+_DEVICE_IN_OPTIONS = re.compile(r"device=(\w+)")
+_KEYWORDS = (
+    "Watchdog caught", "watchdog thread terminated", "Detected mismatch between collectives",
+    "monitoredBarrier", "Monitored Barrier", "inconsistent collective", "TORCH_NCCL_DESYNC_DEBUG",
+    "Could not acquire GIL", "[TC][rank=",
+)
+_DESYNC_KEYWORDS = re.compile(r"Timeout at collective:|To our best knowledge|collective #|Snapshot of ranks"
+                              r"|(?:started|finished) ranks:|\] (?:started|finished) ")
+
+
+class Msg(NamedTuple):
+    kind: str
+    data: dict[str, Any]
+
+
+def op_name(raw: str | None) -> str | None:
+    return None if raw is None else OP_NAMES.get(raw, raw.lower().lstrip("_"))
+
+
+def dtype_name(raw: str) -> str:
+    return DTYPE_NAMES.get(raw, raw.lower())
+
+
+@v_args(inline=True)
+class TorchTransformer(Transformer):
+    """Parse tree → `Msg(kind, data)`; no I/O."""
+
+    INT = int
+    SIGNED_INT = int
+
+    def start(self, *items):
+        msg = items[-1]
+        for item in items[:-1]:
+            if isinstance(item, dict):
+                msg.data.setdefault("severity", item.get("severity"))
+        return msg
+
+    def c10d_line(self, prefix, *rest):
+        pg: dict[str, Any] = {}
+        text = ""
+        for item in rest:
+            if isinstance(item, dict):
+                for key, value in item.items():
+                    pg.setdefault(key, value)
+            elif item is not None:
+                text = str(item)
+        return Msg("c10d_log", {**prefix, "message": text, **pg})
+
+    def log_prefix(self, token):
+        m = _PREFIX_PARTS.match(str(token))
+        return {"severity": m["sev"], "src_file": m["file"], "src_line": int(m["line"])} if m else {}
+
+    def exc_prefix(self, *token): return None
+
+    # ---- prefixes
+    def pg_guid_prefix(self, pg_id, uid, *rest):
+        return {"pg_id": pg_id, "pg_uid": str(uid), "pg_name": rest[0] if len(rest) > 1 else None,
+                "group_rank": rest[-1]}
+
+    def pg_short_prefix(self, pg_id, *rest):
+        return {"pg_id": pg_id, "pg_uid": None, "pg_name": rest[0] if len(rest) > 1 else None,
+                "group_rank": rest[-1]}
+
+    def rank_prefix(self, rank): return {"group_rank": rank}
+    def pg_desc(self, token): return str(token).strip()
+
+    def prefixed(self, prefix, msg):
+        for key, value in prefix.items():
+            if msg.data.get(key) is None:
+                msg.data[key] = value
+        return msg
+
+    # ---- watchdog
+    def work_nccl(self, *fields): return dict(fields)
+    def seq_num(self, v): return ("seq", v)
+    def numel_in(self, v): return ("numel_in", v)
+    def numel_out(self, v): return ("numel_out", v)
+    def timeout_ms(self, v): return ("timeout_ms", v)
+    def tensor_shape(self, v): return ("shape", v)
+    def op_type(self, v): return ("op_raw", str(v))
+
+    def _timeout(self, work, elapsed, context, backend="nccl"):
+        data = {"pg_id": None, "pg_name": None, "seq": work.get("seq"), "op": op_name(work.get("op_raw")),
+                "op_raw": work.get("op_raw"), "numel_in": work.get("numel_in"),
+                "numel_out": work.get("numel_out"), "timeout_ms": work.get("timeout_ms"),
+                "elapsed_ms": elapsed, "backend": backend, "context": context}
+        if "shape" in work:
+            data["shape"] = work["shape"]
+        return Msg("watchdog_timeout", data)
+
+    def watchdog_caught(self, work, elapsed): return self._timeout(work, elapsed, "caught")
+    def blocking_wait(self, work): return self._timeout(work, None, "blocking_wait")
+
+    def nccl2_timeout(self):
+        return self._timeout({}, None, "caught", backend="nccl2")
+
+    def watchdog_terminated(self, _kw, *rest):
+        msg = rest[-1]
+        for prefix in rest[:-1]:
+            msg = self.prefixed(prefix, msg)
+        msg.data["context"] = "terminated"
+        return msg
+
+    def tc_line(self, rank, *rest):
+        text = str(rest[-1])
+        name = str(rest[0]) if len(rest) > 1 else None
+        if "due to timeout" in text:
+            msg = self._timeout({}, None, "abort", backend="nccl2")
+        else:
+            msg = Msg("c10d_log", {"severity": None, "src_file": None, "src_line": None, "message": text})
+        msg.data.update(pg_name=name, group_rank=rank)
+        return msg
+
+    # ---- PG status
+    def _status(self, trigger, seq, enqueued, completed):
+        return Msg("work_status", {"pg_id": None, "pg_name": None, "seq": seq, "last_enqueued": enqueued,
+                                   "last_started": None, "last_completed": completed,
+                                   "last_enqueued_op": None, "trigger": trigger})
+
+    def last_pair(self, enqueued, completed): return (enqueued, completed)
+
+    def failure_detected(self, seq, enqueued, completed):
+        return self._status("failure_detected", seq, enqueued, completed)
+
+    def exception_detected(self, seq, pair): return self._status("failure_detected", seq, *pair)
+    def timeout_at_work(self, seq, pair): return self._status("timeout", seq, *pair)
+
+    def dump_signal(self, origin, enqueued, completed, *_text):
+        msg = self._status("dump_signal", None, enqueued, completed)
+        msg.data["signal_from_rank"] = origin
+        return msg
+
+    def dump_origin(self, *rank): return rank[0] if rank else None
+    def work_update(self, pair): return self._status("periodic", None, *pair)
+
+    # ---- heartbeat monitor
+    def heartbeat_stuck(self, seconds, *_text): return Msg("heartbeat", {"message": None, "timeout_s": seconds})
+
+    def heartbeat_terminate(self, reason):
+        return Msg("heartbeat", {"message": None, "timeout_s": None, "reason": str(reason).rstrip(".")})
+
+    def gil_hang(self, ms):
+        return Msg("heartbeat", {"message": None, "timeout_s": None, "reason": f"GIL not acquired within {ms} ms"})
+
+    # ---- desync report
+    def rank_list(self, *ranks): return [r for r in ranks if r is not None]
+    def shape(self, *dims): return [d for d in dims if d is not None]
+
+    def _desync(self, state, ranks=(), seq=None, op=None):
+        return Msg("desync_report", {"message": None, "seq": seq, "op": op_name(op), "ranks": list(ranks),
+                                     "state": state})
+
+    def desync_timeout(self, ranks, op, seq): return self._desync("timeout", ranks, seq, str(op))
+    def desync_never_joined(self, ranks, *_t): return self._desync("never_joined", ranks)
+    def desync_header(self): return self._desync("header")
+    def desync_not_finished(self, ranks, seq): return self._desync("joined_not_finished", ranks, seq)
+    def desync_not_joined(self, ranks, seq, _next): return self._desync("finished_not_joined", ranks, seq)
+    def desync_snapshot(self, seq, state): return self._desync(f"snapshot_{state}", (), seq)
+    def desync_ranks_state(self, ranks, state, op): return self._desync(str(state), ranks, None, str(op))
+    def desync_failed(self): return self._desync("report_failed")
+
+    # ---- monitoredBarrier
+    def int_list(self, *ranks): return list(ranks)
+
+    def barrier_failed(self, _me, _word, ranks, ms, *_t):
+        return Msg("monitored_barrier", {"missing_ranks": ranks, "timeout_ms": ms, "state": "failed"})
+
+    def barrier_timed_out(self, _me, ms, *_t):
+        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": ms, "state": "timed_out"})
+
+    def barrier_peer_error(self, _me, _peer, *_t):
+        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": None, "state": "peer_error"})
+
+    def barrier_wrapper(self, _text):
+        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": None, "state": "wrapper_error"})
+
+    # ---- DETAIL fingerprint
+    def seq_part(self, seq): return ("seq", seq)
+    def more_dtype(self, token): return token
+
+    def tensor_part(self, shape, *rest):
+        return ("tensors", {"shape": shape, "dtypes": [dtype_name(str(t)) for t in rest[:-1]], "devices": rest[-1]})
+
+    def devices(self, *tokens):
+        out = []
+        for tok in tokens:
+            m = _DEVICE_IN_OPTIONS.search(str(tok))
+            out.append(m[1] if m else str(tok).lower())
+        return out
+
+    def fingerprint(self, *items):
+        fp: dict[str, Any] = {"seq": None, "op": None, "shapes": None, "dtypes": None, "device_types": None}
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "seq":
+                fp["seq"] = item[1]
+            elif isinstance(item, tuple):
+                t = item[1]
+                fp.update(shapes=[t["shape"]], dtypes=t["dtypes"], device_types=t["devices"])
+            else:
+                fp["op_raw"], fp["op"] = str(item), op_name(str(item))
+        return fp
+
+    def fingerprint_mismatch(self, me, mine, other, theirs, *diff):
+        data = {"rank": me, **{k: mine[k] for k in ("seq", "op", "shapes", "dtypes", "device_types")},
+                "other_rank": other, **{f"other_{k}": theirs[k] for k in ("seq", "op", "shapes", "dtypes", "device_types")},
+                "differences": " ".join(str(diff[0]).split()) if diff else None}
+        return Msg("fingerprint_mismatch", data)
+
+    def inconsistent_fingerprint(self, me, mine, *_text):
+        empty = dict.fromkeys(("seq", "op", "shapes", "dtypes", "device_types"))
+        return self.fingerprint_mismatch(me, mine, None, empty)
+
+
+_TRANSFORMER = TorchTransformer()
+
+
+def parse_torch_message(text: str) -> Msg | None:
+    """A c10d line (wrappers stripped) → Msg, or None when the grammar does not know it."""
+    for start in ("start", "c10d_line"):
+        try:
+            return _TRANSFORMER.transform(lalr("torch", start).parse(text))
+        except LarkError:
+            continue
+    return None
+
+
+def looks_like_torch(text: str) -> bool:
+    """Cheap check before any parsing: is this plausibly a c10d line?"""
+    if not text:
+        return False
+    first = text[0]
+    if first == "[":
+        if text[1:2] in "FEWIV" and (text[2:3].isdigit() or text[2:3] == " ") and "]" in text:
+            return True
+        if text.startswith(("[PG ", "[Rank ", "[TC]")):
+            return True
+    elif first in "FEWIV" and text[1:4].isdigit() and any(s in text[:200] for s in (".cpp:", ".cc:", ".hpp:")):
+        return True
+    elif first in "\t -#" and _DESYNC_KEYWORDS.search(text):
+        return True
+    # fragments of words only c10d messages hold ("atchdog": Watchdog/watchdog, "ollective": fingerprints,
+    # "onitored": monitoredBarrier/Monitored Barrier); plain `in` tests, since this runs on every console line
+    if ("atchdog" in text or "ollective" in text or "onitored" in text or "DESYNC" in text
+            or "acquire GIL" in text or "[TC]" in text):
+        return any(k in text for k in _KEYWORDS)
+    return False
+
+
+class TorchLogParser(LineParser):
+    source = "torch"
+
+    def __init__(self, src: Source):
+        super().__init__(src)
+        self._last_rank: int | None = None   # wrapper rank of the last c10d line (desync lines carry none)
+
+    def feed(self, line: Line) -> bool:
+        text = line.text
+        if not looks_like_torch(text):
+            return False
+        msg = parse_torch_message(text.strip())
+        if msg is None:
+            self.unparsed(line)
+            return True
+        ev = self.emit(msg.kind, line, **msg.data)
+        if ev.data.get("message", "") is None:
+            ev.data["message"] = text.strip()
+        if line.rank is not None:
+            self._last_rank = line.rank
+        elif msg.kind == "desync_report" and text[:1] in "\t ":
+            ev.rank = self._last_rank         # a continuation line of the same LOG message
+        return True
