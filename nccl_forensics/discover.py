@@ -29,7 +29,10 @@ _NCCL_WHOLE_LINE = re.compile(
     rb"^(?:\[[^\]]+\] )?\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
 _PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
-_KERNEL = re.compile(rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: )", re.M)
+_KERNEL = re.compile(
+    rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: "
+    rb"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "            # dmesg -T
+    rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[,.]\d+[+-]\d\d:?\d\d )", re.M)   # dmesg --time-format iso
 _SLURM = re.compile(rb"slurmstepd(?:-\S+)?: |^srun: |^sbatch: |JobId=\d+|OOMKilled|Reason:\s+OOMKilled", re.M)
 # Marks of launcher/console output that a py-spy dump never holds (its frames may say "gloo" or "ProcessGroup").
 _LAUNCHER = re.compile(rb"\[rank\d+\]:|\[default\d+\]:|Traceback \(most recent call last\)|ChildFailedError|torchrun")

@@ -106,6 +106,9 @@ def inventory_rows(rows: Iterable[FileSummary]) -> list[dict]:
     } for r in rows]
 
 
+_NODE_LEVEL = {"kernel", "slurm"}   # evidence about a node or job, not one rank
+
+
 def render_inventory(rows: list[dict], console: Console) -> None:
     root = os.path.commonpath([os.path.dirname(r["file"]) or "." for r in rows]) if rows else ""
     table = Table(title=f"inventory of {root or '.'}/", title_justify="left")
@@ -114,7 +117,8 @@ def render_inventory(rows: list[dict], console: Console) -> None:
         table.add_column(col, overflow="fold", justify="right" if col in ("lines", "events", "unparsed") else "left")
     for r in rows:
         shown = os.path.relpath(r["file"], root) if root else r["file"]
-        rank_text = _ranges(r["ranks"]) if r["ranks"] else ("-" if r["skipped"] else "[yellow]unknown[/]")
+        rank_text = (_ranges(r["ranks"]) if r["ranks"] else "-" if r["skipped"]
+                     else "node-level" if r["kind"] in _NODE_LEVEL else "[yellow]unknown[/]")
         table.add_row(shown, "skipped" if r["skipped"] else r["kind"], rank_text, ",".join(r["hosts"]) or "-",
                       _ranges(r["pids"]) if len(r["pids"]) < 2 else ",".join(map(str, r["pids"][:4])),
                       str(r["lines"]), str(r["events"]), str(r["unparsed"]), r["note"])
