@@ -1,0 +1,75 @@
+"""The one ordered registry of detectors: stable code, kebab name, class, status.
+
+Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
+N4xx network/NIC, V5xx versions, T6xx timeouts. A code is never reused; a retired detector keeps its row
+with status "removed". `ncclf explain CODE` prints a detector's docstring.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+from typing import Iterable, NamedTuple
+
+from ..model import Finding
+from .base import Context
+
+log = logging.getLogger(__name__)
+CODE_PATTERN = re.compile(r"^[A-Z]\d{3}$")
+
+
+class Entry(NamedTuple):
+    code: str
+    name: str
+    module: str          # detectors/<module>.py
+    cls: str             # the class inside it
+    status: str          # "stable" | "preview" | "removed"
+
+
+REGISTRY: tuple[Entry, ...] = (
+    Entry("C101", "shape-mismatch", "count_mismatch", "ShapeMismatch", "stable"),
+    Entry("C102", "dtype-mismatch", "dtype_mismatch", "DtypeMismatch", "stable"),
+    Entry("C103", "op-mismatch", "op_mismatch", "OpMismatch", "stable"),
+    Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
+    Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
+    Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
+    Entry("M301", "oom", "oom", "OutOfMemory", "stable"),
+    Entry("N401", "network-error", "transport_error", "NetworkError", "stable"),
+    Entry("N402", "nic-misselection", "wrong_nic", "NicMisselection", "stable"),
+    Entry("V501", "version-mismatch", "version_mismatch", "VersionMismatch", "stable"),
+    Entry("T601", "timeout-unknown", "timeout_unknown", "TimeoutUnknown", "stable"),
+)
+
+
+def detector_class(entry: Entry):
+    return getattr(importlib.import_module(f"{__name__}.{entry.module}"), entry.cls)
+
+
+def lookup(code_or_name: str) -> Entry | None:
+    key = code_or_name.strip()
+    return next((e for e in REGISTRY if key.upper() == e.code or key.lower() == e.name), None)
+
+
+def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Entry]:
+    """Registry rows to run: `select`/`ignore` take codes, code prefixes (``C1``) or kebab names."""
+    def match(entry: Entry, keys) -> bool:
+        return any(entry.code.startswith(k.upper()) or entry.name == k.lower() for k in keys)
+    select, ignore = [s for s in select if s], [i for i in ignore if i]
+    return [e for e in REGISTRY if e.status != "removed" and (not select or match(e, select))
+            and not match(e, ignore)]
+
+
+class RunReport(NamedTuple):
+    findings: list[Finding]
+    skipped: list[tuple[str, str]]     # (code, "not enough evidence: needs …")
+
+
+def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunReport:
+    findings, skipped = [], []
+    for entry in (selected() if entries is None else entries):
+        det = detector_class(entry)()
+        if det.needs and not any(ctx.has(n) for n in det.needs):
+            skipped.append((entry.code, f"not enough evidence: needs {' or '.join(det.needs)}"))
+            continue
+        findings.extend(det.check(ctx) or ())
+    return RunReport(findings, skipped)

@@ -1,0 +1,137 @@
+"""The detector protocol and the context every detector reads (never files: only events and tables)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol
+
+import pandas as pd
+
+from ..model import Confidence, Event, Evidence, Finding
+from ..rank_state import RankState, cite
+from ..timeline import Timelines
+
+# Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
+NEEDS_KINDS = {
+    "timeline": None,                    # any per-collective rows (FR, COLL, watchdog, fingerprint)
+    "flight_recorder": {"fr_entry"},
+    "nccl_coll": {"coll"},
+    "pyspy": {"pyspy_thread"},
+    "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
+    "oom": {"oom", "oom_kill", "slurm_oom", "k8s_oomkilled"},
+    "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback"},
+    "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
+    "versions": {"nccl_version", "fr_dump"},
+    "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
+                 "desync_report", "faulthandler", "hung_task"},
+}
+
+
+@dataclass
+class Context:
+    """Everything the detectors may look at, built once per diagnosis."""
+
+    events: list[Event]                          # non-bulk events, sorted by (rank, file, line)
+    timelines: Timelines
+    outliers: pd.DataFrame                       # divergence.find_outliers(timelines.colls)
+    ranks: dict[int, RankState]
+    world: list[int]
+    by_kind: dict[str, list[Event]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.by_kind:
+            grouped = defaultdict(list)
+            for ev in self.events:
+                grouped[ev.kind].append(ev)
+            self.by_kind = dict(grouped)
+
+    def of(self, *kinds: str) -> list[Event]:
+        out = [ev for kind in kinds for ev in self.by_kind.get(kind, [])]
+        return sorted(out, key=_order) if len(kinds) > 1 else out
+
+    def has(self, need: str) -> bool:
+        if need == "timeline":
+            return not self.timelines.empty
+        if need == "flight_recorder" and "flight_recorder" in self.timelines.sources():
+            return True
+        if need == "nccl_coll" and "nccl" in self.timelines.sources():
+            return True
+        return any(self.by_kind.get(k) for k in NEEDS_KINDS.get(need) or ())
+
+    def failed(self) -> bool:
+        """Is there any sign the job failed or hung (as opposed to a healthy run)?"""
+        if any(st.end for st in self.ranks.values()):
+            return True
+        return any(self.by_kind.get(k) for k in NEEDS_KINDS["timeouts"] | NEEDS_KINDS["oom"]
+                   | {"gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort"})
+
+
+    def completed(self) -> bool:
+        """Is there a sign the job finished normally (every rank's last collective completed or its
+        communicator destroyed, or torchrun reported success)?"""
+        if any("SUCCEEDED" in str(ev.data.get("message")) for ev in self.by_kind.get("agent_log", [])):
+            return True
+        destroyed = {ev.rank for ev in self.by_kind.get("comm_destroy", []) if ev.rank is not None}
+        if self.world and destroyed >= set(self.world):
+            return True
+        colls = self.timelines.colls
+        fr = colls[colls["source"] == "flight_recorder"] if not colls.empty else colls
+        if fr.empty:
+            return False
+        last = fr.sort_values("seq").groupby(["group", "rank"]).tail(1)
+        return bool((last["state"] == "completed").all())
+
+
+def _order(ev: Event):
+    return (ev.rank if ev.rank is not None else 1 << 30, ev.file, ev.line)
+
+
+class Detector(Protocol):
+    code: str                 # stable, e.g. "C102"
+    name: str                 # kebab, e.g. "dtype-mismatch"
+    cls: str                  # verdict class, e.g. "dtype_mismatch"
+    needs: tuple[str, ...]    # any one of these evidence names lets it run (see NEEDS_KINDS)
+
+    def check(self, ctx: Context) -> Iterable[Finding]: ...
+
+
+class BaseDetector:
+    code = name = cls = ""
+    needs: tuple[str, ...] = ()
+
+    def finding(self, ranks, message, confidence=Confidence.MEDIUM, evidence=(), fix="", group=None, seq=None,
+                cause=True) -> Finding:
+        return Finding(self.code, self.name, self.cls, sorted({int(r) for r in ranks}), message, confidence,
+                       _dedupe(evidence), fix, group, None if seq is None else int(seq), cause)
+
+    def check(self, ctx: Context) -> Iterable[Finding]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _dedupe(evidence) -> list[Evidence]:
+    seen, out = set(), []
+    for ev in evidence:
+        e = cite(ev) if isinstance(ev, Event) else Evidence(*ev)
+        if (e.file, e.line) not in seen:
+            seen.add((e.file, e.line))
+            out.append(e)
+    return out
+
+
+def row_evidence(rows: pd.DataFrame) -> list[Evidence]:
+    """Citations for timeline rows; rows read on the fast path have no text, so one is made from the row."""
+    out = []
+    for row in rows.itertuples(index=False):
+        text = row.text if isinstance(row.text, str) else (
+            f"{row.source} seq {row.seq} {row.op} numel={_plain(row.numel)} dtype={_plain(row.dtype)} "
+            f"state={_plain(row.state)}")
+        out.append(Evidence(str(row.file), int(row.line), text))
+    return out
+
+
+def _plain(value):
+    return None if value is None or value != value else (int(value) if isinstance(value, float) else value)
+
+
+def lower(conf: Confidence) -> Confidence:
+    return {Confidence.HIGH: Confidence.MEDIUM, Confidence.MEDIUM: Confidence.LOW}.get(conf, Confidence.LOW)

@@ -1,0 +1,74 @@
+"""C101 shape-mismatch: one rank passes a tensor with a different number of elements to a collective.
+
+What it detects:
+    At the same (group, seq) most ranks pass N elements and a minority passes another count. Sources:
+    flight-recorder input sizes, NCCL COLL ``count``, watchdog ``NumelIn``, DETAIL fingerprint
+    ``TensorShape``. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone.
+    When only one rank recorded that collective (the others died before dumping), its entry is compared
+    with the same point of its own earlier steps instead (divergence.self_outliers).
+
+Why it hangs or dies:
+    NCCL does not check counts across ranks: the ring waits for bytes that never come (hang) or reads
+    past the short buffer. Gloo checks: the rank that *receives* the odd-sized message aborts with
+    ``op.preamble.length <= op.nbytes. 1024 vs 512``, and its peers then fail with "Connection closed by
+    peer". The rank that aborts is usually not the culprit.
+
+Evidence it needs:
+    Per-collective rows from at least two ranks (FR dumps, NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=COLL,
+    watchdog timeouts or DETAIL fingerprints).
+
+Example:
+    ``ncclf diagnose sample_logs/bundles/shape-mismatch`` →
+    ``shape_mismatch: rank 3 used element count 2048 at group 0 seq 5, where 3 of 4 ranks used 1024``.
+
+Known limits:
+    With two ranks the minority is a tie; the count that is more common over the whole timeline is taken
+    as normal and the confidence is low. Shapes with equal element counts (``[32, 32]`` vs ``[1024]``)
+    are not a mismatch for all-reduce and are not reported.
+
+Suggested fix:
+    Make every rank pass the same shape at that call site (pad the last batch, use
+    ``drop_last=True``, or all-gather sizes first and pad to the maximum).
+"""
+from __future__ import annotations
+
+from ..model import Confidence, Evidence
+from . import _gloo as gloo
+from ._field_mismatch import FieldMismatch, call_site
+from .base import Context
+
+
+class ShapeMismatch(FieldMismatch):
+    code, name, cls = "C101", "shape-mismatch", "shape_mismatch"
+    fields = ("numel",)
+    needs = ("timeline", "errors")
+
+    def check(self, ctx: Context):
+        found = list(super().check(ctx))
+        if not found and not ctx.outliers.shape[0]:
+            found = list(self._from_gloo(ctx))
+        return found
+
+    def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
+        return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]
+
+    def fix_for(self, ctx: Context, ranks: list[int], row) -> str:
+        return (f"rank {ranks[0]} passed {row['value']} elements at {call_site(ctx, ranks[0], row)} where the "
+                f"others passed {row['modal']}: make the tensor shapes agree there (pad, drop_last=True, or "
+                "all-gather the sizes and pad to the maximum).")
+
+    def _from_gloo(self, ctx: Context):
+        """gloo only: the rank with the smaller buffer aborted; see _gloo.py for who is odd."""
+        abort = gloo.analyse(ctx)
+        if abort is None or abort.kind in ("extra", "skipped"):
+            return
+        d = abort.events[0].data
+        who = ", ".join(map(str, abort.receivers)) or "?"
+        odd = (f"rank {', '.join(map(str, abort.culprits))} is the odd one" if abort.culprits
+               else "gloo does not name the sender")
+        msg = (f"rank {who} received {d.get('received_bytes')} bytes where it expected {d.get('expected_bytes')}: the "
+               f"ranks disagree on a tensor size (or dtype); {odd}")
+        conf = Confidence.MEDIUM if abort.culprits and abort.culprits == abort.receivers else Confidence.LOW
+        yield self.finding(abort.culprits, msg, conf, abort.events[:3],
+                           "collect flight-recorder dumps (TORCH_FR_BUFFER_SIZE=2000) to see every rank's sizes; "
+                           "then make the shapes agree at that call site.")

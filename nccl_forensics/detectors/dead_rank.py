@@ -1,0 +1,58 @@
+"""R201 dropped-rank: a rank's process died on its own (signal, exit code, traceback), and the rest hung or failed.
+
+What it detects:
+    A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, or a
+    non-communication exception (``ValueError``, ``KeyError``, …). Ends that are consequences are not
+    reported: torchrun's SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer",
+    gloo/NCCL timeouts.
+
+Why it hangs or dies:
+    A dead rank never enters the next collective. On NCCL its peers wait until the watchdog timeout; on
+    gloo their sockets close at once ("Connection closed by peer"). torchrun's "Root Cause" names the
+    first rank to *exit*, which is often a peer, not the one that died.
+
+Evidence it needs:
+    torchrun's failure summary (exitcode/signal per rank), error.json, tracebacks, faulthandler output,
+    or a flight-recorder dump missing for one rank.
+
+Example:
+    ``ncclf diagnose sample_logs/bundles/dropped-rank`` →
+    ``dropped_rank: rank 2 was killed by SIGKILL (exit code -9); ranks 0, 1, 3 then failed with
+    "Connection closed by peer"``.
+
+Known limits:
+    A SIGKILL with no matching kernel OOM line may still be the OOM killer when ``dmesg`` was not
+    collected; a rank killed by the scheduler looks the same.
+
+Suggested fix:
+    Look at why that process died: for SIGKILL check ``dmesg`` for the OOM killer and the scheduler's
+    log; for a crash, its faulthandler/traceback output.
+"""
+from __future__ import annotations
+
+from ..model import Confidence
+from .base import BaseDetector, Context
+
+_CAUSES = {"killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
+           "exception": "raised {detail}"}
+
+
+class DroppedRank(BaseDetector):
+    code, name, cls = "R201", "dropped-rank", "dropped_rank"
+    needs = ("process_end",)
+
+    def check(self, ctx: Context):
+        dead = [st for st in ctx.ranks.values() if st.end in _CAUSES]
+        if not dead:
+            return
+        cascade = [st.rank for st in ctx.ranks.values() if st.end and st.end not in _CAUSES and not st.cause]
+        for st in dead:
+            what = _CAUSES[st.end].format(signal=st.signal, exitcode=st.exitcode, detail=st.end_detail)
+            msg = f"rank {st.rank} {what}"
+            if cascade:
+                msg += f"; ranks {', '.join(map(str, cascade))} failed after it (consequences)"
+            conf = Confidence.HIGH if st.end in ("killed", "crashed") or len(dead) == 1 else Confidence.MEDIUM
+            fix = ("find out who killed it: check `dmesg` / `journalctl -k` for the OOM killer and the scheduler log"
+                   if st.end == "killed" else "fix the error that rank raised (see its traceback); the other ranks "
+                   "only failed because it left")
+            yield self.finding([st.rank], msg, conf, st.evidence, fix)

@@ -1,0 +1,116 @@
+"""R202 stuck-rank: a rank is alive but not inside the collective its peers are waiting in.
+
+What it detects:
+    py-spy shows the peers inside a collective (``all_reduce`` in ``distributed_c10d.py``) while this
+    rank's main thread is elsewhere: loading data, checkpointing, a busy loop, or sleeping. Or the
+    timeline shows the rank stopped at the last common collective and py-spy shows it outside one.
+    With a timeline alone (no py-spy, no exit status), a rank that stopped issuing collectives while the
+    others went on is reported here with low confidence: logs alone cannot tell stuck from dead.
+
+Why it hangs or dies:
+    Collectives wait for every member. Its peers block until the process-group timeout and then fail
+    ("Timed out waiting Nms for recv" on gloo, the watchdog on NCCL); torchrun then blames whichever peer
+    timed out first — a healthy rank.
+
+Evidence it needs:
+    py-spy dumps (``py-spy dump --pid``) of the ranks, ideally all; a timeline makes it stronger.
+
+Example:
+    ``ncclf diagnose sample_logs/bundles/stuck-rank`` →
+    ``stuck_rank: rank 3 is busy in load_batch (train.py:17) while ranks 0-2 wait in all_reduce``.
+
+Known limits:
+    A py-spy dump is a snapshot: a straggler caught between steps looks stuck. With no sign the job hung
+    or failed and no timeline lag, it is reported with medium confidence, and not at all when the job
+    shows it finished (every flight-recorder entry completed, every communicator destroyed).
+
+Suggested fix:
+    Look at the named frame: unbounded data loading, a checkpoint written by one rank inside the step,
+    a rank-dependent loop. Set a shorter timeout while debugging and add `TORCH_NCCL_DUMP_ON_TIMEOUT=1`.
+"""
+from __future__ import annotations
+
+from ..model import Confidence
+from ..timeline import stragglers
+from .base import BaseDetector, Context, row_evidence
+
+_OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
+
+
+class StuckRank(BaseDetector):
+    code, name, cls = "R202", "stuck-rank", "stuck_rank"
+    needs = ("pyspy", "timeline")
+
+    def check(self, ctx: Context):
+        yield from self._from_pyspy(ctx)
+        yield from self._from_timeline(ctx)
+
+    def _from_timeline(self, ctx: Context):
+        """No py-spy and no exit for a rank that stopped issuing collectives: stuck as far as we can tell."""
+        for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
+            quiet = [r for r in ranks if ctx.ranks.get(r) is not None and ctx.ranks[r].where is None
+                     and ctx.ranks[r].end is None]
+            if side != "behind" or not quiet or len(quiet) != len(ranks):
+                continue
+            colls = ctx.timelines.colls
+            mine = colls[(colls["group"] == group) & colls["rank"].isin(quiet)]
+            last = mine.sort_values("seq").groupby("rank").tail(1)
+            other = colls[(colls["group"] == group) & ~colls["rank"].isin(quiet)].sort_values("seq").tail(1)
+            head = int(other["seq"].iloc[0]) if not other.empty else None
+            msg = (f"rank{'s' if len(quiet) > 1 else ''} {', '.join(map(str, quiet))} stopped issuing collectives at "
+                   f"seq {seq} of group {group} while the others reached {head}; no py-spy dump or exit status says "
+                   "whether it is stuck or dead (treated as stuck)")
+            yield self.finding(quiet, msg, Confidence.LOW, row_evidence(last) + row_evidence(other), _TIMELINE_FIX,
+                               group, seq)
+
+    def _from_pyspy(self, ctx: Context):
+        states = ctx.ranks.values()
+        inside = sorted(st.rank for st in states if st.where == "collective")
+        outside = [st for st in states if st.where in _OUTSIDE and st.end not in ("killed", "crashed", "oom_killed")]
+        behind = {r for side, ranks, _ in stragglers(ctx.timelines).values() if side == "behind" for r in ranks}
+        if behind:                                      # a rank that went further is waiting, not stuck
+            outside = [st for st in outside if st.rank in behind or st.rank not in ctx.timelines.colls["rank"].values]
+        if not outside or not (inside or behind):
+            return
+        if not behind and not ctx.failed() and (ctx.completed() or len(outside) >= len(inside)):
+            return                                      # a snapshot of a healthy job, most likely
+        for st in outside:
+            ops = sorted({ctx.ranks[r].op for r in inside if ctx.ranks[r].op})
+            many = len(inside) > 1
+            peers = (f"rank{'s' if many else ''} {_span(inside)} wait{'' if many else 's'} in "
+                     f"{'/'.join(ops) or 'a collective'}") if inside else "its peers went on"
+            msg = f"rank {st.rank} is {_doing(st)} at {st.at or 'an unknown frame'} while {peers}"
+            conf = Confidence.HIGH if inside and (st.rank in behind or len(inside) >= len(outside)) else Confidence.MEDIUM
+            if not behind and not ctx.failed():
+                conf = Confidence.MEDIUM                # a live snapshot: a straggler between steps looks the same
+            evidence = st.evidence[:2] + [e for r in inside[:1] for e in ctx.ranks[r].evidence[:1]]
+            evidence += _last_rows(ctx, [st.rank] + inside[:1])
+            yield self.finding([st.rank], msg, conf, evidence, _fix(st))
+
+
+_TIMELINE_FIX = ("take `py-spy dump --pid PID` of that rank (and one healthy rank) while the job hangs, and check "
+                 "whether its process is still alive (dmesg, torchrun's exit codes); then fix what it is doing.")
+
+
+def _last_rows(ctx: Context, ranks: list[int]):
+    colls = ctx.timelines.colls
+    if colls.empty:
+        return []
+    last = colls[colls["rank"].isin(ranks)].sort_values("seq").groupby("rank", sort=True).tail(1)
+    return row_evidence(last.sort_values("rank"))
+
+
+def _doing(st) -> str:
+    return {"data_loading": "loading data", "checkpointing": "checkpointing", "busy": "busy (on CPU) outside any "
+            "collective", "waiting": "idle outside any collective (sleeping or blocked)"}[st.where]
+
+
+def _span(ranks: list[int]) -> str:
+    if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
+        return f"{ranks[0]}-{ranks[-1]}"
+    return ", ".join(map(str, ranks))
+
+
+def _fix(st) -> str:
+    return (f"look at {st.at or 'the frame py-spy shows'} on rank {st.rank}: make that work bounded and the same on "
+            "every rank (or move it outside the step); while debugging, set a shorter process-group timeout.")

@@ -1,0 +1,85 @@
+"""T601 timeout-unknown: the job timed out (or hung), and the evidence does not say why.
+
+What it detects:
+    Timeout evidence — watchdog ``WorkNCCL(...) ran for N milliseconds``, gloo ``Timed out waiting Nms``,
+    heartbeat monitor, Slurm ``TIME LIMIT``, faulthandler timeouts, monitored-barrier failures — or a
+    rank that stopped issuing collectives, with no dead, stuck or mismatched rank to blame. It names the
+    ranks that a monitored barrier or desync report names as late as suspects (a rank that stopped in the
+    timeline is R202's).
+
+Why it hangs or dies:
+    A collective waits for all members; a rank that is late for any reason (slow I/O, a long first step,
+    a rank that eventually entered) trips the timeout on the others.
+
+Evidence it needs:
+    Any timeout line.
+
+Example:
+    ``ncclf diagnose sample_logs/bundles/timeout`` →
+    ``timeout_unknown: ranks 0, 1, 2 timed out in allreduce (seq 12); missing: py-spy dumps, flight-recorder
+    dumps``.
+
+Known limits:
+    This is the fallback: it reports what is missing rather than a cause.
+
+Suggested fix:
+    Next time collect the missing evidence it lists: ``py-spy dump --pid`` of every rank while it hangs,
+    ``TORCH_FR_BUFFER_SIZE=2000`` (flight recorder, dumps on timeout), ``NCCL_DEBUG=INFO
+    NCCL_DEBUG_SUBSYS=INIT,COLL``, torchrun ``--log-dir`` and ``dmesg``.
+"""
+from __future__ import annotations
+
+from ..model import Confidence
+from .base import NEEDS_KINDS, BaseDetector, Context
+
+_COLLECT = {
+    "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
+    "flight_recorder": "flight-recorder dumps (TORCH_FR_BUFFER_SIZE=2000; dumped on timeout)",
+    "nccl_coll": "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL logs",
+    "process_end": "torchrun output / --log-dir with each rank's exit code and error.json",
+}
+
+
+class TimeoutUnknown(BaseDetector):
+    code, name, cls = "T601", "timeout-unknown", "timeout_unknown"
+    needs = ("timeouts",)
+
+    def check(self, ctx: Context):
+        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"]))
+                    if ev.kind != "gloo_error" or ev.data.get("category") == "timeout"]
+        suspects = self._suspects(ctx)
+        if not timeouts and not suspects:
+            return
+        missing = [text for need, text in _COLLECT.items() if not ctx.has(need)]
+        reporters = sorted({ev.rank for ev in timeouts if ev.rank is not None})
+        parts = []
+        if reporters:
+            parts.append(f"rank{'s' if len(reporters) > 1 else ''} {', '.join(map(str, reporters))} timed out")
+        if suspects:
+            parts.append(f"rank{'s' if len(suspects) > 1 else ''} {', '.join(map(str, suspects))} stopped first "
+                         "(dead, stuck or late: the evidence does not say which)")
+        msg = "; ".join(parts or ["the job timed out"])
+        msg += "; missing: " + ("; ".join(missing) if missing else "nothing obvious — the cause is outside the logs")
+        fix = "next time collect: " + "; ".join(missing or _COLLECT.values()) + "; and dmesg / the scheduler log."
+        evidence = timeouts[:3] + [e for r in suspects[:2] for e in ctx.ranks.get(r).evidence[:1]] \
+            if suspects else timeouts[:3]
+        evidence += self._last_rows(ctx, suspects)
+        conf = Confidence.LOW
+        yield self.finding(suspects, msg, conf, evidence, fix)
+
+    @staticmethod
+    def _suspects(ctx: Context) -> list[int]:
+        named = {r for ev in ctx.of("monitored_barrier") for r in ev.data.get("missing_ranks") or []}
+        named |= {r for ev in ctx.of("desync_report") for r in ev.data.get("ranks") or []}
+        explained = {r for r, st in ctx.ranks.items()
+                     if st.cause or st.where in ("data_loading", "checkpointing", "busy", "waiting")}
+        return sorted(named - explained)
+
+    @staticmethod
+    def _last_rows(ctx: Context, ranks: list[int]):
+        from .base import row_evidence
+        colls = ctx.timelines.colls
+        if colls.empty or not ranks:
+            return []
+        last = colls[colls["rank"].isin(ranks[:2])].sort_values(["rank", "seq"]).groupby("rank").tail(1)
+        return row_evidence(last)

@@ -1,0 +1,77 @@
+"""N401 network-error: a connection between ranks closed, reset or timed out, or the IB transport failed.
+
+What it detects:
+    gloo ``Connection closed by peer`` / ``Connection reset by peer``, NCCL socket and IB WARN lines
+    (``socketProgress: Connection closed by remote peer``, ``NET/IB : Got completion from peer … with
+    status=12``), ``ncclRemoteError`` / ``ncclSystemError`` backend errors. It names the first rank to
+    report one (by time, else by rank) and the peer address it names.
+
+Why it hangs or dies:
+    A lost connection fails every collective that uses it; NCCL ranks hang or abort, gloo ranks raise.
+
+Evidence it needs:
+    NCCL WARN lines (``NCCL_DEBUG=WARN`` or higher) or the ranks' tracebacks.
+
+Example:
+    ``ncclf diagnose logs/`` →
+    ``network_error: rank 5 first reported NET/IB : Got completion from peer 10.0.0.2<52104> with status=12``.
+
+Known limits:
+    When a rank died, aborted or timed out first, its peers' "closed by peer" messages are consequences:
+    they are reported with ``cause: false`` and the first failure's detector wins. Without timestamps, "first" is the
+    lowest rank that reported one.
+
+Suggested fix:
+    Check the link and host of the named peer (``ibstat``, ``dmesg`` for link flaps, switch logs); for
+    socket errors check firewalls and ``NCCL_SOCKET_IFNAME``; raise ``NCCL_IB_TIMEOUT`` for flaky fabrics.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Confidence
+from .base import BaseDetector, Context
+
+_PEER_CLOSED = ("connection_closed", "connection_reset")
+_HARD = re.compile(r"completion from peer|status=\d+|ncclRemoteError|ncclSystemError|IBV_WC|Connection refused|"
+                   r"No route to host|Network is unreachable|Call to (?:ibv|connect)", re.I)
+_PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
+
+
+class NetworkError(BaseDetector):
+    code, name, cls = "N401", "network-error", "network_error"
+    needs = ("errors",)
+
+    def check(self, ctx: Context):
+        hits = [ev for ev in ctx.of("gloo_error") if ev.data.get("category") in _PEER_CLOSED]
+        hits += [ev for ev in ctx.of("warn") if ev.data.get("category") in ("socket", "ib") or _HARD.search(ev.text)]
+        hits += [ev for ev in ctx.of("dist_backend_error") if _HARD.search(ev.text)]
+        if not hits:
+            return
+        hits.sort(key=lambda e: (e.time if e.time is not None else float("inf"),
+                                 e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+        first = hits[0]
+        hard = [ev for ev in hits if _HARD.search(ev.text)]
+        lead = hard[0] if hard else first
+        died = [st.rank for st in ctx.ranks.values() if st.cause]
+        first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch")
+                         if ev.kind != "gloo_error" or ev.data.get("category") not in _PEER_CLOSED]
+        aborted = [st.rank for st in ctx.ranks.values() if st.end == "aborted"]
+        cause = not died and (bool(hard) or not (first_failure or aborted))
+        peer = _PEER.search(lead.text)
+        at = f" (peer {peer.group(1)}:{peer.group(2)})" if peer else ""
+        reporters = sorted({ev.rank for ev in hits if ev.rank is not None})
+        msg = f"rank {lead.rank} first reported a network error{at}: {lead.data.get('message') or lead.text.strip()}"
+        if len(reporters) > 1:
+            msg += f"; {len(reporters) - 1} other rank(s) followed"
+        if died:
+            msg += f" — a consequence of rank {', '.join(map(str, died))} dying"
+        elif not cause:
+            msg += " — a consequence: another rank failed or timed out first, closing its connections"
+        conf = Confidence.MEDIUM if hard else Confidence.LOW
+        yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3], _FIX,
+                           cause=cause)
+
+
+_FIX = ("check the link and host of the peer named above (ibstat, dmesg for link flaps, switch logs); for socket "
+        "errors check firewalls and NCCL_SOCKET_IFNAME; raise NCCL_IB_TIMEOUT on a flaky fabric.")

@@ -1,0 +1,89 @@
+"""N402 nic-misselection: NCCL bootstrapped or ran NET/Socket over a loopback/virtual interface, or the nodes
+chose different interfaces or subnets.
+
+What it detects:
+    In a job spanning more than one host: ``Bootstrap : Using lo:127.0.0.1<0>`` or ``NET/Socket : Using
+    [0]docker0:172.17.0.1<0>`` (lo, docker*, veth*, virbr*, tun*/tap*, br-*, cni*, flannel*), or hosts whose
+    bootstrap interfaces have different names or sit in different /16 subnets.
+
+Why it hangs or dies:
+    Ranks on other hosts cannot reach a loopback or container-bridge address: init hangs in bootstrap,
+    or connections time out/are refused mid-job. Different subnets route traffic through a slow or
+    firewalled path.
+
+Evidence it needs:
+    NCCL INFO init lines (``NCCL_DEBUG=INFO``): Bootstrap / NET/Socket, plus host names from the prefix.
+
+Example:
+    ``ncclf diagnose logs/`` →
+    ``nic_misselection: host node2 (ranks 4-7) bootstraps over docker0 (172.17.0.1) in a 2-host job``.
+
+Known limits:
+    A single-host job may legitimately use ``lo``; it is not reported. Hosts are told apart by the
+    NCCL line prefix, so logs with that prefix stripped look single-host.
+
+Suggested fix:
+    Set ``NCCL_SOCKET_IFNAME`` (e.g. ``NCCL_SOCKET_IFNAME=eth0`` or ``=^docker,lo``) and, for the
+    PyTorch store/gloo, ``GLOO_SOCKET_IFNAME`` to the interface that connects the nodes.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Confidence
+from .base import BaseDetector, Context
+
+_VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
+
+
+class NicMisselection(BaseDetector):
+    code, name, cls = "N402", "nic-misselection", "nic_misselection"
+    needs = ("nccl_init",)
+
+    def check(self, ctx: Context):
+        picks = {}                                   # host -> (iface, addr, event, ranks)
+        for ev in ctx.of("bootstrap", "net_socket"):
+            devs = ev.data.get("interfaces") or ev.data.get("devices") or []
+            if not devs or not ev.host:
+                continue
+            entry = picks.setdefault((ev.host, ev.kind), [devs[0].get("name"), devs[0].get("addr"), ev, set()])
+            if ev.rank is not None:
+                entry[3].add(ev.rank)
+        hosts = sorted({h for h, _ in picks})
+        if len(hosts) < 2:
+            return
+        for (host, kind), (iface, addr, ev, ranks) in sorted(picks.items()):
+            if iface and _VIRTUAL.match(iface):
+                what = "bootstraps" if kind == "bootstrap" else "runs NET/Socket"
+                msg = f"host {host}{_ranks(ranks)} {what} over {iface} ({addr}) in a {len(hosts)}-host job"
+                yield self.finding(sorted(ranks), msg, Confidence.HIGH, [ev], _fix(ctx, kind))
+        boot = {h: v for (h, k), v in picks.items() if k == "bootstrap" and not _VIRTUAL.match(v[0] or "")}
+        names = {v[0] for v in boot.values()}
+        nets = {".".join(str(v[1]).split(".")[:2]) for v in boot.values() if v[1]}
+        if len(names) > 1 or len(nets) > 1:
+            groups = sorted(boot.items())
+            odd = _minority(groups)
+            msg = "hosts chose different interfaces/subnets: " + ", ".join(f"{h} {v[0]} {v[1]}" for h, v in groups)
+            ranks = sorted(r for h, v in groups if h in odd for r in v[3])
+            yield self.finding(ranks, msg, Confidence.MEDIUM, [v[2] for _, v in groups], _fix(ctx, "bootstrap"))
+
+
+def _ranks(ranks) -> str:
+    return f" (ranks {', '.join(map(str, sorted(ranks)))})" if ranks else ""
+
+
+def _minority(groups) -> set:
+    by_iface = {}
+    for host, v in groups:
+        by_iface.setdefault(v[0], set()).add(host)
+    smallest = min(by_iface.values(), key=lambda s: (len(s), sorted(s)))
+    return smallest if len(by_iface) > 1 else set()
+
+
+def _fix(ctx: Context, kind: str) -> str:
+    good = sorted({(ev.data.get("interfaces") or ev.data.get("devices") or [{}])[0].get("name")
+                   for ev in ctx.of("bootstrap", "net_socket")} - {None})
+    good = [g for g in good if not _VIRTUAL.match(g)]
+    iface = good[0] if good else "<the inter-node interface>"
+    return (f"set NCCL_SOCKET_IFNAME={iface} (and GLOO_SOCKET_IFNAME={iface}) on every node so NCCL "
+            "bootstraps and runs sockets over the interface that connects the nodes.")

@@ -1,0 +1,293 @@
+"""The public entry point: ``diagnose(paths) -> Diagnosis``.
+
+discover → parse (per file, in parallel) → ranks → timelines → detectors → verdict. Three lines of Python
+redo what ``ncclf diagnose`` prints::
+
+    from nccl_forensics.diagnosis import diagnose
+    d = diagnose(["logs/"])
+    print(d.verdict.cls, d.verdict.culprit_ranks)
+
+Per-collective rows (NCCL COLL lines, flight-recorder entries) are turned into columns inside the worker
+that parsed the file, so a 1,024-rank job never holds millions of Event objects: only the few thousand
+other events travel back to the parent.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import pandas as pd
+
+from . import parse as parse_pkg
+from .detectors import run_detectors, selected
+from .detectors.base import Context
+from .discover import discover, evidence_sources
+from .divergence import find_outliers, first_divergence
+from .errors import NcclfError, NoEvidence
+from .model import Event, Finding, Source, SourceKind, SourceResult
+from .rank_state import RankState, rank_states
+from .timeline import COLUMNS, RowBuffer, Timelines, add_event, build_timelines, comm_ids_of
+from .verdict import Verdict, decide
+
+SCHEMA_VERSION = 1
+_EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
+                   "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
+
+
+@dataclass
+class Diagnosis:
+    verdict: Verdict
+    findings: list[Finding]
+    timelines: Timelines
+    ranks: dict[int, RankState]
+    divergence: pd.DataFrame                       # first divergent entry per (group, rank)
+    sources: list[Source] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # detectors that lacked evidence
+    missing: list[str] = field(default_factory=list)                # evidence kinds absent from the bundle
+    errors: list[str] = field(default_factory=list)                 # files that could not be read
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict.cls != "none"
+
+
+@dataclass
+class Digest:
+    """What one file gave, small and picklable: its non-bulk events and its timeline rows as columns."""
+
+    result: SourceResult
+    rows: RowBuffer
+    row_pids: list = field(default_factory=list)
+    row_hosts: list = field(default_factory=list)
+    declared: dict = field(default_factory=dict)           # group -> ranks from pg_config
+
+
+def digest_source(source: Source) -> Digest:
+    """Parse one file (top-level so a process pool can run it)."""
+    table = _fr_table_reader() if source.kind is SourceKind.FLIGHT_RECORDER else None
+    if table is not None:
+        return _digest_fr_table(source, table)
+    rows, pids, hosts, events = RowBuffer(), [], [], []
+    error, comm_ids = None, {}
+    try:
+        for ev in parse_pkg.iter_events(source):
+            if ev.kind == "comm_init":
+                comm_ids.update(comm_ids_of([ev]))
+            if ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids):
+                pids.append(ev.pid)
+                hosts.append(ev.host)
+                continue
+            events.append(ev)
+    except NcclfError as exc:
+        error = str(exc)
+    result = SourceResult(source, events, lines=max((e.line for e in events), default=0), error=error)
+    return Digest(result, rows, pids, hosts, _declared(events))
+
+
+def _fr_table_reader():
+    mod = importlib.import_module(f"{parse_pkg.__name__}.flight_recorder")
+    return getattr(mod, "read_flight_recorder_table", None)
+
+
+def _digest_fr_table(source: Source, reader) -> Digest:
+    """The columnar fast path: no Event per entry, no per-row text (evidence rows get theirs later)."""
+    try:
+        with _no_gc():                                    # millions of small objects: GC passes only cost here
+            meta, cols = reader(source)
+    except NcclfError as exc:
+        return Digest(SourceResult(source, [], error=str(exc)), RowBuffer())
+    rank, n = meta.get("rank"), len(cols.get("line", []))
+    rows = RowBuffer()
+    c: dict[str, list] = {}
+    c["rank"], c["group"], c["seq"], c["op"] = [rank] * n, cols["pg_name"], cols["seq"], cols["op"]
+    c["numel"], c["dtype"] = cols["in_numel"], [",".join(d) if d else None for d in cols["in_dtypes"]]
+    c["state"], c["source"] = cols["state"], ["flight_recorder"] * n
+    c["file"], c["line"] = [source.path] * n, cols["line"]
+    c["time"] = [t / 1e9 if t else None for t in cols["time_created_ns"]]
+    for name in ("shape", "text", "frame", "redop"):
+        c[name] = [None] * n
+    rows.set_columns(c)
+    dump = Event("fr_dump", "flight_recorder", source.path, 1, rank, text=f"flight-recorder dump ({meta.get('entries')}"
+                 f" entries, backend {meta.get('backend')}, version {meta.get('version')})",
+                 data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
+                                                "comm_lib_version")})
+    return Digest(SourceResult(source, [dump]), rows, declared=_declared([dump]))
+
+
+@contextlib.contextmanager
+def _no_gc():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _declared(events: list[Event]) -> dict:
+    out = {}
+    for ev in events:
+        if ev.kind == "fr_dump":
+            for name, cfg in (ev.data.get("pg_config") or {}).items():
+                if cfg and cfg.get("ranks"):
+                    out[str(name)] = set(cfg["ranks"])
+    return out
+
+
+def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int], None] | None = None,
+             select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
+    """Diagnose a bundle of evidence. `progress(done, total)` is called as files finish.
+
+    Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
+    """
+    sources = discover(list(paths))
+    usable = evidence_sources(sources)
+    if not usable:
+        raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
+                         "dumps, torchrun output, dmesg) found")
+    digests = _map(usable, jobs, progress)
+    events, frames, declared = _collect(digests)
+    errors = [f"{d.result.source.path}: {d.result.error}" for d in digests if d.result.error]
+    return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors)
+
+
+def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
+    """The same analysis over events already parsed (ranks filled): used by tests and other tools."""
+    rows, rest, comm_ids = RowBuffer(), [], {}
+    events = list(events)
+    comm_ids = comm_ids_of(events)
+    for ev in events:
+        if not (ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids)):
+            rest.append(ev)
+    rest.sort(key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+    return analyse(rest, [rows.to_frame()], _declared(rest), select, ignore)
+
+
+def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),
+            sources: list[Source] | None = None, errors: list[str] | None = None) -> Diagnosis:
+    """timelines → detectors → verdict, for events and timeline rows with ranks filled."""
+    for ev in events:
+        if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
+            buf = RowBuffer()
+            add_event(buf, ev)
+            frames = [*frames, buf.to_frame()]
+    timelines = build_timelines(frames, declared)
+    outliers = _with_frames(find_outliers(timelines.colls))
+    world = _world(events, timelines)
+    ranks = rank_states(events, world)
+    ctx = Context(events, timelines, outliers, ranks, sorted(ranks))
+    report = run_detectors(ctx, selected(select, ignore))
+    missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
+    cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
+    root = [ev for ev in ctx.of("child_failed") if ev.data.get("root_cause")]
+    verdict = decide(report.findings, cascade, root, missing)
+    return Diagnosis(verdict, sorted(report.findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
+                     ranks, first_divergence(outliers), sources or [], report.skipped, missing, errors or [])
+
+
+def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
+    total = len(sources)
+    on_done = (lambda i: progress(i + 1, total)) if progress else None
+    try:
+        from .parallel import map_sources
+    except ImportError:  # pragma: no cover - parallel.py is optional
+        return [digest_source(s) for s in sources]
+    return map_sources(digest_source, sources, jobs, on_done)
+
+
+def _collect(digests: list[Digest]):
+    """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map."""
+    results = [d.result for d in digests]
+    ranks_mod = _optional("ranks")
+    hints = ranks_mod.assign_ranks(results) if ranks_mod and hasattr(ranks_mod, "assign_ranks") else None
+    _fill_local_ranks(results, hints)
+    merged: dict[str, list] = {name: [] for name in COLUMNS}
+    declared: dict = {}
+    for d in digests:
+        if len(d.rows):
+            cols = d.rows.columns()
+            _fill_row_ranks(cols["rank"], d, hints)
+            for name, values in cols.items():
+                merged[name].extend(values)
+        for group, ranks in d.declared.items():
+            declared.setdefault(group, set()).update(ranks)
+    events = sorted((ev for r in results for ev in r.events),
+                    key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+    return events, [pd.DataFrame(merged, columns=COLUMNS)], declared
+
+
+def _fill_local_ranks(results: list[SourceResult], hints) -> None:
+    """Events of a torchrun --log-dir file (`attempt_0/<local_rank>/stderr.log`) that carry no host: when every
+    known host maps that local rank to the same global rank (or no map exists: one node), use it."""
+    by_local: dict[int, set] = {}
+    for (_host, local), rank in (getattr(hints, "by_host_local", None) or {}).items():
+        if rank is not None and rank >= 0:
+            by_local.setdefault(local, set()).add(rank)
+    for res in results:
+        local = res.source.local_rank
+        if local is None or res.source.rank is not None:
+            continue
+        ranks = by_local.get(local, {local} if not by_local else set())
+        if len(ranks) != 1:
+            continue
+        rank = next(iter(ranks))
+        for ev in res.events:
+            if ev.rank is None:
+                ev.rank = rank
+
+
+def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
+    src = d.result.source
+    for i, rank in enumerate(ranks):
+        if rank is None:
+            pid = d.row_pids[i] if i < len(d.row_pids) else None
+            host = d.row_hosts[i] if i < len(d.row_hosts) else None
+            found = hints.rank_of(host, pid, src.local_rank) if hints is not None and pid is not None else None
+            ranks[i] = found if found is not None else src.rank
+
+
+def _optional(name: str):
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
+
+
+def _world(events: list[Event], timelines: Timelines) -> list[int]:
+    ranks = {ev.rank for ev in events if ev.rank is not None}
+    ranks |= {r for members in timelines.members.values() for r in members}
+    for ev in events:
+        if ev.kind == "fr_dump" and isinstance(ev.data.get("world_size"), int):
+            ranks |= set(range(ev.data["world_size"]))
+    return sorted(ranks)
+
+
+def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:
+    """Fill the call-site frame and text of the first flight-recorder outliers (frames are costly to read for all)."""
+    if outliers.empty or "frame" not in outliers:
+        return outliers
+    need = outliers[outliers["frame"].isna() & (outliers["source"] == "flight_recorder")]
+    reader = _fr_table_reader()
+    if need.empty or reader is None:
+        return outliers
+    from .timeline import user_frame
+    for path in sorted(need["file"].unique())[:16]:
+        try:
+            _, cols = reader(path, frames=True)
+        except (NcclfError, TypeError):
+            continue
+        index = {line: i for i, line in enumerate(cols["line"])}
+        mask = (outliers["file"] == path) & outliers["frame"].isna()
+        at = [index.get(line) for line in outliers.loc[mask, "line"]]
+        outliers.loc[mask, "frame"] = [user_frame(cols["frames"][i]) if i is not None else None for i in at]
+        outliers.loc[mask, "text"] = [_fr_text(cols, i) if i is not None else None for i in at]
+    return outliers
+
+
+def _fr_text(cols: dict, i: int) -> str:
+    return (f"record {cols['record_id'][i]} pg {cols['pg_name'][i]} seq {cols['seq'][i]} {cols['op_raw'][i]} "
+            f"in={cols['in_sizes'][i]} {cols['in_dtypes'][i]} state={cols['state'][i]}")

@@ -1,0 +1,227 @@
+"""Which ranks disagree with their group, and where first: modal values per (group, seq), vectorised.
+
+For each field (``op``, ``dtype``, ``numel``) the value most ranks used at a (group, seq) is the group's
+value; a rank that used another value is an outlier there. The minority is the suspect, whatever the
+rank order (torchfrtrace instead compares everything against the first rank it reads).
+
+Ties (two ranks, one each) are broken by how common each value is in the whole group timeline, then by
+a prior for dtypes (float32/bfloat16/float16 are normal, float64 is the odd one), and marked ``tie`` so
+detectors can lower their confidence.
+
+Example, group 0, seq 5, four ranks::
+
+    rank 0 float32, rank 1 float32, rank 2 float64, rank 3 float32  →  modal float32; rank 2 is an outlier
+
+A skipped or extra collective shows up as a *shift*: after its first divergence the rank's entries match
+the group's entries one seq later (it skipped one, ``shift`` +1) or one earlier (it added one, -1).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+FIELDS = ("op", "redop", "dtype", "numel")         # checked in this order: the first that differs names the class
+_DTYPE_PRIOR = {"float32": 0, "bfloat16": 1, "float16": 2, "Float": 0, "BFloat16": 1, "Half": 2}
+OUTLIER_COLUMNS = ["group", "seq", "rank", "op", "field", "value", "modal", "modal_count", "count", "tie", "source",
+                   "file", "line", "text", "frame", "shift", "primary", "basis"]
+
+
+def modal_values(colls: pd.DataFrame, field: str, overall: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per (group, seq): the modal value of `field`, its count, the group size there, and whether it tied.
+
+    `overall` (group, value, overall) counts each value over the whole timeline; by default over `colls`.
+    """
+    df = colls.dropna(subset=[field])
+    if df.empty:
+        return pd.DataFrame(columns=["group", "seq", "modal", "modal_count", "count", "tie"])
+    df = df.assign(group=df["group"].astype(str), value=df[field].astype(str))
+    counts = df.groupby(["group", "seq", "value"]).size().rename("n").reset_index()
+    if overall is None:
+        overall = df.groupby(["group", "value"]).size().rename("overall").reset_index()
+    counts = counts.merge(overall, on=["group", "value"], how="left").fillna({"overall": 0})
+    counts["prior"] = counts["value"].map(_DTYPE_PRIOR).fillna(9) if field == "dtype" else 0
+    counts = counts.sort_values(["group", "seq", "n", "overall", "prior", "value"],
+                                ascending=[True, True, False, False, True, True], kind="stable")
+    top = counts.groupby(["group", "seq"], sort=False)
+    best = top.head(1).set_index(["group", "seq"])
+    second = top.nth(1).set_index(["group", "seq"])["n"] if len(counts) > len(best) else pd.Series(dtype="int64")
+    out = pd.DataFrame({"modal": best["value"], "modal_count": best["n"],
+                        "count": counts.groupby(["group", "seq"])["n"].sum()})
+    out["tie"] = (second.reindex(out.index).fillna(0) >= out["modal_count"]).to_numpy()
+    return out.reset_index()
+
+
+def _codes(column: pd.Series) -> np.ndarray:
+    """Integer codes for a column (-1 = missing), whatever its dtype."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype("int64")
+    return pd.factorize(column, use_na_sentinel=True)[0].astype("int64")
+
+
+def disputed(colls: pd.DataFrame, field: str) -> pd.DataFrame:
+    """The rows of every (group, seq) where ranks do not all agree on `field` (usually a tiny subset)."""
+    values = _codes(colls[field])
+    known = values >= 0
+    if not known.any():
+        return colls.iloc[0:0]
+    key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
+    frame = pd.DataFrame({"key": key[known], "v": values[known]})
+    spread = frame.groupby("key")["v"].agg(["min", "max"])
+    bad = spread.index[spread["min"] != spread["max"]]
+    if bad.empty:
+        return colls.iloc[0:0]
+    return colls[known & np.isin(key, bad.to_numpy())]
+
+
+def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
+    """Every (group, seq, rank, field) where a rank's value differs from its group's modal value."""
+    found = []
+    for field in FIELDS:
+        sub = disputed(colls, field) if not colls.empty else colls
+        if sub.empty:
+            continue
+        sub = sub.assign(group=sub["group"].astype(str))
+        modal = modal_values(sub, field, _overall(colls, sub, field))
+        df = sub.merge(modal, on=["group", "seq"])
+        df = df[(df["count"] > 1) & (df[field].astype(str) != df["modal"])]
+        if not df.empty:
+            found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
+    lone = self_outliers(colls)
+    if not lone.empty:
+        found.append(lone)
+    if not found:
+        return pd.DataFrame(columns=OUTLIER_COLUMNS)
+    out = pd.concat(found, ignore_index=True)
+    out["field_order"] = out["field"].map({f: i for i, f in enumerate(FIELDS)})
+    out = out.sort_values(["group", "rank", "seq", "field_order"], kind="stable")
+    out["primary"] = ~out.duplicated(["group", "rank", "seq"], keep="first")
+    out["shift"] = out["shift"].fillna(0).astype("int64") if "shift" in out else 0
+    out = _break_ties(colls, out)
+    out = _mark_shifts(colls, out)
+    return out[OUTLIER_COLUMNS].reset_index(drop=True)
+
+
+def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
+    """A tie (two ranks, one value each) is settled when exactly one of the tied ranks broke its own pattern
+    (see self_outliers) at that seq: that rank is the outlier, the other one is not."""
+    ties = out[out["tie"].astype(bool) & (out["basis"] == "ranks") & out["primary"]]
+    for (group, seq), _rows in list(ties.groupby(["group", "seq"]))[:MAX_LONE]:
+        ranks = colls[(colls["group"].astype(str) == group) & (colls["seq"] == seq)]["rank"].tolist()
+        broke = [r for r in ranks if _self_check(colls, group, r, upto=int(seq)) is not None]
+        if len(broke) != 1:
+            continue
+        here = (out["group"] == group) & (out["seq"] == seq)
+        if not ((out["rank"] == broke[0]) & here).any():
+            continue                       # the modal pick disagrees with the history: leave it a tie
+        out = out[~here | (out["rank"] == broke[0])].copy()
+        out.loc[here & (out["rank"] == broke[0]), "tie"] = False
+        out.loc[here & (out["rank"] == broke[0]), "basis"] = "ranks+self"
+    return out
+
+
+def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame:
+    """How often each value of `field` occurs over the whole timeline of the disputed groups (tie-break)."""
+    rows = colls[colls["group"].astype(str).isin(set(sub["group"]))]
+    rows = rows.dropna(subset=[field])
+    counts = rows.groupby([rows["group"].astype(str), rows[field].astype(str)], observed=True).size()
+    return counts.rename("overall").rename_axis(["group", "value"]).reset_index()
+
+
+MAX_LONE = 64          # ranks checked against their own history (a lone dump, a rank that went further)
+HISTORY = 400          # entries of history used for that check
+
+
+def self_outliers(colls: pd.DataFrame) -> pd.DataFrame:
+    """A rank's last entry that no other rank recorded, checked against the rank's own history.
+
+    Training steps repeat: if every earlier time the rank issued entry P it then issued E (at least twice),
+    and this time it issued L ≠ E after P, then L is the rank's divergence: a field change (E's dtype or
+    size differs), or a skipped collective (L is what came after E before: shift +1), or a repeat (L == P:
+    an extra collective, shift -1). Example, rank 1 of 2 (rank 0 aborted before dumping)::
+
+        seq 4 allreduce 106240 float32, seq 5 allreduce 4 float32, ..., seq 8 allreduce 106240 float32,
+        seq 9 allreduce 4 float32, seq 10 allreduce 106240 float32, seq 11 allreduce 4 float64   <- dtype
+    """
+    if colls.empty:
+        return pd.DataFrame(columns=OUTLIER_COLUMNS)
+    counts = colls.groupby(["group", "seq"], observed=True).size()
+    last = colls.groupby(["group", "rank"], observed=True)["seq"].max()
+    lone = [(g, r, s) for (g, r), s in last.items() if counts.get((g, s), 0) == 1][:MAX_LONE]
+    found = [row for g, r, s in lone if (row := _self_check(colls, g, r)) is not None]
+    return pd.DataFrame(found, columns=OUTLIER_COLUMNS) if found else pd.DataFrame(columns=OUTLIER_COLUMNS)
+
+
+def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> dict | None:
+    rows = colls[(colls["group"] == group) & (colls["rank"] == rank)]
+    if upto is not None:
+        rows = rows[rows["seq"] <= upto]
+    rows = rows.sort_values("seq").tail(HISTORY)
+    sigs = list(zip(*(rows[f].astype(object).where(rows[f].notna(), None) for f in FIELDS)))
+    if len(sigs) < 5:
+        return None
+    prev, last = sigs[-2], sigs[-1]
+    followers = [sigs[j + 1] for j in range(len(sigs) - 2) if sigs[j] == prev]
+    if len(followers) < 2 or len(set(followers)) != 1 or followers[0] == last:
+        return None
+    expected = followers[0]
+    after = [sigs[j + 2] for j in range(len(sigs) - 3) if sigs[j] == prev and sigs[j + 1] == expected]
+    shift = 1 if after and after[-1] == last else (-1 if last == prev else 0)
+    field = next(f for f, a, b in zip(FIELDS, last, expected) if a != b)
+    row = rows.iloc[-1]
+    return {"group": str(group), "seq": int(row["seq"]), "rank": int(rank), "op": row["op"], "field": field,
+            "value": str(last[FIELDS.index(field)]), "modal": str(expected[FIELDS.index(field)]),
+            "modal_count": len(followers), "count": 1, "tie": False, "source": row["source"], "file": row["file"],
+            "line": int(row["line"]), "text": row["text"], "frame": row["frame"], "shift": shift, "primary": True,
+            "basis": "self"}
+
+
+def first_divergence(outliers: pd.DataFrame) -> pd.DataFrame:
+    """Per (group, rank): its first divergent entry (the primary field there)."""
+    if outliers.empty:
+        return outliers
+    prim = outliers[outliers["primary"]]
+    return (prim.sort_values(["group", "rank", "seq"], kind="stable")
+                .drop_duplicates(["group", "rank"], keep="first").reset_index(drop=True))
+
+
+def _signature(colls: pd.DataFrame) -> pd.Series:
+    parts = [colls[c].astype(object).where(colls[c].notna(), "-").astype(str) for c in ("op", "redop", "dtype", "numel")]
+    return parts[0].str.cat(parts[1:], sep="|")
+
+
+SHIFT_WINDOW = 64     # entries after the first divergence used to test for a skipped/extra collective
+
+
+def _mark_shifts(colls: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:
+    """Set `shift` on a rank's outliers when its entries from the first divergence on match the group's
+    entries one seq later (+1: it skipped a collective) or earlier (-1: it issued an extra one)."""
+    firsts = first_divergence(outliers)[["group", "rank", "seq"]].rename(columns={"seq": "first"})
+    if firsts.empty:
+        return outliers
+    best = {}
+    for group, rows in firsts.groupby("group", sort=True):
+        lo, hi = int(rows["first"].min()) - 1, int(rows["first"].max()) + SHIFT_WINDOW + 1
+        win = colls[(colls["group"].astype(str) == group) & colls["seq"].between(lo, hi)]
+        sig = win[["seq", "rank"]].assign(sig=_signature(win).to_numpy())
+        modal = (sig.groupby(["seq", "sig"]).size().rename("n").reset_index()
+                    .sort_values(["seq", "n", "sig"], ascending=[True, False, True])
+                    .drop_duplicates("seq"))[["seq", "sig"]].rename(columns={"sig": "msig"})
+        mine = sig.merge(rows[["rank", "first"]], on="rank")
+        mine = mine[(mine["seq"] >= mine["first"]) & (mine["seq"] < mine["first"] + SHIFT_WINDOW)]
+        score = {k: _score(mine, modal, k) for k in (0, 1, -1)}
+        for rank in rows["rank"]:
+            base = score[0].get(rank, 0.0)
+            for shift in (1, -1):
+                mean = score[shift].get(rank)
+                if mean is not None and mean >= 0.8 and mean > base and (group, rank) not in best:
+                    best[(group, rank)] = shift
+    if best:
+        outliers["shift"] = [best.get(k, old) for k, old in zip(zip(outliers["group"], outliers["rank"]),
+                                                               outliers["shift"])]
+    return outliers
+
+
+def _score(mine: pd.DataFrame, modal: pd.DataFrame, shift: int) -> dict:
+    """Per rank: the share of its entries that equal the group's modal entry `shift` seqs later."""
+    m = mine.assign(seq=mine["seq"] + shift).merge(modal, on="seq", how="inner")
+    return (m["sig"] == m["msig"]).groupby(m["rank"]).mean().to_dict()

@@ -1,0 +1,88 @@
+"""`ncclf diagnose` / `ncclf explain` wiring: exit codes, formats, output files."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nccl_forensics.cli import cli, main
+
+BUNDLES = Path(__file__).resolve().parents[2] / "sample_logs" / "bundles"
+needs_bundles = pytest.mark.skipif(not (BUNDLES / "healthy-nccl").exists(), reason="no sample bundles yet")
+
+
+def _run(args):
+    return CliRunner().invoke(cli, args, standalone_mode=False, catch_exceptions=False)
+
+
+@needs_bundles
+def test_healthy_exits_0():
+    res = _run(["diagnose", str(BUNDLES / "healthy-nccl"), "-j", "1"])
+    assert res.return_value == 0
+    assert "ncclf diagnose: none" in res.output
+
+
+@needs_bundles
+def test_diagnosed_exits_1_and_json_follows_the_contract():
+    res = _run(["diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "--format", "json", "-j", "1"])
+    assert res.return_value == 1
+    doc = json.loads(res.output)
+    assert doc["schema_version"] == 1 and doc["verdict"]["class"] == "dtype_mismatch"
+
+
+@needs_bundles
+def test_report_and_trace_files(tmp_path):
+    report, trace = tmp_path / "pm.md", tmp_path / "t.json"
+    res = _run(["diagnose", str(BUNDLES / "shape-mismatch-nccl"), "--report", str(report), "--trace", str(trace),
+                "--format", "json", "-j", "1"])
+    assert res.return_value == 1
+    assert report.read_text().startswith("# Postmortem: shape mismatch")
+    assert json.loads(trace.read_text())["traceEvents"]
+
+
+@needs_bundles
+def test_select_can_silence_everything(tmp_path):
+    shutil.copytree(BUNDLES / "dtype-mismatch-nccl", tmp_path / "b")
+    res = _run(["diagnose", str(tmp_path / "b"), "--select", "V501", "--format", "json", "-j", "1"])
+    assert res.return_value == 0 and json.loads(res.output)["verdict"]["class"] == "none"
+
+
+def _exit_code(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    return exc.value.code, capsys.readouterr()
+
+
+def test_missing_path_exits_2_with_one_line(capsys, tmp_path):
+    code, out = _exit_code(["diagnose", str(tmp_path / "nope")], capsys)
+    assert code == 2
+    assert out.err.strip().count("\n") == 0 and out.err.startswith("Error: ")
+
+
+def test_no_evidence_exits_2(capsys, tmp_path):
+    (tmp_path / "notes.md").write_text("nothing here\n")
+    code, out = _exit_code(["diagnose", str(tmp_path)], capsys)
+    assert code == 2 and "Error:" in out.err
+
+
+def test_explain_prints_the_docstring():
+    res = _run(["explain", "C102"])
+    assert res.return_value == 0
+    for heading in ("What it detects:", "Why it hangs or dies:", "Evidence it needs:", "Example:", "Known limits:",
+                    "Suggested fix:"):
+        assert heading in res.output
+
+
+def test_explain_list_and_unknown(capsys):
+    res = _run(["explain", "--list"])
+    assert "C101  shape-mismatch" in res.output and "T601" in res.output
+    code, out = _exit_code(["explain", "Z999"], capsys)
+    assert code == 2 and "unknown detector" in out.err
+
+
+def test_help_has_an_example():
+    res = CliRunner().invoke(cli, ["diagnose", "--help"])
+    assert "Example:" in res.output and "ncclf diagnose" in res.output

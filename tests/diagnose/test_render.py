@@ -1,0 +1,87 @@
+"""Renderers against golden files. Regenerate with NCCLF_UPDATE_GOLDEN=1 pytest tests/diagnose/test_render.py."""
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from nccl_forensics.diagnosis import diagnose_events
+from nccl_forensics.render import diagnosis_json, diagnosis_terminal, markdown_report, perfetto
+
+from . import factories as F
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("NCCLF_UPDATE_GOLDEN") == "1"
+
+CASES = {
+    "dtype": lambda: F.fr_job(nranks=4, entries=8, diverge_rank=2, field="dtype", value="float64", at=6),
+    "dropped": lambda: ([F.child_failed(2, -9, "SIGKILL")] + [F.child_failed(r, 1, root_cause=r == 0) for r in (0, 1, 3)]
+                        + [F.gloo_error(r, "connection_closed", peer="127.0.0.1:29500") for r in (0, 1, 3)]
+                        + F.fr_job(nranks=4, entries=6, diverge_rank=2, stop_at=5)),
+}
+
+
+def _check(name: str, text: str) -> bool:
+    """Compare with the golden file; write it (and report True) when updating or when it does not exist yet."""
+    path = GOLDEN / name
+    if UPDATE or not path.exists():
+        path.write_text(text, encoding="utf-8")
+        return True
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs (NCCLF_UPDATE_GOLDEN=1 to accept)"
+    return False
+
+
+def _terminal(d) -> str:
+    buf = io.StringIO()
+    diagnosis_terminal.render(d, Console(file=buf, width=120, color_system=None, force_terminal=False))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden_outputs(case):
+    d = diagnose_events(CASES[case]())
+    written = [_check(f"{case}.json", diagnosis_json.render(d)), _check(f"{case}.md", markdown_report.render(d)),
+               _check(f"{case}.txt", _terminal(d))]
+    if any(written) and not UPDATE:
+        pytest.skip(f"golden files for {case} created")
+
+
+def test_json_contract():
+    doc = json.loads(diagnosis_json.render(diagnose_events(CASES["dtype"]())))
+    assert doc["schema_version"] == 1
+    assert set(doc["verdict"]) >= {"class", "culprit_ranks", "confidence", "summary"}
+    assert doc["verdict"]["culprit_ranks"] == [2]
+    group = doc["groups"][0]
+    assert set(group) >= {"name", "ranks", "last_common_seq", "positions"}
+    assert isinstance(group["last_common_seq"], int)
+    finding = doc["findings"][0]
+    assert set(finding) >= {"id", "class", "ranks", "evidence"}
+    assert set(finding["evidence"][0]) == {"file", "line", "text"}
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1, 2, 3]
+
+
+def test_markdown_has_every_section():
+    md = markdown_report.render(diagnose_events(CASES["dropped"]()))
+    for heading in ("## What happened", "## Timeline", "## Evidence", "## Root cause", "## Fix", "## Prevention"):
+        assert heading in md
+
+
+def test_perfetto_trace_event_format():
+    d = diagnose_events(CASES["dtype"]())
+    doc = json.loads(perfetto.render(d))
+    events = doc["traceEvents"]
+    names = {(e["name"], e["args"]["name"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert names == {("thread_name", f"rank {r}") for r in range(4)}
+    assert any(e["ph"] == "M" and e["name"] == "process_name" for e in events)
+    slices = [e for e in events if e["ph"] == "X"]
+    assert len(slices) == 4 * 8
+    assert all({"pid", "tid", "ts", "dur", "name"} <= set(e) and e["dur"] > 0 for e in slices)
+    assert {e["tid"] for e in slices} == {1, 2, 3, 4}
+    marks = [e for e in events if e["ph"] == "i"]
+    assert len(marks) == 1 and marks[0]["s"] == "g" and "seq 8" in marks[0]["name"]
+    flagged = [e for e in slices if e.get("cname") == "terrible"]
+    assert [(e["tid"], e["args"]["seq"]) for e in flagged] == [(3, 6)]

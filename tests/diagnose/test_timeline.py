@@ -1,0 +1,72 @@
+"""Timelines: one row per (rank, group, seq), source priority, last common collective, positions."""
+from __future__ import annotations
+
+from nccl_forensics.diagnosis import diagnose_events
+from nccl_forensics.timeline import RowBuffer, add_event, build_timelines, last_common_collective, stragglers
+
+from . import factories as F
+
+
+def _timelines(events, declared=None):
+    buf = RowBuffer()
+    for ev in events:
+        add_event(buf, ev)
+    return build_timelines([buf.to_frame()], declared)
+
+
+def test_one_row_per_rank_group_seq_and_flight_recorder_wins_over_watchdog():
+    events = F.fr_job(nranks=2, entries=5) + [F.watchdog_timeout(0, 5, numel=999)]
+    tl = _timelines(events)
+    assert len(tl.colls) == 10
+    row = tl.colls[(tl.colls["rank"] == 0) & (tl.colls["seq"] == 5)].iloc[0]
+    assert row["source"] == "flight_recorder" and row["numel"] == 1024
+
+
+def test_watchdog_rows_fill_in_when_no_flight_recorder():
+    tl = _timelines([F.watchdog_timeout(r, 7, numel=64) for r in range(3)])
+    assert sorted(tl.colls["source"].unique()) == ["watchdog"]
+    assert tl.last_common == {"0": 7}
+
+
+def test_nccl_groups_are_keyed_by_comm_id_across_ranks():
+    tl = _timelines(F.nccl_job(nranks=3, ops=4))
+    assert list(tl.members) == ["nccl:0x7a1b2c3d4e5f6071"]
+    assert tl.members["nccl:0x7a1b2c3d4e5f6071"] == [0, 1, 2]
+
+
+def test_last_common_collective_and_positions():
+    tl = _timelines(F.fr_job(nranks=4, entries=12, diverge_rank=3, stop_at=9))
+    assert tl.last_common == {"0": 9}
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    assert pos == {0: "ahead", 1: "ahead", 2: "ahead", 3: "at"}
+    assert stragglers(tl) == {"0": ("behind", [3], 9)}
+
+
+def test_wrapped_ring_buffers_still_align_on_seq():
+    tl = _timelines(F.fr_job(nranks=3, entries=30, start={0: 11, 1: 5, 2: 20}))
+    assert tl.last_common == {"0": 30}
+    assert set(tl.positions["position"]) == {"at"}
+
+
+def test_declared_member_without_rows_is_missing():
+    tl = _timelines(F.fr_job(nranks=2, entries=3), declared={"0": {0, 1, 2}})
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    assert pos[2] == "missing" and tl.members["0"] == [0, 1, 2]
+
+
+def test_extra_collective_minority_is_ahead():
+    events = F.fr_job(nranks=4, entries=10) + [F.fr_entry(2, 11)]
+    assert stragglers(_timelines(events)) == {"0": ("ahead", [2], 10)}
+
+
+def test_empty_timeline_has_no_common_collective():
+    colls = RowBuffer().to_frame()
+    pos, common = last_common_collective(colls, {"0": [0, 1]})
+    assert pos.empty and common == {"0": None}
+
+
+def test_diagnosis_keeps_fingerprints_in_their_own_group():
+    d = diagnose_events([F.fingerprint_mismatch(0, 1), F.fingerprint_mismatch(1, 0, dtype="float64",
+                                                                              other_dtype="float32")])
+    assert list(d.timelines.members) == ["detail"]
+    assert len(d.timelines.colls) == 2
