@@ -60,6 +60,7 @@ class Event:
     time: float | None = None       # epoch seconds, when the line carries a full timestamp
     text: str = ""                  # the raw evidence line (quoted in findings)
     data: dict[str, Any] = field(default_factory=dict)
+    local_rank: int | None = None   # what a `[defaultN]:` wrapper said (torchrun --tee names local ranks)
 
     def to_dict(self) -> dict[str, Any]:
         out = {

@@ -47,8 +47,12 @@ class RankHints:
             rank = self.by_host_pid.get((host, pid)) if host else None
             if rank is None:
                 rank = self.by_pid.get(pid)
-        if rank is None and host is not None and local_rank is not None:
-            rank = self.by_host_local.get((host, local_rank))
+        if rank is None and local_rank is not None:
+            if host is None:   # a --log-dir file names no host: usable when the map covers one host only
+                hosts = {h for h, _ in self.by_host_local}
+                host = next(iter(hosts)) if len(hosts) == 1 else None
+            if host is not None:
+                rank = self.by_host_local.get((host, local_rank))
         return rank if rank is not None and rank >= 0 else None
 
 
@@ -80,7 +84,7 @@ def fill_ranks(events: Iterable[Event], hints: RankHints, local_rank: int | None
     missing = 0
     for ev in events:
         if ev.rank is None:
-            ev.rank = hints.rank_of(ev.host, ev.pid, local_rank)
+            ev.rank = hints.rank_of(ev.host, ev.pid, local_rank if ev.local_rank is None else ev.local_rank)
             if ev.rank is None:
                 missing += 1
     return missing
@@ -91,20 +95,23 @@ def assign_ranks(results: list[SourceResult]) -> RankHints:
     hints = RankHints()
     for res in results:
         hints.merge(hints_from_events(res.events))
-    _single_node_local_ranks(results, hints)
     for res in results:
         fill_ranks(res.events, hints, res.source.local_rank)
+    _single_node_local_ranks(results)
     return hints
 
 
-def _single_node_local_ranks(results: list[SourceResult], hints: RankHints) -> None:
-    """torchrun --log-dir folders name local ranks; on a single node with no other map, local == global."""
+def _single_node_local_ranks(results: list[SourceResult]) -> None:
+    """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`); on a single node local == global.
+
+    Used only for events that no hint could place, and only when the evidence shows at most one host.
+    """
     hosts = {ev.host for res in results for ev in res.events if ev.host}
-    if len(hosts) > 1 or hints.by_host_local:
+    if len(hosts) > 1:
         return
     for res in results:
-        src = res.source
-        if src.local_rank is not None and src.rank is None:
-            for ev in res.events:
-                if ev.rank is None:
-                    ev.rank = src.local_rank
+        for ev in res.events:
+            if ev.rank is None:
+                local = res.source.local_rank if ev.local_rank is None else ev.local_rank
+                if local is not None:
+                    ev.rank = local

@@ -56,3 +56,16 @@ def test_merge_is_order_independent():
     two.add(two.by_pid, 5, 1, "pid")
     one.merge(two)
     assert one.by_pid == {5: 1} and not one.conflicts
+
+
+def test_default_prefix_local_rank_is_the_rank_on_a_single_node():
+    console = result([Event("traceback", "traceback", "console.log", 9, local_rank=2)], "console.log")
+    assign_ranks([console])
+    assert console.events[0].rank == 2
+
+
+def test_log_dir_files_without_a_host_map_through_a_one_host_summary():
+    summary = result([ev("child_failed", rank=5, host="nodeB", pid=9, local_rank=1)])
+    worker = result([ev("traceback")], "attempt_0/1/stderr.log", local_rank=1)
+    assign_ranks([summary, worker])
+    assert worker.events[0].rank == 5

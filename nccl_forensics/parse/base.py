@@ -31,7 +31,7 @@ class LineParser:
     def emit(self, kind: str, line: Line, text: str | None = None, **data: Any) -> Event:
         """Append an event carrying the line's wrapper rank/host; kind-specific fields go in `data`."""
         ev = Event(kind, self.source, self.file, line.no, line.rank, line.host,
-                   text=line.raw or line.text if text is None else text, data=data)
+                   text=line.raw or line.text if text is None else text, data=data, local_rank=line.local_rank)
         self.out.append(ev)
         return ev
 
