@@ -23,11 +23,11 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     prints the ring order), several files, or directories.
 
     \b
-    Checks (warnings, with file:line evidence): T001 ring-not-closed,
-    T002 ring-differs-across-ranks, T003 rank-missing-from-ring,
-    T004 extra-inter-node-hops, T005 socket-despite-ib, T006 virtual-interface,
-    T007 version-mismatch, T008 net-plugin-mismatch, T009 gdr-disabled,
-    T010 single-channel.
+    Checks (warnings, with file:line evidence): G001 ring-not-closed,
+    G002 ring-differs-across-ranks, G003 rank-missing-from-ring,
+    G004 extra-inter-node-hops, G005 socket-despite-ib, G006 virtual-interface,
+    G007 version-mismatch, G008 net-plugin-mismatch, G009 gdr-disabled,
+    G010 single-channel.
 
     \b
     Examples:

@@ -1,4 +1,4 @@
-"""Network and process checks (T005–T009); see checks.py for the table."""
+"""Network and process checks (G005–G009); see checks.py for the table."""
 from __future__ import annotations
 
 from typing import Callable
@@ -28,7 +28,7 @@ def _socket_despite_ib(comms: list[Communicator]) -> list[TopoWarning]:
             hosts.add(proc.host or "?")
     if not evidence:
         return []
-    return [_warn("T005 socket-despite-ib",
+    return [_warn("G005 socket-despite-ib",
                   f"NET/Socket is in use on {', '.join(sorted(hosts))} although IB devices were listed or "
                   f"IB was disabled by NCCL_IB_DISABLE=1 (check NCCL_IB_DISABLE, NCCL_IB_HCA and the IB driver)",
                   evidence, comms, ranks,
@@ -55,7 +55,7 @@ def _virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
                 ranks += _ranks_of(proc, comms)
     if not found:
         return []
-    return [_warn("T006 virtual-interface",
+    return [_warn("G006 virtual-interface",
                   f"a multi-node job uses {', '.join(sorted(found))}: peers on other nodes cannot reach it "
                   f"(set NCCL_SOCKET_IFNAME to the real NIC)", evidence, comms, ranks, "nic_misselection",
                   per_host=True)]
@@ -70,7 +70,7 @@ def check_version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
 
 
 def _version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
-    return _mismatch(comms, "T007 version-mismatch", "NCCL versions differ across processes",
+    return _mismatch(comms, "G007 version-mismatch", "NCCL versions differ across processes",
                      lambda p: (p.version, p.version_ev))
 
 
@@ -79,9 +79,9 @@ def check_net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
 
 
 def _net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
-    out = _mismatch(comms, "T008 net-plugin-mismatch", "processes use different networks",
+    out = _mismatch(comms, "G008 net-plugin-mismatch", "processes use different networks",
                     lambda p: (p.network, p.network_ev))
-    return out or _mismatch(comms, "T008 net-plugin-mismatch", "processes load different net plugins",
+    return out or _mismatch(comms, "G008 net-plugin-mismatch", "processes load different net plugins",
                             lambda p: (p.plugin, p.plugin_ev))
 
 
@@ -126,7 +126,7 @@ def check_gdr_disabled(comms: list[Communicator]) -> list[TopoWarning]:
             evidence = [forced[0].env["NCCL_NET_GDR_LEVEL"][1]]
         else:
             continue
-        out.append(_warn("T009 gdr-disabled",
+        out.append(_warn("G009 gdr-disabled",
                          f"{_label(comm)}: NET/IB connections of ranks {_ranks(ranks)} run without GPU Direct "
                          f"RDMA: {why}", [without[0].evidence[0]] + evidence + [p.gdr_off_ev for p in off],
                          [comm], ranks))

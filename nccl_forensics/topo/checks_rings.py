@@ -1,4 +1,4 @@
-"""Ring and channel checks (T001–T004, T010); see checks.py for the table."""
+"""Ring and channel checks (G001–G004, G010); see checks.py for the table."""
 from __future__ import annotations
 
 from ..model import Evidence
@@ -23,7 +23,7 @@ def check_ring_not_closed(comms: list[Communicator]) -> list[TopoWarning]:
                 ranks += dupes
                 evidence += ring.evidence
         if chans:
-            out.append(_warn("T001 ring-not-closed",
+            out.append(_warn("G001 ring-not-closed",
                              f"{_label(comm)}: the ring of {_channels(sorted(set(chans)))} does not close "
                              f"(neighbours disagree or a rank repeats) around ranks {_ranks(ranks)}",
                              evidence, [comm], ranks))
@@ -64,7 +64,7 @@ def check_ring_differs(comms: list[Communicator]) -> list[TopoWarning]:
                     ranks.append(hop.rank)
                     evidence += ring.evidence + [hop.evidence]
         if chans:
-            out.append(_warn("T002 ring-differs-across-ranks",
+            out.append(_warn("G002 ring-differs-across-ranks",
                              f"{_label(comm)}: the ring order of {_channels(sorted(set(chans)))} printed by "
                              f"rank 0 differs from what ranks {_ranks(ranks) or '?'} report",
                              evidence, [comm], ranks))
@@ -99,7 +99,7 @@ def check_rank_missing(comms: list[Communicator]) -> list[TopoWarning]:
                 missing |= lacking
                 evidence += ring.evidence[:2]
         if chans:
-            out.append(_warn("T003 rank-missing-from-ring",
+            out.append(_warn("G003 rank-missing-from-ring",
                              f"{_label(comm)} has {comm.nranks} ranks but the ring of {_channels(chans)} "
                              f"lacks ranks {_ranks(missing)}", evidence + comm.init_ev[:1], [comm], missing))
     return out
@@ -129,7 +129,7 @@ def check_extra_inter_node_hops(comms: list[Communicator]) -> list[TopoWarning]:
                 evidence += [e for h in crossings if (edge := comm.edge(channel, *h)) for e in edge.evidence[:1]]
                 ranks += [r for h in crossings for r in h]
         if chans:
-            out.append(_warn("T004 extra-inter-node-hops",
+            out.append(_warn("G004 extra-inter-node-hops",
                              f"{_label(comm)}: the ring of {_channels(chans)} crosses between nodes {worst} "
                              f"times where {nnodes} node(s) need only {needed}", evidence, [comm], ranks))
     return out
@@ -143,7 +143,7 @@ def check_single_channel(comms: list[Communicator]) -> list[TopoWarning]:
         nchannels = comm.nchannels if comm.nchannels is not None else (len(comm.rings) or None)
         if multi_gpu and nchannels == 1:
             evidence = [comm.nchannels_ev] + [r.evidence[0] for r in comm.rings.values() if r.evidence]
-            out.append(_warn("T010 single-channel",
+            out.append(_warn("G010 single-channel",
                              f"{_label(comm)} runs a single channel with several GPUs per node: bandwidth is "
                              f"capped (NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS, or a degraded topology?)",
                              evidence, [comm]))

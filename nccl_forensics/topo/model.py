@@ -253,7 +253,7 @@ class Communicator:
 
 @dataclass
 class TopoWarning:
-    """One check hit. `id` is stable (T001…); `name` is its kebab name."""
+    """One check hit. `id` is stable (G001…); `name` is its kebab name."""
 
     id: str
     name: str

@@ -14,14 +14,14 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "topo"
 
 # sample folder → the check id its bad/ must raise
 SAMPLE_CASES = {
-    "ring-not-closed-or-differs": {"T001", "T002"},
-    "rank-missing-from-ring": {"T003"},
-    "excess-inter-node-hops": {"T004"},
-    "socket-despite-ib": {"T005"},
-    "bad-interface-multinode": {"T006"},
-    "version-or-plugin-differs": {"T007"},
-    "gdr-disabled": {"T009"},
-    "single-channel-multi-gpu": {"T010"},
+    "ring-not-closed-or-differs": {"G001", "G002"},
+    "rank-missing-from-ring": {"G003"},
+    "excess-inter-node-hops": {"G004"},
+    "socket-despite-ib": {"G005"},
+    "bad-interface-multinode": {"G006"},
+    "version-or-plugin-differs": {"G007"},
+    "gdr-disabled": {"G009"},
+    "single-channel-multi-gpu": {"G010"},
 }
 
 
@@ -44,8 +44,8 @@ def test_healthy_job_raises_nothing():
 def test_t001_t002_graph_neighbours_disagree_with_rank0():
     logs = job_logs(graph=True, graph_override={(1, 4): (6, 5), (1, 5): (4, 3)})
     warnings = check_topology(build_topology(all_events(logs)))
-    assert {"T001", "T002"} <= {w.id for w in warnings}
-    t002 = next(w for w in warnings if w.id == "T002")
+    assert {"G001", "G002"} <= {w.id for w in warnings}
+    t002 = next(w for w in warnings if w.id == "G002")
     assert t002.ranks == [4, 5]
     assert any("Ring 01 : 6 -> 4 -> 5" in e.text for e in t002.evidence)
 
@@ -53,41 +53,41 @@ def test_t001_t002_graph_neighbours_disagree_with_rank0():
 def test_t001_repeated_rank_in_order_line():
     logs = job_logs()
     reprint_ring(logs, 1, [0, 1, 2, 3, 4, 5, 3, 7])
-    assert "T001" in ids(logs)
+    assert "G001" in ids(logs)
 
 
 def test_t003_missing_rank_but_not_for_a_truncated_line():
     logs = job_logs()
     reprint_ring(logs, 1, [0, 1, 2, 3, 5, 6, 7])
-    [w] = [w for w in check_topology(build_topology(all_events(logs))) if w.id == "T003"]
+    [w] = [w for w in check_topology(build_topology(all_events(logs))) if w.id == "G003"]
     assert w.ranks == [4] and "channel 1" in w.message
     big = job_logs(hosts=("a", "b"), gpus=12, nchannels=1)
     reprint_ring(big, 0, list(range(20)))           # ≤2.22 cuts the printed list at 20 ranks
-    assert "T003" not in ids(big)
+    assert "G003" not in ids(big)
 
 
 def test_t004_ring_zigzags_between_nodes():
-    assert "T004" in ids(job_logs(order=[0, 4, 1, 5, 2, 6, 3, 7]))
-    assert "T004" not in ids(job_logs(order=[0, 1, 2, 3, 7, 6, 5, 4]))
+    assert "G004" in ids(job_logs(order=[0, 4, 1, 5, 2, 6, 3, 7]))
+    assert "G004" not in ids(job_logs(order=[0, 1, 2, 3, 7, 6, 5, 4]))
 
 
 def test_t005_socket_with_ib_listed():
     warnings = check_topology(build_topology(all_events(job_logs(network="Socket"))))
-    t005 = [w for w in warnings if w.id == "T005"]
+    t005 = [w for w in warnings if w.id == "G005"]
     assert len(t005) == 1 and t005[0].verdict_class == "nic_misselection"
     assert any("NET/IB : Using [0]mlx5_0:1/IB" in e.text for e in t005[0].evidence)
-    assert "T005" not in ids(job_logs(network="Socket", ib=False))
+    assert "G005" not in ids(job_logs(network="Socket", ib=False))
 
 
 def test_t006_virtual_interface_only_when_multi_node():
-    assert "T006" in ids(job_logs(bootstrap_if="docker0"))
-    assert "T006" in ids(job_logs(bootstrap_if="veth12ab"))
-    assert "T006" not in ids(job_logs(hosts=("solo",), gpus=4, bootstrap_if="lo"))
+    assert "G006" in ids(job_logs(bootstrap_if="docker0"))
+    assert "G006" in ids(job_logs(bootstrap_if="veth12ab"))
+    assert "G006" not in ids(job_logs(hosts=("solo",), gpus=4, bootstrap_if="lo"))
 
 
 def test_t007_version_mismatch_names_the_odd_rank():
     [w] = check_version_mismatch(build_topology(all_events(job_logs(versions={6: "2.18.3"}))))
-    assert w.id == "T007" and w.ranks == [6] and "2.18.3+cuda12.3 on ranks 6" in w.message
+    assert w.id == "G007" and w.ranks == [6] and "2.18.3+cuda12.3 on ranks 6" in w.message
     finding = w.as_finding()
     assert finding.cls == "version_mismatch" and finding.evidence[0].line == 1
 
@@ -98,31 +98,31 @@ def test_t008_network_mismatch():
         if ev.kind == "net_using":
             ev.data["network"] = "Socket"
     [w] = check_net_plugin_mismatch(build_topology(all_events(logs)))
-    assert w.id == "T008" and w.ranks == [5]
+    assert w.id == "G008" and w.ranks == [5]
 
 
 def test_t009_gdr_on_some_connections_only():
-    assert "T009" in ids(job_logs(no_gdr_ranks=(3,)))
-    assert "T009" not in ids(job_logs(gdr=False))   # never used and no sign it is available
+    assert "G009" in ids(job_logs(no_gdr_ranks=(3,)))
+    assert "G009" not in ids(job_logs(gdr=False))   # never used and no sign it is available
 
 
 def test_t009_gdr_forced_off_by_environment():
     logs = job_logs(gdr=False)
     log = logs["nccl.nodeA.1000.log"]
     log.env("NCCL_NET_GDR_LEVEL", "LOC")
-    assert "T009" in ids(logs)
+    assert "G009" in ids(logs)
 
 
 def test_t010_single_channel_multi_gpu():
-    assert "T010" in ids(job_logs(hosts=("a",), gpus=8, nchannels=1))
-    assert "T010" not in ids(job_logs(hosts=("a", "b"), gpus=1, nchannels=1))
+    assert "G010" in ids(job_logs(hosts=("a",), gpus=8, nchannels=1))
+    assert "G010" not in ids(job_logs(hosts=("a", "b"), gpus=1, nchannels=1))
 
 
 def test_checks_are_scoped_per_communicator():
     """Two unrelated jobs in one folder: their versions differ, but no communicator mixes them."""
     a = job_logs(hosts=("a",), gpus=2, comm_id="0xaaa")
     b = job_logs(hosts=("b",), gpus=2, comm_id="0xbbb", version="2.18.3")
-    assert "T007" not in ids({**a, **b})
+    assert "G007" not in ids({**a, **b})
 
 
 def test_evidence_lines_are_real_lines():

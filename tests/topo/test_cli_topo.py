@@ -38,7 +38,7 @@ def test_factory_lines_parse_to_the_same_topology(tmp_path):
 def test_rich_default(tmp_path):
     result = invoke(write_logs(tmp_path, job_logs(network="Socket")))
     assert result.exit_code == 0
-    assert "T005 socket-despite-ib" in result.output and "ch  0: 0 ─P2P→ 1" in result.output
+    assert "G005 socket-despite-ib" in result.output and "ch  0: 0 ─P2P→ 1" in result.output
 
 
 def test_json_on_a_sample():

@@ -33,7 +33,7 @@ def test_json_contract(topo):
     edge = next(e for e in comm["edges"] if (e["channel"], e["from"], e["to"]) == (0, 7, 0))
     assert (edge["transport"], edge["detail"], edge["inter_node"]) == ("NET/IB", "GDRDMA", True)
     [warning] = comm["warnings"]
-    assert warning["id"] == "T009" and warning["message"]
+    assert warning["id"] == "G009" and warning["message"]
     assert all(set(e) >= {"file", "line"} for e in warning["evidence"])
     assert doc["warnings"] == comm["warnings"]
 
@@ -49,7 +49,7 @@ def test_terminal_compact_all_and_channel(topo):
     assert "ch  1:" in render("rich", *topo, all_channels=True)
     only1 = render("rich", *topo, channel=1)
     assert "ch  1:" in only1 and "ch  0:" not in only1
-    assert "T009 gdr-disabled" in compact and "nodeA" in compact and "nodeB" in compact
+    assert "G009 gdr-disabled" in compact and "nodeA" in compact and "nodeB" in compact
 
 
 def test_terminal_highlight_marks_rank_and_hops(topo):
