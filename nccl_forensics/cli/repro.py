@@ -22,7 +22,8 @@ from .. import repro
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Bundle directory [default: ncclf-repro/<scenario>]; <out>.repro.json goes beside it.")
 @click.option("--fsdp", is_flag=True, help="Use the Llama/FSDP2 trainer instead of GPT/DDP.")
-@click.option("--debug-detail", is_flag=True, help="Set TORCH_DISTRIBUTED_DEBUG=DETAIL in the job.")
+@click.option("--debug-detail", is_flag=True,
+              help="Set TORCH_DISTRIBUTED_DEBUG=DETAIL in the job (use with --fsdp: DDP segfaults with it on gloo).")
 @click.option("--no-diagnose", is_flag=True, help="Only capture the bundle.")
 @click.option("--backend", type=click.Choice(["gloo", "nccl"]), default=None,
               help="[default: nccl with enough CUDA GPUs, else gloo]")

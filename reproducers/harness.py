@@ -1,0 +1,204 @@
+"""Run one torchrun job, watch it from outside, capture the evidence of a hang, and end it cleanly.
+
+`run_job(spec)` starts `torchrun … --log-dir <out>/torchrun_logs --tee 3` in its own session with the
+console captured to `<out>/console.log`. A hang is "no new progress line for `hang_after_s` seconds":
+then every live rank gets a `py-spy dump` and a flight-recorder dump request. The job is then ended
+(SIGTERM to torchrun's session, SIGKILL to anything of ours left), and the harness checks that no
+process it started is alive. Ctrl-C or SIGTERM at any moment runs the same clean-up.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import capture
+from .cgroup import MemoryCgroup
+from .procs import KILL, Proc, descendants, is_alive, signal_proc
+
+POLL_S = 0.2
+STARTUP_S = 90.0
+TERM_GRACE_S = 8.0
+HANG_AFTER_S = 5.0         # no new progress line for this long = a hang
+OOM_LIMIT_BYTES = 96 * 1024 * 1024
+_PROGRESS = re.compile(rb"^\[default(\d+)\]:step (\d+) \|", re.M)
+
+
+@dataclass
+class JobSpec:
+    script: Path
+    args: list[str]
+    nproc: int
+    out: Path
+    env: dict[str, str]
+    steps: int = 0                    # steps the trainer runs; once every rank printed them, no hang check
+    hang_after_s: float = HANG_AFTER_S
+    deadline_s: float = 180.0
+    monitor_interval_s: float = 2.0
+    oom_handshake: bool = False
+    control: Path | None = None
+
+
+@dataclass
+class JobOutcome:
+    how: str                          # "exited" | "hung" | "deadline"
+    torchrun_rc: int | None = None
+    last_step: int = 0
+    pyspy: list[Path] = field(default_factory=list)
+    fr: list[Path] = field(default_factory=list)
+    oom_lines: int = 0
+    oom_mode: str | None = None       # "cgroup" | "rlimit" (cgroup-oom only)
+    leftovers: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def torchrun_command(spec: JobSpec) -> list[str]:
+    exe = Path(sys.executable).with_name("torchrun")
+    launcher = [str(exe)] if exe.exists() else [sys.executable, "-m", "torch.distributed.run"]
+    return launcher + [
+        "--nproc_per_node", str(spec.nproc), "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
+        "--log-dir", str(spec.out / "torchrun_logs"), "--tee", "3",
+        "--monitor-interval", str(spec.monitor_interval_s), str(spec.script), *spec.args,
+    ]
+
+
+def run_job(spec: JobSpec) -> JobOutcome:
+    mark = capture.kernel_log_size()
+    seen: dict[int, Proc] = {}
+    outcome = JobOutcome(how="exited")
+    with _interrupt_on_sigterm(), MemoryCgroup(OOM_LIMIT_BYTES) as cgroup:
+        with open(spec.out / "console.log", "wb") as console:
+            proc = subprocess.Popen(torchrun_command(spec), stdout=console, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=spec.env, start_new_session=True)
+        try:
+            outcome.how, outcome.last_step = _watch(proc, spec, seen, cgroup, outcome)
+            if outcome.how != "exited":
+                workers = _workers(proc, seen)
+                outcome.pyspy = capture.pyspy_dumps(workers, spec.out)
+                capture.flight_recorder_dumps(workers, spec.out / "fr")
+        finally:
+            outcome.torchrun_rc = _stop(proc, seen)
+    outcome.leftovers = sorted(p.pid for p in seen.values() if is_alive(p))
+    outcome.fr = sorted((spec.out / "fr").glob("nccl_trace_rank_*"))
+    lines = capture.oom_kill_lines(mark, set(seen), cgroup.name if outcome.oom_mode == "cgroup" else None)
+    if lines:
+        (spec.out / "dmesg.txt").write_text("\n".join(lines) + "\n")
+    outcome.oom_lines = len(lines)
+    return outcome
+
+
+def _watch(proc, spec: JobSpec, seen, cgroup, outcome: JobOutcome) -> tuple[str, int]:
+    console, offset, steps = spec.out / "console.log", 0, {}
+    start = last_progress = time.monotonic()
+    while True:
+        _track(proc, seen)
+        offset, new = _read_progress(console, offset)
+        if new:
+            steps.update(new)
+            last_progress = time.monotonic()
+        last_step = max(steps.values(), default=0)
+        if spec.oom_handshake:
+            _oom_handshake(spec.control, cgroup, outcome)
+        if proc.poll() is not None:
+            return "exited", last_step
+        if _looks_hung(spec, steps, time.monotonic() - last_progress, _workers(proc, seen)):
+            return "hung", last_step
+        if time.monotonic() - start > spec.deadline_s:
+            return "deadline", last_step
+        time.sleep(POLL_S)
+
+
+def _looks_hung(spec: JobSpec, steps: dict[int, int], idle: float, live: list[Proc]) -> bool:
+    """No progress for a while. While a rank has already exited, torchrun is about to end the job
+    itself, so wait longer before calling it a hang (on a loaded machine its monitor can be slow)."""
+    if len(steps) == spec.nproc and min(steps.values()) >= spec.steps:
+        return False                          # every rank printed its last step: the job is finishing
+    limit = spec.hang_after_s if steps else STARTUP_S
+    if len(live) < spec.nproc:
+        limit *= 4
+    return idle > limit
+
+
+def _read_progress(console: Path, offset: int) -> tuple[int, dict[int, int]]:
+    """New whole lines of the console since `offset`: (new offset, {local rank: last step printed})."""
+    with open(console, "rb") as fh:
+        fh.seek(offset)
+        chunk = fh.read()
+    end = chunk.rfind(b"\n") + 1
+    return offset + end, {int(local): int(step) for local, step in _PROGRESS.findall(chunk[:end])}
+
+
+def _oom_handshake(control: Path, cgroup: MemoryCgroup, outcome: JobOutcome) -> None:
+    ready, go = control / "oom-ready", control / "oom-go"
+    if not ready.exists() or go.exists():
+        return
+    pid, mode = int(ready.read_text()), "rlimit"
+    if cgroup.usable:
+        try:
+            cgroup.add(pid)
+            mode = "cgroup"
+        except OSError as exc:
+            cgroup.reason = f"{cgroup.path / 'cgroup.procs'}: {exc.strerror or exc}"
+    if mode == "rlimit":
+        outcome.notes.append(f"cgroups not writable ({cgroup.reason}); fell back to an RLIMIT_AS allocation failure")
+    outcome.oom_mode = mode
+    go.write_text(mode)
+
+
+def _track(proc, seen: dict[int, Proc]) -> None:
+    for child in descendants(proc.pid):
+        seen.setdefault(child.pid, child)
+
+
+def _workers(proc, seen: dict[int, Proc]) -> list[Proc]:
+    _track(proc, seen)
+    return [p for p in seen.values() if p.ppid == proc.pid and is_alive(p)]
+
+
+def _stop(proc, seen: dict[int, Proc]) -> int | None:
+    """End the job: SIGTERM to torchrun's session (it stops its workers), then SIGKILL what is left."""
+    if proc.poll() is None:
+        _track(proc, seen)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=TERM_GRACE_S)
+    deadline = time.monotonic() + TERM_GRACE_S
+    while any(is_alive(p) for p in seen.values()) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+    for child in seen.values():
+        signal_proc(child, KILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    rc = proc.wait()
+    deadline = time.monotonic() + 5
+    while any(is_alive(p) for p in seen.values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return rc
+
+
+@contextlib.contextmanager
+def _interrupt_on_sigterm():
+    """While a job runs, SIGTERM to the harness behaves like Ctrl-C, so the clean-up always runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,23 @@
+"""Reproducer trainer: a tiny Llama sharded with FSDP2 (`fully_shard`). Run with torchrun (see README.md)."""
+from nccl_forensics.reproducers import frdump
+
+frdump.install()   # before torch starts any thread
+
+from torch.distributed.fsdp import fully_shard  # noqa: E402
+
+from nccl_forensics.reproducers.models import TinyLlama  # noqa: E402
+from nccl_forensics.reproducers.trainer import run  # noqa: E402
+
+
+def build_model(vocab: int, seq: int) -> TinyLlama:
+    return TinyLlama(vocab=vocab)
+
+
+def wrap(model, device):
+    for layer in model.layers:
+        fully_shard(layer)
+    return fully_shard(model)
+
+
+if __name__ == "__main__":
+    run(build_model, wrap)
