@@ -160,7 +160,7 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
                "-m", "nccl_forensics.probe_worker", "--out", str(out), "--backend", backend,
                "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),
                "--iters", str(iters), "--ops", ",".join(ops)]
-        _run_job(cmd, timeout_s, Path(tmp) / "console.log")
+        run_job(cmd, timeout_s, Path(tmp) / "console.log")
         if not out.exists():
             raise ReproError(f"the probe job wrote no results (see its output: {out.parent / 'console.log'})")
         data = json.loads(out.read_text())
@@ -175,7 +175,8 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
     return run
 
 
-def _run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:
+def run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:
+    """Run a local torchrun job in its own session; on timeout or Ctrl-C its whole process group is killed."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
@@ -186,7 +187,7 @@ def _run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:
             raise
     if rc != 0:
         tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-        raise ReproError(f"the probe job failed (exit {rc}): {tail[0][:200]}")
+        raise ReproError(f"the job failed (exit {rc}): {tail[0][:200]}")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

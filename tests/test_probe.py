@@ -64,3 +64,12 @@ def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
     assert {r.op for r in measured} == {"allreduce", "allgather", "reducescatter", "broadcast"}
     assert all(r.wrong == 0 and r.time_us > 0 for r in measured)
     assert [r.size for r in measured if r.op == "allreduce"][:3] == [8, 16, 32]
+
+
+def test_scaling_reads_global_tokens_per_second_after_warm_up():
+    from nccl_forensics.scaling import tokens_per_second
+    console = "\n".join(f"[default0]:step {i} | loss 2.0 | tokens/s {v} | allreduce 0.5 ms"
+                        for i, v in enumerate([100, 900, 950, 1000, 1010, 990]))
+    assert tokens_per_second(console) == 1000
+    with pytest.raises(Exception, match="no step lines"):
+        tokens_per_second("step 0 | loss 2.0 | tokens/s 5 | allreduce 1 ms")

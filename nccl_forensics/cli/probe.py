@@ -46,7 +46,8 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
             raise click.BadParameter(str(exc)) from None
     console = make_console()
     if scaling:
-        from ..scaling import measure_scaling, render_scaling
+        from ..render.probe_render import render_scaling
+        from ..scaling import measure_scaling
         render_scaling(measure_scaling(), console)
         return 0
     if nccl_tests:

@@ -6,6 +6,7 @@ from rich import box
 from rich.table import Table
 
 from ..probe import ProbeRun
+from ..scaling import ScalingRow
 
 
 def _f(value, fmt: str) -> str:
@@ -37,3 +38,12 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
     console.print(f"# wrong results: {wrong}" + ("" if wrong == 0 else "  [red]FAILED validation[/]"))
     if run.avg_busbw is not None:
         console.print(f"# Avg bus bandwidth (as printed): {run.avg_busbw:g} GB/s")
+
+
+def render_scaling(rows: list[ScalingRow], console: Console) -> None:
+    table = Table(title="DDP reproducer trainer (TinyGPT, gloo): weak scaling", title_justify="left")
+    for col in ("processes", "tokens/s", "per process", "scaling efficiency"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r.nproc), f"{r.tokens_per_s:,.0f}", f"{r.tokens_per_s / r.nproc:,.0f}", f"{r.efficiency:.0%}")
+    console.print(table)
