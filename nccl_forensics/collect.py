@@ -67,7 +67,12 @@ def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
     Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
     """
     sources = discover(paths)
-    by_path = {s.source.path: s for s in scan(evidence_sources(sources), jobs)}
+    summaries = scan(evidence_sources(sources), jobs)
+    if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
+        for s in summaries:
+            if not s.ranks and s.source.local_rank is not None:
+                s.ranks.add(s.source.local_rank)
+    by_path = {s.source.path: s for s in summaries}
     return [by_path.get(src.path) or FileSummary(src) for src in sources]
 
 
@@ -114,10 +119,10 @@ def _scan_worker(job: _ScanJob) -> FileSummary:
 def _flush(batch, summary: FileSummary, job: _ScanJob, write) -> None:
     if job.hints is not None:
         fill_ranks(batch, job.hints, summary.source.local_rank)
-    if job.local_is_global and summary.source.local_rank is not None:
+    if job.local_is_global:   # single node: torchrun's local ranks are the global ranks
         for ev in batch:
             if ev.rank is None:
-                ev.rank = summary.source.local_rank
+                ev.rank = summary.source.local_rank if ev.local_rank is None else ev.local_rank
     summary.hints.merge(hints_from_events(batch))
     for ev in batch:
         summary.events += 1
@@ -145,9 +150,8 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
-    single_node = len({h for s in summaries for h in s.hosts}) <= 1 and not merged.by_host_local
-    redo = [i for i, s in enumerate(summaries)
-            if s.missing_rank and (_resolvable(s, merged) or (single_node and s.source.local_rank is not None))]
+    single_node = len({h for s in summaries for h in s.hosts}) <= 1
+    redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
     again = map_sources(_scan_worker, [make(sources[i], merged, single_node) for i in redo], jobs)
     for i, s in zip(redo, again):
         if summaries[i].spool:

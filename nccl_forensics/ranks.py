@@ -16,7 +16,7 @@ from typing import Iterable
 from .model import Event, SourceResult
 
 # Event kinds whose `data["rank"]` (or Event.rank) is the global rank of the event's (host, pid).
-_RANK_FACTS = {"comm_init", "child_failed", "error_json", "fr_dump", "worker_failed"}
+_RANK_FACTS = {"comm_init", "child_failed", "error_json", "fr_dump", "worker_failed", "pyspy_process"}
 
 
 @dataclass
