@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 
 _STARTS = ("Fatal Python error:", "Timeout (", "Current thread 0x", "Thread 0x", "Stack (most recent call first):")
 _INSIDE = _STARTS + ("  ", "...", "Extension modules:", "Python runtime state:")
@@ -62,10 +61,7 @@ _TRANSFORMER = FaulthandlerTransformer()
 
 def classify(text: str) -> tuple[str, dict[str, Any]] | None:
     """The line's kind and fields per grammars/faulthandler.lark, or None when no rule matches."""
-    try:
-        return _TRANSFORMER.transform(lalr("faulthandler").parse(text))
-    except LarkError:
-        return None
+    return parse_with("faulthandler", _TRANSFORMER, text)
 
 
 class FaulthandlerParser(LineParser):

@@ -5,7 +5,7 @@ import functools
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark
+from lark import Lark, LarkError
 
 _REPO_GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -47,3 +47,11 @@ def lalr(name: str, start: str = "start") -> Lark:
         maybe_placeholders=False,
         cache=True,
     )
+
+
+def parse_with(name: str, transformer, text: str, start: str = "start", errors: tuple = ()):
+    """Parse one line with grammars/<name>.lark and transform it; None when no rule matches."""
+    try:
+        return transformer.transform(lalr(name, start).parse(text))
+    except (LarkError, *errors):
+        return None

@@ -15,11 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line, Source
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 
 _STAMP_START = re.compile(r"\[\s*\d+\.\d+\] |\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "
                           r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[,.]\d+(?:Z|[+-]\d\d:?\d\d) "
@@ -124,10 +123,7 @@ _TRANSFORMER = KernelTransformer()
 
 
 def parse_kernel_line(text: str) -> tuple[dict[str, Any], tuple[str, dict[str, Any]]] | None:
-    try:
-        return _TRANSFORMER.transform(lalr("kernel").parse(text))
-    except (LarkError, ValueError):
-        return None
+    return parse_with("kernel", _TRANSFORMER, text, errors=(ValueError,))
 
 
 def looks_like_kernel(text: str) -> bool:

@@ -12,11 +12,10 @@ import re
 from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Event, Line, Source, SourceKind
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 from .pyspy_json import frame_dict, read_pyspy_json  # noqa: F401  (re-exported reader)
 
 _THREAD_HEAD = re.compile(r'Thread (?:0x[0-9A-Fa-f]+|\d+)(?: \((?:idle|active|active\+gil|gil)\))?(?:: "|$)')
@@ -107,10 +106,7 @@ _TRANSFORMER = PyspyTransformer()
 
 def classify(text: str) -> tuple[str, dict[str, Any]] | None:
     """The line's kind and fields per grammars/pyspy.lark, or None when no rule matches."""
-    try:
-        return _TRANSFORMER.transform(lalr("pyspy").parse(text))
-    except LarkError:
-        return None
+    return parse_with("pyspy", _TRANSFORMER, text)
 
 
 class PyspyParser(LineParser):

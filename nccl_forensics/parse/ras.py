@@ -11,11 +11,10 @@ import re
 from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line, Source
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 
 _REPORT_STARTS = ("CUDA runtime version ", "Job summary")
 _RANK_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
@@ -71,10 +70,7 @@ _TRANSFORMER = RasTransformer()
 
 
 def parse_ras_line(text: str) -> tuple[str, dict[str, Any]] | None:
-    try:
-        return _TRANSFORMER.transform(lalr("ras", "ras_line").parse(text))
-    except LarkError:
-        return None
+    return parse_with("ras", _TRANSFORMER, text, "ras_line")
 
 
 class RasParser(LineParser):

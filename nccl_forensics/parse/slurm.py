@@ -10,14 +10,12 @@ import calendar
 import re
 import signal as signal_module
 import time
-from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line, Source, SourceKind
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 
 _SLURM_PROGS = ("slurmstepd", "srun:", "sbatch:", "salloc:")
 _K8S_STARTS = ("Reason:", "reason:", '"reason":', "Exit Code:", "exitCode:", '"exitCode":')
@@ -123,10 +121,7 @@ _TRANSFORMER = SlurmTransformer()
 
 
 def parse_scheduler_line(text: str, start: str):
-    try:
-        return _TRANSFORMER.transform(lalr("slurm", start).parse(text))
-    except LarkError:
-        return None
+    return parse_with("slurm", _TRANSFORMER, text, start)
 
 
 class SlurmParser(LineParser):

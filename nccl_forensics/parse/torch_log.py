@@ -10,11 +10,10 @@ import re
 from typing import Any, NamedTuple
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line, Source
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 
 # torch OpType names (Work.hpp) → the normalised op names of docs/events.md.
 OP_NAMES = {
@@ -254,10 +253,9 @@ _TRANSFORMER = TorchTransformer()
 def parse_torch_message(text: str) -> Msg | None:
     """A c10d line (wrappers stripped) → Msg, or None when the grammar does not know it."""
     for start in ("start", "c10d_line"):
-        try:
-            return _TRANSFORMER.transform(lalr("torch", start).parse(text))
-        except LarkError:
-            continue
+        msg = parse_with("torch", _TRANSFORMER, text, start)
+        if msg is not None:
+            return msg
     return None
 
 

@@ -14,12 +14,11 @@ import time
 from typing import Any, Iterator
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..errors import BadInput
 from ..model import Event, Line, Source
 from .base import LineParser
-from .grammars import lalr
+from .grammars import parse_with
 from .torch_log import parse_torch_message
 
 MAX_ERROR_JSON = 64 * 1024 * 1024
@@ -111,10 +110,7 @@ _TRANSFORMER = TorchrunTransformer()
 
 
 def parse_torchrun_line(text: str, start: str) -> tuple[str, dict[str, Any]] | None:
-    try:
-        return _TRANSFORMER.transform(lalr("torchrun", start).parse(text))
-    except LarkError:
-        return None
+    return parse_with("torchrun", _TRANSFORMER, text, start)
 
 
 def _is_agent_line(text: str) -> bool:

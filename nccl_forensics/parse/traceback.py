@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Transformer, v_args
-from lark.exceptions import LarkError
 
 from ..model import Line
 from .base import LineParser
 from .exceptions import recognise
-from .grammars import lalr
+from .grammars import parse_with
 
 _STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
 _QUICK_CAUSE = re.compile(r"out of memory|can't allocate memory|gloo|Timed out waiting|Connection |DistBackendError")
@@ -73,10 +72,7 @@ _TRANSFORMER = TracebackTransformer()
 
 def classify(text: str) -> tuple[str, dict[str, Any]] | None:
     """The line's kind and fields per grammars/traceback.lark, or None when no rule matches."""
-    try:
-        return _TRANSFORMER.transform(lalr("traceback").parse(text))
-    except LarkError:
-        return None
+    return parse_with("traceback", _TRANSFORMER, text)
 
 
 @dataclass
