@@ -4,12 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lark import Lark
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.parse import parse_source
 from nccl_forensics.parse.faulthandler import FaulthandlerParser, classify
-from nccl_forensics.parse.grammars import grammar_text
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence" / "faulthandler"
 
@@ -35,13 +33,8 @@ INVALID = ['Thread 0x7FDD07609B80 (active): "MainThread"', '  File "x.py", line 
            "Thread 0x00007f76da71d6c0:", "Fatal error: x"]
 
 
-def test_grammar_builds_lalr():
-    Lark(grammar_text("faulthandler"), parser="lalr")
 
 
-def test_grammar_has_no_terminal_collisions():
-    pytest.importorskip("interegular")
-    Lark(grammar_text("faulthandler"), parser="lalr", strict=True)
 
 
 @pytest.mark.parametrize("text, kind, fields", VALID)

@@ -8,12 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lark import Lark
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.parse import parse_source
 from nccl_forensics.parse.exceptions import recognise, size_bytes
-from nccl_forensics.parse.grammars import grammar_text
 from nccl_forensics.parse.traceback import TracebackParser, classify
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence" / "tracebacks"
@@ -49,13 +47,8 @@ INVALID = ["Loading checkpoint shards: 100%", "step 10 loss 2.31", "  time      
            "[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught"]
 
 
-def test_grammar_builds_lalr():
-    Lark(grammar_text("traceback"), parser="lalr")
 
 
-def test_grammar_has_no_terminal_collisions():
-    pytest.importorskip("interegular")
-    Lark(grammar_text("traceback"), parser="lalr", strict=True)
 
 
 @pytest.mark.parametrize("text, kind, fields", VALID)
