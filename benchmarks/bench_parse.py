@@ -1,6 +1,6 @@
 """Benchmark `ncclf parse` on a generated COLL-heavy 8-rank NCCL 2.21 log (issue 2 targets).
 
-    python benchmarks/bench_parse.py                 # ~200 MB in benchmarks/_data/ (gitignored)
+    python benchmarks/bench_parse.py                 # ~200 MB in benchmarks/_data/nccl-bench/ (gitignored)
     python benchmarks/bench_parse.py --size-mb 20    # smaller, quicker
 
 Prints MB/s and wall time for: the parse stage alone (events built in memory) on one core, the same with
@@ -15,12 +15,13 @@ import functools
 import multiprocessing as mp
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "_data"
+DATA = Path(__file__).resolve().parent / "_data" / "nccl-bench"   # only the generated files: the CLI reads it all
 NRANKS = 8
 OPS = [("AllReduce", 7, 0), ("AllReduce", 9, 0), ("AllGather", 9, 0), ("ReduceScatter", 9, 0), ("Broadcast", 7, 0)]
 
@@ -66,7 +67,7 @@ def coll_lines(host: str, pid: int, rank: int, nbytes: int, rng: random.Random) 
 
 
 def generate(size_mb: float) -> list[Path]:
-    DATA.mkdir(exist_ok=True)
+    DATA.mkdir(parents=True, exist_ok=True)
     files = [DATA / f"nccl.bench-node.{4100 + r}.log" for r in range(NRANKS)]
     per_file = int(size_mb * 1e6 / NRANKS)
     if all(f.exists() and abs(f.stat().st_size - per_file) < per_file * 0.05 + 4096 for f in files):
@@ -82,16 +83,15 @@ def generate(size_mb: float) -> list[Path]:
 def parse_file(path: str, blocks: bool = True) -> int:
     """One file through the parse stage, events kept in memory; returns the event count.
 
-    blocks=True: nccl_fast.dispatch_blocks (COLL lines taken from 1 MiB blocks); False: parse_source, the
-    line-by-line dispatcher `ncclf parse` uses today.
+    blocks=True: nccl_fast.dispatch_blocks (COLL lines taken from 1 MiB blocks; what `ncclf parse` uses);
+    False: parse.dispatch_lines, the reference line-by-line dispatcher.
     """
     from nccl_forensics.discover import sniff
-    from nccl_forensics.parse import _fill, line_parsers, parse_source
+    from nccl_forensics.parse import _fill, dispatch_lines, line_parsers
     from nccl_forensics.parse.nccl_fast import dispatch_blocks
     src = sniff(path)
-    if not blocks:
-        return len(parse_source(src).events)
-    return len(list(_fill(dispatch_blocks(src.path, line_parsers(src), {}), src)))
+    dispatch = dispatch_blocks if blocks else dispatch_lines
+    return len(list(_fill(dispatch(src.path, line_parsers(src), {}), src)))
 
 
 def parse_lines(path: str) -> int:
@@ -107,6 +107,29 @@ def jsonl_file(path: str) -> int:
     src = sniff(path)
     with open(os.devnull, "w") as sink:
         return write_jsonl(_fill(dispatch_blocks(src.path, line_parsers(src), {}), src), sink)
+
+
+REFERENCE_RE = (r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL INFO (\w+): opCount (\w+) sendbuff (\S+) recvbuff (\S+) "
+                r"count (\d+) datatype (\d+) op (\d+) root (\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)$")
+
+
+def reference_rate(path: str) -> float:
+    """MB per CPU-second of one compiled regex (groups taken) over the COLL lines of `path`: the yardstick the
+    issue quotes (about 120 MB/s on an idle core). A lower figure here means a slower or busier CPU."""
+    import re
+    pattern = re.compile(REFERENCE_RE, re.M)
+    text = Path(path).read_text()
+    start = time.process_time()
+    for m in pattern.finditer(text):
+        m.groups()
+    return len(text) / 1e6 / (time.process_time() - start)
+
+
+def warm_up(path: str) -> int:
+    """Imports and the cached grammar load, done once per process before any timing."""
+    from nccl_forensics.parse.grammars import lalr
+    lalr("nccl")
+    return 0
 
 
 def with_cpu(fn, path: str) -> tuple[int, float]:
@@ -129,21 +152,28 @@ def serial(fn, paths: list[str]) -> list[tuple[int, float]]:
 
 def pool(fn, paths: list[str], jobs: int) -> list[tuple[int, float]]:
     with mp.get_context("spawn").Pool(jobs) as workers:
-        workers.map(len, [[]] * jobs)          # let the workers start before timing the work
+        workers.map(warm_up, [""] * jobs)      # let the workers start (and import) before timing the work
         return workers.map(functools.partial(with_cpu, fn), paths, chunksize=1)
 
 
-def cli_jsonl(folder: Path, jobs: int) -> int:
+def cli_jsonl(folder: Path, jobs: int) -> tuple[float, float]:
+    """(wall, CPU seconds of the CLI process and its workers) of one `ncclf parse --format jsonl` run."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     with open(os.devnull, "w") as sink:
         subprocess.run([sys.executable, "-m", "nccl_forensics", "parse", str(folder), "--format", "jsonl",
                         "-j", str(jobs)], stdout=sink, check=True)
-    return 0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return time.perf_counter() - start, cpu
 
 
-def report(label: str, timing: tuple[float, float, int], mb: float, extra: str = "") -> None:
+def report(label: str, timing: tuple[float, float, int], mb: float, extra: str = "", ref: float = 0.0) -> None:
+    """One row; `ref` (the reference regex rate measured just before) scales MB per CPU-second to an idle core."""
     wall, cpu, n = timing
-    print(f"{label:34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s"
-          f"  {n} events {extra}")
+    events = f"  {n} events" if n else ""
+    idle = f" (~{mb / cpu * 120 / ref:5.1f} idle)" if ref else ""
+    print(f"{label:34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s{idle}"
+          f"{events} {extra}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -155,21 +185,32 @@ def main(argv: list[str] | None = None) -> None:
     paths = [str(f) for f in files]
     mb = sum(f.stat().st_size for f in files) / 1e6
     print(f"input: {len(files)} files, {mb:.1f} MB, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    warm_up("")
+    ref = lambda: max(reference_rate(paths[0]) for _ in range(3))   # noqa: E731
+    print("reference: one regex over the COLL lines runs at ~120 MB/s on an idle core (issue 2); each row's\n"
+          "'idle' figure rescales its MB per CPU-second by that regex's rate measured just before the row")
+    r = ref()
     one = timed(serial, parse_file, paths)
-    report("parse only, 1 core (blocks)", one, mb)
+    report("parse only, 1 core (blocks)", one, mb, ref=r)
+    r = ref()
     two = timed(pool, parse_file, paths, 2)
-    report("parse only, 2 processes (blocks)", two, mb, f"speed-up {one[0] / two[0]:.2f}x")
-    report("parse only, 1 core (line by line)", timed(serial, parse_lines, paths), mb)
+    report("parse only, 2 processes (blocks)", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
+    r = ref()
+    report("parse only, 1 core (line by line)", timed(serial, parse_lines, paths), mb, ref=r)
+    r = ref()
     one = timed(serial, jsonl_file, paths)
-    report("jsonl library path, 1 core", one, mb)
+    report("jsonl library path, 1 core", one, mb, ref=r)
+    r = ref()
     two = timed(pool, jsonl_file, paths, 2)
-    report("jsonl library path, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x")
+    report("jsonl library path, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
     if not args.skip_cli:
+        walls = {}
         for jobs in (1, 2):
-            start = time.perf_counter()
-            cli_jsonl(DATA, jobs)
-            wall = time.perf_counter() - start
-            print(f"{f'ncclf parse --format jsonl -j{jobs}':34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s")
+            r = ref()
+            walls[jobs], cpu = cli_jsonl(DATA, jobs)
+            extra = f"speed-up {walls[1] / walls[2]:.2f}x" if jobs == 2 else ""
+            report(f"ncclf parse --format jsonl -j{jobs}", (walls[jobs], cpu, 0), mb, extra, ref=r)
+    print(f"load average at the end {os.getloadavg()[0]:.1f} (wall figures are only meaningful on idle cores)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ Two ways to run them:
 """
 from __future__ import annotations
 
+import codecs
 import os
 import shutil
 import tempfile
@@ -124,19 +125,18 @@ def _flush(batch, summary: FileSummary, job: _ScanJob, write) -> None:
             if ev.rank is None:
                 ev.rank = summary.source.local_rank if ev.local_rank is None else ev.local_rank
     summary.hints.merge(hints_from_events(batch))
-    for ev in batch:
-        summary.events += 1
-        summary.kinds[ev.kind] += 1
-        if ev.kind == "unparsed":
-            summary.unparsed += 1
-        if ev.rank is None:
-            summary.missing_rank += 1
-        else:
-            summary.ranks.add(ev.rank)
-        if ev.pid is not None:
-            summary.pids.add(ev.pid)
-        if ev.host:
-            summary.hosts.add(ev.host)
+    kinds = Counter(ev.kind for ev in batch)
+    summary.kinds.update(kinds)
+    summary.events += len(batch)
+    summary.unparsed += kinds.get("unparsed", 0)
+    ranks = {ev.rank for ev in batch}
+    if None in ranks:
+        summary.missing_rank += sum(1 for ev in batch if ev.rank is None)
+        ranks.discard(None)
+    summary.ranks |= ranks
+    summary.pids |= {ev.pid for ev in batch}
+    summary.pids.discard(None)
+    summary.hosts |= {ev.host for ev in batch if ev.host}
     if write is not None:
         write(batch)
     batch.clear()
@@ -179,15 +179,32 @@ def _resolvable(summary: FileSummary, merged: RankHints) -> bool:
 
 
 def _concatenate(summaries: list[FileSummary], fmt: str, out: IO[str]) -> None:
+    """Append every spool to `out` in order (csv: one header); bytes are copied as they are when `out` is a
+    UTF-8 text stream with a binary buffer and plain newlines, which skips decoding and re-encoding."""
+    binary = _utf8_buffer(out)
+    if binary is not None:
+        out.flush()
     header_done = False
     for s in summaries:
-        with open(s.spool, encoding="utf-8", newline="") as fh:
+        with (open(s.spool, "rb") if binary is not None else open(s.spool, encoding="utf-8", newline="")) as fh:
             if fmt == "csv":
                 header = fh.readline()
                 if header and not header_done:
-                    out.write(header)
+                    (binary or out).write(header)
                     header_done = True
-            shutil.copyfileobj(fh, out, 1 << 20)
+            shutil.copyfileobj(fh, binary or out, 1 << 20)
+    if binary is not None:
+        binary.flush()
+
+
+def _utf8_buffer(out: IO[str]):
+    buffer, encoding = getattr(out, "buffer", None), getattr(out, "encoding", None)
+    if buffer is None or not encoding or os.linesep != "\n":
+        return None
+    try:
+        return buffer if codecs.lookup(encoding).name == "utf-8" else None
+    except LookupError:
+        return None
 
 
 def is_skipped(source: Source) -> bool:

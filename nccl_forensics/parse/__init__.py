@@ -96,6 +96,9 @@ def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
 
 
 def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:
+    if source.rank is None and source.host is None and source.pid is None:
+        yield from events            # nothing to fill: skip the per-event step
+        return
     for ev in events:
         if ev.rank is None and source.rank is not None:
             ev.rank = source.rank

@@ -15,7 +15,7 @@ from lark.exceptions import UnexpectedInput
 from ..model import Event, Line
 from .base import LineParser
 from .grammars import lalr
-from .nccl_fast import (Parsed, REDUCING, ROOTED, P2P_OPS, code_tables, coll_data, decode_dtype, decode_redop,
+from .nccl_fast import (Parsed, REDUCING, ROOTED, P2P_OPS, coll_data, decode_dtype, decode_redop,
                         fast_parse, parse_timestamp, split_version, transport_data, version_tuple, warn_category)
 from .nccl_ranks import RankBook
 
@@ -389,17 +389,13 @@ class NcclParser(LineParser):
             self.add(line, parsed)
         return True
 
-    def coll_context(self, host: str, pid: str, dev: str | None, comm_ptr: str) -> tuple:
-        """What the block scanner needs for a COLL line of this process/comm: (rank, commId, pid, device,
-        dtype names, redop names). Cached until the next line that is not a plain COLL line."""
-        pid_i, dev_i = int(pid), (int(dev) if dev is not None else None)
-        key = (host, pid_i, dev_i)
-        ptr_rank, comm = self.book.comm_of(host, pid_i, comm_ptr)
-        rank = self.book.rank_of(key)
-        version, rccl = self.versions.get((host, pid_i), self.file_version)
-        ctx = (rank if rank is not None else ptr_rank, comm, pid_i, dev_i, *code_tables(version, rccl))
-        self.coll_cache[(host, pid, dev, comm_ptr)] = ctx
-        return ctx
+    def coll_context(self, host: str, pid: int, dev: int | None, comm_ptr: str) -> tuple:
+        """What the block scanner needs for a COLL line of this process/comm: (rank, commId, NCCL version,
+        rccl). Valid until the next line that is not a plain COLL line."""
+        ptr_rank, comm = self.book.comm_of(host, pid, comm_ptr)
+        rank = self.book.rank_of((host, pid, dev))
+        version, rccl = self.versions.get((host, pid), self.file_version)
+        return rank if rank is not None else ptr_rank, comm, version, rccl
 
     def _unparsed(self, line: Line) -> None:
         ev = Event("unparsed", "nccl", self.file, line.no, line.rank, line.host, text=line.raw or line.text)

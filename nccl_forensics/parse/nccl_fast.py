@@ -200,56 +200,74 @@ def fast_parse(text: str) -> Parsed | None:
 
 
 # ---- whole-block scanning: COLL lines taken straight from 1 MiB blocks, everything else line by line ----
-# A plain, unwrapped INFO COLL line (the same shape as PREFIX_RE + COLL_RE, no CR, no ANSI, no wrapper).
+# A plain, unwrapped INFO COLL line: the same language as PREFIX_RE + COLL_RE (no CR, no ANSI, no wrapper),
+# written for speed: possessive repeats (each is followed by a character its class excludes, so nothing
+# changes), and the parts that repeat line after line captured as two spans that key a cache of prebuilt
+# data dicts. Groups: ts, head ("host:pid:tid [dev] NCCL INFO Op"), opCount, sendbuff, recvbuff, count,
+# codes ("datatype D op R root X comm C [nranks=N] stream S"), globalrank.
+_PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
 COLL_LINE_RE = re.compile(
-    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) +)?([^\s:\[\]]+):(\d+):(\d+) +(?:\[(-?\d+)\] +)?"
-    r"NCCL INFO +" + COLL_MSG + "$", re.M)
+    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
+    r"([^\s:\[\]]++:\d++:\d++ ++(?:\[-?\d++\] ++)?NCCL INFO ++[A-Za-z_]++): opCount ++([0-9a-fA-F]++)"
+    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d++)"
+    rf" ++(datatype ++\d++ ++op ++\d++ ++root ++\d++ ++comm ++{_PTR} ++\[nranks= *+\d++ *+\] ++stream ++{_PTR})"
+    r"(?: ++task ++\d++ ++globalrank ++(\d++))? *+$",
+    re.M)
+_HEAD_PARTS = re.compile(r"([^\s:\[\]]+):(\d+):(\d+) +(?:\[(-?\d+)\] +)?NCCL INFO +(\S+)")
+_CODE_PARTS = re.compile(r"datatype +(\d+) +op +(\d+) +root +(\d+) +comm +(\S+) +\[nranks= *(\d+) *\] +stream +(\S+)")
 
 
 def dispatch_blocks(path: str, parsers: list, stats: dict) -> Iterator[Any]:
     """Events of one text file, in file order: what parse/__init__._dispatch yields, with fewer per-line steps.
 
-    `parsers[0]` is the NcclParser; plain COLL lines are turned into events right here (`coll_context`
-    caches what the parser knows about their process and comm), every other line goes through `make_line`
-    and the parser chain exactly as the line-by-line dispatcher does. tests/parse/test_nccl_differential.py
-    checks both give the same events.
+    `parsers[0]` is the NcclParser; plain COLL lines are turned into events right here (`coll_cache` holds,
+    per prefix/op/codes/comm, a prebuilt data dict and what the parser knows about the process and comm),
+    every other line goes through `make_line` and the parser chain exactly as the line-by-line dispatcher
+    does. tests/parse/test_nccl_differential.py checks both give the same events.
     """
     from . import dispatch_lines, offer
-    from .lines import iter_blocks, make_line, split_block
+    from .lines import iter_blocks, make_line
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
         yield from dispatch_lines(path, parsers, stats)
         return
     nccl = parsers[0]
-    out = nccl.out
+    out, cache, file, held, place = nccl.out, nccl.coll_cache, nccl.file, nccl.held, nccl.place
+    append = out.append
     no, busy = 0, False
     for block in iter_blocks(path):
         pos = 0
         for m in COLL_LINE_RE.finditer(block):
-            start = m.start()
+            start, end = m.span()
             if start > pos or busy:
-                if out:
-                    yield from out
-                    out.clear()
-                for raw in split_block(block[pos:start]) if start > pos else ():
-                    no += 1
-                    yield from offer(make_line(no, raw), parsers)
-                nccl.coll_cache.clear()
+                no = yield from _offer_text(block[pos:start], no, parsers)
                 busy = any(p.busy for p in parsers)
             no += 1
-            pos = m.end() + 1
+            pos = end + 1
             if busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
                 yield from offer(make_line(no, m.group()), parsers)
                 busy = any(p.busy for p in parsers)
                 continue
-            _add_coll(nccl, no, m)
+            ts, head, opc, sb, rb, cnt, codes, gr = m.groups()
+            ctx = cache.get((head, codes)) or coll_template(nccl, head, codes)
+            template, rank, host, pid, tid, dev, comm, owner = ctx
+            data = template.copy()
+            data["opcount"] = int(opc, 16)
+            data["count"] = int(cnt)
+            data["sendbuff"] = sb
+            data["recvbuff"] = rb
+            if gr is not None:
+                data["global_rank"] = int(gr)
+            ev = Event("coll", "nccl", file, no, rank, host, pid, tid, dev, comm,
+                       ts and parse_timestamp(ts), m.group(), data)
+            if rank is None or held:
+                place(ev, owner)
+            else:
+                append(ev)
         if out:
             yield from out
             out.clear()
         if pos < len(block):
-            for raw in split_block(block[pos:]):
-                no += 1
-                yield from offer(make_line(no, raw), parsers)
-            nccl.coll_cache.clear()
+            no = yield from _offer_text(block[pos:], no, parsers)
             busy = any(p.busy for p in parsers)
         stats["lines"] = no
     for p in parsers:
@@ -258,45 +276,37 @@ def dispatch_blocks(path: str, parsers: list, stats: dict) -> Iterator[Any]:
         p.out.clear()
 
 
-def _add_coll(nccl, no: int, m, _small=None) -> None:
-    ts, host, pid, tid, dev, op_raw, opc, sb, rb, cnt, dt, rop, root, cp, nr, st, task, gr = m.groups()
-    ctx = nccl.coll_cache.get((host, pid, dev, cp))
-    if ctx is None:
-        ctx = nccl.coll_context(host, pid, dev, cp)
-    rank, comm, pid_i, dev_i, dtypes, redops = ctx
-    op = OP_INFO.get(op_raw) or op_info(op_raw)
-    small = SMALL_INTS
-    root_i = small[root] if root in small else int(root)
-    data = {"op": op[0], "op_raw": op_raw, "opcount": int(opc, 16), "count": int(cnt), "dtype": dtypes.get(dt),
-            "dtype_code": small[dt] if dt in small else int(dt),
-            "redop": (redops[rop] if rop in redops else redops["*"](int(rop))) if op[1] else None,
-            "redop_code": small[rop] if rop in small else int(rop), "root": root_i if op[2] else None,
-            "peer": root_i if op[3] else None, "comm_ptr": cp, "nranks": small[nr] if nr in small else int(nr),
-            "stream": st, "sendbuff": sb, "recvbuff": rb, "global_rank": int(gr) if gr is not None else None}
-    ev = Event("coll", "nccl", nccl.file, no, rank, host, pid_i, pid_i if tid == pid else int(tid), dev_i, comm,
-               parse_timestamp(ts) if ts else None, m.group(), data)
-    if rank is None or nccl.held:
-        nccl.place(ev, (host, pid_i, dev_i))
-    else:
-        nccl.out.append(ev)
+def _offer_text(text: str, no: int, parsers: list):
+    """The lines of `text` (after the COLL events already made) through the parser chain, as the
+    line-by-line dispatcher does; forgets the cached COLL contexts. Returns the last line number."""
+    from . import offer
+    from .lines import make_line, split_block
+    nccl = parsers[0]
+    if nccl.out:
+        yield from nccl.out
+        nccl.out.clear()
+    for raw in split_block(text) if text else ():
+        no += 1
+        yield from offer(make_line(no, raw), parsers)
+    nccl.coll_cache.clear()
+    return no
 
 
-SMALL_INTS = {str(i): i for i in range(4096)}
-OP_INFO: dict[str, tuple[str, bool, bool, bool]] = {}
-
-
-def op_info(op_raw: str) -> tuple[str, bool, bool, bool]:
-    """'ReduceScatter' → ('reducescatter', reducing, rooted, point-to-point), memoised."""
-    name = normalise_op(op_raw)
-    info = (name, name in REDUCING, name in ROOTED, name in P2P_OPS)
-    if len(OP_INFO) < 1000:
-        OP_INFO[op_raw] = info
-    return info
-
-
-def code_tables(version: tuple[int, ...] | None, rccl: bool) -> tuple[dict, dict]:
-    """The datatype and redop names for one NCCL version, keyed by the printed code."""
-    dtypes = {str(i): decode_dtype(i, version, rccl) for i in range(len(DTYPES))}
-    redops: dict[str, Any] = {str(i): decode_redop(i, version) for i in range(5)}
-    redops["*"] = lambda code: decode_redop(code, version)
-    return dtypes, redops
+def coll_template(nccl, head: str, codes: str) -> tuple:
+    """(data dict with the per-line fields still placeholders, rank, host, pid, tid, device, commId,
+    (host, pid, device)) for COLL lines with this head and codes; cached in `nccl.coll_cache` until the
+    next line that is not a plain COLL line (the parser's rank knowledge may change there)."""
+    host, pid, tid, dev, op_raw = _HEAD_PARTS.match(head).groups()
+    dtype, redop, root, comm_ptr, nranks, stream = _CODE_PARTS.match(codes).groups()
+    dtype, redop, root = int(dtype), int(redop), int(root)
+    pid_i, dev_i = int(pid), (int(dev) if dev is not None else None)
+    rank, comm, version, rccl = nccl.coll_context(host, pid_i, dev_i, comm_ptr)
+    op = normalise_op(op_raw)
+    data = {"op": op, "op_raw": op_raw, "opcount": 0, "count": 0, "dtype": decode_dtype(dtype, version, rccl),
+            "dtype_code": dtype, "redop": decode_redop(redop, version) if op in REDUCING else None,
+            "redop_code": redop, "root": root if op in ROOTED else None,
+            "peer": root if op in P2P_OPS else None, "comm_ptr": comm_ptr, "nranks": int(nranks),
+            "stream": stream, "sendbuff": "", "recvbuff": "", "global_rank": None}
+    ctx = (data, rank, host, pid_i, pid_i if tid == pid else int(tid), dev_i, comm, (host, pid_i, dev_i))
+    nccl.coll_cache[(head, codes)] = ctx
+    return ctx

@@ -44,27 +44,75 @@ def _num(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _coll_json(ev: Event, q: _Quoted) -> str | None:
+class _Numbers(dict):
+    """A memo of JSON ints and null (ranks, pids, devices, roots repeat); only ever indexed with an int or
+    None (checked first: True == 1 would share a key with 1)."""
+
+    def __missing__(self, key):
+        value = "null" if key is None else str(key)
+        if len(self) < 100_000:
+            self[key] = value
+        return value
+
+
+_INT_OR_NONE = frozenset({int, type(None)})
+_INF = float("inf")
+
+
+def _coll_json(ev: Event, q: _Quoted, n: _Numbers, parts: dict) -> str | None:
+    """The json.dumps(ev.to_dict()) line of a COLL event whose values have the types the parsers give them
+    (ints, finite float time, strings); None for anything else (the caller then uses json.dumps).
+    `parts` memoises the JSON of the fields that repeat line after line (process, op, codes, comm)."""
     d = ev.data
     if list(d) != COLL_KEYS:
         return None
-    return (f'{{"kind": "coll", "source": {q[ev.source]}, "file": {q[ev.file]}, "line": {ev.line}, '
-            f'"rank": {_num(ev.rank)}, "host": {q[ev.host]}, "pid": {_num(ev.pid)}, "tid": {_num(ev.tid)}, '
-            f'"device": {_num(ev.device)}, "comm": {q[ev.comm]}, "time": {_num(ev.time)}, '
-            f'"op": {q[d["op"]]}, "op_raw": {q[d["op_raw"]]}, "opcount": {_num(d["opcount"])}, '
-            f'"count": {_num(d["count"])}, "dtype": {q[d["dtype"]]}, "dtype_code": {_num(d["dtype_code"])}, '
-            f'"redop": {q[d["redop"]]}, "redop_code": {_num(d["redop_code"])}, "root": {_num(d["root"])}, '
-            f'"peer": {_num(d["peer"])}, "comm_ptr": {q[d["comm_ptr"]]}, "nranks": {_num(d["nranks"])}, '
-            f'"stream": {q[d["stream"]]}, "sendbuff": {q[d["sendbuff"]]}, "recvbuff": {q[d["recvbuff"]]}, '
-            f'"global_rank": {_num(d["global_rank"])}, "text": {_quote(ev.text)}}}\n')
+    op, op_raw, opc, cnt, dt, dtc, ro, roc, root, peer, cp, nr, st, sb, rb, gr = d.values()
+    line, rank, pid, tid, dev, tm = ev.line, ev.rank, ev.pid, ev.tid, ev.device, ev.time
+    nullable = _INT_OR_NONE
+    if not (type(opc) is int is type(cnt) is type(dtc) is type(roc) is type(nr) is type(line)
+            and type(rank) in nullable and type(pid) in nullable and type(tid) in nullable
+            and type(dev) in nullable and type(root) in nullable and type(peer) in nullable
+            and type(gr) in nullable and (tm is None or type(tm) is float and -_INF < tm < _INF)):
+        return None
+    key = (ev.source, ev.file, rank, ev.host, pid, tid, dev, ev.comm, op, op_raw, dt, dtc, ro, roc, root, peer,
+           cp, nr, st, gr)
+    part = parts.get(key)
+    if part is None:
+        part = parts[key] = _coll_parts(key, q, n)
+        if len(parts) > 10_000:
+            parts.clear()
+    return (f'{part[0]}{line}{part[1]}{"null" if tm is None else repr(tm)}{part[2]}{opc}, "count": {cnt}'
+            f'{part[3]}{_quote(sb)}, "recvbuff": {_quote(rb)}{part[4]}{_quote(ev.text)}}}\n')
 
 
-def jsonl_lines(events: Iterable[Event], quoted: _Quoted | None = None) -> Iterable[str]:
-    q = quoted if quoted is not None else _Quoted()
-    dumps = json.dumps
-    for ev in events:
-        line = _coll_json(ev, q) if ev.kind == "coll" else None
-        yield line if line is not None else dumps(ev.to_dict(), default=str) + "\n"
+def _coll_parts(key: tuple, q: _Quoted, n: _Numbers) -> tuple[str, ...]:
+    """The constant stretches of a COLL line between its per-line values (line, time, opcount, count,
+    sendbuff, recvbuff, text)."""
+    src, file, rank, host, pid, tid, dev, comm, op, op_raw, dt, dtc, ro, roc, root, peer, cp, nr, st, gr = key
+    return (f'{{"kind": "coll", "source": {q[src]}, "file": {q[file]}, "line": ',
+            f', "rank": {n[rank]}, "host": {q[host]}, "pid": {n[pid]}, "tid": {n[tid]}, "device": {n[dev]}, '
+            f'"comm": {q[comm]}, "time": ',
+            f', "op": {q[op]}, "op_raw": {q[op_raw]}, "opcount": ',
+            f', "dtype": {q[dt]}, "dtype_code": {dtc}, "redop": {q[ro]}, "redop_code": {roc}, "root": {n[root]}, '
+            f'"peer": {n[peer]}, "comm_ptr": {q[cp]}, "nranks": {nr}, "stream": {q[st]}, "sendbuff": ',
+            f', "global_rank": {n[gr]}, "text": ')
+
+
+class JsonlEncoder:
+    """Events → jsonl lines, keeping its memos (quoted strings, numbers, COLL line parts) across batches."""
+
+    def __init__(self) -> None:
+        self.quoted, self.numbers, self.parts = _Quoted(), _Numbers(), {}
+
+    def lines(self, events: Iterable[Event]) -> Iterable[str]:
+        q, n, parts, dumps = self.quoted, self.numbers, self.parts, json.dumps
+        for ev in events:
+            line = _coll_json(ev, q, n, parts) if ev.kind == "coll" else None
+            yield line if line is not None else dumps(ev.to_dict(), default=str) + "\n"
+
+
+def jsonl_lines(events: Iterable[Event]) -> Iterable[str]:
+    return JsonlEncoder().lines(events)
 
 
 def write_jsonl(events: Iterable[Event], fh: IO[str]) -> int:
@@ -101,8 +149,8 @@ def write_csv(events: Iterable[Event], fh: IO[str], header: bool = True) -> int:
 def writer_for(fmt: str, fh: IO[str]) -> Callable[[list[Event]], None]:
     """A batch writer for `collect.spool_events`: jsonl, or csv with the header first."""
     if fmt == "jsonl":
-        quoted = _Quoted()
-        return lambda batch: fh.write("".join(jsonl_lines(batch, quoted)))
+        encoder = JsonlEncoder()
+        return lambda batch: fh.write("".join(encoder.lines(batch)))
     if fmt == "csv":
         out = csv.writer(fh)
         out.writerow(CSV_COLUMNS)

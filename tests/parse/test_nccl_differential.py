@@ -139,6 +139,36 @@ def test_hand_built_jsonl_equals_json_dumps():
         assert n > 0
 
 
+
+def _coll_event(tmp_path, **changes):
+    """An RCCL-shaped COLL event (timestamped, with task/globalrank), then fields swapped for odd values."""
+    path = tmp_path / "nccl.node-1.4100.log"
+    path.write_text("[2025-03-01 12:00:00] node-1:4100:4107 [3] NCCL INFO AllReduce: opCount 1f sendbuff 0x7f00 "
+                    "recvbuff 0x7f10 count 1024 datatype 7 op 0 root 0 comm 0x55d4a0 [nranks=8] stream 0x55d4b0 "
+                    "task 2 globalrank 11\n")
+    src = discover([str(path)])[0]
+    ev = next(e for e in _fill(dispatch_blocks(src.path, line_parsers(src), {}), src) if e.kind == "coll")
+    assert ev.data["global_rank"] == 11 and ev.time is not None
+    for name, value in changes.items():
+        if name in ev.data:
+            ev.data[name] = value
+        else:
+            setattr(ev, name, value)
+    return ev
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"rank": None, "device": None, "time": None}, {"rank": True}, {"count": 2.0}, {"nranks": False},
+    {"time": float("nan")}, {"time": float("inf")}, {"root": None, "peer": 5}, {"global_rank": None},
+    {"sendbuff": 'quote " and \\ back', "text": "caf\u00e9 \x01"}, {"dtype": None, "redop": None},
+    {"host": None, "comm": None},
+])
+def test_hand_built_coll_json_equals_json_dumps_for_odd_values(tmp_path, changes):
+    ev = _coll_event(tmp_path, **changes)
+    twice = list(jsonl_lines([ev, ev]))   # the second line comes from the memoised parts
+    assert twice == [json.dumps(ev.to_dict()) + "\n"] * 2
+
+
 NCCL_SAMPLE_DIRS = ["nccl/nvlink-8rank-2.18", "nccl/ib-16rank-2node-2.21", "nccl/interleaved-4rank",
                     "nccl/timestamps-2.26", "nccl/rccl", "nccl/socket-fallback", "nccl/v2.3-old",
                     "nccl/v2.30.7-function-names", "nccl/ansi-colour", "nccl/crlf", "nccl/gzipped",
