@@ -141,7 +141,10 @@ def _note_error(st: RankState, ev: Event) -> None:
         _set_end(st, "oom", True, f"{d.get('oom_kind')} out of memory", ev)
         return
     if ev.kind == "faulthandler":
-        reason = d.get("reason") or "fatal signal"
+        reason = d.get("reason")
+        if reason is None:           # a thread block without its "Fatal Python error" header: no end by itself
+            st.evidence.append(cite(ev))
+            return
         if "Aborted" in reason:      # abort() after a C++ exception: gloo/NCCL collective errors end this way
             _set_end(st, "aborted", False, f"aborted ({reason})", ev)
         elif "Timeout" not in reason:

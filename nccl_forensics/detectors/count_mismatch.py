@@ -3,7 +3,9 @@
 What it detects:
     At the same (group, seq) most ranks pass N elements and a minority passes another count. Sources:
     flight-recorder input sizes, NCCL COLL ``count``, watchdog ``NumelIn``, DETAIL fingerprint
-    ``TensorShape``. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone.
+    ``TensorShape``. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone. With
+    two ranks on gloo, where the receiver aborted without a dump, the sender's own history decides whether
+    it changed the count (its last entry is new and the gloo byte ratio fits it; _gloo.sender_change).
     When only one rank recorded that collective (the others died before dumping), its entry is compared
     with the same point of its own earlier steps instead (divergence.self_outliers).
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 from ..model import Confidence, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
-from .base import Context
+from .base import Context, row_evidence
 
 
 class ShapeMismatch(FieldMismatch):
@@ -60,7 +62,13 @@ class ShapeMismatch(FieldMismatch):
     def _from_gloo(self, ctx: Context):
         """gloo only: the rank with the smaller buffer aborted; see _gloo.py for who is odd."""
         abort = gloo.analyse(ctx)
-        if abort is None or abort.kind in ("extra", "skipped"):
+        if abort is None or abort.kind in ("extra", "skipped", "dtype"):
+            return
+        if abort.why:                     # the sender's own history shows it changed the size
+            yield self.finding(abort.culprits, abort.why, Confidence.MEDIUM,
+                               abort.events[:2] + row_evidence(abort.rows),
+                               f"rank {abort.culprits[0]} changed the element count of that collective: make the "
+                               "tensor shapes agree there (pad, drop_last=True, or all-gather sizes and pad).")
             return
         d = abort.events[0].data
         who = ", ".join(map(str, abort.receivers)) or "?"

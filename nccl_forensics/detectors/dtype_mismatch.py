@@ -5,7 +5,9 @@ What it detects:
     Sources: flight-recorder ``input_dtypes``, NCCL COLL ``datatype``, DETAIL fingerprint
     ``TensorDtypes``.
     When only one rank recorded that collective (the others died before dumping), its entry is compared
-    with the same point of its own earlier steps instead (divergence.self_outliers).
+    with the same point of its own earlier steps instead (divergence.self_outliers); with too little
+    history for that, a gloo size abort on the other rank whose byte ratio fits the dtype change
+    (_gloo.sender_change).
 
 Why it hangs or dies:
     NCCL does not compare dtypes: byte counts differ, so the collective hangs or corrupts data. Gloo
@@ -30,14 +32,30 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Evidence
+from ..model import Confidence, Evidence
+from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
-from .base import Context
+from .base import Context, row_evidence
 
 
 class DtypeMismatch(FieldMismatch):
     code, name, cls = "C102", "dtype-mismatch", "dtype_mismatch"
     fields = ("dtype",)
+
+    def check(self, ctx: Context):
+        found = list(super().check(ctx))
+        if not found and ctx.outliers.empty and ctx.has("errors"):
+            found = list(self._from_gloo(ctx))
+        return found
+
+    def _from_gloo(self, ctx: Context):
+        """gloo, two ranks: the aborting receiver left no dump; the sender's own history shows a dtype change."""
+        abort = gloo.analyse(ctx)
+        if abort is None or abort.kind != "dtype" or not abort.why:
+            return
+        yield self.finding(abort.culprits, abort.why, Confidence.MEDIUM, abort.events[:2] + row_evidence(abort.rows),
+                           f"rank {abort.culprits[0]}: cast the tensor of that collective to the dtype it used in "
+                           "its earlier steps (and the other ranks use), e.g. t.to(torch.float32).")
 
     def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
         return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]

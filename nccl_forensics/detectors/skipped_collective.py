@@ -7,7 +7,9 @@ What it detects:
     after exiting cleanly: they are not stuck and not dead, they are out of step. (c) A lone dump whose last
     entry is what, in every earlier step, came one collective later (divergence.self_outliers). (d) On gloo,
     a rank that aborted on a size check and left no dump, while the others' dumps follow their steps, and
-    whose buffer size matches the others' previous (extra) or next (skipped) collective (_gloo.py).
+    whose buffer size matches the others' previous (extra) or next (skipped) collective (_gloo.py); or,
+    with two ranks, the dumping sender's last entry is a collective it issues at another point of its
+    steps and the gloo byte ratio fits that (_gloo.sender_change).
 
 Why it hangs or dies:
     Collectives match by order. Once one rank skips or adds one, every later collective pairs with the
@@ -63,6 +65,10 @@ class CollectiveSkipped(BaseDetector):
             return
         abort = gloo.analyse(ctx)
         if abort is None or abort.kind not in ("extra", "skipped"):
+            return
+        if abort.why:                     # the sender's own history shows it skipped or repeated one
+            yield self.finding(abort.culprits, abort.why, Confidence.MEDIUM,
+                               abort.events[:2] + row_evidence(abort.rows), _fix(None))
             return
         d = abort.events[0].data
         what = ("issued an extra collective (its buffer matches the others' previous collective)"
