@@ -19,6 +19,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+import numpy as np
 import pandas as pd
 
 from . import parse as parse_pkg
@@ -29,7 +30,8 @@ from .divergence import find_outliers, first_divergence
 from .errors import NcclfError, NoEvidence
 from .model import Event, Finding, Source, SourceKind, SourceResult
 from .rank_state import RankState, rank_states
-from .timeline import COLUMNS, RowBuffer, Timelines, add_event, build_timelines, comm_ids_of
+from .timeline import (RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed,
+                       pack_columns)
 from .verdict import Verdict, decide
 
 SCHEMA_VERSION = 1
@@ -59,7 +61,7 @@ class Digest:
     """What one file gave, small and picklable: its non-bulk events and its timeline rows as columns."""
 
     result: SourceResult
-    rows: RowBuffer
+    rows: dict = field(default_factory=dict)              # timeline.pack_columns of the file's rows
     row_pids: list = field(default_factory=list)
     row_hosts: list = field(default_factory=list)
     declared: dict = field(default_factory=dict)           # group -> ranks from pg_config
@@ -84,7 +86,7 @@ def digest_source(source: Source) -> Digest:
     except NcclfError as exc:
         error = str(exc)
     result = SourceResult(source, events, lines=max((e.line for e in events), default=0), error=error)
-    return Digest(result, rows, pids, hosts, _declared(events))
+    return Digest(result, pack_columns(rows.columns()) if len(rows) else {}, pids, hosts, _declared(events))
 
 
 def _fr_table_reader():
@@ -92,29 +94,38 @@ def _fr_table_reader():
     return getattr(mod, "read_flight_recorder_table", None)
 
 
+_FR_FIELDS = ("pg_name", "seq", "op", "in_numel", "in_dtypes", "state", "time_created_ns")
+
+
 def _digest_fr_table(source: Source, reader) -> Digest:
     """The columnar fast path: no Event per entry, no per-row text (evidence rows get theirs later)."""
     try:
         with _no_gc():                                    # millions of small objects: GC passes only cost here
-            meta, cols = reader(source)
+            meta, cols = reader(source, fields=_FR_FIELDS)
+            rows = _fr_rows(source, meta, cols)
     except NcclfError as exc:
-        return Digest(SourceResult(source, [], error=str(exc)), RowBuffer())
-    rank, n = meta.get("rank"), len(cols.get("line", []))
-    rows = RowBuffer()
-    c: dict[str, list] = {}
-    c["rank"], c["group"], c["seq"], c["op"] = [rank] * n, cols["pg_name"], cols["seq"], cols["op"]
-    c["numel"], c["dtype"] = cols["in_numel"], [",".join(d) if d else None for d in cols["in_dtypes"]]
-    c["state"], c["source"] = cols["state"], ["flight_recorder"] * n
-    c["file"], c["line"] = [source.path] * n, cols["line"]
-    c["time"] = [t / 1e9 if t else None for t in cols["time_created_ns"]]
-    for name in ("shape", "text", "frame", "redop"):
-        c[name] = [None] * n
-    rows.set_columns(c)
-    dump = Event("fr_dump", "flight_recorder", source.path, 1, rank, text=f"flight-recorder dump ({meta.get('entries')}"
-                 f" entries, backend {meta.get('backend')}, version {meta.get('version')})",
+        return Digest(SourceResult(source, [], error=str(exc)))
+    dump = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"), text=f"flight-recorder dump "
+                 f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
                  data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
                                                 "comm_lib_version")})
     return Digest(SourceResult(source, [dump]), rows, declared=_declared([dump]))
+
+
+def _fr_rows(source: Source, meta: dict, cols: dict) -> dict:
+    """The dump's timeline rows, packed (timeline.pack_columns) straight from its columns."""
+    n = len(cols["line"])
+    if not n:
+        return {}
+    nothing = ("cat", [None], np.zeros(n, np.int32))
+    joined = {d: ",".join(d) if d else None for d in set(cols["in_dtypes"])}
+    rows = pack_columns({"group": cols["pg_name"], "seq": cols["seq"], "op": cols["op"], "numel": cols["in_numel"],
+                         "dtype": list(map(joined.__getitem__, cols["in_dtypes"])), "state": cols["state"],
+                         "line": cols["line"], "time": [t / 1e9 if t else None for t in cols["time_created_ns"]]})
+    rows.update(rank=[meta.get("rank")] * n, source=("cat", ["flight_recorder"], nothing[2]),
+                file=("cat", [source.path], nothing[2]), redop=nothing,
+                **{name: ("obj", [None] * n) for name in ("shape", "text", "frame")})
+    return rows
 
 
 @contextlib.contextmanager
@@ -205,19 +216,17 @@ def _collect(digests: list[Digest]):
     ranks_mod = _optional("ranks")
     hints = ranks_mod.assign_ranks(results) if ranks_mod and hasattr(ranks_mod, "assign_ranks") else None
     _fill_local_ranks(results, hints)
-    merged: dict[str, list] = {name: [] for name in COLUMNS}
-    declared: dict = {}
+    packs, declared = [], {}
     for d in digests:
-        if len(d.rows):
-            cols = d.rows.columns()
-            _fill_row_ranks(cols["rank"], d, hints)
-            for name, values in cols.items():
-                merged[name].extend(values)
+        if d.rows:
+            _fill_row_ranks(d.rows["rank"], d, hints)
+            d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
+            packs.append(d.rows)
         for group, ranks in d.declared.items():
             declared.setdefault(group, set()).update(ranks)
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
-    return events, [pd.DataFrame(merged, columns=COLUMNS)], declared
+    return events, [frame_from_packed(packs)], declared
 
 
 def _fill_local_ranks(results: list[SourceResult], hints) -> None:
@@ -240,7 +249,13 @@ def _fill_local_ranks(results: list[SourceResult], hints) -> None:
                 ev.rank = rank
 
 
+def _rank_array(ranks: list) -> np.ndarray:
+    return np.array(ranks, dtype=np.int64 if None not in ranks else np.float64)
+
+
 def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
+    if None not in ranks:
+        return
     src = d.result.source
     for i, rank in enumerate(ranks):
         if rank is None:

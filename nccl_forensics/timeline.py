@@ -77,6 +77,77 @@ class RowBuffer:
         return RowBuffer.frame_of([self])
 
 
+NUMERIC = ("rank", "seq", "numel", "line", "time")
+_INT, _FLOAT = {int}, {int, float, type(None)}
+
+
+def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
+    """Timeline columns → a compact form for the trip back from a worker (cheap to pickle and to merge):
+    ("cat", categories, int32 codes) for CATEGORIES, ("num", ndarray) for numbers, ("obj", list) otherwise.
+    `rank` stays a list: the parent may still fill it."""
+    out: dict[str, tuple] = {}
+    for name, vals in cols.items():
+        if name == "rank":
+            out[name] = list(vals)
+            continue
+        if name in CATEGORIES:
+            try:
+                cats = list(dict.fromkeys(vals))
+            except TypeError:      # an unhashable value: keep the list
+                out[name] = ("obj", vals)
+                continue
+            index = {v: i for i, v in enumerate(cats)}
+            out[name] = ("cat", cats, np.array(list(map(index.__getitem__, vals)), dtype=np.int32))
+            continue
+        elif name in NUMERIC:
+            kinds = set(map(type, vals))
+            if kinds <= _INT and name != "time":
+                try:
+                    out[name] = ("num", np.array(vals, dtype=np.int64))
+                    continue
+                except OverflowError:
+                    pass
+            elif kinds <= _FLOAT:
+                out[name] = ("num", np.array(vals, dtype=np.float64))
+                continue
+        out[name] = ("obj", vals)
+    return out
+
+
+def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
+    """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results."""
+    data = {}
+    for name in COLUMNS:
+        parts = [p[name] for p in packs if name in p]
+        if parts and name in CATEGORIES and all(part[0] == "cat" for part in parts):
+            data[name] = _merge_categories(parts)
+        elif parts and all(part[0] == "num" for part in parts):
+            data[name] = np.concatenate([part[1] for part in parts])
+        else:
+            data[name] = [v for part in parts for v in _values_of(part)]
+    return pd.DataFrame(data, columns=COLUMNS)
+
+
+def _values_of(part: tuple) -> list:
+    if part[0] == "cat":
+        return [part[1][c] for c in part[2]]
+    return part[1].tolist() if part[0] == "num" else list(part[1])
+
+
+def _merge_categories(parts: list[tuple]) -> pd.Categorical:
+    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy."""
+    values = {v for part in parts for v in part[1] if v is not None and v == v}
+    try:
+        cats = sorted(values)
+    except TypeError:
+        cats = list(dict.fromkeys(v for part in parts for v in part[1] if v is not None and v == v))
+    index = {v: i for i, v in enumerate(cats)}
+    codes = [np.array([index.get(v, -1) if v is not None and v == v else -1 for v in part[1]] + [-1],
+                      dtype=np.int32)[part[2]] for part in parts]
+    return pd.Categorical.from_codes(np.concatenate(codes) if codes else np.array([], np.int32),
+                                     categories=pd.Index(cats, dtype=object))
+
+
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     """Append the timeline row(s) an event carries; False if it carries none."""
     d = ev.data
@@ -159,7 +230,10 @@ def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]
     colls = colls.dropna(subset=["rank", "seq"])
     colls = colls.astype({"rank": "int64", "seq": "int64"})
     for name in CATEGORIES:
-        colls[name] = colls[name].astype(object).astype("category")
+        if isinstance(colls[name].dtype, pd.CategoricalDtype):     # already coded (frame_from_packed)
+            colls[name] = colls[name].cat.remove_unused_categories()
+        else:
+            colls[name] = colls[name].astype(object).astype("category")
     colls = _best_source(colls)
     members = _members(colls, declared or {})
     positions, last_common = last_common_collective(colls, members)
@@ -173,9 +247,11 @@ def _best_source(colls: pd.DataFrame) -> pd.DataFrame:
     priority = colls["source"].map(SOURCE_PRIORITY).astype("float64").fillna(9).to_numpy()
     order = np.lexsort((colls["line"].to_numpy(), colls["file"].cat.codes.to_numpy(), priority,
                         colls["seq"].to_numpy(), colls["rank"].to_numpy(), colls["group"].cat.codes.to_numpy()))
-    colls = colls.iloc[order]
-    dup = colls.duplicated(["group", "rank", "seq"], keep="first")
-    return colls[~dup.to_numpy()].reset_index(drop=True)
+    keys = [colls[name].cat.codes.to_numpy()[order] if name == "group" else colls[name].to_numpy()[order]
+            for name in ("group", "rank", "seq")]
+    dup = np.zeros(len(order), dtype=bool)          # sorted by key: a duplicate follows its first row
+    dup[1:] = np.logical_and.reduce([k[1:] == k[:-1] for k in keys])
+    return colls.iloc[order[~dup]].reset_index(drop=True)
 
 
 def _members(colls: pd.DataFrame, declared: dict[str, set[int]]) -> dict[str, list[int]]:

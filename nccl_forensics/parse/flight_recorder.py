@@ -197,25 +197,43 @@ def _pg_columns(entries: list[dict]) -> tuple[list, list]:
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _entry_columns(entries: list[dict], lines: list[int], with_frames: bool) -> dict[str, list]:
+# Columns `_meta` reads, always built; with `fields` given, only those plus these are built.
+_META_FIELDS = ("pg_name", "pg_desc", "pg_id", "record_id", "op_raw", "backend")
+
+
+def _entry_columns(entries: list[dict], lines: list[int], with_frames: bool, fields=None) -> dict[str, list]:
+    want = (lambda name: True) if fields is None else set(fields).union(_META_FIELDS).__contains__
     cols: dict[str, list] = {"line": lines}
     cols["pg_name"], cols["pg_desc"] = _pg_columns(entries)
     for name, spec in _COLUMNS.items():
-        cols[name] = _column(entries, *spec)
+        if want(name) or name == "op_raw":
+            cols[name] = _column(entries, *spec)
     names = {n: split_profiling_name(n) if n is not None else (None, None, None) for n in set(cols["op_raw"])}
     split = list(map(names.__getitem__, cols["op_raw"]))
     cols["backend"], cols["op"], cols["peer"] = (list(map(itemgetter(i), split)) for i in range(3))
     for side, key in (("in", "input"), ("out", "output")):
-        cols[f"{side}_sizes"] = sizes = _shape_column(_values(entries, f"{key}_sizes", None))
-        cols[f"{side}_numel"] = [sum(map(prod, s)) if s is not None else None for s in sizes]
-        cols[f"{side}_dtypes"] = _dtype_column(_values(entries, f"{key}_dtypes", None))
+        if want(f"{side}_sizes") or want(f"{side}_numel"):
+            cols[f"{side}_sizes"] = sizes = _shape_column(_values(entries, f"{key}_sizes", None))
+            cols[f"{side}_numel"] = _numel_column(sizes)
+        if want(f"{side}_dtypes"):
+            cols[f"{side}_dtypes"] = _dtype_column(_values(entries, f"{key}_dtypes", None))
     if with_frames:
         cols["frames"] = [frames_of(e.get("frames")) for e in entries]
     return cols
 
 
-def read_flight_recorder_table(source: Source | str, frames: bool = False) -> tuple[dict, dict[str, list]]:
-    """One dump → (meta, columns); see the module docstring. Raises UnsafeDump/BadInput."""
+def _numel_column(sizes: list) -> list:
+    """Elements per entry; one C-level pass when every entry has exactly one input tensor (the usual case)."""
+    if None not in sizes and set(map(len, sizes)) == {1}:
+        return list(map(prod, map(itemgetter(0), sizes)))
+    return [sum(map(prod, s)) if s is not None else None for s in sizes]
+
+
+def read_flight_recorder_table(source: Source | str, frames: bool = False,
+                               fields=None) -> tuple[dict, dict[str, list]]:
+    """One dump → (meta, columns); see the module docstring. Raises UnsafeDump/BadInput.
+
+    `fields` (optional): the columns the caller needs; only those (plus what `meta` needs) are built."""
     path = source.path if isinstance(source, Source) else str(source)
     dump = load_dump(path)
     raw_entries = dump.get("entries", [])
@@ -227,7 +245,7 @@ def read_flight_recorder_table(source: Source | str, frames: bool = False) -> tu
         entries = [e for e in raw_entries if type(e) is dict]
         lines = [i + 1 for i, e in enumerate(raw_entries) if type(e) is dict]
         bad_lines = [i + 1 for i, e in enumerate(raw_entries) if type(e) is not dict]
-    cols = _entry_columns(entries, lines, frames)
+    cols = _entry_columns(entries, lines, frames, fields)
     meta = _meta(dump, path, source, cols)
     meta["entries"], meta["bad_lines"] = len(entries), bad_lines
     return meta, cols

@@ -1,6 +1,8 @@
 """Timelines: one row per (rank, group, seq), source priority, last common collective, positions."""
 from __future__ import annotations
 
+import numpy as np
+
 from nccl_forensics.diagnosis import diagnose_events
 from nccl_forensics.timeline import RowBuffer, add_event, build_timelines, last_common_collective, stragglers
 
@@ -70,3 +72,19 @@ def test_diagnosis_keeps_fingerprints_in_their_own_group():
                                                                               other_dtype="float32")])
     assert list(d.timelines.members) == ["detail"]
     assert len(d.timelines.colls) == 2
+
+
+def test_packed_columns_give_the_same_timelines_as_plain_rows():
+    from nccl_forensics.timeline import frame_from_packed, pack_columns
+    events = F.fr_job(nranks=3, entries=6) + [F.watchdog_timeout(2, 9, numel=64)]
+    halves = [RowBuffer(), RowBuffer()]
+    for i, ev in enumerate(events):
+        add_event(halves[i % 2], ev)
+    plain = build_timelines([RowBuffer.frame_of(halves)])
+    packs = [pack_columns(b.columns()) for b in halves]
+    for pack in packs:                      # the parent turns the (filled) rank list into numbers
+        pack["rank"] = ("num", np.array(pack["rank"]))
+    packed = build_timelines([frame_from_packed(packs)])
+    assert plain.colls.astype(object).equals(packed.colls.astype(object))
+    assert plain.last_common == packed.last_common
+    assert list(plain.colls["group"].cat.categories) == list(packed.colls["group"].cat.categories)

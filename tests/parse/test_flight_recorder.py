@@ -297,3 +297,13 @@ def test_fuzz_mutated_dumps_raise_only_ncclf_errors(base, edits):
             return
     assert events[0].kind == "fr_dump"
     json.dumps([e.to_dict() for e in events], default=str)
+
+
+def test_table_fields_subset_equals_full_columns(tmp_path):
+    fr_synth.make_dumps(tmp_path, ranks=2, entries=30, diverge_rank=1, mode="shape")
+    full_meta, full = read_flight_recorder_table(tmp_path / "nccl_trace_rank_1")
+    meta, some = read_flight_recorder_table(tmp_path / "nccl_trace_rank_1", fields=("seq", "in_numel", "in_dtypes"))
+    assert meta == full_meta
+    assert "out_sizes" not in some and "out_dtypes" not in some
+    for name, values in some.items():
+        assert values == full[name], name
