@@ -3,7 +3,6 @@ gracefully (a verdict still comes out when any one kind of source is removed).""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -41,9 +40,6 @@ _RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 @pytest.mark.skipif(not EXPECTED, reason="no sample bundles yet")
 @pytest.mark.parametrize("bundle,cls,culprits", EXPECTED, ids=[Path(e[0]).name for e in EXPECTED])
 def test_sample_bundle(bundle, cls, culprits):
-    if list(Path(bundle).glob("**/dmesg*")) and not os.environ.get("NCCLF_TEST_KERNEL_BUNDLES"):
-        pytest.skip("building grammars/kernel.lark hangs while interegular is installed (collision check); "
-                    "set NCCLF_TEST_KERNEL_BUNDLES=1 once that is fixed")
     d = diagnose([bundle], jobs=1)
     assert d.verdict.cls == cls
     if culprits is not None and cls not in ("timeout_unknown", "none"):
