@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from grammar_table import assert_invalid, assert_valid
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.parse import parse_source
@@ -53,15 +54,12 @@ INVALID = ["Loading checkpoint shards: 100%", "step 10 loss 2.31", "  time      
 
 @pytest.mark.parametrize("text, kind, fields", VALID)
 def test_valid_lines(text, kind, fields):
-    parsed = classify(text)
-    assert parsed is not None and parsed[0] == kind
-    for key, value in fields.items():
-        assert parsed[1][key] == value, key
+    assert_valid(classify, text, kind, fields)
 
 
 @pytest.mark.parametrize("text", INVALID)
 def test_invalid_lines(text):
-    assert classify(text) is None
+    assert_invalid(classify, text)
 
 
 def events(path, kind=SourceKind.CONSOLE):
