@@ -29,6 +29,8 @@ from .discover import discover, evidence_sources
 from .divergence import find_outliers, first_divergence
 from .errors import NcclfError, NoEvidence
 from .model import Event, Finding, Source, SourceKind, SourceResult
+from .parallel import map_sources
+from .ranks import assign_ranks
 from .rank_state import RankState, rank_states
 from .timeline import (RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed,
                        pack_columns)
@@ -203,19 +205,13 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
 def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
     total = len(sources)
     on_done = (lambda i: progress(i + 1, total)) if progress else None
-    try:
-        from .parallel import map_sources
-    except ImportError:  # pragma: no cover - parallel.py is optional
-        return [digest_source(s) for s in sources]
     return map_sources(digest_source, sources, jobs, on_done)
 
 
 def _collect(digests: list[Digest]):
     """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map."""
     results = [d.result for d in digests]
-    ranks_mod = _optional("ranks")
-    hints = ranks_mod.assign_ranks(results) if ranks_mod and hasattr(ranks_mod, "assign_ranks") else None
-    _fill_local_ranks(results, hints)
+    hints = assign_ranks(results)
     packs, declared = [], {}
     for d in digests:
         if d.rows:
@@ -227,26 +223,6 @@ def _collect(digests: list[Digest]):
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     return events, [frame_from_packed(packs)], declared
-
-
-def _fill_local_ranks(results: list[SourceResult], hints) -> None:
-    """Events of a torchrun --log-dir file (`attempt_0/<local_rank>/stderr.log`) that carry no host: when every
-    known host maps that local rank to the same global rank (or no map exists: one node), use it."""
-    by_local: dict[int, set] = {}
-    for (_host, local), rank in (getattr(hints, "by_host_local", None) or {}).items():
-        if rank is not None and rank >= 0:
-            by_local.setdefault(local, set()).add(rank)
-    for res in results:
-        local = res.source.local_rank
-        if local is None or res.source.rank is not None:
-            continue
-        ranks = by_local.get(local, {local} if not by_local else set())
-        if len(ranks) != 1:
-            continue
-        rank = next(iter(ranks))
-        for ev in res.events:
-            if ev.rank is None:
-                ev.rank = rank
 
 
 def _rank_array(ranks: list) -> np.ndarray:
@@ -263,13 +239,6 @@ def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
             host = d.row_hosts[i] if i < len(d.row_hosts) else None
             found = hints.rank_of(host, pid, src.local_rank) if hints is not None and pid is not None else None
             ranks[i] = found if found is not None else src.rank
-
-
-def _optional(name: str):
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ImportError:
-        return None
 
 
 def _world(events: list[Event], timelines: Timelines) -> list[int]:
