@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO, Callable, Iterable
 
 from .discover import discover, evidence_sources
-from .model import Source, SourceKind, SourceResult
+from .model import Source, SourceResult
 from .parallel import map_sources
 from .parse import iter_events, parse_source
 from .ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
@@ -205,7 +205,3 @@ def _utf8_buffer(out: IO[str]):
         return buffer if codecs.lookup(encoding).name == "utf-8" else None
     except LookupError:
         return None
-
-
-def is_skipped(source: Source) -> bool:
-    return source.kind is SourceKind.UNKNOWN

@@ -25,10 +25,6 @@ def grammar_path(name: str) -> Path:
     return grammar_dir() / f"{name}.lark"
 
 
-def grammar_text(name: str) -> str:
-    return grammar_path(name).read_text(encoding="utf-8")
-
-
 @functools.lru_cache(maxsize=None)
 def lalr(name: str, start: str = "start") -> Lark:
     """An LALR parser for `grammars/<name>.lark` (imports resolved relative to the grammar folder).
