@@ -3,8 +3,10 @@
     python benchmarks/bench_parse.py                 # ~200 MB in benchmarks/_data/nccl-bench/ (gitignored)
     python benchmarks/bench_parse.py --size-mb 20    # smaller, quicker
 
-Prints MB/s and wall time for: the parse stage alone (events built in memory) on one core, the same with
-2 worker processes (one file each at a time), and `ncclf parse --format jsonl > /dev/null` end to end.
+Prints MB/s and wall time for: the parse stage alone (events built in memory; plain COLL lines as columns,
+see model.CollRun) on one core, the same with 2 worker processes (one file each at a time), the same with an
+Event object per line, the reference line-by-line dispatcher, and `ncclf parse --format jsonl > /dev/null`
+end to end.
 Targets: parse ≥ 50 MB/s per core, jsonl ≥ 20 MB/s per core, 2 cores ≥ 1.6× one core.
 The lines follow shared/formats/nccl.md (2.21: `ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
 """
@@ -80,33 +82,47 @@ def generate(size_mb: float) -> list[Path]:
     return files
 
 
-def parse_file(path: str, blocks: bool = True) -> int:
-    """One file through the parse stage, events kept in memory; returns the event count.
-
-    blocks=True: nccl_fast.dispatch_blocks (COLL lines taken from 1 MiB blocks; what `ncclf parse` uses);
-    False: parse.dispatch_lines, the reference line-by-line dispatcher.
-    """
+def parse_file(path: str) -> int:
+    """The parse stage for one file, events kept in memory, as diagnose and the jsonl writer take them:
+    plain COLL lines as CollRuns (columns, every field decoded, every rank known), other lines as Events.
+    Returns the number of events."""
     from nccl_forensics.discover import sniff
-    from nccl_forensics.parse import _fill, dispatch_lines, line_parsers
-    from nccl_forensics.parse.nccl_fast import dispatch_blocks
-    src = sniff(path)
-    dispatch = dispatch_blocks if blocks else dispatch_lines
-    return len(list(_fill(dispatch(src.path, line_parsers(src), {}), src)))
+    from nccl_forensics.model import CollRun
+    from nccl_forensics.parse import iter_records
+    return sum(len(r) if type(r) is CollRun else 1 for r in list(iter_records(sniff(path))))
+
+
+def parse_objects(path: str) -> int:
+    """The same with an Event object per line (parse.parse_source, what `ncclf parse --format table` uses)."""
+    from nccl_forensics.discover import sniff
+    from nccl_forensics.parse import parse_source
+    return len(parse_source(sniff(path)).events)
 
 
 def parse_lines(path: str) -> int:
-    return parse_file(path, blocks=False)
+    """The reference line-by-line dispatcher (every line through the parser chain)."""
+    from nccl_forensics.discover import sniff
+    from nccl_forensics.parse import _fill, dispatch_lines, line_parsers
+    src = sniff(path)
+    return len(list(_fill(dispatch_lines(src.path, line_parsers(src), {}), src)))
 
 
 def jsonl_file(path: str) -> int:
     """The library path of `ncclf parse --format jsonl` for one file, written to /dev/null."""
     from nccl_forensics.discover import sniff
-    from nccl_forensics.parse import _fill, line_parsers
-    from nccl_forensics.parse.nccl_fast import dispatch_blocks
-    from nccl_forensics.render.events import write_jsonl
-    src = sniff(path)
+    from nccl_forensics.parse import iter_records
+    from nccl_forensics.render.events import writer_for
+    n = 0
     with open(os.devnull, "w") as sink:
-        return write_jsonl(_fill(dispatch_blocks(src.path, line_parsers(src), {}), src), sink)
+        write, batch = writer_for("jsonl", sink), []
+        for item in iter_records(sniff(path)):
+            batch.append(item)
+            n += len(item) if hasattr(item, "contexts") else 1
+            if len(batch) >= 64:
+                write(batch)
+                batch.clear()
+        write(batch)
+    return n
 
 
 REFERENCE_RE = (r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL INFO (\w+): opCount (\w+) sendbuff (\S+) recvbuff (\S+) "
@@ -172,7 +188,7 @@ def report(label: str, timing: tuple[float, float, int], mb: float, extra: str =
     wall, cpu, n = timing
     events = f"  {n} events" if n else ""
     idle = f" (~{mb / cpu * 120 / ref:5.1f} idle)" if ref else ""
-    print(f"{label:34} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s{idle}"
+    print(f"{label:36} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s{idle}"
           f"{events} {extra}")
 
 
@@ -191,12 +207,14 @@ def main(argv: list[str] | None = None) -> None:
           "'idle' figure rescales its MB per CPU-second by that regex's rate measured just before the row")
     r = ref()
     one = timed(serial, parse_file, paths)
-    report("parse only, 1 core (blocks)", one, mb, ref=r)
+    report("parse stage, 1 core", one, mb, ref=r)
     r = ref()
     two = timed(pool, parse_file, paths, 2)
-    report("parse only, 2 processes (blocks)", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
+    report("parse stage, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
     r = ref()
-    report("parse only, 1 core (line by line)", timed(serial, parse_lines, paths), mb, ref=r)
+    report("  an Event object per line, 1 core", timed(serial, parse_objects, paths), mb, ref=r)
+    r = ref()
+    report("  line by line (reference), 1 core", timed(serial, parse_lines, paths), mb, ref=r)
     r = ref()
     one = timed(serial, jsonl_file, paths)
     report("jsonl library path, 1 core", one, mb, ref=r)

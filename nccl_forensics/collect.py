@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import IO, Callable, Iterable
 
 from .discover import discover, evidence_sources
-from .model import Source, SourceResult
-from .parallel import map_sources
-from .parse import iter_events, parse_source
+from .model import CollRun, Source, SourceResult
+from .parallel import default_jobs, map_sources
+from .parse import iter_records, parse_source
 from .ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from .errors import BadInput
 
@@ -59,6 +59,7 @@ class FileSummary:
     missing_rank: int = 0
     error: str | None = None
     spool: str | None = None
+    direct: int = 0                       # events written straight to the output before the spool began
     hints: RankHints = field(default_factory=RankHints)
 
 
@@ -90,34 +91,97 @@ class _ScanJob:
     fmt: str | None = None
     writer_for: WriterFactory | None = None
     spool_dir: str | None = None
+    skip: int = 0                         # events already written straight to the output (not written again)
 
 
-def _scan_worker(job: _ScanJob) -> FileSummary:
-    """Parse one file in batches, fill ranks, and (optionally) write its events to a spool file."""
+class _Output:
+    """Where a file's events go: a spool file of its own, or (serial runs) straight to the final output, until
+    an event without a rank shows up. From that event on, this file and every later one spool, because a
+    re-scan with other files' hints may still rewrite them."""
+
+    def __init__(self, job: _ScanJob, summary: FileSummary, direct: "_Direct | None" = None):
+        self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
+        self.fh, self.write, self.skip = None, None, job.skip
+
+    def put(self, items: list) -> None:
+        if self.direct is not None:
+            cut = next((i for i, ev in enumerate(items) if type(ev) is not CollRun and ev.rank is None), None)
+            if cut is None:
+                self.direct.write(items)
+                self.summary.direct += _count(items)
+                return
+            self.direct.write(items[:cut])
+            self.summary.direct += _count(items[:cut])
+            self.direct.open, self.direct = False, None
+            items = items[cut:]
+        if self.skip:
+            n = _count(items)
+            items, self.skip = _drop(items, self.skip), max(0, self.skip - n)
+        if self.write is None:
+            fd, self.summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{self.job.fmt}",
+                                                      dir=self.job.spool_dir)
+            self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
+            self.write = self.job.writer_for(self.job.fmt, self.fh)
+        self.write(items)
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+@dataclass
+class _Direct:
+    """The final output, written to while every event so far had a rank (serial runs only)."""
+
+    write: Callable[[list], None]
+    open: bool = True
+
+
+def _count(items: list) -> int:
+    return sum(len(ev) if type(ev) is CollRun else 1 for ev in items)
+
+
+def _drop(items: list, n: int) -> list:
+    """`items` without their first `n` events (a CollRun cut in two is expanded)."""
+    out = []
+    for item in items:
+        size = len(item) if type(item) is CollRun else 1
+        if n >= size:
+            n -= size
+        elif n:
+            out.extend(list(item.events())[n:])
+            n = 0
+        else:
+            out.append(item)
+    return out
+
+
+def _scan_worker(job: _ScanJob, direct: _Direct | None = None) -> FileSummary:
+    """Parse one file in batches, fill ranks, and (optionally) write its events to a spool or `direct`."""
     summary = FileSummary(job.source)
-    out = None
-    if job.writer_for is not None:
-        fd, summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{job.fmt}", dir=job.spool_dir)
-        out = os.fdopen(fd, "w", encoding="utf-8", newline="")
-    write = job.writer_for(job.fmt, out) if out is not None else None
+    output = _Output(job, summary, direct) if job.writer_for is not None else None
     batch: list = []
     stats: dict = {}
     try:
-        for ev in iter_events(job.source, stats):
-            batch.append(ev)
-            if len(batch) >= 4096:
-                _flush(batch, summary, job, write)
+        for item in iter_records(job.source, stats):
+            batch.append(item)
+            if len(batch) >= 4096 or type(item) is CollRun:
+                _flush(batch, summary, job, output)
     except BadInput as exc:
         summary.error = str(exc)
     finally:
-        _flush(batch, summary, job, write)
-        if out is not None:
-            out.close()
+        _flush(batch, summary, job, output)
+        if output is not None:
+            output.close()
     summary.lines = max(summary.lines, stats.get("lines", 0))
     return summary
 
 
-def _flush(batch, summary: FileSummary, job: _ScanJob, write) -> None:
+def _flush(items: list, summary: FileSummary, job: _ScanJob, output: _Output | None) -> None:
+    """Count, rank-fill and write a batch of Events and CollRuns (whose events all have ranks, hosts, pids)."""
+    batch = [ev for ev in items if type(ev) is not CollRun]
+    for run in (item for item in items if type(item) is CollRun):
+        _count_run(run, summary)
     if job.hints is not None:
         fill_ranks(batch, job.hints, summary.source.local_rank)
     if job.local_is_global:   # single node: torchrun's local ranks are the global ranks
@@ -137,23 +201,42 @@ def _flush(batch, summary: FileSummary, job: _ScanJob, write) -> None:
     summary.pids |= {ev.pid for ev in batch}
     summary.pids.discard(None)
     summary.hosts |= {ev.host for ev in batch if ev.host}
-    if write is not None:
-        write(batch)
-    batch.clear()
+    if output is not None and items:
+        output.put(items)
+    items.clear()
+
+
+def _count_run(run: CollRun, summary: FileSummary) -> None:
+    contexts = set(run.contexts)
+    summary.kinds["coll"] += len(run)
+    summary.events += len(run)
+    summary.ranks |= {ctx.rank for ctx in contexts}
+    summary.pids |= {ctx.pid for ctx in contexts}
+    summary.hosts |= {ctx.host for ctx in contexts}
 
 
 def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
-         spool_dir: str | None = None) -> list[FileSummary]:
-    """Stream every source once; re-scan the few files whose ranks only other files can name."""
+         spool_dir: str | None = None, direct: _Direct | None = None) -> list[FileSummary]:
+    """Stream every source once; re-scan the few files whose ranks only other files can name.
+
+    With `direct` (serial runs), files are scanned in order and written straight to it while they can be.
+    """
     make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
-    summaries = map_sources(_scan_worker, [make(s) for s in sources], jobs)
+    if direct is not None:
+        summaries = [_scan_worker(make(s), direct) for s in sources]
+    else:
+        summaries = map_sources(_scan_worker, [make(s) for s in sources], jobs)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
     single_node = len({h for s in summaries for h in s.hosts}) <= 1
     redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
-    again = map_sources(_scan_worker, [make(sources[i], merged, single_node) for i in redo], jobs)
+    jobs_again = [make(sources[i], merged, single_node) for i in redo]
+    for i, job in zip(redo, jobs_again):
+        job.skip = summaries[i].direct
+    again = map_sources(_scan_worker, jobs_again, jobs)
     for i, s in zip(redo, again):
+        s.direct = summaries[i].direct
         if summaries[i].spool:
             os.unlink(summaries[i].spool)
         summaries[i] = s
@@ -168,9 +251,11 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     callable that writes a batch of events; for "csv" each spool starts with the header line.
     """
     sources = evidence_sources(discover(paths))
+    serial = bool(sources) and min(jobs or default_jobs(), len(sources)) <= 1
+    direct = _Direct(writer_for(fmt, out)) if serial else None   # csv: writes the header now
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
-        summaries = scan(sources, jobs, fmt, writer_for, spool_dir)
-        _concatenate(summaries, fmt, out)
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, direct)
+        _concatenate(summaries, fmt, out, header_done=direct is not None)
     return summaries
 
 
@@ -178,14 +263,13 @@ def _resolvable(summary: FileSummary, merged: RankHints) -> bool:
     return any(merged.rank_of(host, pid) is not None for pid in summary.pids for host in (summary.hosts or {None}))
 
 
-def _concatenate(summaries: list[FileSummary], fmt: str, out: IO[str]) -> None:
+def _concatenate(summaries: list[FileSummary], fmt: str, out: IO[str], header_done: bool = False) -> None:
     """Append every spool to `out` in order (csv: one header); bytes are copied as they are when `out` is a
     UTF-8 text stream with a binary buffer and plain newlines, which skips decoding and re-encoding."""
     binary = _utf8_buffer(out)
     if binary is not None:
         out.flush()
-    header_done = False
-    for s in summaries:
+    for s in (s for s in summaries if s.spool):
         with (open(s.spool, "rb") if binary is not None else open(s.spool, encoding="utf-8", newline="")) as fh:
             if fmt == "csv":
                 header = fh.readline()

@@ -17,6 +17,7 @@ import contextlib
 import gc
 import importlib
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Callable, Iterable
 
 import numpy as np
@@ -28,7 +29,7 @@ from .detectors.base import Context
 from .discover import discover, evidence_sources
 from .divergence import find_outliers, first_divergence
 from .errors import NcclfError, NoEvidence
-from .model import Event, Finding, Source, SourceKind, SourceResult
+from .model import CollRun, Event, Finding, Source, SourceKind, SourceResult
 from .parallel import map_sources
 from .ranks import assign_ranks
 from .rank_state import RankState, rank_states
@@ -77,7 +78,10 @@ def digest_source(source: Source) -> Digest:
     rows, pids, hosts, events = RowBuffer(), [], [], []
     error, comm_ids = None, {}
     try:
-        for ev in parse_pkg.iter_events(source):
+        for ev in parse_pkg.iter_records(source):
+            if type(ev) is CollRun:
+                _add_run(rows, ev, comm_ids, pids, hosts)
+                continue
             if ev.kind == "comm_init":
                 comm_ids.update(comm_ids_of([ev]))
             if ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids):
@@ -89,6 +93,20 @@ def digest_source(source: Source) -> Digest:
         error = str(exc)
     result = SourceResult(source, events, lines=max((e.line for e in events), default=0), error=error)
     return Digest(result, pack_columns(rows.columns()) if len(rows) else {}, pids, hosts, _declared(events))
+
+
+def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: list) -> None:
+    """A CollRun's timeline rows: what `add_event` adds for each of its events, built column-wise."""
+    shared = {}
+    for ctx in set(run.contexts):
+        d = ctx.data
+        comm = ctx.comm or comm_ids.get((ctx.pid, d["comm_ptr"])) or f"{ctx.host}:{ctx.pid}:{d['comm_ptr']}"
+        shared[ctx] = (ctx.rank, f"nccl:{comm}", d["op"], d["dtype"], d["redop"], ctx.pid, ctx.host)
+    ranks, groups, ops, dtypes, redops, run_pids, run_hosts = zip(*map(shared.__getitem__, run.contexts))
+    rows.rows.extend(zip(ranks, groups, run.opcounts, ops, run.counts, repeat(None), dtypes, repeat("enqueued"),
+                         repeat("nccl"), repeat(run.file), run.lines, run.texts, run.times, repeat(None), redops))
+    pids.extend(run_pids)
+    hosts.extend(run_hosts)
 
 
 def _fr_table_reader():
@@ -119,15 +137,26 @@ def _fr_rows(source: Source, meta: dict, cols: dict) -> dict:
     n = len(cols["line"])
     if not n:
         return {}
-    nothing = ("cat", [None], np.zeros(n, np.int32))
+    zeros, rank = np.zeros(n, np.int32), meta.get("rank")
     joined = {d: ",".join(d) if d else None for d in set(cols["in_dtypes"])}
     rows = pack_columns({"group": cols["pg_name"], "seq": cols["seq"], "op": cols["op"], "numel": cols["in_numel"],
                          "dtype": list(map(joined.__getitem__, cols["in_dtypes"])), "state": cols["state"],
-                         "line": cols["line"], "time": [t / 1e9 if t else None for t in cols["time_created_ns"]]})
-    rows.update(rank=[meta.get("rank")] * n, source=("cat", ["flight_recorder"], nothing[2]),
-                file=("cat", [source.path], nothing[2]), redop=nothing,
-                **{name: ("obj", [None] * n) for name in ("shape", "text", "frame")})
+                         "line": cols["line"]})
+    rows.update(time=("num", _seconds(cols["time_created_ns"])), source=("cat", ["flight_recorder"], zeros),
+                rank=("num", np.full(n, rank, np.int64)) if type(rank) is int else [rank] * n,
+                file=("cat", [source.path], zeros), redop=("cat", [None], zeros),
+                **{name: ("none", n) for name in ("shape", "text", "frame")})
     return rows
+
+
+def _seconds(ns: list) -> np.ndarray:
+    """Nanosecond timestamps (None = unknown) as float seconds (NaN = unknown)."""
+    if set(map(type, ns)) <= {int}:
+        try:
+            return np.array(ns, dtype=np.int64) / 1e9
+        except OverflowError:
+            pass
+    return np.array([t / 1e9 if t else None for t in ns], dtype=np.float64)
 
 
 @contextlib.contextmanager
@@ -215,14 +244,21 @@ def _collect(digests: list[Digest]):
     packs, declared = [], {}
     for d in digests:
         if d.rows:
-            _fill_row_ranks(d.rows["rank"], d, hints)
-            d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
+            if type(d.rows["rank"]) is list:                  # not packed yet: some ranks may still be missing
+                _fill_row_ranks(d.rows["rank"], d, hints)
+                d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
             packs.append(d.rows)
         for group, ranks in d.declared.items():
             declared.setdefault(group, set()).update(ranks)
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+    packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     return events, [frame_from_packed(packs)], declared
+
+
+def _first_rank(pack: dict) -> float:
+    ranks = pack["rank"][1]
+    return float(ranks[0]) if len(ranks) and ranks[0] == ranks[0] else float("inf")
 
 
 def _rank_array(ranks: list) -> np.ndarray:

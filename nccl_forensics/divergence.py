@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .timeline import sorted_by
+
 FIELDS = ("op", "redop", "dtype", "numel")         # checked in this order: the first that differs names the class
 _DTYPE_PRIOR = {"float32": 0, "bfloat16": 1, "float16": 2, "Float": 0, "BFloat16": 1, "Half": 2}
 OUTLIER_COLUMNS = ["group", "seq", "rank", "op", "field", "value", "modal", "modal_count", "count", "tie", "source",
@@ -58,26 +60,39 @@ def _codes(column: pd.Series) -> np.ndarray:
     return pd.factorize(column, use_na_sentinel=True)[0].astype("int64")
 
 
-def disputed(colls: pd.DataFrame, field: str) -> pd.DataFrame:
-    """The rows of every (group, seq) where ranks do not all agree on `field` (usually a tiny subset)."""
+def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
+    """A dense id per (group, seq) key of each row (one hash pass; shared by the per-field checks)."""
+    if colls.empty:
+        return np.zeros(0, dtype=np.int64)
+    key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
+    return pd.factorize(key)[0].astype("int64")
+
+
+def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> pd.DataFrame:
+    """The rows of every (group, seq) where ranks do not all agree on `field` (usually a tiny subset).
+    `ids` is `group_seq_ids(colls)` when the caller has it."""
     values = _codes(colls[field])
     known = values >= 0
     if not known.any():
         return colls.iloc[0:0]
-    key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
-    frame = pd.DataFrame({"key": key[known], "v": values[known]})
-    spread = frame.groupby("key")["v"].agg(["min", "max"])
-    bad = spread.index[spread["min"] != spread["max"]]
-    if bad.empty:
+    ids = group_seq_ids(colls) if ids is None else ids
+    ids, values = ids[known], values[known]
+    first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
+    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)       # row of each key's first known value
+    bad = np.zeros(len(first), dtype=bool)
+    bad[ids[values != values[first[ids]]]] = True             # a key where some value differs from its first
+    if not bad.any():
         return colls.iloc[0:0]
-    return colls[known & np.isin(key, bad.to_numpy())]
+    rows = np.zeros(len(colls), dtype=bool)
+    rows[np.flatnonzero(known)[bad[ids]]] = True
+    return colls[rows]
 
 
 def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     """Every (group, seq, rank, field) where a rank's value differs from its group's modal value."""
-    found = []
+    found, ids = [], group_seq_ids(colls)
     for field in FIELDS:
-        sub = disputed(colls, field) if not colls.empty else colls
+        sub = disputed(colls, field, ids) if not colls.empty else colls
         if sub.empty:
             continue
         sub = sub.assign(group=sub["group"].astype(str))
@@ -106,7 +121,7 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
     (see self_outliers) at that seq: that rank is the outlier, the other one is not."""
     ties = out[out["tie"].astype(bool) & (out["basis"] == "ranks") & out["primary"]]
     for (group, seq), _rows in list(ties.groupby(["group", "seq"]))[:MAX_LONE]:
-        ranks = colls[(colls["group"].astype(str) == group) & (colls["seq"] == seq)]["rank"].tolist()
+        ranks = colls[in_group(colls, group) & (colls["seq"] == seq)]["rank"].tolist()
         broke = [r for r in ranks if _self_check(colls, group, r, upto=int(seq)) is not None]
         if len(broke) != 1:
             continue
@@ -120,11 +135,29 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
 
 
 def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame:
-    """How often each value of `field` occurs over the whole timeline of the disputed groups (tie-break)."""
-    rows = colls[colls["group"].astype(str).isin(set(sub["group"]))]
-    rows = rows.dropna(subset=[field])
-    counts = rows.groupby([rows["group"].astype(str), rows[field].astype(str)], observed=True).size()
+    """How often each value of `field` occurs over the whole timeline of the disputed groups (tie-break).
+    Counted on integer codes; only the few distinct (group, value) pairs are turned into text."""
+    groups = colls["group"]
+    if not isinstance(groups.dtype, pd.CategoricalDtype):
+        groups = groups.astype(object).astype("category")
+    wanted = np.flatnonzero(groups.cat.categories.astype(str).isin(set(sub["group"])))
+    values, uniques = pd.factorize(colls[field], use_na_sentinel=True)
+    rows = np.isin(groups.cat.codes.to_numpy(), wanted) & (values >= 0)
+    pairs = pd.DataFrame({"g": groups.cat.codes.to_numpy()[rows], "v": values[rows]}).value_counts(sort=False)
+    g, v = pairs.index.get_level_values("g").to_numpy(), pairs.index.get_level_values("v").to_numpy()
+    named = pd.DataFrame({"group": pd.Series(groups.cat.categories[g]).astype(str),
+                          "value": pd.Series(uniques[v]).astype(str), "overall": pairs.to_numpy()})
+    counts = named.groupby(["group", "value"]).size() if named.empty else named.groupby(["group", "value"])["overall"].sum()
     return counts.rename("overall").rename_axis(["group", "value"]).reset_index()
+
+
+def in_group(colls: pd.DataFrame, group: str) -> pd.Series:
+    """`colls["group"].astype(str) == group`, on the categorical codes (no 2M-string column)."""
+    col = colls["group"]
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        return col.astype(str) == group
+    hits = np.flatnonzero(col.cat.categories.astype(str) == group)
+    return pd.Series(np.isin(col.cat.codes.to_numpy(), hits), index=colls.index)
 
 
 MAX_LONE = 64          # ranks checked against their own history (a lone dump, a rank that went further)
@@ -144,11 +177,25 @@ def self_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     """
     if colls.empty:
         return pd.DataFrame(columns=OUTLIER_COLUMNS)
-    counts = colls.groupby(["group", "seq"], observed=True).size()
-    last = colls.groupby(["group", "rank"], observed=True)["seq"].max()
-    lone = [(g, r, s) for (g, r), s in last.items() if counts.get((g, s), 0) == 1][:MAX_LONE]
-    found = [row for g, r, s in lone if (row := _self_check(colls, g, r)) is not None]
+    found = [row for g, r in _lone_ranks(colls) if (row := _self_check(colls, g, r)) is not None]
     return pd.DataFrame(found, columns=OUTLIER_COLUMNS) if found else pd.DataFrame(columns=OUTLIER_COLUMNS)
+
+
+def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
+    """(group, rank), in that order, whose last seq no other rank recorded; at most MAX_LONE."""
+    coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
+    groups, ranks, seqs = colls["group"].cat.codes.to_numpy() if coded else None, colls["rank"].to_numpy(), \
+        colls["seq"].to_numpy()
+    if not coded or not sorted_by([groups, ranks, seqs], strictly=False):   # build_timelines sorts; others may not
+        counts = colls.groupby(["group", "seq"], observed=True).size()
+        last = colls.groupby(["group", "rank"], observed=True)["seq"].max()
+        return [(g, r) for (g, r), s in last.items() if counts.get((g, s), 0) == 1][:MAX_LONE]
+    ends = np.flatnonzero(np.r_[(groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1]), True])
+    ends = ends[groups[ends] >= 0]                                   # rows of an unnamed group: left out
+    ids = group_seq_ids(colls)
+    lone = ends[np.bincount(ids)[ids[ends]] == 1][:MAX_LONE]
+    cats = colls["group"].cat.categories
+    return [(cats[groups[i]], ranks[i]) for i in lone]
 
 
 def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> dict | None:
@@ -201,7 +248,7 @@ def _mark_shifts(colls: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:
     best = {}
     for group, rows in firsts.groupby("group", sort=True):
         lo, hi = int(rows["first"].min()) - 1, int(rows["first"].max()) + SHIFT_WINDOW + 1
-        win = colls[(colls["group"].astype(str) == group) & colls["seq"].between(lo, hi)]
+        win = colls[in_group(colls, group) & colls["seq"].between(lo, hi)]
         sig = win[["seq", "rank"]].assign(sig=_signature(win).to_numpy())
         modal = (sig.groupby(["seq", "sig"]).size().rename("n").reset_index()
                     .sort_values(["seq", "n", "sig"], ascending=[True, False, True])

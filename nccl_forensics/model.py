@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 
 class SourceKind(str, enum.Enum):
@@ -72,6 +72,53 @@ class Event:
             out.setdefault(key, value)
         out["text"] = self.text
         return out
+
+
+class CollContext:
+    """What the repeating part of a plain COLL line says (process, op, codes, comm): shared by its lines.
+
+    `data` is the `coll` event's data with the per-line fields (opcount, count, sendbuff, recvbuff) blank.
+    Hashed by identity, so a run's distinct contexts are `set(run.contexts)`.
+    """
+
+    __slots__ = ("data", "rank", "host", "pid", "tid", "device", "comm")
+
+    def __init__(self, data: dict[str, Any], rank: int | None, host: str | None, pid: int | None,
+                 tid: int | None, device: int | None, comm: str | None):
+        self.data, self.rank, self.host, self.pid = data, rank, host, pid
+        self.tid, self.device, self.comm = tid, device, comm
+
+
+@dataclass(slots=True)
+class CollRun:
+    """Consecutive plain NCCL COLL lines of one file, decoded into columns: the bulk form of `coll` events.
+
+    Big logs are mostly COLL lines; holding them as columns (one list per field, the repeating fields shared
+    through `contexts`) costs a fraction of an Event per line. Every field is decoded and every rank known;
+    `events()` gives the very Events the line-by-line parser makes (tests/parse/test_nccl_differential.py).
+    """
+
+    file: str
+    lines: list[int]
+    contexts: list[CollContext]
+    times: list[float | None]
+    opcounts: list[int]
+    counts: list[int]
+    sendbuffs: list[str]
+    recvbuffs: list[str]
+    texts: list[str]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def events(self) -> Iterator[Event]:
+        file = self.file
+        for no, ctx, tm, opc, cnt, sb, rb, text in zip(self.lines, self.contexts, self.times, self.opcounts,
+                                                         self.counts, self.sendbuffs, self.recvbuffs, self.texts):
+            data = ctx.data.copy()
+            data["opcount"], data["count"], data["sendbuff"], data["recvbuff"] = opc, cnt, sb, rb
+            yield Event("coll", "nccl", file, no, ctx.rank, ctx.host, ctx.pid, ctx.tid, ctx.device, ctx.comm, tm,
+                        text, data)
 
 
 @dataclass(slots=True)

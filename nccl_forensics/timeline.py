@@ -115,7 +115,8 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
 
 
 def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
-    """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results."""
+    """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
+    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones)."""
     data = {}
     for name in COLUMNS:
         parts = [p[name] for p in packs if name in p]
@@ -123,14 +124,18 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
             data[name] = _merge_categories(parts)
         elif parts and all(part[0] == "num" for part in parts):
             data[name] = np.concatenate([part[1] for part in parts])
+        elif parts and all(part[0] == "none" for part in parts):
+            data[name] = np.full(sum(part[1] for part in parts), None, dtype=object)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
-    return pd.DataFrame(data, columns=COLUMNS)
+    return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
 
 
 def _values_of(part: tuple) -> list:
     if part[0] == "cat":
         return [part[1][c] for c in part[2]]
+    if part[0] == "none":
+        return [None] * part[1]
     return part[1].tolist() if part[0] == "num" else list(part[1])
 
 
@@ -142,10 +147,15 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     except TypeError:
         cats = list(dict.fromkeys(v for part in parts for v in part[1] if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
-    codes = [np.array([index.get(v, -1) if v is not None and v == v else -1 for v in part[1]] + [-1],
-                      dtype=np.int32)[part[2]] for part in parts]
-    return pd.Categorical.from_codes(np.concatenate(codes) if codes else np.array([], np.int32),
-                                     categories=pd.Index(cats, dtype=object))
+    # One table of every part's local -> global code, each part's slice ending in -1 (what a local -1 maps to:
+    # local code -1 plus the part's offset lands on the previous slice's trailing -1, or the table's last one).
+    tables = [[index.get(v, -1) if v is not None and v == v else -1 for v in part[1]] + [-1] for part in parts]
+    offsets = np.cumsum([0] + [len(t) for t in tables[:-1]])
+    local = np.concatenate([part[2] for part in parts]) if parts else np.array([], np.int32)
+    shift = np.repeat(offsets, [len(part[2]) for part in parts])
+    table = np.array([c for t in tables for c in t], dtype=np.int32)
+    codes = table[local.astype(np.int64) + shift] if len(local) else local.astype(np.int32)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
 
 
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
@@ -227,23 +237,48 @@ def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]
     parts = [f for f in frames if f is not None and not f.empty]
     colls = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
                                                                          pd.DataFrame(columns=COLUMNS))
-    colls = colls.dropna(subset=["rank", "seq"])
-    colls = colls.astype({"rank": "int64", "seq": "int64"})
+    known = colls["rank"].notna().to_numpy() & colls["seq"].notna().to_numpy()
+    if not known.all():
+        colls = colls[known]
+    if not (colls["rank"].dtype == "int64" and colls["seq"].dtype == "int64"):
+        colls = colls.astype({"rank": "int64", "seq": "int64"})
     for name in CATEGORIES:
         if isinstance(colls[name].dtype, pd.CategoricalDtype):     # already coded (frame_from_packed)
-            colls[name] = colls[name].cat.remove_unused_categories()
+            colls[name] = _without_unused(colls[name])
         else:
             colls[name] = colls[name].astype(object).astype("category")
     colls = _best_source(colls)
-    members = _members(colls, declared or {})
-    positions, last_common = last_common_collective(colls, members)
+    span = _spans(colls)
+    members = _members(span, declared or {})
+    positions, last_common = last_common_collective(colls, members, span)
     return Timelines(colls, members, positions, last_common)
+
+
+def _without_unused(column: pd.Series) -> pd.Series:
+    codes = column.cat.codes.to_numpy()
+    if np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)).all():
+        return column                                # the usual case: skips the sort remove_unused does
+    return column.cat.remove_unused_categories()
+
+
+def sorted_by(keys: list[np.ndarray], strictly: bool) -> bool:
+    """Whether the rows are already in (strictly) increasing lexicographic order of `keys`."""
+    if len(keys[0]) < 2:
+        return True
+    later, same = np.zeros(len(keys[0]) - 1, dtype=bool), np.ones(len(keys[0]) - 1, dtype=bool)
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        later |= same & (after > before)
+        same &= after == before
+    return bool((later if strictly else later | same).all())
 
 
 def _best_source(colls: pd.DataFrame) -> pd.DataFrame:
     """Sort by (group, rank, seq) and keep one row per key: the best source, then the first line."""
     if colls.empty:
         return colls.reset_index(drop=True)
+    if sorted_by([colls["group"].cat.codes.to_numpy(), colls["rank"].to_numpy(), colls["seq"].to_numpy()], True):
+        return colls.reset_index(drop=True)          # one row per key already in order (e.g. FR dumps alone)
     priority = colls["source"].map(SOURCE_PRIORITY).astype("float64").fillna(9).to_numpy()
     order = np.lexsort((colls["line"].to_numpy(), colls["file"].cat.codes.to_numpy(), priority,
                         colls["seq"].to_numpy(), colls["rank"].to_numpy(), colls["group"].cat.codes.to_numpy()))
@@ -254,24 +289,44 @@ def _best_source(colls: pd.DataFrame) -> pd.DataFrame:
     return colls.iloc[order[~dup]].reset_index(drop=True)
 
 
-def _members(colls: pd.DataFrame, declared: dict[str, set[int]]) -> dict[str, list[int]]:
-    seen = colls.groupby("group", observed=True)["rank"].unique() if not colls.empty else {}
+def _spans(colls: pd.DataFrame) -> pd.DataFrame:
+    """Per (group, rank) with rows: first_seq, last_seq; sorted by group, rank. Group names as str."""
+    if colls.empty:
+        return pd.DataFrame(columns=["group", "rank", "first_seq", "last_seq"])
+    coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
+    groups = colls["group"].cat.codes.to_numpy() if coded else None
+    ranks, seqs = colls["rank"].to_numpy(), colls["seq"].to_numpy()
+    if not coded or not sorted_by([groups, ranks, seqs], False):
+        span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")
+        return span.reset_index().astype({"group": str})
+    keep = groups >= 0                                  # rows of an unnamed group are left out, as groupby does
+    groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
+    starts = np.flatnonzero(np.r_[True, (groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1])]) if len(seqs) \
+        else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(seqs)] - 1
+    group = pd.Categorical.from_codes(groups[starts], dtype=colls["group"].dtype)
+    return pd.DataFrame({"group": group, "rank": ranks[starts], "first_seq": seqs[starts],
+                         "last_seq": seqs[ends]}).astype({"group": str})
+
+
+def _members(span: pd.DataFrame, declared: dict[str, set[int]]) -> dict[str, list[int]]:
+    seen = span.groupby("group")["rank"].unique() if not span.empty else {}
     groups = sorted(set(declared) | set(getattr(seen, "index", [])))
     return {g: sorted(set(int(r) for r in (seen[g] if g in seen else [])) | set(declared.get(g, ())))
             for g in groups}
 
 
-def last_common_collective(colls: pd.DataFrame, members: dict[str, list[int]]):
+def last_common_collective(colls: pd.DataFrame, members: dict[str, list[int]], span: pd.DataFrame | None = None):
     """Per group: the highest seq every member with data reached, and each rank's position against it.
 
     position: ``at`` (its last entry is the last common one), ``ahead`` (it went further), ``missing``
     (a declared member with no entries in this group). Returns (positions frame, {group: seq or None}).
+    `span` is `_spans(colls)` when the caller has it.
     """
     if colls.empty:
         return pd.DataFrame(columns=["group", "rank", "first_seq", "last_seq", "position"]), \
             {g: None for g in members}
-    span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max").reset_index()
-    span["group"] = span["group"].astype(str)
+    span = (_spans(colls) if span is None else span).copy()
     common = span.groupby("group")["last_seq"].min()
     span["position"] = "ahead"
     span.loc[span["last_seq"] == span["group"].map(common), "position"] = "at"

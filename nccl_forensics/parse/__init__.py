@@ -10,7 +10,8 @@ import importlib
 from typing import Callable, Iterator
 
 from ..errors import BadInput
-from ..model import Event, Source, SourceKind, SourceResult
+from ..gc_pause import gc_paused
+from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from .base import LineParser
 from .lines import iter_lines
 
@@ -65,9 +66,21 @@ def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
     yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
 
 
-def _dispatch(source: Source, stats: dict) -> Iterator[Event]:
+def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | CollRun]:
+    """`iter_events`, with plain NCCL COLL lines as `CollRun`s (columns; their `events()` expand them).
+
+    The bulk path for consumers that take COLL lines column-wise (diagnose's timelines, the jsonl writer).
+    A run's events never need filling: their rank, host and pid are known.
+    """
+    if source.kind in READERS:
+        yield from iter_events(source, stats)
+        return
+    yield from _fill(_dispatch(source, stats if stats is not None else {}, bulk=True), source)
+
+
+def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event]:
     from .nccl_fast import dispatch_blocks   # the fast path; equal to dispatch_lines (differential test)
-    yield from dispatch_blocks(source.path, line_parsers(source), stats)
+    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk)
 
 
 def dispatch_lines(path: str, parsers: list[LineParser], stats: dict) -> Iterator[Event]:
@@ -100,6 +113,9 @@ def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:
         yield from events            # nothing to fill: skip the per-event step
         return
     for ev in events:
+        if type(ev) is CollRun:
+            yield ev
+            continue
         if ev.rank is None and source.rank is not None:
             ev.rank = source.rank
         if ev.host is None and source.host is not None:
@@ -115,7 +131,8 @@ def parse_source(source: Source) -> SourceResult:
     stats: dict = {}
     error = None
     try:
-        events.extend(iter_events(source, stats))
+        with gc_paused():   # list.extend drives the generator: no other code runs while the collector is off
+            events.extend(iter_events(source, stats))
     except BadInput as exc:
         error = str(exc)
     lines = stats.get("lines") or max((e.line for e in events), default=0)

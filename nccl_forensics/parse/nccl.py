@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from lark import Token, Transformer
-from lark.exceptions import UnexpectedInput
+from lark.exceptions import LarkError
 
 from ..model import Event, Line
 from .base import LineParser
@@ -340,12 +340,16 @@ def grammar_parse(text: str) -> Parsed | None:
     """Parse one cleaned line with the Lark grammar; None when no rule matches."""
     try:
         return _TRANSFORMER.transform(lalr("nccl").parse(text))
-    except UnexpectedInput:
+    except LarkError:   # no rule matches, or a value the transformer refuses (a 5,000-digit number)
         return None
 
 
 def parse_message(text: str, use_fast: bool = True) -> Parsed | None:
-    return (fast_parse(text) if use_fast else None) or grammar_parse(text)
+    try:
+        fast = fast_parse(text) if use_fast else None
+    except ValueError:   # a number too long for int(): the grammar decides (and refuses it too)
+        fast = None
+    return fast or grammar_parse(text)
 
 
 class NcclParser(LineParser):

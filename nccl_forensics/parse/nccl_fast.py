@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import calendar
 import re
+from itertools import repeat
 from typing import Any, Iterator
 
-from ..model import Event
+from ..gc_pause import gc_paused
+from ..model import CollContext, CollRun, Event
+from .lines import iter_blocks, make_line, split_block
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -141,6 +144,8 @@ def parse_timestamp(text: str | None) -> float | None:
 
 
 # ---- the fast regexes (mirrors of grammars/nccl.lark rules prefixed_line/info_line, coll, transport) ----
+# The via text is an atomic group with VIA_TEXT's own lookahead: like Lark's lexer, it never backtracks to a
+# later ` comm ... nRanks` when what follows the first one does not parse.
 PREFIX_RE = re.compile(
     r"(?:(?P<ts>\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) +)?"
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) +(?:\[(?P<dev>-?\d+)\] +)?NCCL INFO +(?P<msg>\S.*)")
@@ -150,8 +155,8 @@ COLL_MSG = (r"([A-Za-z_]+): opCount +([0-9a-fA-F]+) +sendbuff +(0x[0-9a-fA-F]+|\
 COLL_RE = re.compile(COLL_MSG)
 TRANSPORT_RE = re.compile(
     r"(Channel|Ring) +(\d+)(?:/(\d+))? +: +(\d+)\[([0-9a-fA-F]+)\] +-> +(\d+)\[([0-9a-fA-F]+)\]"
-    r"(?: +\[(send|receive)\])? +via +(\S(?:.*?\S)??)(?= +comm +(?:0x[0-9a-fA-F]+|\(nil\)) +nRanks| *$)"
-    r"(?: +comm +(0x[0-9a-fA-F]+|\(nil\)) +nRanks +(\d+)(?: +busId +[0-9a-fA-F]+)?)? *")
+    r"(?: +\[(send|receive)\])? +via +(?>(\S(?:.*?\S)??)(?=\s+comm\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+nRanks|\s*$))"
+    r"(?: +comm +(0x[0-9a-fA-F]+|\(nil\)) +nRanks *(\d+)(?: +busId *[0-9a-fA-F]+)?)? *")
 
 
 def coll_data(g: tuple) -> dict[str, Any]:
@@ -200,104 +205,174 @@ def fast_parse(text: str) -> Parsed | None:
 
 
 # ---- whole-block scanning: COLL lines taken straight from 1 MiB blocks, everything else line by line ----
-# A plain, unwrapped INFO COLL line: the same language as PREFIX_RE + COLL_RE (no CR, no ANSI, no wrapper),
-# written for speed: possessive repeats (each is followed by a character its class excludes, so nothing
-# changes), and the parts that repeat line after line captured as two spans that key a cache of prebuilt
-# data dicts. Groups: ts, head ("host:pid:tid [dev] NCCL INFO Op"), opCount, sendbuff, recvbuff, count,
-# codes ("datatype D op R root X comm C [nranks=N] stream S"), globalrank.
+# A plain, unwrapped INFO COLL line: the language of PREFIX_RE + COLL_RE (no CR, no ANSI, no wrapper), split
+# for speed. The parts that repeat line after line, the head ("host:pid:tid [dev] NCCL INFO Op") and the tail
+# ("datatype D op R root X comm C [nranks=N] stream S [task T globalrank G]"), are matched loosely here and
+# checked exactly by HEAD_RE/TAIL_RE once per distinct text, when `coll_context` meets it first; the per-line
+# fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
+# numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
+# Groups: the whole line, timestamp, head, opCount, sendbuff, recvbuff, count, tail.
 _PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
 COLL_LINE_RE = re.compile(
-    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
-    r"([^\s:\[\]]++:\d++:\d++ ++(?:\[-?\d++\] ++)?NCCL INFO ++[A-Za-z_]++): opCount ++([0-9a-fA-F]++)"
-    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d++)"
-    rf" ++(datatype ++\d++ ++op ++\d++ ++root ++\d++ ++comm ++{_PTR} ++\[nranks= *+\d++ *+\] ++stream ++{_PTR})"
-    r"(?: ++task ++\d++ ++globalrank ++(\d++))? *+$",
+    r"^((?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
+    r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
+    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+))$",
     re.M)
-_HEAD_PARTS = re.compile(r"([^\s:\[\]]+):(\d+):(\d+) +(?:\[(-?\d+)\] +)?NCCL INFO +(\S+)")
-_CODE_PARTS = re.compile(r"datatype +(\d+) +op +(\d+) +root +(\d+) +comm +(\S+) +\[nranks= *(\d+) *\] +stream +(\S+)")
+HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
+TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
+                     r"\[nranks= *(\d{1,10}) *\] +stream +(" + _PTR + r")(?: +task +\d+ +globalrank +(\d{1,10}))? *")
+INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
 
-def dispatch_blocks(path: str, parsers: list, stats: dict) -> Iterator[Any]:
-    """Events of one text file, in file order: what parse/__init__._dispatch yields, with fewer per-line steps.
+def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False) -> Iterator[Any]:
+    """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
 
-    `parsers[0]` is the NcclParser; plain COLL lines are turned into events right here (`coll_cache` holds,
-    per prefix/op/codes/comm, a prebuilt data dict and what the parser knows about the process and comm),
-    every other line goes through `make_line` and the parser chain exactly as the line-by-line dispatcher
-    does. tests/parse/test_nccl_differential.py checks both give the same events.
+    Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
+    yielded as such, else expanded to Events. Every other line goes through `make_line` and the parser
+    chain exactly as the line-by-line dispatcher does (tests/parse/test_nccl_differential.py).
     """
-    from . import dispatch_lines, offer
-    from .lines import iter_blocks, make_line
+    from . import dispatch_lines
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
         yield from dispatch_lines(path, parsers, stats)
         return
-    nccl = parsers[0]
-    out, cache, file, held, place = nccl.out, nccl.coll_cache, nccl.file, nccl.held, nccl.place
-    append = out.append
-    no, busy = 0, False
-    for block in iter_blocks(path):
-        pos = 0
+    for item in BlockScanner(path, parsers, stats).items():
+        if bulk or type(item) is Event:
+            yield item
+        else:
+            yield from item.events()
+
+
+class BlockScanner:
+    """One file's blocks → Events and CollRuns. A block made only of plain COLL lines of ranked processes is
+    decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
+
+    def __init__(self, path: str, parsers: list, stats: dict):
+        self.path, self.parsers, self.stats = path, parsers, stats
+        self.nccl = parsers[0]
+        self.no = 0                   # the last line number handed out
+        self.busy = False             # a parser is inside a multi-line block
+        self.run: CollRun | None = None
+
+    def items(self) -> Iterator[Any]:
+        for block in iter_blocks(self.path):
+            run = None if self.busy else self._whole_block(block)
+            if run is not None:
+                yield from self._drain()
+                yield run
+                self.no += len(run)
+                self.stats["lines"] = self.no
+                continue
+            yield from self._mixed_block(block)
+            self.stats["lines"] = self.no
+        yield from self._drain()
+        for p in self.parsers:
+            p.finish()
+            yield from p.out
+            p.out.clear()
+
+    def _whole_block(self, block: str) -> CollRun | None:
+        """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line
+        needs the parser (unknown rank, refused head/tail, held events)."""
+        if self.nccl.held:
+            return None
+        with gc_paused():                   # thousands of match tuples, all freed before it ends
+            rows = COLL_LINE_RE.findall(block)
+            if not rows or len(rows) != block.count("\n") + (block[-1] != "\n"):
+                return None
+            return self._columns(rows)
+
+    def _columns(self, rows: list[tuple]) -> CollRun | None:
+        texts, stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
+        keys = list(zip(heads, tails))
+        contexts = list(map(self.nccl.coll_cache.get, keys))
+        if None in contexts:
+            for i, ctx in enumerate(contexts):
+                if ctx is None:
+                    contexts[i] = coll_context(self.nccl, *keys[i])
+        distinct = set(contexts)
+        if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
+            return None
+        n = len(rows)
+        times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
+        return CollRun(self.nccl.file, list(range(self.no + 1, self.no + n + 1)), contexts, times,
+                       list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends), list(recvs),
+                       list(texts))
+
+    def _mixed_block(self, block: str) -> Iterator[Any]:
+        """COLL lines matched one by one; the text between them goes through the parser chain."""
+        nccl, pos = self.nccl, 0
         for m in COLL_LINE_RE.finditer(block):
             start, end = m.span()
-            if start > pos or busy:
-                no = yield from _offer_text(block[pos:start], no, parsers)
-                busy = any(p.busy for p in parsers)
-            no += 1
+            if start > pos:
+                yield from self._offer_text(block[pos:start])
             pos = end + 1
-            if busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
-                yield from offer(make_line(no, m.group()), parsers)
-                busy = any(p.busy for p in parsers)
+            if self.busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
+                yield from self._offer_text(m.group())
                 continue
-            ts, head, opc, sb, rb, cnt, codes, gr = m.groups()
-            ctx = cache.get((head, codes)) or coll_template(nccl, head, codes)
-            template, rank, host, pid, tid, dev, comm, owner = ctx
-            data = template.copy()
-            data["opcount"] = int(opc, 16)
-            data["count"] = int(cnt)
-            data["sendbuff"] = sb
-            data["recvbuff"] = rb
-            if gr is not None:
-                data["global_rank"] = int(gr)
-            ev = Event("coll", "nccl", file, no, rank, host, pid, tid, dev, comm,
-                       ts and parse_timestamp(ts), m.group(), data)
-            if rank is None or held:
-                place(ev, owner)
-            else:
-                append(ev)
+            text, ts, head, opc, sb, rb, cnt, tail = m.groups()
+            ctx = nccl.coll_cache.get((head, tail)) or coll_context(nccl, head, tail)
+            if ctx is INVALID:
+                yield from self._offer_text(text)
+                continue
+            self.no += 1
+            tm = ts and parse_timestamp(ts)
+            if ctx.rank is None or nccl.held:
+                yield from self._drain()
+                ev = next(CollRun(nccl.file, [self.no], [ctx], [tm], [int(opc, 16)], [int(cnt)], [sb], [rb],
+                                  [text]).events())
+                nccl.place(ev, (ctx.host, ctx.pid, ctx.device))
+                continue
+            if nccl.out:
+                yield from self._drain()
+            run = self.run or self._new_run()
+            run.lines.append(self.no)
+            run.contexts.append(ctx)
+            run.times.append(tm)
+            run.opcounts.append(int(opc, 16))
+            run.counts.append(int(cnt))
+            run.sendbuffs.append(sb)
+            run.recvbuffs.append(rb)
+            run.texts.append(text)
+        if pos < len(block):
+            yield from self._offer_text(block[pos:])
+        if self.run is not None:
+            yield from self._drain()
+
+    def _new_run(self) -> CollRun:
+        self.run = CollRun(self.nccl.file, [], [], [], [], [], [], [], [])
+        return self.run
+
+    def _drain(self) -> Iterator[Any]:
+        """What is ready, in file order: the open run, then the events the NCCL parser emitted after it."""
+        if self.run is not None:
+            yield self.run
+            self.run = None
+        out = self.nccl.out
         if out:
             yield from out
             out.clear()
-        if pos < len(block):
-            no = yield from _offer_text(block[pos:], no, parsers)
-            busy = any(p.busy for p in parsers)
-        stats["lines"] = no
-    for p in parsers:
-        p.finish()
-        yield from p.out
-        p.out.clear()
+
+    def _offer_text(self, text: str) -> Iterator[Any]:
+        """The lines of `text` through the parser chain, as the line-by-line dispatcher does. Forgets the
+        cached COLL contexts: the parser's rank knowledge may change on these lines."""
+        from . import offer
+        yield from self._drain()
+        for raw in split_block(text):
+            self.no += 1
+            yield from offer(make_line(self.no, raw), self.parsers)
+        self.busy = any(p.busy for p in self.parsers)
+        self.nccl.coll_cache.clear()
 
 
-def _offer_text(text: str, no: int, parsers: list):
-    """The lines of `text` (after the COLL events already made) through the parser chain, as the
-    line-by-line dispatcher does; forgets the cached COLL contexts. Returns the last line number."""
-    from . import offer
-    from .lines import make_line, split_block
-    nccl = parsers[0]
-    if nccl.out:
-        yield from nccl.out
-        nccl.out.clear()
-    for raw in split_block(text) if text else ():
-        no += 1
-        yield from offer(make_line(no, raw), parsers)
-    nccl.coll_cache.clear()
-    return no
-
-
-def coll_template(nccl, head: str, codes: str) -> tuple:
-    """(data dict with the per-line fields still placeholders, rank, host, pid, tid, device, commId,
-    (host, pid, device)) for COLL lines with this head and codes; cached in `nccl.coll_cache` until the
-    next line that is not a plain COLL line (the parser's rank knowledge may change there)."""
-    host, pid, tid, dev, op_raw = _HEAD_PARTS.match(head).groups()
-    dtype, redop, root, comm_ptr, nranks, stream = _CODE_PARTS.match(codes).groups()
+def coll_context(nccl, head: str, tail: str):
+    """The CollContext of COLL lines with this head and tail (INVALID when HEAD_RE/TAIL_RE refuse them);
+    cached in `nccl.coll_cache` until the next line that is not a plain COLL line."""
+    h, t = HEAD_RE.fullmatch(head), TAIL_RE.fullmatch(tail)
+    if h is None or t is None:
+        nccl.coll_cache[(head, tail)] = INVALID
+        return INVALID
+    host, pid, tid, dev, op_raw = h.groups()
+    dtype, redop, root, comm_ptr, nranks, stream, grank = t.groups()
     dtype, redop, root = int(dtype), int(redop), int(root)
     pid_i, dev_i = int(pid), (int(dev) if dev is not None else None)
     rank, comm, version, rccl = nccl.coll_context(host, pid_i, dev_i, comm_ptr)
@@ -306,7 +381,8 @@ def coll_template(nccl, head: str, codes: str) -> tuple:
             "dtype_code": dtype, "redop": decode_redop(redop, version) if op in REDUCING else None,
             "redop_code": redop, "root": root if op in ROOTED else None,
             "peer": root if op in P2P_OPS else None, "comm_ptr": comm_ptr, "nranks": int(nranks),
-            "stream": stream, "sendbuff": "", "recvbuff": "", "global_rank": None}
-    ctx = (data, rank, host, pid_i, pid_i if tid == pid else int(tid), dev_i, comm, (host, pid_i, dev_i))
-    nccl.coll_cache[(head, codes)] = ctx
+            "stream": stream, "sendbuff": "", "recvbuff": "",
+            "global_rank": int(grank) if grank is not None else None}
+    ctx = CollContext(data, rank, host, pid_i, pid_i if tid == pid else int(tid), dev_i, comm)
+    nccl.coll_cache[(head, tail)] = ctx
     return ctx
