@@ -18,7 +18,7 @@ from typing import IO, Callable, Iterable
 
 from .discover import discover, evidence_sources
 from .model import CollRun, Source, SourceResult
-from .parallel import default_jobs, map_sources
+from .parallel import default_jobs, imap_sources, map_sources
 from .parse import iter_records, parse_source
 from .ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from .errors import BadInput
@@ -99,7 +99,7 @@ class _Output:
     an event without a rank shows up. From that event on, this file and every later one spool, because a
     re-scan with other files' hints may still rewrite them."""
 
-    def __init__(self, job: _ScanJob, summary: FileSummary, direct: "_Direct | None" = None):
+    def __init__(self, job: _ScanJob, summary: FileSummary, direct: "_Sink | None" = None):
         self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
         self.fh, self.write, self.skip = None, None, job.skip
 
@@ -129,12 +129,42 @@ class _Output:
             self.fh.close()
 
 
-@dataclass
-class _Direct:
-    """The final output, written to while every event so far had a rank (serial runs only)."""
+class _Sink:
+    """The final output, filled in file order while every event so far had a rank: straight from a serial
+    scan (`write`), or by copying each finished spool (`append`). `open` turns False for good at the first
+    event without a rank; what follows waits for the re-scan and is appended at the end."""
 
-    write: Callable[[list], None]
-    open: bool = True
+    def __init__(self, out: IO[str], fmt: str, writer_for: WriterFactory):
+        self.out, self.fmt, self.writer_for = out, fmt, writer_for
+        self.open, self.header_done = True, False
+        self._write: Callable[[list], None] | None = None
+
+    def write(self, items: list) -> None:
+        if self._write is None:
+            self._write, self.header_done = self.writer_for(self.fmt, self.out), True   # csv: the header
+        self._write(items)
+
+    def append(self, summary: FileSummary) -> None:
+        """Copy a finished spool to the output and delete it. Bytes are copied as they are when the output is a
+        UTF-8 text stream with a binary buffer and plain newlines (no decoding and re-encoding)."""
+        binary = _utf8_buffer(self.out)
+        self.out.flush()
+        with (open(summary.spool, "rb") if binary is not None else
+              open(summary.spool, encoding="utf-8", newline="")) as fh:
+            if self.fmt == "csv":
+                header = fh.readline()
+                if header and not self.header_done:
+                    (binary or self.out).write(header)
+                    self.header_done = True
+            shutil.copyfileobj(fh, binary or self.out, 1 << 20)
+        if binary is not None:
+            binary.flush()
+        os.unlink(summary.spool)
+        summary.spool = None
+
+    def finish(self) -> None:
+        if self.fmt == "csv" and not self.header_done:   # no events at all: still a header
+            self.write([])
 
 
 def _count(items: list) -> int:
@@ -156,7 +186,7 @@ def _drop(items: list, n: int) -> list:
     return out
 
 
-def _scan_worker(job: _ScanJob, direct: _Direct | None = None) -> FileSummary:
+def _scan_worker(job: _ScanJob, direct: _Sink | None = None) -> FileSummary:
     """Parse one file in batches, fill ranks, and (optionally) write its events to a spool or `direct`."""
     summary = FileSummary(job.source)
     output = _Output(job, summary, direct) if job.writer_for is not None else None
@@ -216,16 +246,24 @@ def _count_run(run: CollRun, summary: FileSummary) -> None:
 
 
 def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
-         spool_dir: str | None = None, direct: _Direct | None = None) -> list[FileSummary]:
+         spool_dir: str | None = None, sink: _Sink | None = None) -> list[FileSummary]:
     """Stream every source once; re-scan the few files whose ranks only other files can name.
 
-    With `direct` (serial runs), files are scanned in order and written straight to it while they can be.
+    With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
+    them straight to it, a parallel one copies each spool as soon as it and every earlier one are done.
     """
     make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
-    if direct is not None:
-        summaries = [_scan_worker(make(s), direct) for s in sources]
+    serial = sink is not None and min(jobs or default_jobs(), len(sources)) <= 1
+    if serial:
+        summaries = [_scan_worker(make(s), sink) for s in sources]
     else:
-        summaries = map_sources(_scan_worker, [make(s) for s in sources], jobs)
+        summaries = []
+        for s in imap_sources(_scan_worker, [make(s) for s in sources], jobs):
+            summaries.append(s)
+            if sink is not None and sink.open:
+                sink.open = not s.missing_rank
+                if sink.open and s.spool:
+                    sink.append(s)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
@@ -248,37 +286,21 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
 
     `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
-    callable that writes a batch of events; for "csv" each spool starts with the header line.
+    callable that writes a batch of events; for "csv" it writes the header line first.
     """
     sources = evidence_sources(discover(paths))
-    serial = bool(sources) and min(jobs or default_jobs(), len(sources)) <= 1
-    direct = _Direct(writer_for(fmt, out)) if serial else None   # csv: writes the header now
+    sink = _Sink(out, fmt, writer_for)
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
-        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, direct)
-        _concatenate(summaries, fmt, out, header_done=direct is not None)
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)
+        for s in summaries:
+            if s.spool:
+                sink.append(s)
+    sink.finish()
     return summaries
 
 
 def _resolvable(summary: FileSummary, merged: RankHints) -> bool:
     return any(merged.rank_of(host, pid) is not None for pid in summary.pids for host in (summary.hosts or {None}))
-
-
-def _concatenate(summaries: list[FileSummary], fmt: str, out: IO[str], header_done: bool = False) -> None:
-    """Append every spool to `out` in order (csv: one header); bytes are copied as they are when `out` is a
-    UTF-8 text stream with a binary buffer and plain newlines, which skips decoding and re-encoding."""
-    binary = _utf8_buffer(out)
-    if binary is not None:
-        out.flush()
-    for s in (s for s in summaries if s.spool):
-        with (open(s.spool, "rb") if binary is not None else open(s.spool, encoding="utf-8", newline="")) as fh:
-            if fmt == "csv":
-                header = fh.readline()
-                if header and not header_done:
-                    (binary or out).write(header)
-                    header_done = True
-            shutil.copyfileobj(fh, binary or out, 1 << 20)
-    if binary is not None:
-        binary.flush()
 
 
 def _utf8_buffer(out: IO[str]):

@@ -1,6 +1,7 @@
 """Per-file parallelism (flake8's checker is the model): a pure top-level worker, the same code run serially.
 
-`map_sources(fn, items, jobs)` returns `[fn(item) for item in items]` in input order. It runs serially
+`map_sources(fn, items, jobs)` returns `[fn(item) for item in items]` in input order (`imap_sources` streams
+them, each as soon as it and all earlier ones are done). It runs serially
 for one job or one item, and falls back to serial when a process pool cannot start. Workers ignore
 SIGINT (the parent handles Ctrl-C) and the pool is torn down in `finally`.
 """
@@ -10,7 +11,7 @@ import logging
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,31 +32,30 @@ def _ignore_sigint() -> None:
 def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
                 on_done: Callable[[int], None] | None = None) -> list[R]:
     """Apply `fn` to each item, in parallel when `jobs` != 1. `on_done(i)` reports progress."""
+    results = []
+    for i, result in enumerate(imap_sources(fn, items, jobs)):
+        results.append(result)
+        if on_done:
+            on_done(i)
+    return results
+
+
+def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Iterator[R]:
+    """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order."""
     items = list(items)
     jobs = min(jobs or default_jobs(), len(items))
     if jobs <= 1:
-        return _serial(fn, items, on_done)
+        yield from map(fn, items)
+        return
     try:
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     except (OSError, ValueError, NotImplementedError) as exc:
         log.info("process pool unavailable (%s); running serially", exc)
-        return _serial(fn, items, on_done)
+        yield from map(fn, items)
+        return
     try:
         futures = [pool.submit(fn, item) for item in items]
-        results = []
-        for i, fut in enumerate(futures):
-            results.append(fut.result())
-            if on_done:
-                on_done(i)
-        return results
+        for fut in futures:
+            yield fut.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _serial(fn, items, on_done):
-    results = []
-    for i, item in enumerate(items):
-        results.append(fn(item))
-        if on_done:
-            on_done(i)
-    return results

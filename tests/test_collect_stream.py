@@ -48,7 +48,7 @@ def test_a_file_whose_ranks_another_file_names_is_rewritten_after_the_direct_par
     serial, summaries = spooled([str(tmp_path)], fmt, 1)
     parallel, _ = spooled([str(tmp_path)], fmt, 2)
     assert serial == parallel
-    assert summaries[0].direct == 5001 and summaries[0].spool
+    assert summaries[0].direct == 5001 and summaries[0].missing_rank == 0      # re-scanned after its direct part
     if fmt == "jsonl":
         events = [json.loads(line) for line in serial.splitlines()]
         assert len(events) == 5052
