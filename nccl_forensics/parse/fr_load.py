@@ -12,11 +12,18 @@ The C unpickler does the decoding, so loading stays as fast as `pickle.load` plu
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import pickle
 import re
+import threading
 import zlib
-from typing import Any
+from typing import Any, Iterator
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not a Unix
+    resource = None  # type: ignore[assignment]
 
 from ..errors import BadInput, NcclfError, UnsafeDump
 from .lines import open_binary
@@ -97,15 +104,7 @@ def load_dump(path: str) -> dict:
     """Read one dump (pickle or JSON, optionally gzipped) into plain data. Raises UnsafeDump/BadInput."""
     data = _read_bytes(path)
     if data.lstrip()[:1] not in (b"{", b"["):   # torch writes pickle protocol 2; anything else is refused too
-        _check_opcodes(data, path)
-        try:
-            dump = _SafeUnpickler(_Buffer(data)).load()
-        except UnsafeDump as exc:
-            raise UnsafeDump(f"{path}: {exc}") from None
-        except NcclfError:
-            raise
-        except Exception as exc:  # the unpickler raises many types on corrupt input; all mean the same
-            raise BadInput(f"{path}: truncated or corrupt pickle ({type(exc).__name__}: {exc})") from None
+        dump = _load_pickle(data, path)
     else:
         try:
             dump = json.loads(data)
@@ -114,6 +113,71 @@ def load_dump(path: str) -> dict:
     if not isinstance(dump, dict) or not ({"entries", "pg_config", "pg_status", "version"} & dump.keys()):
         raise BadInput(f"{path}: not a flight-recorder dump (no version/pg_config/entries)")
     return dump
+
+
+def _load_pickle(data: bytes, path: str) -> Any:
+    """The C unpickler under an address-space cap when this process can take one (the cap stops a memo-index
+    bomb); otherwise, or when the cap is hit, only after the opcode walk."""
+    with _memory_cap(len(data)) as capped:
+        if capped:
+            try:
+                return _unpickle(data, path)
+            except MemoryError:
+                pass   # a bomb, or a dump that needs more: the walk decides, then nothing caps the load
+    _check_opcodes(data, path)
+    return _unpickle(data, path)
+
+
+def _unpickle(data: bytes, path: str) -> Any:
+    try:
+        return _SafeUnpickler(_Buffer(data)).load()
+    except UnsafeDump as exc:
+        raise UnsafeDump(f"{path}: {exc}") from None
+    except (NcclfError, MemoryError):
+        raise
+    except Exception as exc:  # the unpickler raises many types on corrupt input; all mean the same
+        raise BadInput(f"{path}: truncated or corrupt pickle ({type(exc).__name__}: {exc})") from None
+
+
+# The cap: what the process maps now, plus 512 MiB, plus 64 bytes per byte of pickle (no valid pickle
+# needs more: its cheapest opcodes, one byte each, make a 56-64 byte list or dict). A bigger request (the
+# memo bomb asks for 16 bytes per index) fails with MemoryError. Only for dumps up to 32 MiB, and only in
+# a process with one thread (the workers), since the limit covers every thread of the process.
+CAP_HEADROOM = 512 << 20
+CAP_PER_BYTE = 64
+CAP_MAX_DUMP = 32 << 20
+
+
+@contextlib.contextmanager
+def _memory_cap(size: int) -> Iterator[bool]:
+    limit, old = _cap_for(size), None
+    if limit is not None:
+        try:
+            old = resource.getrlimit(resource.RLIMIT_AS)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, old[1]))
+        except (ValueError, OSError):
+            old = None
+    try:
+        yield old is not None
+    finally:
+        if old is not None:
+            resource.setrlimit(resource.RLIMIT_AS, old)
+
+
+def _cap_for(size: int) -> int | None:
+    if resource is None or size > CAP_MAX_DUMP or threading.active_count() != 1:
+        return None
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            mapped = int(fh.read().split()[0]) * resource.getpagesize()
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError, IndexError):
+        return None
+    limit = mapped + CAP_HEADROOM + CAP_PER_BYTE * size
+    unlimited = resource.RLIM_INFINITY
+    if (soft != unlimited and soft <= limit) or (hard != unlimited and hard < limit):
+        return None   # already capped (or tighter): leave it be and walk
+    return limit
 
 
 def _read_bytes(path: str) -> bytes:

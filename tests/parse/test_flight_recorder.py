@@ -6,7 +6,9 @@ import importlib.util
 import json
 import os
 import pickle
+import resource
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from nccl_forensics.discover import sniff
 from nccl_forensics.errors import BadInput, NcclfError, UnsafeDump
 from nccl_forensics.model import SourceKind
-from nccl_forensics.parse import parse_source
+from nccl_forensics.parse import fr_load, parse_source
 from nccl_forensics.parse.flight_recorder import (
     read_flight_recorder, read_flight_recorder_table, split_profiling_name,
 )
@@ -189,7 +191,7 @@ def test_malicious_pickle_is_refused_and_runs_nothing(tmp_path, protocol):
         list(read_flight_recorder(str(path)))
     message = str(info.value)
     assert "refused" in message and "\n" not in message
-    assert ("posix.system" in message) == (protocol > 0)   # protocol 0 is refused at its first text opcode
+    assert "posix.system" in message or protocol == 0   # the opcode walk refuses protocol 0's text opcodes
     assert not marker.exists()
 
 
@@ -215,6 +217,40 @@ def test_memo_index_bomb_is_refused(tmp_path):
     path.write_bytes(b"\x80\x02}r\x00\x00\x00\x80.")
     with pytest.raises(UnsafeDump, match="memo index"):
         list(read_flight_recorder(str(path)))
+
+
+def test_the_memory_cap_replaces_the_opcode_walk_in_a_one_thread_process(tmp_path, monkeypatch):
+    walked = []
+
+    def walk(data, path):
+        walked.append(path)
+        if len(data) < 20:
+            raise UnsafeDump("walked")     # stop before an uncapped load of the bomb
+
+    monkeypatch.setattr(fr_load, "_check_opcodes", walk)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    path = SAMPLES / "gloo_diverged" / "comm_lib_trace_rank_0"
+    assert threading.active_count() == 1 and fr_load.load_dump(str(path))["entries"]
+    assert walked == [] and resource.getrlimit(resource.RLIMIT_AS) == before
+    bomb = tmp_path / "dump"
+    bomb.write_bytes(b"\x80\x02}r\x00\x00\x00\x80.")
+    with pytest.raises(UnsafeDump, match="walked"):    # the cap stopped the 32 GiB memo; then the walk ran
+        fr_load.load_dump(str(bomb))
+    assert walked == [str(bomb)] and resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+def test_with_a_second_thread_the_opcode_walk_guards_the_load(monkeypatch):
+    walked = []
+    monkeypatch.setattr(fr_load, "_check_opcodes", lambda data, path: walked.append(path))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        fr_load.load_dump(str(SAMPLES / "gloo_diverged" / "comm_lib_trace_rank_0"))
+    finally:
+        stop.set()
+        other.join()
+    assert len(walked) == 1
 
 
 def test_truncated_pickle_is_bad_input(tmp_path):
