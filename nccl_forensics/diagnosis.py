@@ -13,8 +13,6 @@ other events travel back to the parent.
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -29,6 +27,7 @@ from .detectors.base import Context
 from .discover import discover, evidence_sources
 from .divergence import find_outliers, first_divergence
 from .errors import NcclfError, NoEvidence
+from .gc_pause import gc_paused
 from .model import CollRun, Event, Finding, Source, SourceKind, SourceResult
 from .parallel import map_sources
 from .ranks import assign_ranks
@@ -120,7 +119,7 @@ _FR_FIELDS = ("pg_name", "seq", "op", "in_numel", "in_dtypes", "state", "time_cr
 def _digest_fr_table(source: Source, reader) -> Digest:
     """The columnar fast path: no Event per entry, no per-row text (evidence rows get theirs later)."""
     try:
-        with _no_gc():                                    # millions of small objects: GC passes only cost here
+        with gc_paused():                                    # millions of small objects: GC passes only cost here
             meta, cols = reader(source, fields=_FR_FIELDS)
             rows = _fr_rows(source, meta, cols)
     except NcclfError as exc:
@@ -157,17 +156,6 @@ def _seconds(ns: list) -> np.ndarray:
         except OverflowError:
             pass
     return np.array([t / 1e9 if t else None for t in ns], dtype=np.float64)
-
-
-@contextlib.contextmanager
-def _no_gc():
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _declared(events: list[Event]) -> dict:

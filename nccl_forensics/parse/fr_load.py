@@ -4,11 +4,13 @@ Dumps are untrusted input: a pickle can name any importable callable and have th
 (torch::jit::Pickler, protocol 2) hold only dicts, lists, tuples, str, int, float, bool and None, so:
 - `_SafeUnpickler.find_class` refuses every global and `persistent_load` every persistent id, raising
   `UnsafeDump` with the refused name: nothing in the dump can run;
-- `_check_opcodes` first walks the opcodes and refuses any that plain data does not need, and any memo index
-  far beyond the file's size (the C unpickler would allocate 16 bytes per index: one LONG_BINPUT could ask
-  for 32 GiB; our fuzz test found this);
+- a memo index far beyond the file's size is a memory bomb (the C unpickler allocates 16 bytes per index:
+  one LONG_BINPUT could ask for 32 GiB; our fuzz test found this). In a one-thread process (the worker
+  processes) the load runs under an address-space cap that turns such a request into MemoryError;
+  elsewhere, or when the cap is hit, `_check_opcodes` first walks the opcodes and refuses any that plain
+  data does not need, and any memo index beyond 2**20;
 - a truncated or corrupt file raises `BadInput` with a one-line reason; files over MAX_DUMP_BYTES are refused.
-The C unpickler does the decoding, so loading stays as fast as `pickle.load` plus the walk.
+The C unpickler does the decoding, so loading stays as fast as `pickle.load` (plus the walk, when it runs).
 """
 from __future__ import annotations
 

@@ -231,12 +231,10 @@ def summary_table(summary: dict) -> Table:
 
 def _ranges(ranks: list[int]) -> str:
     """[0, 1, 2, 3, 7] → '0-3, 7'."""
-    out: list[str] = []
+    spans: list[list[int]] = []
     for r in ranks:
-        if out and r == last + 1:
-            start = out[-1].split("-")[0]
-            out[-1] = f"{start}-{r}"
+        if spans and r == spans[-1][1] + 1:
+            spans[-1][1] = r
         else:
-            out.append(str(r))
-        last = r
-    return ", ".join(out)
+            spans.append([r, r])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)

@@ -98,8 +98,8 @@ def test_block_dispatch_on_a_coll_heavy_file_with_gaps(tmp_path):
         lines.append(f"{head}AllReduce: opCount {i:x} sendbuff 0x7f00 recvbuff 0x7f00 count {i} datatype 7 op 0 root 0 "
                      f"comm 0x55 [nranks=2] stream 0x66")
         if i == 100:
-            lines.append(f"h:1:1 [0] NCCL INFO ncclCommInitRank comm 0x55 rank 1 nranks 2 cudaDev 0 nvmlDev 0 "
-                         f"busId 1a000 commId 0xabc - Init START")
+            lines.append("h:1:1 [0] NCCL INFO ncclCommInitRank comm 0x55 rank 1 nranks 2 cudaDev 0 nvmlDev 0 "
+                         "busId 1a000 commId 0xabc - Init START")
         if i % 700 == 0:
             lines += ["Traceback (most recent call last):", '  File "t.py", line 1, in <module>', "RuntimeError: x", ""]
     lines.append("\x1b[31m" + lines[2] + "\x1b[0m\r")
