@@ -12,7 +12,7 @@ from itertools import repeat
 from typing import Any, Iterator
 
 from ..gc_pause import gc_paused
-from ..model import CollContext, CollRun, Event
+from ..model import BlockLines, CollContext, CollRun, Event
 from .lines import iter_blocks, make_line, split_block
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
@@ -211,12 +211,12 @@ def fast_parse(text: str) -> Parsed | None:
 # checked exactly by HEAD_RE/TAIL_RE once per distinct text, when `coll_context` meets it first; the per-line
 # fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
 # numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
-# Groups: the whole line, timestamp, head, opCount, sendbuff, recvbuff, count, tail.
+# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
 _PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
 COLL_LINE_RE = re.compile(
-    r"^((?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
+    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
     r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
-    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+))$",
+    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$",
     re.M)
 HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
 TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
@@ -279,10 +279,10 @@ class BlockScanner:
             rows = COLL_LINE_RE.findall(block)
             if not rows or len(rows) != block.count("\n") + (block[-1] != "\n"):
                 return None
-            return self._columns(rows)
+            return self._columns(rows, block)
 
-    def _columns(self, rows: list[tuple]) -> CollRun | None:
-        texts, stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
+    def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
+        stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
         keys = list(zip(heads, tails))
         contexts = list(map(self.nccl.coll_cache.get, keys))
         if None in contexts:
@@ -295,8 +295,9 @@ class BlockScanner:
         n = len(rows)
         times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
         return CollRun(self.nccl.file, list(range(self.no + 1, self.no + n + 1)), contexts, times,
-                       list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends), list(recvs),
-                       list(texts))
+                       list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
+                       [s if s == r else r for s, r in zip(sends, recvs)],   # in-place ops: one string, not two
+                       BlockLines(block))
 
     def _mixed_block(self, block: str) -> Iterator[Any]:
         """COLL lines matched one by one; the text between them goes through the parser chain."""
@@ -309,7 +310,8 @@ class BlockScanner:
             if self.busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
                 yield from self._offer_text(m.group())
                 continue
-            text, ts, head, opc, sb, rb, cnt, tail = m.groups()
+            text = m.group()
+            ts, head, opc, sb, rb, cnt, tail = m.groups()
             ctx = nccl.coll_cache.get((head, tail)) or coll_context(nccl, head, tail)
             if ctx is INVALID:
                 yield from self._offer_text(text)

@@ -112,14 +112,14 @@ def test_lines_before_the_rank_is_known_are_held_not_batched(tmp_path, monkeypat
 def test_loose_line_regex_plus_head_and_tail_checks_equal_the_exact_regexes(line):
     """COLL_LINE_RE with HEAD_RE/TAIL_RE accepts a line iff PREFIX_RE + COLL_RE do, with the same fields."""
     m = COLL_LINE_RE.fullmatch(line)
-    loose = m is not None and HEAD_RE.fullmatch(m.group(3)) and TAIL_RE.fullmatch(m.group(8))
+    loose = m is not None and HEAD_RE.fullmatch(m.group(2)) and TAIL_RE.fullmatch(m.group(7))
     p = PREFIX_RE.fullmatch(line)
     exact = p is not None and COLL_RE.fullmatch(p.group("msg"))
     if loose:
         assert exact
         g = exact.groups()
-        assert (m.group(4), m.group(5), m.group(6), m.group(7)) == (g[1], g[2], g[3], g[4])
-        assert TAIL_RE.fullmatch(m.group(8)).groups()[:6] == (g[5], g[6], g[7], g[8], g[9], g[10])
+        assert (m.group(3), m.group(4), m.group(5), m.group(6)) == (g[1], g[2], g[3], g[4])
+        assert TAIL_RE.fullmatch(m.group(7)).groups()[:6] == (g[5], g[6], g[7], g[8], g[9], g[10])
     elif exact and len(line) < 400 and "\n" not in line:
         # the exact regexes take numbers of any length; the block scanner leaves long ones to the grammar
         assert re.search(r"\d{11,}|[0-9a-fA-F]{17,}", line)
