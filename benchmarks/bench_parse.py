@@ -142,10 +142,11 @@ def reference_rate(path: str) -> float:
 
 
 def warm_up(path: str) -> int:
-    """Imports and the cached grammar load, done once per process before any timing."""
+    """Imports and the cached grammar load, done once per process before any timing; returns the pid."""
     from nccl_forensics.parse.grammars import lalr
     lalr("nccl")
-    return 0
+    time.sleep(0.05)          # long enough that every worker takes one of the warm-up tasks
+    return os.getpid()
 
 
 def with_cpu(fn, path: str) -> tuple[int, float]:
@@ -156,20 +157,25 @@ def with_cpu(fn, path: str) -> tuple[int, float]:
 
 
 def timed(fn, *args) -> tuple[float, float, int]:
-    """(wall seconds, summed CPU seconds of the work, events)."""
+    """(wall seconds, summed CPU seconds of the work, events). `fn` returns (its results, wall seconds of the
+    work alone), so that starting worker processes is not counted."""
+    results, wall = fn(*args)
+    return wall, sum(c for _, c in results), sum(n for n, _ in results)
+
+
+def serial(fn, paths: list[str]) -> tuple[list[tuple[int, float]], float]:
     start = time.perf_counter()
-    results = fn(*args)
-    return time.perf_counter() - start, sum(c for _, c in results), sum(n for n, _ in results)
+    results = [with_cpu(fn, p) for p in paths]
+    return results, time.perf_counter() - start
 
 
-def serial(fn, paths: list[str]) -> list[tuple[int, float]]:
-    return [with_cpu(fn, p) for p in paths]
-
-
-def pool(fn, paths: list[str], jobs: int) -> list[tuple[int, float]]:
+def pool(fn, paths: list[str], jobs: int) -> tuple[list[tuple[int, float]], float]:
     with mp.get_context("spawn").Pool(jobs) as workers:
-        workers.map(warm_up, [""] * jobs)      # let the workers start (and import) before timing the work
-        return workers.map(functools.partial(with_cpu, fn), paths, chunksize=1)
+        while len(set(workers.map(warm_up, [""] * jobs, chunksize=1))) < jobs:
+            pass                                            # every worker started (and imported) before the clock
+        start = time.perf_counter()
+        results = workers.map(functools.partial(with_cpu, fn), paths, chunksize=1)
+        return results, time.perf_counter() - start
 
 
 def cli_jsonl(folder: Path, jobs: int) -> tuple[float, float]:

@@ -124,7 +124,7 @@ class CollRun:
     """
 
     file: str
-    lines: list[int]
+    lines: Sequence[int]                # a list, or the range of a whole block's line numbers
     contexts: list[CollContext]
     times: list[float | None]
     opcounts: list[int]

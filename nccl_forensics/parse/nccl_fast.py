@@ -294,7 +294,7 @@ class BlockScanner:
             return None
         n = len(rows)
         times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
-        return CollRun(self.nccl.file, list(range(self.no + 1, self.no + n + 1)), contexts, times,
+        return CollRun(self.nccl.file, range(self.no + 1, self.no + n + 1), contexts, times,
                        list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
                        [s if s == r else r for s, r in zip(sends, recvs)],   # in-place ops: one string, not two
                        BlockLines(block))
