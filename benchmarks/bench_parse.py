@@ -198,6 +198,16 @@ def report(label: str, timing: tuple[float, float, int], mb: float, extra: str =
           f"{events} {extra}")
 
 
+def one_and_two(label: str, fn, paths: list[str], mb: float, ref) -> None:
+    """Two rows: `fn` over every file on one core, then in 2 worker processes, with the speed-up."""
+    r = ref()                             # measured just before each row, as the header says
+    one = timed(serial, fn, paths)
+    report(f"{label}, 1 core", one, mb, ref=r)
+    r = ref()
+    two = timed(pool, fn, paths, 2)
+    report(f"{label}, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size-mb", type=float, default=200.0, help="total log size to generate (default 200)")
@@ -211,22 +221,11 @@ def main(argv: list[str] | None = None) -> None:
     ref = lambda: max(reference_rate(paths[0]) for _ in range(3))   # noqa: E731
     print("reference: one regex over the COLL lines runs at ~120 MB/s on an idle core (issue 2); each row's\n"
           "'idle' figure rescales its MB per CPU-second by that regex's rate measured just before the row")
-    r = ref()
-    one = timed(serial, parse_file, paths)
-    report("parse stage, 1 core", one, mb, ref=r)
-    r = ref()
-    two = timed(pool, parse_file, paths, 2)
-    report("parse stage, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
-    r = ref()
-    report("  an Event object per line, 1 core", timed(serial, parse_objects, paths), mb, ref=r)
-    r = ref()
-    report("  line by line (reference), 1 core", timed(serial, parse_lines, paths), mb, ref=r)
-    r = ref()
-    one = timed(serial, jsonl_file, paths)
-    report("jsonl library path, 1 core", one, mb, ref=r)
-    r = ref()
-    two = timed(pool, jsonl_file, paths, 2)
-    report("jsonl library path, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x", ref=r)
+    one_and_two("parse stage", parse_file, paths, mb, ref)
+    for label, fn in (("  an Event object per line", parse_objects), ("  line by line (reference)", parse_lines)):
+        r = ref()
+        report(f"{label}, 1 core", timed(serial, fn, paths), mb, ref=r)
+    one_and_two("jsonl library path", jsonl_file, paths, mb, ref)
     if not args.skip_cli:
         walls = {}
         for jobs in (1, 2):

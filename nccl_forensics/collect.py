@@ -18,7 +18,7 @@ from typing import IO, Callable, Iterable
 
 from .discover import discover, evidence_sources
 from .model import CollRun, Source, SourceResult
-from .parallel import default_jobs, imap_sources, map_sources
+from .parallel import imap_sources, map_sources, worker_count
 from .parse import iter_records, parse_source
 from .ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from .errors import BadInput
@@ -253,7 +253,7 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     them straight to it, a parallel one copies each spool as soon as it and every earlier one are done.
     """
     make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
-    serial = sink is not None and min(jobs or default_jobs(), len(sources)) <= 1
+    serial = sink is not None and worker_count(jobs, len(sources)) == 1
     if serial:
         summaries = [_scan_worker(make(s), sink) for s in sources]
     else:

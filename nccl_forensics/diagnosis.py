@@ -33,7 +33,7 @@ from .parallel import map_sources
 from .ranks import assign_ranks
 from .rank_state import RankState, rank_states
 from .timeline import (RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed,
-                       pack_columns)
+                       nccl_group, pack_columns)
 from .verdict import Verdict, decide
 
 SCHEMA_VERSION = 1
@@ -99,8 +99,8 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     shared = {}
     for ctx in set(run.contexts):
         d = ctx.data
-        comm = ctx.comm or comm_ids.get((ctx.pid, d["comm_ptr"])) or f"{ctx.host}:{ctx.pid}:{d['comm_ptr']}"
-        shared[ctx] = (ctx.rank, f"nccl:{comm}", d["op"], d["dtype"], d["redop"], ctx.pid, ctx.host)
+        group = nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids)
+        shared[ctx] = (ctx.rank, group, d["op"], d["dtype"], d["redop"], ctx.pid, ctx.host)
     ranks, groups, ops, dtypes, redops, run_pids, run_hosts = zip(*map(shared.__getitem__, run.contexts))
     rows.rows.extend(zip(ranks, groups, run.opcounts, ops, run.counts, repeat(None), dtypes, repeat("enqueued"),
                          repeat("nccl"), repeat(run.file), run.lines, run.texts, run.times, repeat(None), redops))

@@ -89,6 +89,14 @@ class CollContext:
         self.tid, self.device, self.comm = tid, device, comm
 
 
+def split_block(block: str) -> list[str]:
+    """The lines of a block of text (without their newlines; a final newline ends the last line)."""
+    lines = block.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 class BlockLines(Sequence[str]):
     """The lines of a block of text, split each time they are read: a run of a whole block keeps the block
     (already in memory) instead of a string per line, which halves the memory a big log's runs hold."""
@@ -99,10 +107,7 @@ class BlockLines(Sequence[str]):
         self.block = block
 
     def _lines(self) -> list[str]:
-        lines = self.block.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return split_block(self.block)
 
     def __len__(self) -> int:
         return len(self._lines())

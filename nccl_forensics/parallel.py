@@ -25,6 +25,11 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(jobs: int, items: int) -> int:
+    """How many processes `jobs` (0 = one per core) means for `items` items; 1 = run serially."""
+    return max(1, min(jobs or default_jobs(), items))
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -43,8 +48,8 @@ def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
 def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Iterator[R]:
     """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order."""
     items = list(items)
-    jobs = min(jobs or default_jobs(), len(items))
-    if jobs <= 1:
+    jobs = worker_count(jobs, len(items))
+    if jobs == 1:
         yield from map(fn, items)
         return
     try:

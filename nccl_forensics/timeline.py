@@ -162,10 +162,9 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     """Append the timeline row(s) an event carries; False if it carries none."""
     d = ev.data
     if ev.kind == "coll":
-        comm = ev.comm or (comm_ids or {}).get((ev.pid, d.get("comm_ptr"))) or f"{ev.host}:{ev.pid}:{d.get('comm_ptr')}"
         op = d.get("op")
-        buf.add(ev.rank, f"nccl:{comm}", d.get("opcount"), op, d.get("count"), None, d.get("dtype"), "enqueued",
-                "nccl", ev.file, ev.line, ev.text, ev.time, None, d.get("redop") if op in _REDUCING else None)
+        buf.add(ev.rank, nccl_group(ev.comm, ev.host, ev.pid, d.get("comm_ptr"), comm_ids), d.get("opcount"), op,
+                d.get("count"), None, d.get("dtype"), "enqueued", "nccl", ev.file, ev.line, ev.text, ev.time, None, d.get("redop") if op in _REDUCING else None)
     elif ev.kind == "fr_entry":
         sizes = d.get("in_sizes") or []
         buf.add(ev.rank, str(d.get("pg_name")), d.get("seq"), d.get("op"),
@@ -185,6 +184,12 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     else:
         return False
     return True
+
+
+def nccl_group(comm: str | None, host: str | None, pid: int | None, comm_ptr, comm_ids: dict | None) -> str:
+    """The timeline group of a COLL line: its commId (from the line, else the file's init lines), else the
+    process-local comm pointer."""
+    return f"nccl:{comm or (comm_ids or {}).get((pid, comm_ptr)) or f'{host}:{pid}:{comm_ptr}'}"
 
 
 def user_frame(frames) -> str | None:

@@ -13,7 +13,7 @@ import zlib
 from typing import IO, Iterator
 
 from ..errors import BadInput
-from ..model import Line
+from ..model import Line, split_block
 
 MAX_LINE = 64 * 1024          # longer lines are cut here (the rest of the physical line is skipped)
 _CHUNK = 1 << 20
@@ -157,13 +157,6 @@ def make_line(no: int, raw: str, strip_wrappers: bool = True) -> Line:
         if stripped is not text:
             return Line(no, stripped, rank, host, local_rank, text)
     return Line(no, text)
-
-
-def split_block(block: str) -> list[str]:
-    lines = block.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def iter_lines(path: str, *, strip_wrappers: bool = True) -> Iterator[Line]:

@@ -12,8 +12,8 @@ from itertools import repeat
 from typing import Any, Iterator
 
 from ..gc_pause import gc_paused
-from ..model import BlockLines, CollContext, CollRun, Event
-from .lines import iter_blocks, make_line, split_block
+from ..model import BlockLines, CollContext, CollRun, Event, split_block
+from .lines import iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -306,11 +306,10 @@ class BlockScanner:
             start, end = m.span()
             if start > pos:
                 yield from self._offer_text(block[pos:start])
-            pos = end + 1
+            pos, text = end + 1, m.group()
             if self.busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
-                yield from self._offer_text(m.group())
+                yield from self._offer_text(text)
                 continue
-            text = m.group()
             ts, head, opc, sb, rb, cnt, tail = m.groups()
             ctx = nccl.coll_cache.get((head, tail)) or coll_context(nccl, head, tail)
             if ctx is INVALID:
