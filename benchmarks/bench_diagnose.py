@@ -9,6 +9,7 @@ processes it waited for).
     python benchmarks/bench_diagnose.py                    # 1,024 ranks (several GB of temp files)
     python benchmarks/bench_diagnose.py --ranks 64 --keep out/
     python benchmarks/bench_diagnose.py --ranks 256 --no-torchfrtrace
+    python benchmarks/bench_diagnose.py --keep out/ --repeat 3     # each tool 3 times, interleaved; best counts
 
 Targets: ncclf ≥ 5× faster than torchfrtrace on the same FR dumps; the whole bundle in < 60 s. CPU seconds are
 printed next to wall seconds: on a shared machine they are the fairer comparison.
@@ -103,6 +104,15 @@ def verdict_of(result: dict) -> str:
         return "?"
 
 
+def best_run(results: list[dict]) -> dict:
+    """The fastest run (the one least slowed by other tenants of a shared machine), noting the others."""
+    best = min(results, key=lambda r: r["wall_s"])
+    if len(results) > 1:
+        walls = ", ".join(f"{r['wall_s']:.1f}" for r in results)
+        best = {**best, "what": f"{best['what']}  (best of {walls} s)"}
+    return best
+
+
 def report(rows: list[tuple[str, dict]], ranks: int, entries: int) -> None:
     print(f"\n{ranks} ranks x {entries} entries per rank")
     print(f"{'run':<40} {'wall s':>8} {'cpu s':>8} {'peak MB':>9} {'rc':>4}  result")
@@ -121,6 +131,7 @@ def main() -> None:
     ap.add_argument("--keep", metavar="DIR", help="write the bundle here and keep it (reused if it exists)")
     ap.add_argument("--no-torchfrtrace", action="store_true")
     ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each tool, interleaved; the best counts")
     args = ap.parse_args()
     diverge = args.diverge_rank if args.diverge_rank is not None else args.ranks * 2 // 3
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ncclf-bench-"))
@@ -132,15 +143,19 @@ def main() -> None:
         else:
             fr_dir, nccl_dir = make_bundle(root, args.ranks, args.entries, diverge)
             print(f"generated {root} in {time.monotonic() - t:.1f} s (diverging rank {diverge})")
-        rows = []
-        fr = measure(ncclf_cmd([fr_dir], args.jobs), args.timeout)
-        rows.append(("ncclf diagnose (FR dumps)", {**fr, "what": verdict_of(fr)}))
-        if not args.no_torchfrtrace:
-            ft = measure(torchfrtrace_cmd(fr_dir), args.timeout)
-            found = "culprit found" if f"Culprit rank {diverge}" in ft["stdout"] + ft["stderr"] else ""
-            rows.append(("torchfrtrace (same FR dumps)", {**ft, "what": found or ft["stderr"].strip()[-80:]}))
-        whole = measure(ncclf_cmd([fr_dir, nccl_dir], args.jobs), args.timeout)
-        rows.append(("ncclf diagnose (FR dumps + NCCL logs)", {**whole, "what": verdict_of(whole)}))
+        runs: dict[str, list[dict]] = {}
+        for _ in range(args.repeat):         # interleaved, so that a slow spell of the machine hits every tool
+            fr = measure(ncclf_cmd([fr_dir], args.jobs), args.timeout)
+            runs.setdefault("ncclf diagnose (FR dumps)", []).append({**fr, "what": verdict_of(fr)})
+            if not args.no_torchfrtrace:
+                ft = measure(torchfrtrace_cmd(fr_dir), args.timeout)
+                found = "culprit found" if f"Culprit rank {diverge}" in ft["stdout"] + ft["stderr"] else ""
+                runs.setdefault("torchfrtrace (same FR dumps)", []).append(
+                    {**ft, "what": found or ft["stderr"].strip()[-80:]})
+            whole = measure(ncclf_cmd([fr_dir, nccl_dir], args.jobs), args.timeout)
+            runs.setdefault("ncclf diagnose (FR dumps + NCCL logs)", []).append({**whole, "what": verdict_of(whole)})
+        rows = [(name, best_run(results)) for name, results in runs.items()]
+        whole = rows[-1][1]
         report(rows, args.ranks, args.entries)
         if not args.no_torchfrtrace and rows[1][1]["rc"] == 0:
             ft, ours = rows[1][1], rows[0][1]

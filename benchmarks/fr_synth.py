@@ -2,6 +2,13 @@
 torch 2.13 gloo dumps in sample_logs/flight_recorder/): same top-level keys, entry keys and key order, tuple
 `process_group`, string `ranks`, pickle protocol 2, file names `<prefix><rank>` with no extension.
 
+Object sharing follows torch's pickler too, since it decides what a load costs. torch::jit::Pickler memoizes
+strings by value and containers by pointer when shared, and FlightRecorder builds one dict per distinct
+stack frame (`all_frames`) that every entry's fresh `frames` list points to: a real dump holds each frame dict
+once and a BINGET per later use (seen in sample_logs/flight_recorder/gloo_*). So here frame dicts are shared
+per dump, strings are made identical by value, and each entry's lists and tuple are its own objects. (Python's
+pickler also puts containers that are not shared in the memo; those BINPUTs are the one difference left.)
+
     from benchmarks.fr_synth import make_dumps
     make_dumps("out/", ranks=1024, entries=2000, diverge_rank=17)          # NCCL style, schema 2.10
 
@@ -48,29 +55,31 @@ def _template(first_seq: int, count: int, world: int) -> list[dict]:
         shape = list(_SHAPES[(seq * 7) % len(_SHAPES)])
         dtype = _DTYPES[(seq * 3) % len(_DTYPES)]
         frames = [
-            {"name": fn, "filename": _C10D, "line": line},
-            {"name": "wrapper", "filename": _LOGGER, "line": 83},
-            {"name": "_sync_grads", "filename": "/workspace/train/ddp_step.py", "line": 88 + seq % 3},
-            {"name": "train_step", "filename": "/workspace/train/train.py", "line": 142},
-            {"name": "main", "filename": "/workspace/train/train.py", "line": 201},
-            {"name": "<module>", "filename": "/workspace/train/train.py", "line": 215},
+            (fn, _C10D, line),
+            ("wrapper", _LOGGER, 83),
+            ("_sync_grads", "/workspace/train/ddp_step.py", 88 + seq % 3),
+            ("train_step", "/workspace/train/train.py", 142),
+            ("main", "/workspace/train/train.py", 201),
+            ("<module>", "/workspace/train/train.py", 215),
         ]
         out.append({"frames": frames, "op": op, "in": [shape], "out": [out_shape(shape, world)], "dtype": dtype,
                     "record_id": seq - 1, "seq": seq})
     return out
 
 
-def _entry(t: dict, rank: int, backend: str, version: str, last: bool) -> dict:
+def _entry(t: dict, rank: int, backend: str, version: str, last: bool, frame_dicts: dict) -> dict:
     gloo = backend == "gloo"
     created = BASE_NS + (t["seq"] * STEP_NS) + rank * 1_000
-    e = {"frames": t["frames"], "record_id": t["record_id"], "pg_id": 0, "process_group": ("0", "default_pg")}
+    frames = [frame_dicts.setdefault(f, {"name": f[0], "filename": f[1], "line": f[2]}) for f in t["frames"]]
+    e = {"frames": frames, "record_id": t["record_id"], "pg_id": 0, "process_group": ("0", "default_pg")}
     if version == "2.10":
         e["thread_name"] = "pt_main_thread"
         e["thread_id"] = str(139_872_301_000_000 + rank * 4096)
     e.update({
         "collective_seq_id": t["seq"], "p2p_seq_id": 0, "op_id": t["seq"],
         "profiling_name": f"{backend}:{t['op']}", "time_created_ns": created,
-        "input_sizes": t["in"], "input_dtypes": [t["dtype"]], "output_sizes": t["out"], "output_dtypes": [t["dtype"]],
+        "input_sizes": [list(s) for s in t["in"]], "input_dtypes": [t["dtype"]],
+        "output_sizes": [list(s) for s in t["out"]], "output_dtypes": [t["dtype"]],
         "state": "scheduled" if (last or gloo) else "completed", "time_discovered_started_ns": None,
         "time_discovered_completed_ns": None if (last or gloo) else created + 900_000,
         "retired": not last, "timeout_ms": TIMEOUT_MS, "is_p2p": False,
@@ -108,6 +117,22 @@ def _dump(entries: list[dict], world: int, backend: str, version: str) -> dict:
     return dump
 
 
+def _same_strings(obj, seen: dict):
+    """`obj` with equal strings made one object, so Python's pickler (memo by identity) writes each string once
+    and a BINGET after, as torch's does (memo by value). Containers keep their identity (and so their sharing)."""
+    if type(obj) is str:
+        return seen.setdefault(obj, obj)
+    if type(obj) is dict:
+        items = [(_same_strings(k, seen), _same_strings(v, seen)) for k, v in obj.items()]
+        obj.clear()
+        obj.update(items)
+    elif type(obj) is list:
+        obj[:] = [_same_strings(v, seen) for v in obj]
+    elif type(obj) is tuple:
+        return tuple(_same_strings(v, seen) for v in obj)
+    return obj
+
+
 def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_rank: int | None,
                backend: str = "nccl", version: str = "2.10", mode: str = "skip",
                start_record_id: int = 0, prefix: str = PREFIX) -> list[Path]:
@@ -124,9 +149,11 @@ def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_ran
         if rank == diverge_rank:
             rows = shifted if mode == "skip" else template[:-1] + [_diverge(template[-1], mode)]
         hung = rank != diverge_rank or mode != "skip"
-        ents = [_entry(t, rank, backend, version, hung and i == len(rows) - 1) for i, t in enumerate(rows)]
+        frame_dicts: dict = {}
+        ents = [_entry(t, rank, backend, version, hung and i == len(rows) - 1, frame_dicts)
+                for i, t in enumerate(rows)]
         path = out / f"{prefix}{rank}"
-        path.write_bytes(pickle.dumps(_dump(ents, ranks, backend, version), protocol=2))
+        path.write_bytes(pickle.dumps(_same_strings(_dump(ents, ranks, backend, version), {}), protocol=2))
         paths.append(path)
     return paths
 

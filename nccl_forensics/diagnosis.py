@@ -13,7 +13,6 @@ other events travel back to the parent.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Callable, Iterable
@@ -30,6 +29,9 @@ from .errors import NcclfError, NoEvidence
 from .gc_pause import gc_paused
 from .model import CollRun, Event, Finding, Source, SourceKind, SourceResult
 from .parallel import map_sources
+from .parse.flight_recorder import frames_of, table_of_dump
+from .parse.fr_columns import coded_columns
+from .parse.fr_load import load_dump
 from .ranks import assign_ranks
 from .rank_state import RankState, rank_states
 from .timeline import (RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed,
@@ -71,9 +73,8 @@ class Digest:
 
 def digest_source(source: Source) -> Digest:
     """Parse one file (top-level so a process pool can run it)."""
-    table = _fr_table_reader() if source.kind is SourceKind.FLIGHT_RECORDER else None
-    if table is not None:
-        return _digest_fr_table(source, table)
+    if source.kind is SourceKind.FLIGHT_RECORDER:
+        return _digest_fr(source)
     rows, pids, hosts, events = RowBuffer(), [], [], []
     error, comm_ids = None, {}
     try:
@@ -108,20 +109,22 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     hosts.extend(run_hosts)
 
 
-def _fr_table_reader():
-    mod = importlib.import_module(f"{parse_pkg.__name__}.flight_recorder")
-    return getattr(mod, "read_flight_recorder_table", None)
-
-
 _FR_FIELDS = ("pg_name", "seq", "op", "in_numel", "in_dtypes", "state", "time_created_ns")
 
 
-def _digest_fr_table(source: Source, reader) -> Digest:
-    """The columnar fast path: no Event per entry, no per-row text (evidence rows get theirs later)."""
+def _digest_fr(source: Source) -> Digest:
+    """A dump's timeline rows, straight from its columns: no Event per entry, no per-row text (evidence rows
+    get theirs later). `fr_columns` codes the common shape of dump; the general table reader takes the rest."""
     try:
-        with gc_paused():                                    # millions of small objects: GC passes only cost here
-            meta, cols = reader(source, fields=_FR_FIELDS)
-            rows = _fr_rows(source, meta, cols)
+        with gc_paused():                                    # many small objects: GC passes only cost here
+            dump = load_dump(source.path)
+            fast = coded_columns(dump, source.path, source)
+            if fast is not None:
+                meta, rows = fast[0], _coded_rows(source, *fast)
+            else:
+                meta, cols = table_of_dump(dump, source.path, source, fields=_FR_FIELDS)
+                rows = _fr_rows(source, meta, cols)
+            del dump                                         # freed while the collector is still paused
     except NcclfError as exc:
         return Digest(SourceResult(source, [], error=str(exc)))
     dump = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"), text=f"flight-recorder dump "
@@ -131,21 +134,33 @@ def _digest_fr_table(source: Source, reader) -> Digest:
     return Digest(SourceResult(source, [dump]), rows, declared=_declared([dump]))
 
 
+def _coded_rows(source: Source, meta: dict, coded: dict) -> dict:
+    """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
+    rows = {name: ("cat", *coded[name]) for name in ("group", "op", "dtype", "state")}
+    rows.update((name, ("num", coded[name])) for name in ("seq", "numel", "line", "time"))
+    rows.update(_fr_constant_rows(source, meta, len(coded["line"])))
+    return rows
+
+
 def _fr_rows(source: Source, meta: dict, cols: dict) -> dict:
-    """The dump's timeline rows, packed (timeline.pack_columns) straight from its columns."""
+    """The dump's timeline rows, packed (timeline.pack_columns) from `read_flight_recorder_table` columns."""
     n = len(cols["line"])
     if not n:
         return {}
-    zeros, rank = np.zeros(n, np.int32), meta.get("rank")
     joined = {d: ",".join(d) if d else None for d in set(cols["in_dtypes"])}
     rows = pack_columns({"group": cols["pg_name"], "seq": cols["seq"], "op": cols["op"], "numel": cols["in_numel"],
                          "dtype": list(map(joined.__getitem__, cols["in_dtypes"])), "state": cols["state"],
                          "line": cols["line"]})
-    rows.update(time=("num", _seconds(cols["time_created_ns"])), source=("cat", ["flight_recorder"], zeros),
-                rank=("num", np.full(n, rank, np.int64)) if type(rank) is int else [rank] * n,
-                file=("cat", [source.path], zeros), redop=("cat", [None], zeros),
-                **{name: ("none", n) for name in ("shape", "text", "frame")})
+    rows["time"] = ("num", _seconds(cols["time_created_ns"]))
+    rows.update(_fr_constant_rows(source, meta, n))
     return rows
+
+
+def _fr_constant_rows(source: Source, meta: dict, n: int) -> dict:
+    zeros, rank = np.zeros(n, np.int32), meta.get("rank")
+    return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
+            "rank": ("num", np.full(n, rank, np.int64)) if type(rank) is int else [rank] * n,
+            "redop": ("cat", [None], zeros), **{name: ("none", n) for name in ("shape", "text", "frame")}}
 
 
 def _seconds(ns: list) -> np.ndarray:
@@ -279,19 +294,20 @@ def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:
     if outliers.empty or "frame" not in outliers:
         return outliers
     need = outliers[outliers["frame"].isna() & (outliers["source"] == "flight_recorder")]
-    reader = _fr_table_reader()
-    if need.empty or reader is None:
+    if need.empty:
         return outliers
     from .timeline import user_frame
     for path in sorted(need["file"].unique())[:16]:
         try:
-            _, cols = reader(path, frames=True)
-        except (NcclfError, TypeError):
+            dump = load_dump(path)
+            _, cols = table_of_dump(dump, path, path)
+        except NcclfError:
             continue
         index = {line: i for i, line in enumerate(cols["line"])}
         mask = (outliers["file"] == path) & outliers["frame"].isna()
         at = [index.get(line) for line in outliers.loc[mask, "line"]]
-        outliers.loc[mask, "frame"] = [user_frame(cols["frames"][i]) if i is not None else None for i in at]
+        outliers.loc[mask, "frame"] = [user_frame(frames_of(dump["entries"][cols["line"][i] - 1].get("frames")))
+                                       if i is not None else None for i in at]
         outliers.loc[mask, "text"] = [_fr_text(cols, i) if i is not None else None for i in at]
     return outliers
 

@@ -61,10 +61,14 @@ def _codes(column: pd.Series) -> np.ndarray:
 
 
 def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
-    """A dense id per (group, seq) key of each row (one hash pass; shared by the per-field checks)."""
+    """An id per (group, seq) key of each row, each in 0..(a few times the row count), shared by the per-field
+    checks: the key itself where it is that small (one group code times the seq range, plus the seq), else a
+    dense id from one hash pass."""
     if colls.empty:
         return np.zeros(0, dtype=np.int64)
     key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
+    if key.min() >= 0 and key.max() < 4 * len(key) + 1024:
+        return key.astype("int64", copy=False)
     return pd.factorize(key)[0].astype("int64")
 
 
@@ -142,13 +146,26 @@ def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame
         groups = groups.astype(object).astype("category")
     wanted = np.flatnonzero(groups.cat.categories.astype(str).isin(set(sub["group"])))
     values, uniques = pd.factorize(colls[field], use_na_sentinel=True)
-    rows = np.isin(groups.cat.codes.to_numpy(), wanted) & (values >= 0)
-    pairs = pd.DataFrame({"g": groups.cat.codes.to_numpy()[rows], "v": values[rows]}).value_counts(sort=False)
-    g, v = pairs.index.get_level_values("g").to_numpy(), pairs.index.get_level_values("v").to_numpy()
+    codes = groups.cat.codes.to_numpy()
+    rows = np.isin(codes, wanted) & (values >= 0)
+    g, v, n = _pair_counts(codes[rows].astype("int64"), values[rows].astype("int64"), max(len(uniques), 1))
     named = pd.DataFrame({"group": pd.Series(groups.cat.categories[g]).astype(str),
-                          "value": pd.Series(uniques[v]).astype(str), "overall": pairs.to_numpy()})
+                          "value": pd.Series(uniques[v]).astype(str), "overall": n})
     counts = named.groupby(["group", "value"]).size() if named.empty else named.groupby(["group", "value"])["overall"].sum()
     return counts.rename("overall").rename_axis(["group", "value"]).reset_index()
+
+
+def _pair_counts(g: np.ndarray, v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(g, v, count) of each distinct pair of codes (v < width): a bincount of g * width + v where that table
+    is small, else a sort."""
+    key = g * width + v
+    if len(key) and key.max() < 4 * len(key) + (1 << 16):
+        counts = np.bincount(key)
+        key = np.flatnonzero(counts)
+        counts = counts[key]
+    else:
+        key, counts = np.unique(key, return_counts=True)
+    return key // width, key % width, counts
 
 
 def in_group(colls: pd.DataFrame, group: str) -> pd.Series:

@@ -28,6 +28,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from .columns import categorize
 from .model import Event
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
@@ -92,12 +93,9 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
             continue
         if name in CATEGORIES:
             try:
-                cats = list(dict.fromkeys(vals))
+                out[name] = ("cat", *categorize(vals))
             except TypeError:      # an unhashable value: keep the list
                 out[name] = ("obj", vals)
-                continue
-            index = {v: i for i, v in enumerate(cats)}
-            out[name] = ("cat", cats, np.array(list(map(index.__getitem__, vals)), dtype=np.int32))
             continue
         elif name in NUMERIC:
             kinds = set(map(type, vals))
@@ -124,8 +122,9 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
             data[name] = _merge_categories(parts)
         elif parts and all(part[0] == "num" for part in parts):
             data[name] = np.concatenate([part[1] for part in parts])
-        elif parts and all(part[0] == "none" for part in parts):
-            data[name] = np.full(sum(part[1] for part in parts), None, dtype=object)
+        elif parts and all(part[0] == "none" for part in parts):   # a Series: no dtype inference over the Nones
+            data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
+                                   copy=False)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
@@ -140,21 +139,21 @@ def _values_of(part: tuple) -> list:
 
 
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
-    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy."""
-    values = {v for part in parts for v in part[1] if v is not None and v == v}
+    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
+    through a table made once per distinct category list (the files of one job mostly share theirs)."""
+    keys = [tuple(part[1]) for part in parts]
+    kinds = list(dict.fromkeys(keys))
+    values = {v for kind in kinds for v in kind if v is not None and v == v}
     try:
         cats = sorted(values)
     except TypeError:
-        cats = list(dict.fromkeys(v for part in parts for v in part[1] if v is not None and v == v))
+        cats = list(dict.fromkeys(v for kind in kinds for v in kind if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
-    # One table of every part's local -> global code, each part's slice ending in -1 (what a local -1 maps to:
-    # local code -1 plus the part's offset lands on the previous slice's trailing -1, or the table's last one).
-    tables = [[index.get(v, -1) if v is not None and v == v else -1 for v in part[1]] + [-1] for part in parts]
-    offsets = np.cumsum([0] + [len(t) for t in tables[:-1]])
-    local = np.concatenate([part[2] for part in parts]) if parts else np.array([], np.int32)
-    shift = np.repeat(offsets, [len(part[2]) for part in parts])
-    table = np.array([c for t in tables for c in t], dtype=np.int32)
-    codes = table[local.astype(np.int64) + shift] if len(local) else local.astype(np.int32)
+    # local -> global code, ending in -1: what a local code -1 (missing) maps to
+    tables = {kind: np.array([index.get(v, -1) if v is not None and v == v else -1 for v in kind] + [-1], np.int32)
+              for kind in kinds}
+    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts)]) if parts
+             else np.array([], np.int32))
     return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
 
 

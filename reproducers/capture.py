@@ -18,6 +18,7 @@ from .procs import Proc, is_alive, rank_of, signal_proc
 PYSPY_TIMEOUT_S = 20
 FR_WAIT_S = 5.0
 _KILLED = re.compile(r"Killed process (\d+) ")
+_STAMP = re.compile(r"\[\s*(\d+\.\d+)\]")          # dmesg's "[22163.588510] " (seconds since boot)
 
 
 def host_name() -> str:
@@ -64,15 +65,24 @@ def flight_recorder_dumps(workers: list[Proc], fr_dir: Path) -> list[Path]:
     return sorted(p for p in asked if p.exists())
 
 
-def kernel_log_size() -> int:
-    """How many lines the kernel log holds now (the start mark for `oom_kill_lines`)."""
-    return len(_dmesg())
+def kernel_log_mark() -> float:
+    """The timestamp of the kernel log's last line now: the start mark for `oom_kill_lines`. A time, not a
+    line count: once the ring buffer is full, old lines drop out as new ones come in (seen on a long-lived
+    machine), so a count would skip the very report we wait for."""
+    for line in reversed(_dmesg()):
+        m = _STAMP.match(line)
+        if m:
+            return float(m.group(1))
+    return -1.0
 
 
-def oom_kill_lines(since: int, pids: set[int], cgroup_name: str | None) -> list[str]:
-    """The OOM reports logged after `since` that killed one of `pids` or hit our cgroup."""
+def oom_kill_lines(since: float, pids: set[int], cgroup_name: str | None) -> list[str]:
+    """The OOM reports logged after the `since` mark that killed one of `pids` or hit our cgroup."""
     kept, block = [], []
-    for line in _dmesg()[since:]:
+    for line in _dmesg():
+        m = _STAMP.match(line)
+        if m and float(m.group(1)) <= since:
+            continue
         if "invoked oom-killer" in line:
             block = []
         block.append(line)

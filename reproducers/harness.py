@@ -77,7 +77,7 @@ def torchrun_command(spec: JobSpec) -> list[str]:
 
 
 def run_job(spec: JobSpec) -> JobOutcome:
-    mark = capture.kernel_log_size()
+    mark = capture.kernel_log_mark()
     seen: dict[int, Proc] = {}
     outcome = JobOutcome(how="exited")
     with _interrupt_on_sigterm(), MemoryCgroup(OOM_LIMIT_BYTES) as cgroup:

@@ -13,7 +13,7 @@ PKG = Path(__file__).resolve().parents[1] / "nccl_forensics"
 
 # stage → rank; a module may only import modules of rank ≤ its own.
 STAGES = {
-    "model": 0, "errors": 0, "scenarios": 0, "gc_pause": 0,
+    "model": 0, "errors": 0, "scenarios": 0, "gc_pause": 0, "columns": 0,
     "parse": 1, "discover": 1,
     "ranks": 2, "parallel": 2, "collect": 2,
     "timeline": 3, "divergence": 3,

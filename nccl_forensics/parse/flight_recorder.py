@@ -10,15 +10,17 @@ of the wrong type becomes None and a non-dict entry becomes an `unparsed` event.
 Two entry points:
 - `read_flight_recorder(source) -> Iterator[Event]`: `fr_dump`, then `fr_pg_status` per PG, then
   `fr_entry` per entry (docs/events.md). A non-dict entry becomes `unparsed`.
-- `read_flight_recorder_table(source, frames=False) -> (meta, columns)`: the fast path for `diagnose`.
+- `read_flight_recorder_table(source, frames=False) -> (meta, columns)`: the general table path
+  (`table_of_dump` for a dump already loaded); `diagnose` first tries `fr_columns.coded_columns`, which
+  codes the usual shape of dump faster and hands anything else back here.
   `meta` holds the `fr_dump` fields plus `pg_status` {pg_name: {last_enqueued, last_started,
   last_completed}}, `entries` and `bad_lines`. `columns` maps each `fr_entry` field (plus `line`,
   `pg_id`, `op_id`, `backend`, `peer`, `retired`, `in_numel`, `out_numel`, `duration_ms`, `thread_id`,
   `thread_name`) to a list with one value per entry, so `pandas.DataFrame(columns)` is one row per entry.
   No Event is built; `frames` is included only when asked for (it is the costly column). `in_sizes`/
   `out_sizes` are tuples of tuples and `in_dtypes`/`out_dtypes` tuples (lists in events). Cost: about 1.5-2x
-  a plain `pickle.load` of the same file (the safety walk plus one C-level pass per column), i.e. roughly
-  20-30 ms for 2,000 entries on this machine; files are independent, so read them in parallel.
+  a plain `pickle.load` of the same file (one C-level pass per column); files are independent, so read
+  them in parallel.
   Build one DataFrame for many ranks by extending the column lists, then `pandas.DataFrame(columns)` once.
 
 Gloo quirks (FACTS.md): `pg_config` is keyed '' while entries say ('0', 'default_pg'), so PG names and descs
@@ -261,7 +263,12 @@ def read_flight_recorder_table(source: Source | str, frames: bool = False,
 
     `fields` (optional): the columns the caller needs; only those (plus what `meta` needs) are built."""
     path = source.path if isinstance(source, Source) else str(source)
-    dump = load_dump(path)
+    return table_of_dump(load_dump(path), path, source, frames, fields)
+
+
+def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = False,
+                  fields=None) -> tuple[dict, dict[str, list]]:
+    """`read_flight_recorder_table` of a dump already loaded (`fr_load.load_dump`)."""
     raw_entries = dump.get("entries", [])
     if type(raw_entries) is not list:
         raise BadInput(f"{path}: flight-recorder 'entries' is a {type(raw_entries).__name__}, not a list")
@@ -280,16 +287,23 @@ def read_flight_recorder_table(source: Source | str, frames: bool = False,
 def _ranks(v: Any) -> list[int] | None:
     """pg_config 'ranks' is a string "[0, 1, 2]" (a list in some JSON writers); empty means unknown."""
     if type(v) is str and len(v) < 10_000_000:
-        v = [int(x) for x in re.findall(r"-?\d+", v)]
+        v = list(_ranks_in_text(v))
     if type(v) is list and all(type(r) is int for r in v):
         return v or None
     return None
 
 
-def _pg_config(raw: Any, cols: dict[str, list], quirks: list[str]) -> dict[str, dict]:
+@lru_cache(maxsize=64)
+def _ranks_in_text(text: str) -> tuple[int, ...]:
+    """Every dump of a job repeats the same ranks strings (1,024 ranks: 0.4 ms each to parse)."""
+    return tuple(map(int, re.findall(r"-?\d+", text)))
+
+
+def _pg_config(raw: Any, used: dict, quirks: list[str]) -> dict[str, dict]:
+    """pg_config by PG name; `used`: the entries' PG names and their descs (the last one each)."""
     config = {key: {"desc": _str(val.get("desc")), "ranks": _ranks(val.get("ranks"))}
               for key, val in (raw.items() if type(raw) is dict else ()) if type(key) is str and type(val) is dict}
-    used = dict(zip(cols["pg_name"], cols["pg_desc"]))
+    used = dict(used)
     used.pop(None, None)
     missing = sorted(name for name in used if name not in config)
     if missing and "" in config:
@@ -302,9 +316,8 @@ def _pg_config(raw: Any, cols: dict[str, list], quirks: list[str]) -> dict[str, 
     return config
 
 
-def _pg_status(raw: Any, cols: dict[str, list]) -> dict[str, dict]:
-    """pg_status is keyed by str(pg_id); report it by PG name (from the entries) where known."""
-    names = dict(zip(cols["pg_id"], cols["pg_name"]))
+def _pg_status(raw: Any, names: dict) -> dict[str, dict]:
+    """pg_status is keyed by str(pg_id); report it by PG name (`names`: pg_id -> name, from the entries)."""
     status = {}
     for key, val in (raw.items() if type(raw) is dict else ()):
         pg_id = _int(key)
@@ -327,19 +340,28 @@ def _rank(dump: dict, path: str, source: Source | str) -> int | None:
 
 
 def _meta(dump: dict, path: str, source: Source | str, cols: dict[str, list]) -> dict:
+    record_ids = [r for r in cols["record_id"] if r is not None]
+    return dump_meta(dump, path, source, used_pgs=dict(zip(cols["pg_name"], cols["pg_desc"])),
+                     pg_names=dict(zip(cols["pg_id"], cols["pg_name"])),
+                     backend=next((b for b in cols["backend"] if b), None),
+                     record_ids=(min(record_ids, default=None), max(record_ids, default=None)))
+
+
+def dump_meta(dump: dict, path: str, source: Source | str, used_pgs: dict, pg_names: dict, backend: str | None,
+              record_ids: tuple) -> dict:
+    """The `meta` of `read_flight_recorder_table`, from what the entries say: PG name -> desc (the last one
+    each), pg_id -> PG name (the last one each), the first backend named, and (first, last) record_id."""
     quirks: list[str] = []
-    config = _pg_config(dump.get("pg_config"), cols, quirks)
-    backend = next((b for b in cols["backend"] if b), None)
+    config = _pg_config(dump.get("pg_config"), used_pgs, quirks)
     if backend == "gloo":
         quirks.append("gloo: entries stay 'scheduled' with null times (retired=False marks the pending one); "
                       "pg_status counts a failed collective as completed")
     world = next((len(c["ranks"]) for c in config.values() if c["desc"] == "default_pg" and c["ranks"]), None)
-    record_ids = [r for r in cols["record_id"] if r is not None]
     return {
         "version": _str(dump.get("version")), "rank": _rank(dump, path, source), "world_size": world,
         "backend": backend, "comm_lib_version": _str(dump.get("comm_lib_version", dump.get("nccl_version"))),
-        "pg_config": config, "pg_status": _pg_status(dump.get("pg_status"), cols), "quirks": quirks,
-        "first_record_id": min(record_ids, default=None), "last_record_id": max(record_ids, default=None),
+        "pg_config": config, "pg_status": _pg_status(dump.get("pg_status"), pg_names), "quirks": quirks,
+        "first_record_id": record_ids[0], "last_record_id": record_ids[1],
     }
 
 

@@ -96,3 +96,28 @@ def test_two_rank_tie_is_settled_by_the_rank_that_broke_its_own_pattern():
     events = _steps(0, {"shape": (4,)}) + _steps(1, {"shape": (4,), "op": "allgather"})
     out = find_outliers(_colls(events))
     assert list(zip(out["rank"], out["field"], out["tie"], out["basis"])) == [(1, "op", False, "ranks+self")]
+
+
+def test_group_seq_ids_split_rows_as_the_pairs_do():
+    import numpy as np
+    import pandas as pd
+
+    from nccl_forensics.divergence import group_seq_ids
+    for seqs in ([0, 1, 1, 2, 0, 5], [0, 10**9, 10**9, 3, 0, 5]):     # the key itself, then a hash pass
+        colls = pd.DataFrame({"group": pd.Categorical(["x", "x", "x", "y", "y", "y"]), "seq": seqs})
+        ids = group_seq_ids(colls)
+        pairs = list(zip(colls["group"], colls["seq"]))
+        assert ids.min() >= 0 and ids.max() < 4 * len(ids) + 1024
+        assert all((ids[i] == ids[j]) == (pairs[i] == pairs[j]) for i in range(6) for j in range(6))
+
+
+def test_pair_counts_count_each_pair_with_either_method():
+    from collections import Counter
+
+    import numpy as np
+
+    from nccl_forensics.divergence import _pair_counts
+    g, v = np.array([0, 0, 1, 1, 1, 2]), np.array([3, 3, 0, 2, 0, 1])
+    for width in (4, 10**6):                                         # a bincount table, then a sort
+        got = {(int(a), int(b)): int(n) for a, b, n in zip(*_pair_counts(g, v, width))}
+        assert got == Counter(zip(g.tolist(), v.tolist()))

@@ -88,3 +88,26 @@ def test_packed_columns_give_the_same_timelines_as_plain_rows():
     assert plain.colls.astype(object).equals(packed.colls.astype(object))
     assert plain.last_common == packed.last_common
     assert list(plain.colls["group"].cat.categories) == list(packed.colls["group"].cat.categories)
+
+
+def _parts():
+    from hypothesis import strategies as st
+    part = st.lists(st.sampled_from(["a", "b", "c", "d", None]), unique=True, min_size=0, max_size=4).flatmap(
+        lambda cats: st.tuples(st.just(cats), st.lists(st.integers(-1, len(cats) - 1), max_size=6)))
+    return st.lists(part, min_size=1, max_size=6)
+
+
+def test_merged_categories_keep_every_value():
+    from hypothesis import given, settings
+
+    from nccl_forensics.timeline import _merge_categories
+
+    @settings(max_examples=200, deadline=None)
+    @given(_parts())
+    def check(parts):
+        packed = [("cat", cats, np.array(codes, np.int32)) for cats, codes in parts]
+        want = [cats[c] if c >= 0 else None for cats, codes in parts for c in codes]
+        got = _merge_categories(packed)
+        assert [None if v != v else v for v in got.astype(object)] == want
+        assert list(got.categories) == sorted({v for cats, _ in parts for v in cats if v is not None})
+    check()

@@ -85,6 +85,21 @@ def test_discovery_routes_real_dumps_here_with_rank_from_name():
 
 # ---- synthetic NCCL-style dumps (benchmarks/fr_synth.py), versions and backends ----
 
+def test_synthetic_dumps_share_objects_as_torchs_pickler_does(tmp_path):
+    """torch's pickler writes each string once (memo by value) and each stack frame dict once (FlightRecorder
+    builds one per distinct frame), and a BINGET after: what a load costs. The synthetic dumps must match."""
+    real = pickle.loads((SAMPLES / "gloo_diverged" / "comm_lib_trace_rank_0").read_bytes())
+    fr_synth.make_dumps(tmp_path, ranks=1, entries=50, diverge_rank=None)
+    synth = pickle.loads((tmp_path / "nccl_trace_rank_0").read_bytes())
+    for dump in (real, synth):
+        entries = dump["entries"]
+        frames = [f for e in entries for f in e["frames"]]
+        assert len({id(f) for f in frames}) == len({tuple(sorted(f.items())) for f in frames}) < len(frames)
+        names = [e["profiling_name"] for e in entries]
+        assert len({id(n) for n in names}) == len(set(names)) < len(names)
+        assert len({id(e["input_sizes"]) for e in entries}) == len({id(e["frames"]) for e in entries}) == len(entries)
+
+
 @pytest.mark.parametrize("version", ["2.4", "2.7", "2.10"])
 def test_synthetic_nccl_versions(tmp_path, version):
     fr_synth.make_dumps(tmp_path, ranks=4, entries=30, diverge_rank=2, version=version)

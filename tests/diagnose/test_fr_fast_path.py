@@ -1,0 +1,134 @@
+"""The flight-recorder fast path (parse/fr_columns.py) against the general table reader: whenever the fast path
+answers, its timeline rows and meta equal the general path's; it answers for the shapes torch writes."""
+from __future__ import annotations
+
+import copy
+import functools
+import importlib.util
+import pickle
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from nccl_forensics import diagnosis
+from nccl_forensics.model import Source, SourceKind
+from nccl_forensics.parse.flight_recorder import table_of_dump
+from nccl_forensics.parse.fr_columns import coded_columns
+from nccl_forensics.parse.fr_load import load_dump
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("fr_synth", ROOT / "benchmarks" / "fr_synth.py")
+fr_synth = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fr_synth)
+
+REAL_DUMPS = sorted(p for p in (ROOT / "sample_logs").rglob("*trace_rank_*") if p.is_file())
+
+
+def _source(path) -> Source:
+    return Source(str(path), SourceKind.FLIGHT_RECORDER)
+
+
+def both_paths(dump: dict, path: str):
+    """(fast rows and meta, or None; general rows and meta) for one loaded dump."""
+    src = _source(path)
+    fast = coded_columns(copy.deepcopy(dump), path, src)
+    meta, cols = table_of_dump(dump, path, src, fields=diagnosis._FR_FIELDS)
+    general = (diagnosis._fr_rows(src, meta, cols), meta)
+    return ((diagnosis._coded_rows(src, *fast), fast[0]) if fast else None), general
+
+
+def assert_same_rows(fast: dict, general: dict) -> None:
+    assert fast.keys() == general.keys()
+    for name in fast:
+        a, b = fast[name], general[name]
+        assert type(a) is type(b) and a[0] == b[0], name
+        if a[0] == "cat":
+            assert a[1] == b[1], name
+            assert a[2].dtype == b[2].dtype and np.array_equal(a[2], b[2]), name
+        elif a[0] == "num":
+            assert a[1].dtype == b[1].dtype and np.array_equal(a[1], b[1], equal_nan=True), name
+        else:
+            assert a == b, name
+
+
+def assert_agree(dump: dict, path: str = "nccl_trace_rank_3") -> bool:
+    """True if the fast path answered (and then agreed)."""
+    fast, (rows, meta) = both_paths(dump, path)
+    if fast is None:
+        return False
+    assert_same_rows(fast[0], rows)
+    assert fast[1] == meta
+    return True
+
+
+@pytest.mark.parametrize("path", REAL_DUMPS, ids=lambda p: str(p.relative_to(ROOT / "sample_logs")))
+def test_real_torch_dumps_agree(path):
+    answered = assert_agree(load_dump(str(path)), str(path))
+    # torch 2.13 writes the shape the fast path is for (JSON dumps carry lists for process_group)
+    assert answered or path.suffix == ".json"
+
+
+@pytest.mark.parametrize("version", fr_synth.VERSIONS)
+@pytest.mark.parametrize("backend", ["nccl", "gloo"])
+def test_synthetic_dumps_agree(tmp_path, version, backend):
+    fr_synth.make_dumps(tmp_path, ranks=2, entries=30, diverge_rank=1, backend=backend, version=version,
+                        mode="dtype", start_record_id=7)
+    for path in sorted(tmp_path.iterdir()):
+        answered = assert_agree(load_dump(str(path)), str(path))
+        assert answered or version == "2.2"          # schema 2.2 says seq_id, not collective_seq_id
+
+
+@pytest.mark.parametrize("mode", ["skip", "shape", "op"])
+def test_diverging_dumps_agree(tmp_path, mode):
+    fr_synth.make_dumps(tmp_path, ranks=3, entries=20, diverge_rank=1, mode=mode)
+    assert all(assert_agree(load_dump(str(p)), str(p)) for p in sorted(tmp_path.iterdir()))
+
+
+@functools.lru_cache(maxsize=1)
+def _base_pickle() -> bytes:
+    with tempfile.TemporaryDirectory(prefix="ncclf-frfast-") as tmp:
+        return fr_synth.make_dumps(tmp, ranks=1, entries=6, diverge_rank=None)[0].read_bytes()
+
+
+def _base_dump() -> dict:
+    return pickle.loads(_base_pickle())
+
+
+ODD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-3, max_value=2**70), st.floats(allow_nan=True),
+    st.text(max_size=8), st.just([]), st.just([[]]), st.just([[2, 3], [4]]), st.just([[True]]),
+    st.just(["Float", 3]), st.just(("0", "x")), st.just(["0", "default_pg"]), st.just(("0",)),
+    st.just({"a": 1}), st.just([[2**70]]), st.just([[1.5]]), st.just(0), st.just("nccl:all_reduce"),
+)
+KEYS = ["process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
+        "time_created_ns", "record_id", "pg_id", "frames"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(KEYS), st.one_of(st.just("del"), ODD_VALUES)),
+                      min_size=1, max_size=3))
+def test_mutated_dumps_fall_back_or_agree(edits):
+    dump = _base_dump()
+    for index, key, value in edits:
+        if value == "del":
+            dump["entries"][index].pop(key, None)
+        else:
+            dump["entries"][index][key] = value
+    assert_agree(dump)
+
+
+def test_a_pg_name_with_two_descs_falls_back():
+    dump = _base_dump()
+    dump["entries"][2]["process_group"] = ("0", "other_desc")
+    assert coded_columns(dump, "x", "x") is None
+    assert_agree(dump)
+
+
+def test_non_dict_entries_and_empty_dumps_fall_back():
+    dump = _base_dump()
+    dump["entries"].insert(1, "not a dict")
+    assert coded_columns(dump, "x", "x") is None
+    assert coded_columns({"entries": []}, "x", "x") is None
