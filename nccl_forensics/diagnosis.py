@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import parse as parse_pkg
+from .columns import narrow
 from .detectors import run_detectors, selected
 from .detectors.base import Context
 from .discover import discover, evidence_sources
@@ -137,7 +138,7 @@ def _digest_fr(source: Source) -> Digest:
 def _coded_rows(source: Source, meta: dict, coded: dict) -> dict:
     """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
     rows = {name: ("cat", *coded[name]) for name in ("group", "op", "dtype", "state")}
-    rows.update((name, ("num", coded[name])) for name in ("seq", "numel", "line", "time"))
+    rows.update((name, ("num", narrow(coded[name]))) for name in ("seq", "numel", "line", "time"))
     rows.update(_fr_constant_rows(source, meta, len(coded["line"])))
     return rows
 
@@ -157,9 +158,9 @@ def _fr_rows(source: Source, meta: dict, cols: dict) -> dict:
 
 
 def _fr_constant_rows(source: Source, meta: dict, n: int) -> dict:
-    zeros, rank = np.zeros(n, np.int32), meta.get("rank")
+    zeros, rank = np.zeros(n, np.int8), meta.get("rank")
     return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
-            "rank": ("num", np.full(n, rank, np.int64)) if type(rank) is int else [rank] * n,
+            "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int else [rank] * n,
             "redop": ("cat", [None], zeros), **{name: ("none", n) for name in ("shape", "text", "frame")}}
 
 

@@ -28,7 +28,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from .columns import categorize
+from .columns import categorize, narrow
 from .model import Event
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
@@ -84,7 +84,8 @@ _INT, _FLOAT = {int}, {int, float, type(None)}
 
 def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
     """Timeline columns → a compact form for the trip back from a worker (cheap to pickle and to merge):
-    ("cat", categories, int32 codes) for CATEGORIES, ("num", ndarray) for numbers, ("obj", list) otherwise.
+    ("cat", categories, codes) for CATEGORIES, ("num", ndarray) for numbers, ("obj", list) otherwise; codes
+    and integers in the narrowest type that holds them (columns.py).
     `rank` stays a list: the parent may still fill it."""
     out: dict[str, tuple] = {}
     for name, vals in cols.items():
@@ -101,7 +102,7 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
             kinds = set(map(type, vals))
             if kinds <= _INT and name != "time":
                 try:
-                    out[name] = ("num", np.array(vals, dtype=np.int64))
+                    out[name] = ("num", narrow(np.array(vals, dtype=np.int64)))
                     continue
                 except OverflowError:
                     pass
@@ -122,6 +123,8 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
             data[name] = _merge_categories(parts)
         elif parts and all(part[0] == "num" for part in parts):
             data[name] = np.concatenate([part[1] for part in parts])
+            if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
+                data[name] = data[name].astype(np.int64, copy=False)
         elif parts and all(part[0] == "none" for part in parts):   # a Series: no dtype inference over the Nones
             data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
                                    copy=False)

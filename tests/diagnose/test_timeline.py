@@ -111,3 +111,19 @@ def test_merged_categories_keep_every_value():
         assert [None if v != v else v for v in got.astype(object)] == want
         assert list(got.categories) == sorted({v for cats, _ in parts for v in cats if v is not None})
     check()
+
+
+def test_narrowed_parts_come_back_as_int64_and_small_codes_stay_exact():
+    from nccl_forensics.columns import categorize, narrow
+    from nccl_forensics.timeline import frame_from_packed
+    cats, codes = categorize([f"g{i % 200}" for i in range(400)])        # 200 categories: int16 codes
+    assert codes.dtype == np.int16 and narrow(np.array([1, 2**40])).dtype == np.int64
+    from nccl_forensics.timeline import COLUMNS
+    packs = [{"group": ("cat", cats, codes), "seq": ("num", narrow(np.arange(400, dtype=np.int64)))},
+             {"group": ("cat", ["g7"], np.zeros(3, np.int8)), "seq": ("num", np.array([2**40] * 3))}]
+    for pack in packs:
+        n = len(pack["seq"][1])
+        pack.update({name: ("none", n) for name in COLUMNS if name not in pack})
+    frame = frame_from_packed(packs)
+    assert frame["seq"].dtype == np.int64 and frame["seq"].iloc[-1] == 2**40 and frame["seq"].iloc[399] == 399
+    assert list(frame["group"].astype(str)) == [f"g{i % 200}" for i in range(400)] + ["g7"] * 3
