@@ -160,7 +160,8 @@ def _fr_rows(source: Source, meta: dict, cols: dict) -> dict:
 def _fr_constant_rows(source: Source, meta: dict, n: int) -> dict:
     zeros, rank = np.zeros(n, np.int8), meta.get("rank")
     return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
-            "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int else [rank] * n,
+            "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int and abs(rank) < 1 << 62
+            else [rank] * n,                                  # a rank from a damaged name stays a Python int
             "redop": ("cat", [None], zeros), **{name: ("none", n) for name in ("shape", "text", "frame")}}
 
 

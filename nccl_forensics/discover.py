@@ -15,13 +15,13 @@ from .errors import BadInput, NoEvidence
 from .model import Source, SourceKind
 from .parse.lines import read_head
 
-_RANK_IN_NAME = [
-    re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d+)(?!\d)", re.I),      # rank3.log, nccl_trace_rank_3, fr_rank-3
-    re.compile(r"(?:^|[^a-z])r(\d+)\.(?:log|txt|out|err)$", re.I),
+_RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
+    re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d{1,9})(?!\d)", re.I),   # rank3.log, nccl_trace_rank_3, fr_rank-3
+    re.compile(r"(?:^|[^a-z])r(\d{1,9})\.(?:log|txt|out|err)$", re.I),
 ]
 _PID_IN_NAME = re.compile(r"(?:stack|pyspy|py-spy|dump|pid)[_\-.](?:(?P<host>[A-Za-z][\w.]*?)-)?(?P<pid>\d{2,8})(?!\d)", re.I)
 _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\d+)", re.I)
-_LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d+)[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d+)[/\\]error\.json$")
+_LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
 _NCCL_LINE = re.compile(rb"\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) ")

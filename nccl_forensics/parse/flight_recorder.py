@@ -70,7 +70,7 @@ DTYPES = {
     "Float8_e5m2fnuz": "float8_e5m2fnuz", "Float8_e4m3fnuz": "float8_e4m3fnuz", "UInt16": "uint16",
     "UInt32": "uint32", "UInt64": "uint64", "Float8_e8m0fnu": "float8_e8m0fnu", "Float4_e2m1fn_x2": "float4_e2m1fn_x2",
 }
-_RANK_IN_NAME = re.compile(r"rank[_\-.]?(\d+)(?!.*\d)|(\d+)(?:\.json|\.pkl|\.pickle)?(?:\.gz)?$", re.I)
+_RANK_IN_NAME = re.compile(r"rank[_\-.]?(\d{1,9})(?!.*\d)|(?<!\d)(\d{1,9})(?:\.json|\.pkl|\.pickle)?(?:\.gz)?$", re.I)
 
 
 # ---- small type-checked accessors: never raise, return None for anything of the wrong shape ----
@@ -330,8 +330,11 @@ def _pg_status(raw: Any, names: dict) -> dict[str, dict]:
     return status
 
 
+MAX_RANK = (1 << 31) - 1     # what a rank can be; a bigger number in a damaged dump or name is no rank
+
+
 def _rank(dump: dict, path: str, source: Source | str) -> int | None:
-    if type(dump.get("rank")) is int:
+    if type(dump.get("rank")) is int and 0 <= dump["rank"] <= MAX_RANK:
         return dump["rank"]
     if isinstance(source, Source) and source.rank is not None:
         return source.rank

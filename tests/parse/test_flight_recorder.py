@@ -358,3 +358,18 @@ def test_table_fields_subset_equals_full_columns(tmp_path):
     assert "out_sizes" not in some and "out_dtypes" not in some
     for name, values in some.items():
         assert values == full[name], name
+
+
+def test_a_rank_too_big_to_be_one_is_left_unknown(tmp_path):
+    """A damaged name or a third-party 'rank' key must not become a rank that overflows the timeline."""
+    from nccl_forensics.diagnosis import diagnose
+    fr_synth.make_dumps(tmp_path, ranks=2, entries=5, diverge_rank=None)
+    huge = tmp_path / ("nccl_trace_rank_" + "9" * 40)
+    (tmp_path / "nccl_trace_rank_1").rename(huge)
+    assert read_flight_recorder_table(huge)[0]["rank"] is None
+    as_json = tmp_path / "other.json"
+    dump = pickle.loads((tmp_path / "nccl_trace_rank_0").read_bytes())
+    dump["entries"] = [{**e, "process_group": list(e["process_group"])} for e in dump["entries"]]
+    as_json.write_text(json.dumps({**dump, "rank": 2**70}))
+    assert read_flight_recorder_table(as_json)[0]["rank"] is None
+    assert diagnose([str(tmp_path)]).verdict.cls == "none"
