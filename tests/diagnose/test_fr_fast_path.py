@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nccl_forensics import diagnosis
 from nccl_forensics.model import Source, SourceKind
@@ -42,8 +43,8 @@ def both_paths(dump: dict, path: str):
 
 def assert_same_rows(fast: dict, general: dict) -> None:
     assert fast.keys() == general.keys()
-    for name in fast:
-        a, b = fast[name], general[name]
+    for name, a in fast.items():
+        b = general[name]
         assert type(a) is type(b) and a[0] == b[0], name
         if a[0] == "cat":
             assert a[1] == b[1], name

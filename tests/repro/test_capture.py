@@ -6,10 +6,10 @@ from nccl_forensics.reproducers import capture
 # dmesg lines as a cgroup-v1 OOM kill printed them on this machine (FACTS.md, formats/evidence.md §OOM)
 REPORT = [
     "[22163.588201] python3.11 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
-    "[22163.588445] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
-    "oom_memcg=/ncclf-1-2,task_memcg=/ncclf-1-2,task=python3.11,pid=4242,uid=0",
-    "[22163.588510] Memory cgroup out of memory: Killed process 4242 (python3.11) total-vm:1072044kB, "
-    "anon-rss:320800kB, file-rss:101832kB, shmem-rss:0kB, UID:0 pgtables:1208kB oom_score_adj:0",
+    ("[22163.588445] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+     "oom_memcg=/ncclf-1-2,task_memcg=/ncclf-1-2,task=python3.11,pid=4242,uid=0"),
+    ("[22163.588510] Memory cgroup out of memory: Killed process 4242 (python3.11) total-vm:1072044kB, "
+     "anon-rss:320800kB, file-rss:101832kB, shmem-rss:0kB, UID:0 pgtables:1208kB oom_score_adj:0"),
 ]
 
 
