@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nccl_forensics import diagnosis
+from nccl_forensics import digest
 from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.parse.flight_recorder import table_of_dump
 from nccl_forensics.parse.fr_columns import coded_columns
@@ -36,9 +36,9 @@ def both_paths(dump: dict, path: str):
     """(fast rows and meta, or None; general rows and meta) for one loaded dump."""
     src = _source(path)
     fast = coded_columns(copy.deepcopy(dump), path, src)
-    meta, cols = table_of_dump(dump, path, src, fields=diagnosis._FR_FIELDS)
-    general = (diagnosis._fr_rows(src, meta, cols), meta)
-    return ((diagnosis._coded_rows(src, *fast), fast[0]) if fast else None), general
+    meta, cols = table_of_dump(dump, path, src, fields=digest.FR_FIELDS)
+    general = (digest.fr_rows(src, meta, cols), meta)
+    return ((digest.coded_rows(src, *fast), fast[0]) if fast else None), general
 
 
 def assert_same_rows(fast: dict, general: dict) -> None:
