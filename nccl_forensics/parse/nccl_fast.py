@@ -277,9 +277,10 @@ class BlockScanner:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
             rows = COLL_LINE_RE.findall(block)
-            if not rows or len(rows) != block.count("\n") + (block[-1] != "\n"):
-                return None
-            return self._columns(rows, block)
+            run = self._columns(rows, block) if rows and len(rows) == block.count("\n") + (block[-1] != "\n") \
+                else None
+            del rows                        # freed here: left for after the `with`, they would count as new
+            return run                      # objects and set off a collection when it re-enables the GC
 
     def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
         stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
