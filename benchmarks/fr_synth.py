@@ -117,19 +117,21 @@ def _dump(entries: list[dict], world: int, backend: str, version: str) -> dict:
     return dump
 
 
-def _same_strings(obj, seen: dict):
+def _same_strings(obj, seen: dict, done: set):
     """`obj` with equal strings made one object, so Python's pickler (memo by identity) writes each string once
-    and a BINGET after, as torch's does (memo by value). Containers keep their identity (and so their sharing)."""
+    and a BINGET after, as torch's does (memo by value). Containers keep their identity (and so their sharing);
+    a shared dict (a stack frame) is visited once (`done` holds the ids of those seen)."""
     if type(obj) is str:
         return seen.setdefault(obj, obj)
-    if type(obj) is dict:
-        items = [(_same_strings(k, seen), _same_strings(v, seen)) for k, v in obj.items()]
+    if type(obj) is dict and id(obj) not in done:
+        done.add(id(obj))
+        items = [(_same_strings(k, seen, done), _same_strings(v, seen, done)) for k, v in obj.items()]
         obj.clear()
         obj.update(items)
     elif type(obj) is list:
-        obj[:] = [_same_strings(v, seen) for v in obj]
+        obj[:] = [_same_strings(v, seen, done) for v in obj]
     elif type(obj) is tuple:
-        return tuple(_same_strings(v, seen) for v in obj)
+        return tuple(_same_strings(v, seen, done) for v in obj)
     return obj
 
 
@@ -153,7 +155,7 @@ def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_ran
         ents = [_entry(t, rank, backend, version, hung and i == len(rows) - 1, frame_dicts)
                 for i, t in enumerate(rows)]
         path = out / f"{prefix}{rank}"
-        path.write_bytes(pickle.dumps(_same_strings(_dump(ents, ranks, backend, version), {}), protocol=2))
+        path.write_bytes(pickle.dumps(_same_strings(_dump(ents, ranks, backend, version), {}, set()), protocol=2))
         paths.append(path)
     return paths
 

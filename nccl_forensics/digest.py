@@ -89,11 +89,11 @@ def digest_flight_recorder(source: Source) -> Digest:
             del dump                                         # freed while the collector is still paused
     except NcclfError as exc:
         return Digest(SourceResult(source, [], error=str(exc)))
-    dump = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"), text=f"flight-recorder dump "
-                 f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
-                 data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
-                                                "comm_lib_version")})
-    return Digest(SourceResult(source, [dump]), rows, declared=declared_groups([dump]))
+    event = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"), text=f"flight-recorder dump "
+                  f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
+                  data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
+                                                 "comm_lib_version")})
+    return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]))
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:
@@ -121,7 +121,7 @@ def fr_rows(source: Source, meta: dict, cols: dict) -> dict:
 def _fr_constant_rows(source: Source, meta: dict, n: int) -> dict:
     zeros, rank = np.zeros(n, np.int8), meta.get("rank")
     return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
-            "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int and abs(rank) < 1 << 62
+            "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int
             else [rank] * n,                                  # unknown: the parent fills it from other files
             "redop": ("cat", [None], zeros), **{name: ("none", n) for name in ("shape", "text", "frame")}}
 

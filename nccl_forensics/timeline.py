@@ -166,7 +166,8 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     if ev.kind == "coll":
         op = d.get("op")
         buf.add(ev.rank, nccl_group(ev.comm, ev.host, ev.pid, d.get("comm_ptr"), comm_ids), d.get("opcount"), op,
-                d.get("count"), None, d.get("dtype"), "enqueued", "nccl", ev.file, ev.line, ev.text, ev.time, None, d.get("redop") if op in _REDUCING else None)
+                d.get("count"), None, d.get("dtype"), "enqueued", "nccl", ev.file, ev.line, ev.text, ev.time, None,
+                d.get("redop") if op in _REDUCING else None)
     elif ev.kind == "fr_entry":
         sizes = d.get("in_sizes") or []
         buf.add(ev.rank, str(d.get("pg_name")), d.get("seq"), d.get("op"),

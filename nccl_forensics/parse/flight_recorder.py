@@ -334,12 +334,12 @@ MAX_RANK = (1 << 31) - 1     # what a rank can be; a bigger number in a damaged 
 
 
 def _rank(dump: dict, path: str, source: Source | str) -> int | None:
-    if type(dump.get("rank")) is int and 0 <= dump["rank"] <= MAX_RANK:
-        return dump["rank"]
-    if isinstance(source, Source) and source.rank is not None:
-        return source.rank
+    """A top-level `rank` key, else the rank discovery gave the file, else one in its name: the first that is
+    a rank at all (0..MAX_RANK), so that no damaged key or name reaches the timeline's int64 columns."""
     m = _RANK_IN_NAME.search(os.path.basename(path))
-    return int(m.group(1) or m.group(2)) if m else None
+    given = (dump.get("rank"), source.rank if isinstance(source, Source) else None,
+             int(m.group(1) or m.group(2)) if m else None)
+    return next((r for r in given if type(r) is int and 0 <= r <= MAX_RANK), None)
 
 
 def _meta(dump: dict, path: str, source: Source | str, cols: dict[str, list]) -> dict:

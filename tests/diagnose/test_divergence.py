@@ -99,7 +99,6 @@ def test_two_rank_tie_is_settled_by_the_rank_that_broke_its_own_pattern():
 
 
 def test_group_seq_ids_split_rows_as_the_pairs_do():
-    import numpy as np
     import pandas as pd
 
     from nccl_forensics.divergence import group_seq_ids
