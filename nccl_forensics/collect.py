@@ -9,6 +9,7 @@ Two ways to run them:
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import shutil
 import tempfile
@@ -146,7 +147,8 @@ class _Sink:
 
     def append(self, summary: FileSummary) -> None:
         """Copy a finished spool to the output and delete it. Bytes are copied as they are when the output is a
-        UTF-8 text stream with a binary buffer and plain newlines (no decoding and re-encoding)."""
+        UTF-8 text stream with a binary buffer and plain newlines (no decoding and re-encoding), by the kernel
+        when that buffer has a file descriptor."""
         binary = _utf8_buffer(self.out)
         self.out.flush()
         with (open(summary.spool, "rb") if binary is not None else
@@ -156,7 +158,10 @@ class _Sink:
                 if header and not self.header_done:
                     (binary or self.out).write(header)
                     self.header_done = True
-            shutil.copyfileobj(fh, binary or self.out, 1 << 20)
+            if binary is None:
+                shutil.copyfileobj(fh, self.out, 1 << 20)
+            else:
+                _copy_bytes(fh, binary)
         if binary is not None:
             binary.flush()
         os.unlink(summary.spool)
@@ -165,6 +170,24 @@ class _Sink:
     def finish(self) -> None:
         if self.fmt == "csv" and not self.header_done:   # no events at all: still a header
             self.write([])
+
+
+def _copy_bytes(src: IO[bytes], dst: IO[bytes]) -> None:
+    """The rest of `src` (a file) onto `dst`: with sendfile(2), without passing through this process, when
+    `dst` has a file descriptor that takes it; otherwise by reads and writes."""
+    offset = src.tell()
+    dst.flush()                 # what `dst` buffers goes first
+    try:
+        out_fd, size = dst.fileno(), os.fstat(src.fileno()).st_size
+        while offset < size:
+            sent = os.sendfile(out_fd, src.fileno(), offset, size - offset)
+            if sent == 0:
+                break
+            offset += sent
+    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
+        pass                    # no fd, or one sendfile refuses: copy what is left the plain way
+    src.seek(offset)
+    shutil.copyfileobj(src, dst, 1 << 20)
 
 
 def _count(items: list) -> int:

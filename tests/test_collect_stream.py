@@ -58,3 +58,28 @@ def test_a_file_whose_ranks_another_file_names_is_rewritten_after_the_direct_par
         assert events == json.loads(json.dumps(expected))
     else:
         assert serial.count("kind,source,file,line") == 1
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_parallel_run_into_a_real_file_copies_the_spools_byte_for_byte(tmp_path, fmt):
+    """A file output has a descriptor, so spools go over by sendfile(2) (csv: after the header line)."""
+    folder = str(SAMPLES / "nccl")
+    target = tmp_path / f"out.{fmt}"
+    with open(target, "w", encoding="utf-8", newline="") as out:
+        spool_events([folder], fmt, writer_for, out, 2)
+    same = target.read_bytes().decode("utf-8") == spooled([folder], fmt, 1)[0]    # csv rows end in \r\n
+    assert same
+
+
+def test_copy_bytes_goes_on_from_the_offset_into_any_binary_output(tmp_path):
+    from nccl_forensics.collect import _copy_bytes
+    src = tmp_path / "spool"
+    src.write_bytes(b"header\n" + b"x" * 300_000 + b"\nend\n")
+    for dst in (io.BytesIO(), open(tmp_path / "copy", "w+b")):      # no descriptor; a descriptor
+        with open(src, "rb") as fh, dst:
+            fh.readline()
+            dst.write(b">")
+            _copy_bytes(fh, dst)
+            dst.flush()
+            dst.seek(0)
+            assert dst.read() == b">" + src.read_bytes()[len(b"header\n"):]

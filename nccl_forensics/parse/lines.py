@@ -16,7 +16,8 @@ from ..errors import BadInput
 from ..model import Line, split_block
 
 MAX_LINE = 64 * 1024          # longer lines are cut here (the rest of the physical line is skipped)
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples stay near a core's L2 cache;
+                              # 1 MiB blocks parsed ~15% slower, and more so with both cores busy
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]")
 
@@ -113,7 +114,7 @@ def clean(raw: str) -> str:
 
 
 def iter_blocks(path: str) -> Iterator[str]:
-    """Stream `path` (plain or gzip) as decoded blocks of whole lines, about 1 MiB each.
+    """Stream `path` (plain or gzip) as decoded blocks of whole lines, about 256 KiB each.
 
     Every block ends with a newline except perhaps the file's last. An unterminated run longer than
     MAX_LINE bytes is cut there (the rest of that physical line is skipped). A truncated gzip ends the

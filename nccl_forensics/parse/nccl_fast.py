@@ -204,7 +204,7 @@ def fast_parse(text: str) -> Parsed | None:
     return prefix, kind, data
 
 
-# ---- whole-block scanning: COLL lines taken straight from 1 MiB blocks, everything else line by line ----
+# ---- whole-block scanning: COLL lines taken straight from 256 KiB blocks, everything else line by line ----
 # A plain, unwrapped INFO COLL line: the language of PREFIX_RE + COLL_RE (no CR, no ANSI, no wrapper), split
 # for speed. The parts that repeat line after line, the head ("host:pid:tid [dev] NCCL INFO Op") and the tail
 # ("datatype D op R root X comm C [nranks=N] stream S [task T globalrank G]"), are matched loosely here and
@@ -284,12 +284,11 @@ class BlockScanner:
 
     def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
         stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
-        keys = list(zip(heads, tails))
-        contexts = list(map(self.nccl.coll_cache.get, keys))
+        contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails)))   # zip reuses one key tuple
         if None in contexts:
             for i, ctx in enumerate(contexts):
                 if ctx is None:
-                    contexts[i] = coll_context(self.nccl, *keys[i])
+                    contexts[i] = coll_context(self.nccl, heads[i], tails[i])
         distinct = set(contexts)
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None

@@ -129,7 +129,7 @@ def test_a_whole_block_sets_off_no_garbage_collection(tmp_path):
     """The block's match tuples are freed while the collector is paused: left until after, they would count
     as new objects and set off a collection the moment it is re-enabled (one per block, 7% of the parse)."""
     import gc
-    path = tmp_path / "nccl.node-1.4100.log"       # 1 MiB blocks (the default) of ~7,000 lines each
+    path = tmp_path / "nccl.node-1.4100.log"       # 256 KiB blocks (the default) of ~1,800 lines each
     path.write_text("\n".join([INIT] + [COLL[0].format(n=n, s=0) for n in range(60000)]) + "\n")
     src = discover([str(path)])[0]
     list(dispatch_blocks(src.path, line_parsers(src), {}, bulk=True))     # first use: grammar, caches

@@ -1,7 +1,7 @@
 """The fast paths give exactly what the grammar gives.
 
 - `fast_parse` (per-line regexes) == `grammar_parse` on every NCCL line of sample_logs/ and of the rule tables;
-- `dispatch_blocks` (COLL lines straight from 1 MiB blocks) == the line-by-line dispatcher, event for event;
+- `dispatch_blocks` (COLL lines straight from 256 KiB blocks) == the line-by-line dispatcher, event for event;
 - a NcclParser without its fast path == one with it;
 - `write_jsonl`'s hand-built COLL objects == `json.dumps(event.to_dict())`.
 Also: every NCCL line in sample_logs/ parses to a known kind, and every event of the NCCL samples has a rank.
