@@ -7,7 +7,8 @@ Prints MB/s and wall time for: the parse stage alone (events built in memory; pl
 see model.CollRun) on one core, the same with 2 worker processes (one file each at a time), the same with an
 Event object per line, the reference line-by-line dispatcher, and `ncclf parse --format jsonl > /dev/null`
 end to end.
-Targets: parse ≥ 50 MB/s per core, jsonl ≥ 20 MB/s per core, 2 cores ≥ 1.6× one core. Each 1-core and
+Targets: parse ≥ 50 MB/s per core, jsonl ≥ 20 MB/s per core, 2 cores ≥ 1.6× one core. A first pair of rows
+times a pure-Python loop the same way: the speed-up any two CPU-bound processes get on this machine now. Each 1-core and
 2-process pair runs `--repeat` times (default 3), alternating, and the best run of each is reported: on a
 shared VM a slow spell otherwise lands on one side of the ratio.
 The lines follow shared/formats/nccl.md (2.21: `ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
@@ -143,6 +144,15 @@ def reference_rate(path: str) -> float:
     return len(text) / 1e6 / (time.process_time() - start)
 
 
+def spin(path: str) -> int:
+    """A pure-Python loop with a tiny working set: how well this machine runs any two CPU-bound processes at
+    once (on a VM whose two vCPUs share a physical core or a frequency budget this is well under 2x)."""
+    total = 0
+    for i in range(4_000_000):
+        total += i & 7
+    return 1
+
+
 def warm_up(path: str) -> int:
     """Imports and the cached grammar load, done once per process before any timing; returns the pid."""
     from nccl_forensics.parse.grammars import lalr
@@ -192,8 +202,12 @@ def cli_jsonl(folder: Path, jobs: int) -> tuple[float, float]:
 
 
 def report(label: str, timing: tuple[float, float, int], mb: float, extra: str = "", ref: float = 0.0) -> None:
-    """One row; `ref` (the reference regex rate measured just before) scales MB per CPU-second to an idle core."""
+    """One row; `ref` (the reference regex rate measured just before) scales MB per CPU-second to an idle core.
+    With no `mb` (the machine-ceiling loop) only the wall time and the speed-up are printed."""
     wall, cpu, n = timing
+    if not mb:
+        print(f"{label:36} wall {wall:7.2f} s {extra}")
+        return
     events = f"  {n} events" if n else ""
     idle = f" (~{mb / cpu * 120 / ref:5.1f} idle)" if ref else ""
     print(f"{label:36} wall {wall:7.2f} s {mb / wall:6.1f} MB/s | per CPU-second {mb / cpu:6.1f} MB/s{idle}"
@@ -214,14 +228,14 @@ def one_and_two(label: str, fn, paths: list[str], mb: float, ref, repeat: int) -
     """Two rows: `fn` over every file on one core, then in 2 worker processes, with the speed-up. The two runs
     alternate `repeat` times and each row reports its best run, so that a slow spell of a shared machine
     does not land on one side of the ratio only."""
-    r = ref()                             # measured just before each row, as the header says
+    r = ref() if mb else 0.0              # measured just before each row, as the header says
     ones, twos = [], []
     for _ in range(repeat):
         ones.append(timed(serial, fn, paths))
         twos.append(timed(pool, fn, paths, 2))
     one, two = best_of(ones), best_of(twos)
     report(f"{label}, 1 core", one, mb, spread(ones), ref=r)
-    r = ref()
+    r = ref() if mb else 0.0
     report(f"{label}, 2 processes", two, mb, f"speed-up {one[0] / two[0]:.2f}x {spread(twos)}", ref=r)
 
 
@@ -239,6 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     ref = lambda: max(reference_rate(paths[0]) for _ in range(3))   # noqa: E731
     print("reference: one regex over the COLL lines runs at ~120 MB/s on an idle core (issue 2); each row's\n"
           "'idle' figure rescales its MB per CPU-second by that regex's rate measured just before the row")
+    one_and_two("pure-Python loop (ceiling)", spin, paths, 0.0, ref, args.repeat)
     one_and_two("parse stage", parse_file, paths, mb, ref, args.repeat)
     for label, fn in (("  an Event object per line", parse_objects), ("  line by line (reference)", parse_lines)):
         r = ref()

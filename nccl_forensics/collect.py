@@ -2,16 +2,14 @@
 
 Two ways to run them:
 - `parse_paths` keeps every event in memory (what `diagnose` and the table summary need);
-- `spool_events` streams each file's events straight into a per-file output spool (jsonl or csv), so
-  `ncclf parse --format jsonl` never holds a large log in memory. A file whose events still lack a rank
-  after the in-file recovery is re-parsed once with the merged cross-file hints.
+- `spool_events` streams each file's events to the output in file order (jsonl or csv), so
+  `ncclf parse --format jsonl` never holds a large log in memory: straight to the output where it can,
+  through a per-file spool elsewhere (spool.py). A file whose events still lack a rank after the in-file
+  recovery is re-parsed once with the merged cross-file hints.
 """
 from __future__ import annotations
 
-import codecs
-import io
 import os
-import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,10 +17,12 @@ from typing import IO, Callable, Iterable
 
 from .discover import discover, evidence_sources
 from .model import CollRun, Source, SourceResult
+from . import spool
 from .parallel import imap_sources, map_sources, worker_count
 from .parse import iter_records, parse_source
 from .ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from .errors import BadInput
+from .spool import Output, Sink, WriterFactory
 
 
 @dataclass
@@ -81,9 +81,6 @@ def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
 
 # --- streaming -----------------------------------------------------------------------------------------
 
-WriterFactory = Callable[[str, IO[str]], Callable[[list], None]]
-
-
 @dataclass
 class _ScanJob:
     source: Source
@@ -93,126 +90,13 @@ class _ScanJob:
     writer_for: WriterFactory | None = None
     spool_dir: str | None = None
     skip: int = 0                         # events already written straight to the output (not written again)
+    index: int | None = None              # the file's place in the output, on a parallel first pass
 
 
-class _Output:
-    """Where a file's events go: a spool file of its own, or (serial runs) straight to the final output, until
-    an event without a rank shows up. From that event on, this file and every later one spool, because a
-    re-scan with other files' hints may still rewrite them."""
-
-    def __init__(self, job: _ScanJob, summary: FileSummary, direct: "_Sink | None" = None):
-        self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
-        self.fh, self.write, self.skip = None, None, job.skip
-
-    def put(self, items: list) -> None:
-        if self.direct is not None:
-            cut = next((i for i, ev in enumerate(items) if type(ev) is not CollRun and ev.rank is None), None)
-            if cut is None:
-                self.direct.write(items)
-                self.summary.direct += _count(items)
-                return
-            self.direct.write(items[:cut])
-            self.summary.direct += _count(items[:cut])
-            self.direct.open, self.direct = False, None
-            items = items[cut:]
-        if self.skip:
-            n = _count(items)
-            items, self.skip = _drop(items, self.skip), max(0, self.skip - n)
-        if self.write is None:
-            fd, self.summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{self.job.fmt}",
-                                                      dir=self.job.spool_dir)
-            self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
-            self.write = self.job.writer_for(self.job.fmt, self.fh)
-        self.write(items)
-
-    def close(self) -> None:
-        if self.fh is not None:
-            self.fh.close()
-
-
-class _Sink:
-    """The final output, filled in file order while every event so far had a rank: straight from a serial
-    scan (`write`), or by copying each finished spool (`append`). `open` turns False for good at the first
-    event without a rank; what follows waits for the re-scan and is appended at the end."""
-
-    def __init__(self, out: IO[str], fmt: str, writer_for: WriterFactory):
-        self.out, self.fmt, self.writer_for = out, fmt, writer_for
-        self.open, self.header_done = True, False
-        self._write: Callable[[list], None] | None = None
-
-    def write(self, items: list) -> None:
-        if self._write is None:
-            self._write, self.header_done = self.writer_for(self.fmt, self.out), True   # csv: the header
-        self._write(items)
-
-    def append(self, summary: FileSummary) -> None:
-        """Copy a finished spool to the output and delete it. Bytes are copied as they are when the output is a
-        UTF-8 text stream with a binary buffer and plain newlines (no decoding and re-encoding), by the kernel
-        when that buffer has a file descriptor."""
-        binary = _utf8_buffer(self.out)
-        self.out.flush()
-        with (open(summary.spool, "rb") if binary is not None else
-              open(summary.spool, encoding="utf-8", newline="")) as fh:
-            if self.fmt == "csv":
-                header = fh.readline()
-                if header and not self.header_done:
-                    (binary or self.out).write(header)
-                    self.header_done = True
-            if binary is None:
-                shutil.copyfileobj(fh, self.out, 1 << 20)
-            else:
-                _copy_bytes(fh, binary)
-        if binary is not None:
-            binary.flush()
-        os.unlink(summary.spool)
-        summary.spool = None
-
-    def finish(self) -> None:
-        if self.fmt == "csv" and not self.header_done:   # no events at all: still a header
-            self.write([])
-
-
-def _copy_bytes(src: IO[bytes], dst: IO[bytes]) -> None:
-    """The rest of `src` (a file) onto `dst`: with sendfile(2), without passing through this process, when
-    `dst` has a file descriptor that takes it; otherwise by reads and writes."""
-    offset = src.tell()
-    dst.flush()                 # what `dst` buffers goes first
-    try:
-        out_fd, size = dst.fileno(), os.fstat(src.fileno()).st_size
-        while offset < size:
-            sent = os.sendfile(out_fd, src.fileno(), offset, size - offset)
-            if sent == 0:
-                break
-            offset += sent
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        pass                    # no fd, or one sendfile refuses: copy what is left the plain way
-    src.seek(offset)
-    shutil.copyfileobj(src, dst, 1 << 20)
-
-
-def _count(items: list) -> int:
-    return sum(len(ev) if type(ev) is CollRun else 1 for ev in items)
-
-
-def _drop(items: list, n: int) -> list:
-    """`items` without their first `n` events (a CollRun cut in two is expanded)."""
-    out = []
-    for item in items:
-        size = len(item) if type(item) is CollRun else 1
-        if n >= size:
-            n -= size
-        elif n:
-            out.extend(list(item.events())[n:])
-            n = 0
-        else:
-            out.append(item)
-    return out
-
-
-def _scan_worker(job: _ScanJob, direct: _Sink | None = None) -> FileSummary:
+def _scan_worker(job: _ScanJob, direct: Sink | None = None) -> FileSummary:
     """Parse one file in batches, fill ranks, and (optionally) write its events to a spool or `direct`."""
     summary = FileSummary(job.source)
-    output = _Output(job, summary, direct) if job.writer_for is not None else None
+    output = Output(job, summary, direct, spool.forked_turn) if job.writer_for is not None else None
     batch: list = []
     stats: dict = {}
     try:
@@ -230,7 +114,7 @@ def _scan_worker(job: _ScanJob, direct: _Sink | None = None) -> FileSummary:
     return summary
 
 
-def _flush(items: list, summary: FileSummary, job: _ScanJob, output: _Output | None) -> None:
+def _flush(items: list, summary: FileSummary, job: _ScanJob, output: Output | None) -> None:
     """Count, rank-fill and write a batch of Events and CollRuns (whose events all have ranks, hosts, pids)."""
     batch = [ev for ev in items if type(ev) is not CollRun]
     for run in (item for item in items if type(item) is CollRun):
@@ -269,7 +153,7 @@ def _count_run(run: CollRun, summary: FileSummary) -> None:
 
 
 def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
-         spool_dir: str | None = None, sink: _Sink | None = None) -> list[FileSummary]:
+         spool_dir: str | None = None, sink: Sink | None = None) -> list[FileSummary]:
     """Stream every source once; re-scan the few files whose ranks only other files can name.
 
     With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
@@ -280,13 +164,7 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     if serial:
         summaries = [_scan_worker(make(s), sink) for s in sources]
     else:
-        summaries = []
-        for s in imap_sources(_scan_worker, [make(s) for s in sources], jobs):
-            summaries.append(s)
-            if sink is not None and sink.open:
-                sink.open = not s.missing_rank
-                if sink.open and s.spool:
-                    sink.append(s)
+        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
@@ -304,6 +182,28 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     return summaries
 
 
+def _parallel_first_pass(jobs_list: list[_ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
+    """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
+    file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
+    turn = spool.Turn.for_sink(sink) if sink is not None else None
+    for i, job in enumerate(jobs_list):
+        job.index = i if turn is not None else None
+    summaries: list[FileSummary] = []
+    spool.forked_turn = turn
+    try:
+        for s in imap_sources(_scan_worker, jobs_list, jobs):
+            summaries.append(s)
+            if sink is not None and sink.open:
+                sink.open = not s.missing_rank
+                if sink.open and s.spool:
+                    sink.append(s)
+            if turn is not None:
+                turn.passed(len(summaries), sink.open)
+    finally:
+        spool.forked_turn = None
+    return summaries
+
+
 def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out: IO[str],
                  jobs: int = 0) -> list[FileSummary]:
     """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
@@ -312,7 +212,7 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     callable that writes a batch of events; for "csv" it writes the header line first.
     """
     sources = evidence_sources(discover(paths))
-    sink = _Sink(out, fmt, writer_for)
+    sink = Sink(out, fmt, writer_for)
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
         summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)
         for s in summaries:
@@ -324,13 +224,3 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
 
 def _resolvable(summary: FileSummary, merged: RankHints) -> bool:
     return any(merged.rank_of(host, pid) is not None for pid in summary.pids for host in (summary.hosts or {None}))
-
-
-def _utf8_buffer(out: IO[str]):
-    buffer, encoding = getattr(out, "buffer", None), getattr(out, "encoding", None)
-    if buffer is None or not encoding or os.linesep != "\n":
-        return None
-    try:
-        return buffer if codecs.lookup(encoding).name == "utf-8" else None
-    except LookupError:
-        return None

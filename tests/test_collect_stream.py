@@ -60,19 +60,45 @@ def test_a_file_whose_ranks_another_file_names_is_rewritten_after_the_direct_par
         assert serial.count("kind,source,file,line") == 1
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
-def test_a_parallel_run_into_a_real_file_copies_the_spools_byte_for_byte(tmp_path, fmt):
-    """A file output has a descriptor, so spools go over by sendfile(2) (csv: after the header line)."""
-    folder = str(SAMPLES / "nccl")
-    target = tmp_path / f"out.{fmt}"
+def into_file(tmp_path, paths, fmt, jobs):
+    """spool_events into a real file (a descriptor: sendfile, and jsonl workers that take over the output)."""
+    target = tmp_path / f"out-{jobs}.{fmt}"
     with open(target, "w", encoding="utf-8", newline="") as out:
-        spool_events([folder], fmt, writer_for, out, 2)
-    same = target.read_bytes().decode("utf-8") == spooled([folder], fmt, 1)[0]    # csv rows end in \r\n
+        summaries = spool_events(paths, fmt, writer_for, out, jobs)
+    return target.read_bytes().decode("utf-8"), summaries        # not read_text: csv rows end in \r\n
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: Path(p).name)
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_a_parallel_run_into_a_real_file_writes_what_a_serial_run_writes(tmp_path, folder, fmt):
+    parallel, summaries = into_file(tmp_path, [folder], fmt, 2)
+    same = parallel == spooled([folder], fmt, 1)[0]
     assert same
+    if fmt == "csv":                            # a worker's csv writer would begin with a second header
+        assert not any(s.direct for s in summaries)
+
+
+def test_jsonl_workers_take_over_the_output_on_their_turn(tmp_path):
+    """Later files' workers write straight to the output once every earlier file is in it."""
+    parallel, summaries = into_file(tmp_path, [str(SAMPLES / "nccl")], "jsonl", 2)
+    assert sum(1 for s in summaries[1:] if s.direct) >= 3
+    assert all(s.spool is None for s in summaries)
+    assert parallel.count("\n") == sum(s.events for s in summaries)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_no_file_takes_over_after_an_event_only_a_re_scan_can_rank(tmp_path, fmt):
+    """a.log writes straight up to its first rankless event, as a serial run does; b.log then waits."""
+    (tmp_path / "in").mkdir()
+    write_pair(tmp_path / "in")
+    parallel, summaries = into_file(tmp_path, [str(tmp_path / "in")], fmt, 2)
+    assert parallel == spooled([str(tmp_path / "in")], fmt, 1)[0]
+    assert summaries[0].missing_rank == 0 and summaries[1].direct == 0
+    assert summaries[0].direct == (5001 if fmt == "jsonl" else 0)
 
 
 def test_copy_bytes_goes_on_from_the_offset_into_any_binary_output(tmp_path):
-    from nccl_forensics.collect import _copy_bytes
+    from nccl_forensics.spool import copy_bytes as _copy_bytes
     src = tmp_path / "spool"
     src.write_bytes(b"header\n" + b"x" * 300_000 + b"\nend\n")
     for dst in (io.BytesIO(), open(tmp_path / "copy", "w+b")):      # no descriptor; a descriptor
@@ -83,3 +109,25 @@ def test_copy_bytes_goes_on_from_the_offset_into_any_binary_output(tmp_path):
             dst.flush()
             dst.seek(0)
             assert dst.read() == b">" + src.read_bytes()[len(b"header\n"):]
+
+
+def test_a_file_that_spooled_a_rankless_event_before_its_turn_keeps_spooling(tmp_path):
+    """b.log meets a process only c.log ranks while a.log is still parsing, then runs long: when its turn
+    comes, it must not copy that event out (the re-scan writes it, with the rank)."""
+    coll = ("{h}:{p}:{p} [0] NCCL INFO AllReduce: opCount {n:x} sendbuff 0x7f00 recvbuff 0x7f00 count 4 "
+            "datatype 7 op 0 root 0 comm 0x{p} [nranks=2] stream 0x66")
+    init = ("{h}:{p}:{p} [0] NCCL INFO ncclCommInitRank comm 0x{p} rank {r} nranks 2 cudaDev 0 nvmlDev 0 "
+            "busId 1a000 commId 0xabc - Init START")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    a = [init.format(h="n0", p=50, r=0)] + [coll.format(h="n0", p=50, n=n) for n in range(100_000)]
+    (folder / "a.log").write_text("\n".join(a) + "\n")
+    b = [init.format(h="n1", p=100, r=0), coll.format(h="n2", p=200, n=0)]
+    b += [coll.format(h="n1", p=100, n=n) for n in range(150_000)]
+    (folder / "b.log").write_text("\n".join(b) + "\n")
+    (folder / "c.log").write_text(init.format(h="n2", p=200, r=1) + "\n")
+    parallel, summaries = into_file(tmp_path, [str(folder)], "jsonl", 2)
+    same = parallel == spooled([str(folder)], "jsonl", 1)[0]
+    assert same
+    assert summaries[0].direct == 100_001 and summaries[1].direct == 0
+    assert '"host": "n2", "pid": 200' in parallel and '"rank": null' not in parallel

@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parents[1] / "nccl_forensics"
 STAGES = {
     "model": 0, "errors": 0, "scenarios": 0, "gc_pause": 0, "columns": 0,
     "parse": 1, "discover": 1,
-    "ranks": 2, "parallel": 2, "collect": 2,
+    "ranks": 2, "parallel": 2, "collect": 2, "spool": 2,
     "timeline": 3, "divergence": 3, "digest": 3,
     "detectors": 4, "topo": 4,
     "verdict": 5,
