@@ -256,7 +256,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size-mb", type=float, default=200.0, help="total log size to generate (default 200)")
     ap.add_argument("--skip-cli", action="store_true", help="skip the end-to-end CLI runs")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each 1-core/2-process pair; the best counts")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each 1-core/2-process pair: best run per row, median speed-up")
     args = ap.parse_args(argv)
     files = generate(args.size_mb)
     paths = [str(f) for f in files]

@@ -186,8 +186,9 @@ def _parallel_first_pass(jobs_list: list[_ScanJob], jobs: int, sink: Sink | None
     """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
     file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
     turn = spool.Turn.for_sink(sink) if sink is not None else None
-    for i, job in enumerate(jobs_list):
-        job.index = i if turn is not None else None
+    if turn is not None:
+        for i, job in enumerate(jobs_list):
+            job.index = i
     summaries: list[FileSummary] = []
     spool.forked_turn = turn
     try:

@@ -107,7 +107,7 @@ class Output:
         self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
         self.fh, self.write, self.skip = None, None, job.skip
         self.turn = turn if turn is not None and job.index is not None and os.getpid() != turn.parent else None
-        self.spooled = 0                   # events in the spool so far
+        self.spooled = 0                   # events spooled while waiting for this file's turn
         self.own: io.TextIOWrapper | None = None   # the output, once this worker writes to it itself
 
     def put(self, items: list) -> None:
@@ -132,7 +132,8 @@ class Output:
             self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
             self.write = self.job.writer_for(self.job.fmt, self.fh)
         self.write(items)
-        self.spooled += count_events(items)
+        if self.turn is not None:          # what a take-over would count as written straight
+            self.spooled += count_events(items)
 
     def _maybe_take_over(self, items: list) -> None:
         """On this file's turn, send what it spooled to the output and write the rest straight to it. A file

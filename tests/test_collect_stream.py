@@ -10,9 +10,14 @@ import pytest
 
 from nccl_forensics.collect import parse_paths, spool_events
 from nccl_forensics.render.events import writer_for
+from nccl_forensics.spool import copy_bytes
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 FOLDERS = sorted(str(p) for p in (SAMPLES / "bundles").iterdir() if p.is_dir()) + [str(SAMPLES / "nccl")]
+COLL = ("{h}:{p}:{p} [0] NCCL INFO AllReduce: opCount {n:x} sendbuff 0x7f00 recvbuff 0x7f00 count 4 "
+        "datatype 7 op 0 root 0 comm 0x{p} [nranks=2] stream 0x66")
+INIT = ("{h}:{p}:{p} [0] NCCL INFO ncclCommInitRank comm 0x{p} rank {r} nranks 2 cudaDev 0 nvmlDev 0 "
+        "busId 1a000 commId 0xabc - Init START")
 
 
 def spooled(paths, fmt, jobs):
@@ -32,14 +37,10 @@ def test_serial_output_equals_the_spooled_parallel_output(folder, fmt):
 
 def write_pair(tmp_path):
     """a.log: a ranked process, then one whose rank only b.log names; b.log: that process's init line."""
-    coll = ("{h}:{p}:{p} [0] NCCL INFO AllReduce: opCount {n:x} sendbuff 0x7f00 recvbuff 0x7f00 count 4 "
-            "datatype 7 op 0 root 0 comm 0x{p} [nranks=2] stream 0x66")
-    init = ("{h}:{p}:{p} [0] NCCL INFO ncclCommInitRank comm 0x{p} rank {r} nranks 2 cudaDev 0 nvmlDev 0 "
-            "busId 1a000 commId 0xabc - Init START")
-    a = [init.format(h="n1", p=100, r=0)] + [coll.format(h="n1", p=100, n=n) for n in range(5000)]
-    a += [coll.format(h="n2", p=200, n=n) for n in range(50)]
+    a = [INIT.format(h="n1", p=100, r=0)] + [COLL.format(h="n1", p=100, n=n) for n in range(5000)]
+    a += [COLL.format(h="n2", p=200, n=n) for n in range(50)]
     (tmp_path / "a.log").write_text("\n".join(a) + "\n")
-    (tmp_path / "b.log").write_text(init.format(h="n2", p=200, r=1) + "\n")
+    (tmp_path / "b.log").write_text(INIT.format(h="n2", p=200, r=1) + "\n")
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
@@ -98,14 +99,13 @@ def test_no_file_takes_over_after_an_event_only_a_re_scan_can_rank(tmp_path, fmt
 
 
 def test_copy_bytes_goes_on_from_the_offset_into_any_binary_output(tmp_path):
-    from nccl_forensics.spool import copy_bytes as _copy_bytes
     src = tmp_path / "spool"
     src.write_bytes(b"header\n" + b"x" * 300_000 + b"\nend\n")
     for dst in (io.BytesIO(), open(tmp_path / "copy", "w+b")):      # no descriptor; a descriptor
         with open(src, "rb") as fh, dst:
             fh.readline()
             dst.write(b">")
-            _copy_bytes(fh, dst)
+            copy_bytes(fh, dst)
             dst.flush()
             dst.seek(0)
             assert dst.read() == b">" + src.read_bytes()[len(b"header\n"):]
@@ -114,18 +114,14 @@ def test_copy_bytes_goes_on_from_the_offset_into_any_binary_output(tmp_path):
 def test_a_file_that_spooled_a_rankless_event_before_its_turn_keeps_spooling(tmp_path):
     """b.log meets a process only c.log ranks while a.log is still parsing, then runs long: when its turn
     comes, it must not copy that event out (the re-scan writes it, with the rank)."""
-    coll = ("{h}:{p}:{p} [0] NCCL INFO AllReduce: opCount {n:x} sendbuff 0x7f00 recvbuff 0x7f00 count 4 "
-            "datatype 7 op 0 root 0 comm 0x{p} [nranks=2] stream 0x66")
-    init = ("{h}:{p}:{p} [0] NCCL INFO ncclCommInitRank comm 0x{p} rank {r} nranks 2 cudaDev 0 nvmlDev 0 "
-            "busId 1a000 commId 0xabc - Init START")
     folder = tmp_path / "in"
     folder.mkdir()
-    a = [init.format(h="n0", p=50, r=0)] + [coll.format(h="n0", p=50, n=n) for n in range(100_000)]
+    a = [INIT.format(h="n0", p=50, r=0)] + [COLL.format(h="n0", p=50, n=n) for n in range(100_000)]
     (folder / "a.log").write_text("\n".join(a) + "\n")
-    b = [init.format(h="n1", p=100, r=0), coll.format(h="n2", p=200, n=0)]
-    b += [coll.format(h="n1", p=100, n=n) for n in range(150_000)]
+    b = [INIT.format(h="n1", p=100, r=0), COLL.format(h="n2", p=200, n=0)]
+    b += [COLL.format(h="n1", p=100, n=n) for n in range(150_000)]
     (folder / "b.log").write_text("\n".join(b) + "\n")
-    (folder / "c.log").write_text(init.format(h="n2", p=200, r=1) + "\n")
+    (folder / "c.log").write_text(INIT.format(h="n2", p=200, r=1) + "\n")
     parallel, summaries = into_file(tmp_path, [str(folder)], "jsonl", 2)
     same = parallel == spooled([str(folder)], "jsonl", 1)[0]
     assert same

@@ -277,8 +277,8 @@ class BlockScanner:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
             rows = COLL_LINE_RE.findall(block)
-            run = self._columns(rows, block) if rows and len(rows) == block.count("\n") + (block[-1] != "\n") \
-                else None
+            whole = rows and len(rows) == block.count("\n") + (block[-1] != "\n")
+            run = self._columns(rows, block) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
             return run                      # objects and set off a collection when it re-enables the GC
 
