@@ -6,6 +6,8 @@ EXIT_OK = 0            # nothing wrong found / command succeeded
 EXIT_FOUND = 1         # diagnose: a hang or failure was diagnosed; repro --check: a mismatch
 EXIT_BAD_INPUT = 2     # bad input or usage
 EXIT_INTERNAL = 3      # a bug in ncclf (one-line message; NCCLF_DEBUG=1 shows the traceback)
+EXIT_OUTPUT_CLOSED = 141   # the reader of the output went away (`ncclf parse ... | head`): 128 + SIGPIPE,
+                           # what a shell reports for a program that SIGPIPE ended
 
 
 class NcclfError(Exception):
@@ -31,6 +33,12 @@ class UnsafeDump(BadInput):
 
 class UnknownSource(BadInput):
     """A file's kind could not be determined."""
+
+
+class OutputClosed(NcclfError):
+    """The reader of stdout closed the pipe before ncclf finished writing (silent; exit 141)."""
+
+    exit_code = EXIT_OUTPUT_CLOSED
 
 
 class ReproError(NcclfError):

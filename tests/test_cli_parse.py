@@ -106,3 +106,23 @@ def test_every_format_runs(tmp_path, fmt):
     assert result.exit_code == 0, result.output
     if fmt == "table":
         assert "unparsed lines:" in result.output and "ranks found: 0" in result.output
+
+
+SAMPLE_NCCL = os.path.join(os.path.dirname(__file__), os.pardir, "sample_logs", "nccl")
+
+
+@pytest.mark.parametrize("args", [["--format", "jsonl", "-j1"], ["--format", "jsonl", "-j2"], ["--format", "table"]])
+def test_a_reader_that_stops_early_gets_a_silent_exit_141(args):
+    """`ncclf parse ... | head`: the output is several MB, far more than a pipe holds, so ncclf is still writing
+    when the reader goes; it stops quietly with 128 + SIGPIPE, never 1 ("a failure was diagnosed")."""
+    proc = subprocess.Popen([sys.executable, "-m", "nccl_forensics", "parse", SAMPLE_NCCL, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 141
+        assert proc.stderr.read() == b""
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()

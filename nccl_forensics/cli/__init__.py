@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from ..errors import EXIT_INTERNAL, NcclfError
+from ..errors import EXIT_INTERNAL, NcclfError, OutputClosed
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -41,6 +41,12 @@ class LazyGroup(click.Group):
             raise
         return module.command
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:     # raised here, click would exit 1: the code for "a failure was diagnosed"
+            raise OutputClosed("output closed") from None
+
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(package_name="nccl-forensics", prog_name="ncclf")
@@ -50,7 +56,7 @@ def cli():
     \b
     Exit codes: 0 nothing wrong found / success, 1 a failure was diagnosed
     (or a reproducer check mismatched), 2 bad input or usage, 3 internal error,
-    130 interrupted.
+    130 interrupted, 141 the output pipe closed early (`| head`).
 
     \b
     Examples:
@@ -64,6 +70,10 @@ def cli():
 def main(argv=None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="ncclf", standalone_mode=False)
+        sys.stdout.flush()          # a closed pipe shows here, not in the interpreter's exit
+    except (OutputClosed, BrokenPipeError):
+        _detach_stdout()
+        sys.exit(OutputClosed.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
@@ -73,8 +83,6 @@ def main(argv=None) -> None:
     except NcclfError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
@@ -85,3 +93,13 @@ def main(argv=None) -> None:
                    "rerun with NCCLF_DEBUG=1 for the traceback and please report it", err=True)
         sys.exit(EXIT_INTERNAL)
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):   # stdout replaced by something without a descriptor
+        pass

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import click
-from rich.console import Console
 
 from ..errors import EXIT_FOUND, ReproError
+from ..render import PipeConsole
 from ..render.repro_render import render_confusion, render_result, render_scenarios
 from .. import repro
 
@@ -41,7 +41,7 @@ def command(scenario, list_only, run_every, check, nproc, step, rank, timeout, o
       ncclf repro shape-mismatch --nproc 4 --rank 2
       ncclf repro --all --check --out /tmp/repro
     """
-    console = Console(highlight=False)
+    console = PipeConsole(highlight=False)
     if list_only:
         render_scenarios(repro.list_scenarios(), console)
         return 0

@@ -47,9 +47,9 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     warnings = check_topology(comms)
     options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
     if fmt == "rich" and output is None:
-        from rich.console import Console
+        from ..render import PipeConsole
 
-        console = Console(highlight=False, emoji=False)
+        console = PipeConsole(highlight=False, emoji=False)
         for item in terminal_renderables(comms, warnings, **options):
             console.print(item)
         return

@@ -7,8 +7,18 @@ import sys
 from rich.console import Console
 
 
-def make_console(file=None) -> Console:
+class PipeConsole(Console):
+    """A rich console that reports a closed output pipe as BrokenPipeError (rich itself exits 1, which in ncclf
+    means "a failure was diagnosed"; the CLI turns the error into a silent exit 141)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError("output closed")
+
+
+def make_console(file=None, **options) -> Console:
     """A rich console; when output is piped and COLUMNS is unset, use a wide page instead of 80 columns."""
     stream = file or sys.stdout
     wide = not (hasattr(stream, "isatty") and stream.isatty()) and "COLUMNS" not in os.environ
-    return Console(file=file, width=160 if wide else None)
+    options.setdefault("width", 160 if wide else None)
+    return PipeConsole(file=file, **options)

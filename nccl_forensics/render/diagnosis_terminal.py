@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..diagnosis import Diagnosis
+from . import PipeConsole
 from .diagnosis_json import divergence_of
 
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim yellow"}
@@ -102,7 +103,7 @@ def _ranges(ranks: list[int]) -> str:
 
 
 def render(d: Diagnosis, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or PipeConsole()
     parts = [verdict_panel(d)]
     if d.ranks:
         parts.append(rank_table(d))
