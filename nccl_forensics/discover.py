@@ -96,10 +96,13 @@ def sniff(path: str) -> Source:
     return src
 
 
+_PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
+
+
 def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
     name = os.path.basename(path).lower()
     stripped = head.lstrip()
-    if head[:1] == b"\x80" or (name.endswith((".pkl", ".pickle")) and head[:1] in (b"\x80", b"(")):
+    if head[:2] in _PICKLE_STARTS or (name.endswith((".pkl", ".pickle")) and head[:1] in (b"\x80", b"(")):
         return SourceKind.FLIGHT_RECORDER, "pickle"
     if stripped[:1] in (b"{", b"["):
         if b'"entries"' in head or b'"pg_config"' in head or b'"pg_status"' in head:

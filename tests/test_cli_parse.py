@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -46,9 +47,11 @@ def test_empty_file_gives_a_clean_empty_result(tmp_path):
     assert (rc, out, err) == (0, "", "")
 
 
-def test_binary_file_is_skipped_not_fatal(tmp_path):
+@pytest.mark.parametrize("first", [b"", b"\x80", b"\x1f\x8b"])
+def test_binary_file_is_skipped_not_fatal(tmp_path, first):
+    """Random bytes, also starting like a pickle's PROTO opcode (with no valid protocol) or like a gzip."""
     f = tmp_path / "core.bin.dat"
-    f.write_bytes(os.urandom(4096) + b"\x00" * 100)
+    f.write_bytes(first + random.Random(7).randbytes(4096) + b"\x00" * 100)
     rc, out, err = run("parse", "--inventory", "--format", "json", str(f))
     assert rc == 0, err
     rows = json.loads(out)
@@ -73,6 +76,19 @@ def test_truncated_gzip_is_a_warning_not_a_crash(tmp_path):
     assert rc == 0, err
     assert "Traceback" not in err and "Traceback" not in out
     assert "truncated or corrupt" in out
+
+
+def test_a_small_truncated_gzip_gives_its_whole_lines(tmp_path):
+    """Cut inside the first 16 KiB that sniffing reads: still recognised, and every whole line is an event."""
+    lines = [f"node1:12345:12345 [0] NCCL INFO Bootstrap : Using eth{i}:10.0.0.1<0>" for i in range(60)]
+    payload = gzip.compress(("\n".join(lines) + "\n").encode())
+    f = tmp_path / "rank0.log.gz"
+    f.write_bytes(payload[:-40])
+    rc, out, err = run("parse", "--format", "jsonl", str(f))
+    events = [json.loads(line) for line in out.splitlines()]
+    assert rc == 0 and "truncated or corrupt" in err, err
+    assert 40 < len(events) < 60 and [e["line"] for e in events] == list(range(1, len(events) + 1))
+    assert all(e["kind"] == "bootstrap" for e in events)
 
 
 def test_gzip_is_read_transparently(tmp_path):

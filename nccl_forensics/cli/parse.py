@@ -45,7 +45,11 @@ def command(paths, fmt, inventory, limit, jobs):
             raise click.UsageError("--inventory takes --format table or json")
         return 0
     if fmt in ("jsonl", "csv"):
-        collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs)
+        summaries = collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs)
+        sys.stdout.flush()
+        for s in summaries:         # stdout holds only records: a cut or unreadable file is reported here
+            if s.error:
+                click.echo(f"warning: {s.error}", err=True)
         return 0
     if fmt == "json":
         raise click.UsageError("--format json goes with --inventory; use jsonl for events")

@@ -86,9 +86,18 @@ def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event
 def dispatch_lines(path: str, parsers: list[LineParser], stats: dict) -> Iterator[Event]:
     """The reference dispatcher: every line offered to the parser chain, one at a time."""
     stats["lines"] = 0
-    for line in iter_lines(path):
-        stats["lines"] = line.no
-        yield from offer(line, parsers)
+    try:
+        for line in iter_lines(path):
+            stats["lines"] = line.no
+            yield from offer(line, parsers)
+    except BadInput:                 # a cut gzip: what the parsers hold from the lines before it still counts
+        yield from finish(parsers)
+        raise
+    yield from finish(parsers)
+
+
+def finish(parsers: list[LineParser]) -> Iterator[Event]:
+    """The end of the input: each parser closes what it holds open (held events, a multi-line block)."""
     for p in parsers:
         p.finish()
         yield from p.out

@@ -62,12 +62,27 @@ def open_binary(path: str) -> IO[bytes]:
 
 
 def read_head(path: str, size: int = 8192) -> bytes:
-    """The first `size` decompressed bytes (for sniffing). Errors become BadInput."""
+    """The first `size` decompressed bytes (for sniffing); of a truncated gzip, what it holds before the cut.
+    Errors before any byte could be read become BadInput."""
+    head = b""
     try:
         with open_binary(path) as fh:
-            return fh.read(size)
+            read = _reader(fh)
+            while len(head) < size:
+                piece = read(size - len(head))
+                if not piece:
+                    break
+                head += piece
     except (OSError, EOFError, zlib.error) as exc:
-        raise BadInput(f"{path}: unreadable or corrupt ({exc})") from None
+        if not head:
+            raise BadInput(f"{path}: unreadable or corrupt ({exc})") from None
+    return head
+
+
+def _reader(fh: IO[bytes]):
+    """`fh.read`, or for a gzip `read1`: one decompressed piece at a time. read(n) gathers several and drops
+    them all when the stream turns out to be cut, which lost every line of a small truncated log."""
+    return fh.read1 if isinstance(fh, gzip.GzipFile) else fh.read
 
 
 def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
@@ -118,14 +133,15 @@ def iter_blocks(path: str) -> Iterator[str]:
 
     Every block ends with a newline except perhaps the file's last. An unterminated run longer than
     MAX_LINE bytes is cut there (the rest of that physical line is skipped). A truncated gzip ends the
-    stream with BadInput; blocks already yielded stay valid.
+    stream with BadInput, after every whole line that could be decompressed.
     """
     fh = open_binary(path)
+    read = _reader(fh)
     try:
         carry, skipping = b"", False
         while True:
             try:
-                chunk = fh.read(_CHUNK)
+                chunk = read(_CHUNK)
             except (EOFError, zlib.error, OSError) as exc:
                 raise BadInput(f"{path}: truncated or corrupt ({exc})") from None
             if not chunk:

@@ -11,6 +11,7 @@ import re
 from itertools import repeat
 from typing import Any, Iterator
 
+from ..errors import BadInput
 from ..gc_pause import gc_paused
 from ..model import BlockLines, CollContext, CollRun, Event, split_block
 from .lines import iter_blocks, make_line
@@ -254,21 +255,26 @@ class BlockScanner:
         self.run: CollRun | None = None
 
     def items(self) -> Iterator[Any]:
-        for block in iter_blocks(self.path):
-            run = None if self.busy else self._whole_block(block)
-            if run is not None:
-                yield from self._drain()
-                yield run
-                self.no += len(run)
+        try:
+            for block in iter_blocks(self.path):
+                run = None if self.busy else self._whole_block(block)
+                if run is not None:
+                    yield from self._drain()
+                    yield run
+                    self.no += len(run)
+                    self.stats["lines"] = self.no
+                    continue
+                yield from self._mixed_block(block)
                 self.stats["lines"] = self.no
-                continue
-            yield from self._mixed_block(block)
-            self.stats["lines"] = self.no
+        except BadInput:             # a cut gzip: what the parsers hold from the lines before it still counts
+            yield from self._finish()
+            raise
+        yield from self._finish()
+
+    def _finish(self) -> Iterator[Any]:
+        from . import finish
         yield from self._drain()
-        for p in self.parsers:
-            p.finish()
-            yield from p.out
-            p.out.clear()
+        yield from finish(self.parsers)
 
     def _whole_block(self, block: str) -> CollRun | None:
         """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line

@@ -112,7 +112,7 @@ def render(d: Diagnosis, console: Console | None = None) -> None:
     notes = []
     if d.missing:
         notes.append("missing evidence: " + "; ".join(d.missing))
-    notes += [f"could not read {e}" for e in d.errors[:5]]
+    notes += [f"read error: {e}" for e in d.errors[:5]]
     if notes:
         parts.append(Text("\n".join(notes), style="dim"))
     console.print(Group(*parts))

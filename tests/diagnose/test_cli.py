@@ -50,6 +50,24 @@ def test_select_can_silence_everything(tmp_path):
     assert res.return_value == 0 and json.loads(res.output)["verdict"]["class"] == "none"
 
 
+@needs_bundles
+def test_a_cut_gzip_still_gives_its_lines_and_one_error(tmp_path):
+    """Rank 1's log gzipped and cut in its last bytes: its collectives still place it in the timeline, and the
+    read error is reported once, naming the file once."""
+    import gzip
+    shutil.copytree(BUNDLES / "dtype-mismatch-nccl", tmp_path / "b")
+    log = tmp_path / "b" / "nccl.rank1.gpu-c-03.3825.log"
+    data = gzip.compress(log.read_bytes())
+    cut = log.with_name(log.name + ".gz")
+    cut.write_bytes(data[:-30])
+    log.unlink()
+    doc = json.loads(_run(["diagnose", str(tmp_path / "b"), "--format", "json", "-j", "1"]).output)
+    assert doc["verdict"]["class"] == "dtype_mismatch"
+    rank1 = next(r for r in doc["ranks"] if r["rank"] == 1)
+    assert rank1["positions"] and rank1["pids"] == [3825]
+    assert len(doc["errors"]) == 1 and doc["errors"][0].count(str(cut)) == 1 and "truncated" in doc["errors"][0]
+
+
 def _exit_code(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         main(argv)

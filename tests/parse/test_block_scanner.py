@@ -6,13 +6,17 @@ heads/tails, CR, missing fields, huge numbers), lines of unknown rank, other pro
 """
 from __future__ import annotations
 
+import gzip
 import json
 import re
+
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nccl_forensics.discover import discover
+from nccl_forensics.errors import BadInput
 from nccl_forensics.model import CollRun, Event
 from nccl_forensics.parse import _fill, dispatch_lines, line_parsers
 from nccl_forensics.parse import lines as lines_mod
@@ -105,6 +109,27 @@ def test_lines_before_the_rank_is_known_are_held_not_batched(tmp_path, monkeypat
     assert all(k[4] == 11 for k in slow)
     assert sum(1 for k in slow if k[0] == "coll") == 600
     assert sum(len(i) for i in items if isinstance(i, CollRun)) == 300     # the 300 after the init line
+
+
+def test_a_cut_gzip_gives_the_same_events_from_both_paths_then_bad_input(tmp_path, monkeypatch):
+    """Cut in the middle of an open traceback, with COLL lines still held for a rank the log never names:
+    both dispatchers close what their parsers hold, in the same way, before the error."""
+    monkeypatch.setattr(lines_mod, "_CHUNK", 2048)
+    body = [COLL[n % 3].format(n=n, s=0) for n in range(400)] + OTHER[1:3] + ['  File "u.py", line 9, in f'] * 500
+    data = gzip.compress(("\n".join(body) + "\n").encode())
+    path = tmp_path / "nccl.node-1.4100.log.gz"
+    path.write_bytes(data[: len(data) - 20])
+    src = discover([str(path)])[0]
+
+    def until_bad_input(events):
+        out = []
+        with pytest.raises(BadInput):
+            out.extend(key(e) for e in _fill(events, src))
+        return out
+    slow = until_bad_input(dispatch_lines(src.path, line_parsers(src), {}))
+    fast = until_bad_input(dispatch_blocks(src.path, line_parsers(src), {}))
+    assert fast == slow
+    assert sum(1 for k in slow if k[0] == "coll") == 400 and slow[-1][0] != "coll"
 
 
 @settings(settings.get_profile("blocks"))

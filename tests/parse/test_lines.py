@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -50,6 +51,22 @@ def test_truncated_gzip_is_a_one_line_bad_input(tmp_path):
     with pytest.raises(BadInput) as err:
         list(L.iter_lines(str(p)))
     assert "\n" not in str(err.value) and "truncated" in str(err.value)
+
+
+@pytest.mark.parametrize("lines", [300, 200000])
+def test_a_truncated_gzip_keeps_every_whole_line_before_the_cut(tmp_path, lines):
+    """A log gzipped while the job died: every line that decompresses whole comes out, in order, before the
+    error (small files included, whose only block used to be lost with the error)."""
+    text = "".join(f"line {i} " + "x" * 40 + "\n" for i in range(lines))
+    data = gzip.compress(text.encode())
+    p = tmp_path / "cut.log.gz"
+    p.write_bytes(data[: len(data) * 2 // 3])
+    got = []
+    with pytest.raises(BadInput):
+        got.extend(ln.text for ln in L.iter_lines(str(p)))
+    whole = zlib.decompressobj(31).decompress(data[: len(data) * 2 // 3]).decode()
+    expected = whole[: whole.rfind("\n")].split("\n")
+    assert got == expected and len(got) > lines // 2
 
 
 def test_missing_file_and_directory_are_bad_input(tmp_path):
