@@ -16,6 +16,13 @@ from nccl_forensics.parse.grammars import grammar_dir
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def test_the_package_is_a_regular_package():
+    """An implicit namespace package would merge a second checkout's `nccl_forensics/` (say, the current
+    directory) into the installed one, module by module."""
+    import nccl_forensics
+    assert nccl_forensics.__file__ and Path(nccl_forensics.__file__).name == "__init__.py"
+
+
 def test_every_grammar_file_is_found_by_the_loader():
     names = {p.name for p in (ROOT / "grammars").glob("*.lark")}
     assert names, "no grammars found"
