@@ -68,7 +68,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
                          "dumps, torchrun output, dmesg) found")
     digests = _map(usable, jobs, progress)
     events, frames, declared = _collect(digests)
-    errors = [_with_path(d.result.source.path, d.result.error) for d in digests if d.result.error]
+    errors = [d.result.error for d in digests if d.result.error]
     return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors)
 
 
@@ -82,11 +82,6 @@ def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore:
             rest.append(ev)
     rest.sort(key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     return analyse(rest, [rows.to_frame()], declared_groups(rest), select, ignore)
-
-
-def _with_path(path: str, error: str) -> str:
-    """`path: error`, unless the error already starts with the path (BadInput's do)."""
-    return error if error.startswith(f"{path}:") else f"{path}: {error}"
 
 
 def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),

@@ -174,7 +174,8 @@ class SourceResult:
     events: list[Event]
     lines: int = 0
     unparsed: int = 0
-    error: str | None = None         # a one-line reason when the file could not be read
+    error: str | None = None         # a one-line reason the file could not be (fully) read; it names the
+                                     # file, as every BadInput does, so it is printed as it is
 
 
 class Evidence(NamedTuple):

@@ -16,9 +16,8 @@ class PipeConsole(Console):
         raise BrokenPipeError("output closed")
 
 
-def make_console(file=None, **options) -> Console:
+def make_console(file=None) -> Console:
     """A rich console; when output is piped and COLUMNS is unset, use a wide page instead of 80 columns."""
     stream = file or sys.stdout
     wide = not (hasattr(stream, "isatty") and stream.isatty()) and "COLUMNS" not in os.environ
-    options.setdefault("width", 160 if wide else None)
-    return PipeConsole(file=file, **options)
+    return PipeConsole(file=file, width=160 if wide else None)

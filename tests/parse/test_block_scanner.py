@@ -11,7 +11,6 @@ import json
 import re
 
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
