@@ -125,7 +125,7 @@ class CollRun:
 
     Big logs are mostly COLL lines; holding them as columns (one list per field, the repeating fields shared
     through `contexts`) costs a fraction of an Event per line. Every field is decoded and every rank known;
-    `events()` gives the very Events the line-by-line parser makes (tests/parse/test_nccl_differential.py).
+    `events()` gives the very Events the line-by-line parser makes (tests/sources/test_nccl_differential.py).
     """
 
     file: str

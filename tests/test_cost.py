@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from nccl_forensics import cost
+from nccl_forensics.bandwidth import cost
 from nccl_forensics.cli import cli
 
 

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from nccl_forensics.discover import discover, sniff
+from nccl_forensics.sources.discover import discover, sniff
 from nccl_forensics.errors import BadInput, NoEvidence
 from nccl_forensics.model import SourceKind
 

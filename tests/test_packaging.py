@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from nccl_forensics.cli import COMMANDS, cli
-from nccl_forensics.parse.grammars import grammar_dir
+from nccl_forensics.sources.grammars import grammar_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from nccl_forensics import probe
+from nccl_forensics.bandwidth import probe
 from nccl_forensics.cli import cli
 from nccl_forensics.errors import BadInput
 
@@ -67,7 +67,7 @@ def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
 
 
 def test_scaling_reads_global_tokens_per_second_after_warm_up():
-    from nccl_forensics.scaling import tokens_per_second
+    from nccl_forensics.bandwidth.scaling import tokens_per_second
     console = "\n".join(f"[default0]:step {i} | loss 2.0 | tokens/s {v} | allreduce 0.5 ms"
                         for i, v in enumerate([100, 900, 950, 1000, 1010, 990]))
     assert tokens_per_second(console) == 1000

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from nccl_forensics.model import Event, Source, SourceKind, SourceResult
-from nccl_forensics.ranks import RankHints, assign_ranks, hints_from_events
+from nccl_forensics.sources.ranks import RankHints, assign_ranks, hints_from_events
 
 
 def ev(kind, rank=None, host=None, pid=None, **data):

@@ -5,9 +5,9 @@ import json
 
 import click
 
-from .. import cost as costmod
-from ..render import make_console
-from ..render.cost_render import render_cost
+from ..bandwidth import cost as costmod
+from ..outputs import make_console
+from ..outputs.cost_render import render_cost
 
 
 def _parse_ranks(value: str) -> tuple[int, int | None]:

@@ -39,21 +39,21 @@ def command(paths, fmt, report, trace, jobs, select, ignore):
       ncclf diagnose logs/ --format json --report postmortem.md --trace hang.json
       ncclf diagnose traces/ --select C1,R2 -j 8
     """
-    from ..diagnosis import diagnose
+    from ..diagnosis.reduce import diagnose
 
     result = diagnose(paths, jobs=jobs, select=_codes(select), ignore=_codes(ignore))
     if report:
-        from ..render.markdown_report import render as render_md
+        from ..outputs.markdown_report import render as render_md
         with open(report, "w", encoding="utf-8") as fh:
             fh.write(render_md(result))
     if trace:
-        from ..render.perfetto import render as render_trace
+        from ..outputs.perfetto import render as render_trace
         with open(trace, "w", encoding="utf-8") as fh:
             fh.write(render_trace(result))
     if fmt == "json":
-        from ..render.diagnosis_json import render as render_json
+        from ..outputs.diagnosis_json import render as render_json
         sys.stdout.write(render_json(result))
     else:
-        from ..render.diagnosis_terminal import render as render_rich
+        from ..outputs.diagnosis_terminal import render as render_rich
         render_rich(result)
     return EXIT_FOUND if result.failed else EXIT_OK

@@ -6,10 +6,10 @@ import sys
 
 import click
 
-from .. import collect
-from ..render import make_console
-from ..render.events import writer_for
-from ..render.parse_table import inventory_rows, render_events_table, render_inventory
+from ..outputs import collect
+from ..outputs import make_console
+from ..outputs.events import writer_for
+from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
 from .options import jobs_option, paths_argument
 
 

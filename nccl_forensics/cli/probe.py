@@ -5,10 +5,10 @@ import json
 
 import click
 
-from .. import cost as costmod
-from ..render import make_console
-from .. import probe as probemod
-from ..render.probe_render import render_probe
+from ..bandwidth import cost as costmod
+from ..outputs import make_console
+from ..bandwidth import probe as probemod
+from ..outputs.probe_render import render_probe
 
 
 @click.command("probe")
@@ -46,8 +46,8 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
             raise click.BadParameter(str(exc)) from None
     console = make_console()
     if scaling:
-        from ..render.probe_render import render_scaling
-        from ..scaling import measure_scaling
+        from ..outputs.probe_render import render_scaling
+        from ..bandwidth.scaling import measure_scaling
         render_scaling(measure_scaling(), console)
         return 0
     if nccl_tests:

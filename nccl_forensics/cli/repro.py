@@ -4,8 +4,8 @@ from __future__ import annotations
 import click
 
 from ..errors import EXIT_FOUND, ReproError
-from ..render import PipeConsole
-from ..render.repro_render import render_confusion, render_result, render_scenarios
+from ..outputs import PipeConsole
+from ..outputs.repro_render import render_confusion, render_result, render_scenarios
 from .. import repro
 
 

@@ -47,7 +47,7 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     warnings = check_topology(comms)
     options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
     if fmt == "rich" and output is None:
-        from ..render import PipeConsole
+        from ..outputs import PipeConsole
 
         console = PipeConsole(highlight=False, emoji=False)
         for item in terminal_renderables(comms, warnings, **options):

@@ -8,8 +8,8 @@ from typing import Iterable, Protocol
 import pandas as pd
 
 from ..model import Confidence, Event, Evidence, Finding
-from ..rank_state import RankState, cite
-from ..timeline import Timelines
+from ..diagnosis.rank_state import RankState, cite
+from ..diagnosis.timeline import Timelines
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS = {

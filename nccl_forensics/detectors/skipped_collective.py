@@ -37,7 +37,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence
-from ..timeline import stragglers
+from ..diagnosis.timeline import stragglers
 from . import _gloo as gloo
 from .base import BaseDetector, Context, row_evidence
 

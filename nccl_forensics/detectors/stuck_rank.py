@@ -31,7 +31,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence
-from ..timeline import stragglers
+from ..diagnosis.timeline import stragglers
 from .base import BaseDetector, Context, row_evidence
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}

@@ -16,8 +16,18 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..model import Event
-from .model import (COLLNET, Communicator, Edge, GraphHop, Process, RankInfo, Ring, TreeEntry,
-                    evidence_of, transport_class)
+from .model import (
+    COLLNET,
+    Communicator,
+    Edge,
+    GraphHop,
+    Process,
+    RankInfo,
+    Ring,
+    TreeEntry,
+    evidence_of,
+    transport_class,
+)
 
 COMM_KINDS = {"ring", "tree", "graph_ring", "graph_tree", "transport", "connected", "channels_summary"}
 PROCESS_KINDS = {"nccl_version", "net_plugin", "net_ib", "net_socket", "net_using", "bootstrap", "env", "nccl_info"}

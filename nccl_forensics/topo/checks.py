@@ -28,10 +28,20 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .checks_net import (check_gdr_disabled, check_net_plugin_mismatch, check_socket_despite_ib,
-                         check_version_mismatch, check_virtual_interface)
-from .checks_rings import (check_extra_inter_node_hops, check_rank_missing, check_ring_differs,
-                           check_ring_not_closed, check_single_channel)
+from .checks_net import (
+    check_gdr_disabled,
+    check_net_plugin_mismatch,
+    check_socket_despite_ib,
+    check_version_mismatch,
+    check_virtual_interface,
+)
+from .checks_rings import (
+    check_extra_inter_node_hops,
+    check_rank_missing,
+    check_ring_differs,
+    check_ring_not_closed,
+    check_single_channel,
+)
 from .model import Communicator, TopoWarning
 
 __all__ = ["CHECKS", "check_topology", "check_ring_not_closed", "check_ring_differs", "check_rank_missing",

@@ -11,8 +11,19 @@ import math
 from html import escape
 
 from .model import Communicator, TopoWarning
-from .view import (HIGHLIGHT, PXN_STYLE, TRANSPORT_STYLE, comm_title, drawn_channels, drawn_hops,
-                   highlighted_hops, hop_class, hop_style, node_name, rank_span)
+from .view import (
+    HIGHLIGHT,
+    PXN_STYLE,
+    TRANSPORT_STYLE,
+    comm_title,
+    drawn_channels,
+    drawn_hops,
+    highlighted_hops,
+    hop_class,
+    hop_style,
+    node_name,
+    rank_span,
+)
 
 R = 22                 # rank circle radius
 STEP = 104             # distance between rank centres

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis import diagnose, diagnose_events
+from nccl_forensics.diagnosis.reduce import diagnose, diagnose_events
 from nccl_forensics.model import Confidence
 
 from . import factories as F

@@ -1,8 +1,8 @@
 """Modal values per (group, seq): the minority is the suspect, ties are marked, shifts are found."""
 from __future__ import annotations
 
-from nccl_forensics.divergence import find_outliers, first_divergence, modal_values
-from nccl_forensics.timeline import RowBuffer, add_event, build_timelines
+from nccl_forensics.diagnosis.divergence import find_outliers, first_divergence, modal_values
+from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines
 
 from . import factories as F
 
@@ -101,7 +101,7 @@ def test_two_rank_tie_is_settled_by_the_rank_that_broke_its_own_pattern():
 def test_group_seq_ids_split_rows_as_the_pairs_do():
     import pandas as pd
 
-    from nccl_forensics.divergence import group_seq_ids
+    from nccl_forensics.diagnosis.divergence import group_seq_ids
     for seqs in ([0, 1, 1, 2, 0, 5], [0, 10**9, 10**9, 3, 0, 5]):     # the key itself, then a hash pass
         colls = pd.DataFrame({"group": pd.Categorical(["x", "x", "x", "y", "y", "y"]), "seq": seqs})
         ids = group_seq_ids(colls)
@@ -115,7 +115,7 @@ def test_pair_counts_count_each_pair_with_either_method():
 
     import numpy as np
 
-    from nccl_forensics.divergence import _pair_counts
+    from nccl_forensics.diagnosis.divergence import _pair_counts
     g, v = np.array([0, 0, 1, 1, 1, 2]), np.array([3, 3, 0, 2, 0, 1])
     for width in (4, 10**6):                                         # a bincount table, then a sort
         got = {(int(a), int(b)): int(n) for a, b, n in zip(*_pair_counts(g, v, width))}

@@ -1,4 +1,4 @@
-"""The flight-recorder fast path (parse/fr_columns.py) against the general table reader: whenever the fast path
+"""The flight-recorder fast path (sources/fr_columns.py) against the general table reader: whenever the fast path
 answers, its timeline rows and meta equal the general path's; it answers for the shapes torch writes."""
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nccl_forensics import digest
+from nccl_forensics.diagnosis import map as digest
 from nccl_forensics.model import Source, SourceKind
-from nccl_forensics.parse.flight_recorder import table_of_dump
-from nccl_forensics.parse.fr_columns import coded_columns
-from nccl_forensics.parse.fr_load import load_dump
+from nccl_forensics.sources.flight_recorder import table_of_dump
+from nccl_forensics.sources.fr_columns import coded_columns
+from nccl_forensics.sources.fr_load import load_dump
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("fr_synth", ROOT / "benchmarks" / "fr_synth.py")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nccl_forensics.diagnosis import diagnose_events
-from nccl_forensics.timeline import RowBuffer, add_event, build_timelines, last_common_collective, stragglers
+from nccl_forensics.diagnosis.reduce import diagnose_events
+from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines, last_common_collective, stragglers
 
 from . import factories as F
 
@@ -75,7 +75,7 @@ def test_diagnosis_keeps_fingerprints_in_their_own_group():
 
 
 def test_packed_columns_give_the_same_timelines_as_plain_rows():
-    from nccl_forensics.timeline import frame_from_packed, pack_columns
+    from nccl_forensics.diagnosis.timeline import frame_from_packed, pack_columns
     events = F.fr_job(nranks=3, entries=6) + [F.watchdog_timeout(2, 9, numel=64)]
     halves = [RowBuffer(), RowBuffer()]
     for i, ev in enumerate(events):
@@ -100,7 +100,7 @@ def _parts():
 def test_merged_categories_keep_every_value():
     from hypothesis import given, settings
 
-    from nccl_forensics.timeline import _merge_categories
+    from nccl_forensics.diagnosis.timeline import _merge_categories
 
     @settings(max_examples=200, deadline=None)
     @given(_parts())
@@ -114,11 +114,11 @@ def test_merged_categories_keep_every_value():
 
 
 def test_narrowed_parts_come_back_as_int64_and_small_codes_stay_exact():
-    from nccl_forensics.columns import categorize, narrow
-    from nccl_forensics.timeline import frame_from_packed
+    from nccl_forensics.sources.columns import categorize, narrow
+    from nccl_forensics.diagnosis.timeline import frame_from_packed
     cats, codes = categorize([f"g{i % 200}" for i in range(400)])        # 200 categories: int16 codes
     assert codes.dtype == np.int16 and narrow(np.array([1, 2**40])).dtype == np.int64
-    from nccl_forensics.timeline import COLUMNS
+    from nccl_forensics.diagnosis.timeline import COLUMNS
     packs = [{"group": ("cat", cats, codes), "seq": ("num", narrow(np.arange(400, dtype=np.int64)))},
              {"group": ("cat", ["g7"], np.zeros(3, np.int8)), "seq": ("num", np.array([2**40] * 3))}]
     for pack in packs:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from nccl_forensics.model import Confidence, Evidence, Finding
-from nccl_forensics.verdict import decide
+from nccl_forensics.diagnosis.verdict import decide
 
 from . import factories as F
 

@@ -1,0 +1,1 @@
+"""Communication cost: `cost` (predicted), `probe` and `probe_worker` (measured), `scaling` (efficiency)."""

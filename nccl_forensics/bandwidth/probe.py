@@ -1,0 +1,203 @@
+"""`ncclf probe`: measure collectives the way nccl-tests does, and read nccl-tests/rccl-tests output.
+
+Measured and parsed results share one shape (`ProbeRun` of `ProbeRow`s), so both render as the same
+nccl-tests-style table, side by side with `cost`'s prediction for a link:
+algbw = size / time; busbw = algbw × bus_factor(op, n).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lark import Lark, LarkError, Tree
+
+from .cost import bus_factor, transfer_seconds
+from ..errors import BadInput, ReproError
+from ..sources.grammars import lalr
+from ..sources.lines import iter_lines
+
+# nccl-tests binary name → collective
+_BINARIES = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",
+             "broadcast": "broadcast", "reduce": "reduce", "alltoall": "alltoall", "sendrecv": "sendrecv",
+             "scatter": "scatter", "gather": "gather", "hypercube": "hypercube"}
+_BINARY_RE = re.compile(r"(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv|scatter|gather|hypercube)_perf")
+
+
+@dataclass
+class ProbeRow:
+    op: str
+    size: int
+    count: int
+    dtype: str
+    redop: str
+    root: int
+    time_us: float | None
+    wrong: int | None
+    nranks: int
+    in_place_time_us: float | None = None
+    error: str | None = None
+
+    @property
+    def algbw(self) -> float | None:
+        return self.size / (self.time_us * 1e3) if self.time_us else None   # GB/s
+
+    @property
+    def busbw(self) -> float | None:
+        bw = self.algbw
+        return None if bw is None else bw * bus_factor(self.op, self.nranks) if self.op in _FACTOR_OPS else bw
+
+    def predicted_us(self, gbps: float, efficiency: float) -> float:
+        op = self.op if self.op in _FACTOR_OPS else "sendrecv"
+        return transfer_seconds(self.size, op, max(self.nranks, 2), gbps, efficiency) * 1e6
+
+    def to_dict(self) -> dict:
+        return {"op": self.op, "size": self.size, "count": self.count, "type": self.dtype, "redop": self.redop,
+                "root": self.root, "time_us": self.time_us, "algbw_gbs": self.algbw, "busbw_gbs": self.busbw,
+                "wrong": self.wrong, "error": self.error}
+
+
+_FACTOR_OPS = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"}
+
+
+@dataclass
+class ProbeRun:
+    source: str                       # "measured (gloo, 2 ranks)" or the nccl-tests file
+    nranks: int
+    rows: list[ProbeRow] = field(default_factory=list)
+    avg_busbw: float | None = None    # as printed by nccl-tests
+    out_of_bounds: int | None = None
+    devices: list[dict] = field(default_factory=list)
+
+    @property
+    def total_wrong(self) -> int:
+        return sum(r.wrong or 0 for r in self.rows)
+
+
+# --- nccl-tests output ---------------------------------------------------------------------------------
+
+def parse_nccl_tests(path: str, op: str | None = None) -> ProbeRun:
+    """Read one nccl-tests/rccl-tests output file (grammars/nccltests.lark, line by line)."""
+    parser: Lark = lalr("nccltests")
+    op = op or _op_from_name(path)
+    run = ProbeRun(source=path, nranks=0)
+    n_gpus = n_threads = 1
+    for line in iter_lines(path):
+        text = line.text.strip()
+        if not text:
+            continue
+        if op is None and (m := _BINARY_RE.search(text)):
+            op = _BINARIES[m.group(1)]
+        try:
+            tree = parser.parse(text)
+        except LarkError:
+            continue                  # stray program output between the table lines
+        kind = tree.data
+        values = [str(c) for c in tree.children if not isinstance(c, Tree)]
+        if kind == "config_line":
+            n_threads, n_gpus = int(values[0]), int(values[1])
+        elif kind == "rank_line":
+            run.devices.append({"rank": int(values[0]), "pid": int(values[2]), "host": values[3],
+                                "device": int(values[4])})
+        elif kind == "result_row":
+            run.rows.append(_row(tree, values, op))
+        elif kind == "oob_line":
+            run.out_of_bounds = int(values[0])
+        elif kind == "avg_bw_line":
+            run.avg_busbw = float(values[0])
+    if not run.rows:
+        raise BadInput(f"{path}: no nccl-tests result rows found")
+    run.nranks = len(run.devices) or n_threads * n_gpus
+    for row in run.rows:
+        row.nranks = run.nranks
+    return run
+
+
+def _op_from_name(path: str) -> str | None:
+    m = _BINARY_RE.search(os.path.basename(path))
+    return _BINARIES[m.group(1)] if m else None
+
+
+def _row(tree: Tree, values: list[str], op: str | None) -> ProbeRow:
+    placements = [[str(c) for c in p.children] for p in tree.children if isinstance(p, Tree)]
+    size, count, dtype, redop, root = int(values[0]), int(values[1]), values[2], values[3], int(values[4])
+    guessed = op or ("allreduce" if redop != "none" else "broadcast" if root >= 0 else "allgather")
+    out_time, _, _, wrong = placements[0]
+    in_time = placements[1][0] if len(placements) > 1 else None
+    return ProbeRow(guessed, size, count, dtype, redop, root, _num(out_time), None if wrong == "N/A" else int(wrong),
+                    0, _num(in_time) if in_time else None)
+
+
+def _num(text: str) -> float | None:
+    return None if text == "N/A" else float(text)
+
+
+# --- measuring with torchrun ---------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes: int = 256 << 20,
+            warmup: int = 2, iters: int = 5, ops: tuple[str, ...] = ("allreduce", "allgather", "reducescatter",
+                                                                      "broadcast"),
+            timeout_s: float = 600) -> ProbeRun:
+    """Launch `nproc` local ranks under torchrun (127.0.0.1 only) and measure; the job's process group is
+    killed on timeout or Ctrl-C, so nothing is left running."""
+    with tempfile.TemporaryDirectory(prefix="ncclf-probe-") as tmp:
+        out = Path(tmp) / "rows.json"
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
+               "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
+               "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out), "--backend", backend,
+               "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),
+               "--iters", str(iters), "--ops", ",".join(ops)]
+        run_job(cmd, timeout_s, Path(tmp) / "console.log")
+        if not out.exists():
+            raise ReproError(f"the probe job wrote no results (see its output: {out.parent / 'console.log'})")
+        data = json.loads(out.read_text())
+    run = ProbeRun(source=f"measured ({backend}, {data['world_size']} ranks)", nranks=data["world_size"])
+    for r in data["rows"]:
+        if "error" in r:
+            run.rows.append(ProbeRow(r["op"], r["size"], 0, "float32", "-", -1, None, None, run.nranks,
+                                     error=r["error"]))
+        else:
+            run.rows.append(ProbeRow(r["op"], r["size"], r["count"], r["dtype"], r["redop"], r["root"],
+                                     r["time_us"], r["wrong"], run.nranks))
+    return run
+
+
+def run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:
+    """Run a local torchrun job in its own session; on timeout or Ctrl-C its whole process group is killed."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        try:
+            rc = proc.wait(timeout=timeout_s)
+        except BaseException:
+            _kill_group(proc)
+            raise
+    if rc != 0:
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        raise ReproError(f"the job failed (exit {rc}): {tail[0][:200]}")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            continue

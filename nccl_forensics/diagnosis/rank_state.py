@@ -1,0 +1,177 @@
+"""Per-rank state from events: where py-spy saw it, and how its process ended.
+
+`where` classifies the main thread's py-spy stack:
+- ``collective``: inside a torch.distributed call (``op`` says which, ``at`` the user frame that called it);
+- ``data_loading`` / ``checkpointing``: a DataLoader / torch.save/load frame on the stack;
+- ``busy``: active (on CPU) outside any collective, e.g. a spin loop;
+- ``waiting``: idle outside any collective (time.sleep, a lock, I/O).
+
+`end` classifies how the process ended, and whether that is a *cause* or a *consequence*:
+- causes: ``oom_killed``, ``killed`` (SIGKILL not sent by torchrun), ``crashed`` (SIGSEGV/SIGBUS/…),
+  ``exception`` (a non-communication exception);
+- consequences: ``terminated`` (torchrun's SIGTERM fan-out), ``aborted`` (SIGABRT after a collective
+  error), ``comm_error`` (a communication exception: timeout, peer closed, fingerprint mismatch).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import Event, Evidence
+
+COLLECTIVE_FUNCS = {
+    "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
+    "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast", "reduce", "barrier", "monitored_barrier",
+    "send", "recv", "isend", "irecv", "all_to_all", "all_to_all_single", "gather", "scatter",
+    "all_gather_object", "broadcast_object_list", "batch_isend_irecv", "wait",
+}
+_TORCH_DIST = ("torch/distributed/", "torch\\distributed\\")
+_DATA = ("dataloader", "/data/", "dataset", "__next__", "_next_data", "load_batch", "collate")
+_CKPT = ("checkpoint", "torch/serialization.py", "save", "state_dict")
+_SIGNAL_CAUSES = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
+_COMM_EXC = ("DistBackendError", "DistNetworkError", "DistStoreError", "ChildFailedError", "Watchdog",
+             "Detected mismatch between collectives", "Connection closed", "Connection reset", "Timed out",
+             "timed out", "gloo", "NCCL", "preamble", "Socket", "ProcessGroup")
+_SIGNAL_BY_CODE = {-9: "SIGKILL", -6: "SIGABRT", -15: "SIGTERM", -11: "SIGSEGV", -7: "SIGBUS", 137: "SIGKILL",
+                   134: "SIGABRT", 143: "SIGTERM", 139: "SIGSEGV"}
+
+
+@dataclass
+class RankState:
+    rank: int
+    host: str | None = None
+    pids: set = field(default_factory=set)
+    where: str | None = None          # py-spy classification (see module doc), None without a dump
+    op: str | None = None             # the collective it is inside, when where == "collective"
+    at: str | None = None             # file:line of the innermost user frame
+    exitcode: int | None = None
+    signal: str | None = None
+    end: str | None = None            # see module doc; None = no sign it ended
+    end_detail: str = ""
+    cause: bool = False               # its end is a cause (not a consequence of another rank's failure)
+    evidence: list[Evidence] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "host": self.host, "pids": sorted(self.pids), "pyspy": self.where,
+                "op": self.op, "at": self.at, "exitcode": self.exitcode, "signal": self.signal,
+                "end": self.end, "end_detail": self.end_detail, "end_is_cause": self.cause}
+
+
+def cite(ev: Event) -> Evidence:
+    return Evidence(ev.file, ev.line, ev.text)
+
+
+def classify_stack(frames: list[dict], state: str | None) -> tuple[str, str | None, str | None]:
+    """(where, op, at) for one py-spy thread; frames innermost first."""
+    user = next((f for f in frames if not _is_library(f.get("file") or "")), None)
+    at = f"{user.get('file')}:{user.get('line')}" if user else None
+    for f in frames:
+        name, path = f.get("function") or "", f.get("file") or ""
+        if name in COLLECTIVE_FUNCS and (any(p in path for p in _TORCH_DIST) or "distributed" in path):
+            return "collective", name, at
+    if state != "active" and any(f.get("function") == "_engine_run_backward" for f in frames):
+        return "collective", "backward (DDP gradient all-reduce)", at   # waits for the reducer's collectives
+    text = " ".join(f"{f.get('function')} {f.get('file')}".lower() for f in frames)
+    if any(k in text for k in _DATA):
+        return "data_loading", None, at
+    if any(k in text for k in _CKPT):
+        return "checkpointing", None, at
+    return ("busy" if state == "active" else "waiting"), None, at
+
+
+def _is_library(path: str) -> bool:
+    return "site-packages" in path or path.startswith(("torch/", "<frozen")) or "/lib/python3" in path
+
+
+def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
+    """One RankState per known rank, from py-spy threads and the process-end events."""
+    states = {r: RankState(r) for r in world}
+    terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
+    oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
+    for ev in events:
+        if ev.rank is None:
+            continue
+        st = states.setdefault(ev.rank, RankState(ev.rank))
+        st.host = st.host or ev.host
+        if ev.pid:
+            st.pids.add(ev.pid)
+        if ev.kind == "pyspy_thread" and _is_main(ev) and st.where is None:
+            st.where, st.op, st.at = classify_stack(ev.data.get("frames") or [], ev.data.get("state"))
+            st.evidence.append(cite(ev))
+        elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
+            _note_exit(st, ev, terminated_pids)
+        elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
+                         "watchdog_timeout", "dist_backend_error"):
+            _note_error(st, ev)
+    for st in states.values():
+        for pid in st.pids:
+            if pid in oom_pids:
+                _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
+    return dict(sorted(states.items()))
+
+
+def _is_main(ev: Event) -> bool:
+    return ev.data.get("thread_name") in (None, "MainThread") or ev.tid == ev.pid
+
+
+def _note_exit(st: RankState, ev: Event, terminated_pids: set) -> None:
+    code = ev.data.get("exitcode")
+    if isinstance(code, int):
+        st.exitcode = code
+    sig = ev.data.get("signal") or _SIGNAL_BY_CODE.get(code if isinstance(code, int) else 0)
+    if sig:
+        st.signal = sig
+    pid = ev.data.get("pid")
+    if sig == "SIGTERM" or pid in terminated_pids and sig in (None, "SIGTERM", "SIGKILL"):
+        _set_end(st, "terminated", False, "terminated by torchrun after another rank failed", ev)
+    elif sig == "SIGKILL":
+        _set_end(st, "killed", True, "killed by SIGKILL (exit code -9)", ev)
+    elif sig in _SIGNAL_CAUSES:
+        _set_end(st, "crashed", True, f"crashed with {sig}", ev)
+    elif sig == "SIGABRT":
+        _set_end(st, "aborted", False, "aborted (SIGABRT) after a collective error", ev)
+    elif ev.kind == "error_json" and ev.data.get("message"):
+        _note_error(st, ev)
+    elif isinstance(code, int) and code != 0 and st.end is None:
+        _set_end(st, "exited", False, f"exited with code {code}", ev)
+
+
+def _note_error(st: RankState, ev: Event) -> None:
+    d = ev.data
+    if ev.kind == "oom":
+        _set_end(st, "oom", True, f"{d.get('oom_kind')} out of memory", ev)
+        return
+    if ev.kind == "faulthandler":
+        reason = d.get("reason")
+        if reason is None:           # a thread block without its "Fatal Python error" header: no end by itself
+            st.evidence.append(cite(ev))
+            return
+        if "Aborted" in reason:      # abort() after a C++ exception: gloo/NCCL collective errors end this way
+            _set_end(st, "aborted", False, f"aborted ({reason})", ev)
+        elif "Timeout" not in reason:
+            _set_end(st, "crashed", True, reason, ev)
+        return
+    if ev.kind == "gloo_error":
+        peer = f" ({d.get('peer')})" if d.get("peer") else ""
+        _set_end(st, "comm_error", False, f"gloo {str(d.get('category')).replace('_', ' ')}{peer}", ev)
+        return
+    if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
+        what = "watchdog timeout" if ev.kind == "watchdog_timeout" else "DETAIL fingerprint mismatch"
+        _set_end(st, "comm_error", False, f"{what} at seq {d.get('seq')}", ev)
+        return
+    message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
+    comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC)
+    if comm:
+        _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)
+    else:
+        _set_end(st, "exception", True, message.strip(": ")[:160], ev)
+
+
+_END_RANK = {"oom_killed": 0, "oom": 1, "killed": 2, "crashed": 3, "exception": 4, "comm_error": 5,
+             "aborted": 6, "terminated": 7, "exited": 8}
+
+
+def _set_end(st: RankState, end: str, cause: bool, detail: str, ev: Event) -> None:
+    """Keep the most telling end: a cause beats a consequence; the first of equal rank wins."""
+    st.evidence.append(cite(ev))
+    if st.end is None or _END_RANK[end] < _END_RANK[st.end]:
+        st.end, st.cause, st.end_detail = end, cause, detail

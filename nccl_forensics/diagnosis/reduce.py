@@ -1,0 +1,189 @@
+"""The public entry point: ``diagnose(paths) -> Diagnosis``.
+
+discover → parse (per file, in parallel) → ranks → timelines → detectors → verdict. Three lines of Python
+redo what ``ncclf diagnose`` prints::
+
+    from nccl_forensics.diagnosis.reduce import diagnose
+    d = diagnose(["logs/"])
+    print(d.verdict.cls, d.verdict.culprit_ranks)
+
+Each file is parsed into a `digest.Digest` in a worker process: its timeline rows as columns, plus its
+few other events. The parent merges them, then analyses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..detectors import run_detectors, selected
+from ..detectors.base import Context
+from .map import Digest, declared_groups, digest_source
+from ..sources.discover import discover, evidence_sources
+from .divergence import find_outliers, first_divergence
+from ..errors import NcclfError, NoEvidence
+from ..model import Event, Finding, Source
+from ..engines.local import map_sources
+from ..sources.flight_recorder import frames_of, table_of_dump
+from ..sources.fr_load import load_dump
+from .rank_state import RankState, rank_states
+from ..sources.ranks import assign_ranks
+from .timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
+from .verdict import Verdict, decide
+
+SCHEMA_VERSION = 1
+_EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
+                   "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
+
+
+@dataclass
+class Diagnosis:
+    verdict: Verdict
+    findings: list[Finding]
+    timelines: Timelines
+    ranks: dict[int, RankState]
+    divergence: pd.DataFrame                       # first divergent entry per (group, rank)
+    sources: list[Source] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)   # detectors that lacked evidence
+    missing: list[str] = field(default_factory=list)                # evidence kinds absent from the bundle
+    errors: list[str] = field(default_factory=list)                 # files that could not be read
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict.cls != "none"
+
+
+def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int], None] | None = None,
+             select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
+    """Diagnose a bundle of evidence. `progress(done, total)` is called as files finish.
+
+    Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
+    """
+    sources = discover(list(paths))
+    usable = evidence_sources(sources)
+    if not usable:
+        raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
+                         "dumps, torchrun output, dmesg) found")
+    digests = _map(usable, jobs, progress)
+    events, frames, declared = _collect(digests)
+    errors = [d.result.error for d in digests if d.result.error]
+    return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors)
+
+
+def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
+    """The same analysis over events already parsed (ranks filled): used by tests and other tools."""
+    rows, rest, comm_ids = RowBuffer(), [], {}
+    events = list(events)
+    comm_ids = comm_ids_of(events)
+    for ev in events:
+        if not (ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids)):
+            rest.append(ev)
+    rest.sort(key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+    return analyse(rest, [rows.to_frame()], declared_groups(rest), select, ignore)
+
+
+def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),
+            sources: list[Source] | None = None, errors: list[str] | None = None) -> Diagnosis:
+    """timelines → detectors → verdict, for events and timeline rows with ranks filled."""
+    for ev in events:
+        if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
+            buf = RowBuffer()
+            add_event(buf, ev)
+            frames = [*frames, buf.to_frame()]
+    timelines = build_timelines(frames, declared)
+    outliers = _with_frames(find_outliers(timelines.colls))
+    world = _world(events, timelines)
+    ranks = rank_states(events, world)
+    ctx = Context(events, timelines, outliers, ranks, sorted(ranks))
+    report = run_detectors(ctx, selected(select, ignore))
+    missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
+    cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
+    root = [ev for ev in ctx.of("child_failed") if ev.data.get("root_cause")]
+    verdict = decide(report.findings, cascade, root, missing)
+    return Diagnosis(verdict, sorted(report.findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
+                     ranks, first_divergence(outliers), sources or [], report.skipped, missing, errors or [])
+
+
+def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
+    total = len(sources)
+    on_done = (lambda i: progress(i + 1, total)) if progress else None
+    return map_sources(digest_source, sources, jobs, on_done)
+
+
+def _collect(digests: list[Digest]):
+    """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map."""
+    results = [d.result for d in digests]
+    hints = assign_ranks(results)
+    packs, declared = [], {}
+    for d in digests:
+        if d.rows:
+            if type(d.rows["rank"]) is list:                  # not packed yet: some ranks may still be missing
+                _fill_row_ranks(d.rows["rank"], d, hints)
+                d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
+            packs.append(d.rows)
+        for group, ranks in d.declared.items():
+            declared.setdefault(group, set()).update(ranks)
+    events = sorted((ev for r in results for ev in r.events),
+                    key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
+    packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
+    return events, [frame_from_packed(packs)], declared
+
+
+def _first_rank(pack: dict) -> float:
+    ranks = pack["rank"][1]
+    return float(ranks[0]) if len(ranks) and ranks[0] == ranks[0] else float("inf")
+
+
+def _rank_array(ranks: list) -> np.ndarray:
+    return np.array(ranks, dtype=np.int64 if None not in ranks else np.float64)
+
+
+def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
+    if None not in ranks:
+        return
+    src = d.result.source
+    for i, rank in enumerate(ranks):
+        if rank is None:
+            pid = d.row_pids[i] if i < len(d.row_pids) else None
+            host = d.row_hosts[i] if i < len(d.row_hosts) else None
+            found = hints.rank_of(host, pid, src.local_rank) if hints is not None and pid is not None else None
+            ranks[i] = found if found is not None else src.rank
+
+
+def _world(events: list[Event], timelines: Timelines) -> list[int]:
+    ranks = {ev.rank for ev in events if ev.rank is not None}
+    ranks |= {r for members in timelines.members.values() for r in members}
+    for ev in events:
+        if ev.kind == "fr_dump" and isinstance(ev.data.get("world_size"), int):
+            ranks |= set(range(ev.data["world_size"]))
+    return sorted(ranks)
+
+
+def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:
+    """Fill the call-site frame and text of the first flight-recorder outliers (frames are costly to read for all)."""
+    if outliers.empty or "frame" not in outliers:
+        return outliers
+    need = outliers[outliers["frame"].isna() & (outliers["source"] == "flight_recorder")]
+    if need.empty:
+        return outliers
+    from .timeline import user_frame
+    for path in sorted(need["file"].unique())[:16]:
+        try:
+            dump = load_dump(path)
+            _, cols = table_of_dump(dump, path, path)
+        except NcclfError:
+            continue
+        index = {line: i for i, line in enumerate(cols["line"])}
+        mask = (outliers["file"] == path) & outliers["frame"].isna()
+        at = [index.get(line) for line in outliers.loc[mask, "line"]]
+        outliers.loc[mask, "frame"] = [user_frame(frames_of(dump["entries"][cols["line"][i] - 1].get("frames")))
+                                       if i is not None else None for i in at]
+        outliers.loc[mask, "text"] = [_fr_text(cols, i) if i is not None else None for i in at]
+    return outliers
+
+
+def _fr_text(cols: dict, i: int) -> str:
+    return (f"record {cols['record_id'][i]} pg {cols['pg_name'][i]} seq {cols['seq'][i]} {cols['op_raw'][i]} "
+            f"in={cols['in_sizes'][i]} {cols['in_dtypes'][i]} state={cols['state'][i]}")

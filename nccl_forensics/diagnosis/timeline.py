@@ -1,0 +1,368 @@
+"""events → timelines: one pandas row per (rank, group, seq), and the last common collective of each group.
+
+A *group* is one communicator or process group, named so that the same group has the same name on every
+rank:
+- ``nccl:<commId>`` for NCCL COLL lines (``seq`` = opCount; the commId comes from the init lines);
+- ``<pg_name>`` for flight-recorder entries and watchdog timeouts (``seq`` = collective_seq_id / SeqNum);
+- ``detail`` for TORCH_DISTRIBUTED_DEBUG=DETAIL fingerprints (``seq`` = the fingerprint SequenceNumber).
+
+When two sources describe the same (rank, group, seq), the richer one wins (flight recorder, then NCCL,
+then watchdog, then fingerprint) and the ``source`` column says which one it was.
+
+Example, four ranks on the default PG where rank 3 stopped after seq 7::
+
+    rank  group  seq  op         numel  dtype    source
+    0     0      8    allreduce  1024   float32  flight_recorder
+    1     0      8    allreduce  1024   float32  flight_recorder
+    2     0      8    allreduce  1024   float32  flight_recorder
+    3     0      7    allreduce  1024   float32  flight_recorder   <- last row of rank 3
+
+gives ``last_common_seq`` 7 for group 0, rank 3 ``at`` it and ranks 0-2 ``ahead``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..sources.columns import categorize, narrow
+from ..model import Event
+
+COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
+           "time", "frame", "redop"]
+# Which source wins when several describe the same (rank, group, seq): lower is better.
+SOURCE_PRIORITY = {"flight_recorder": 0, "nccl": 1, "watchdog": 2, "fingerprint": 3}
+TIMELINE_KINDS = {"coll", "fr_entry", "watchdog_timeout", "fingerprint_mismatch"}
+DETAIL_GROUP = "detail"
+_REDUCING = {"allreduce", "reduce", "reducescatter"}
+
+
+class RowBuffer:
+    """Timeline rows under construction: tuples appended one by one, or whole columns set at once (plain lists:
+    cheap to build, small to pickle back from a worker)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+        self.cols: dict[str, list] | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows) + (len(self.cols["rank"]) if self.cols else 0)
+
+    def add(self, *values) -> None:
+        """One row, values in COLUMNS order."""
+        self.rows.append(values)
+
+    def set_columns(self, cols: dict[str, list]) -> None:
+        self.cols = cols
+
+    def columns(self) -> dict[str, list]:
+        out = {name: list(self.cols[name]) if self.cols else [] for name in COLUMNS}
+        if self.rows:
+            for name, values in zip(COLUMNS, zip(*self.rows)):
+                out[name].extend(values)
+        return out
+
+    @staticmethod
+    def frame_of(buffers: Iterable["RowBuffer"]) -> pd.DataFrame:
+        """One DataFrame from many buffers (one concatenation of lists, not of frames)."""
+        merged: dict[str, list] = {name: [] for name in COLUMNS}
+        for buf in buffers:
+            for name, values in buf.columns().items():
+                merged[name].extend(values)
+        return pd.DataFrame(merged, columns=COLUMNS)
+
+    def to_frame(self) -> pd.DataFrame:
+        return RowBuffer.frame_of([self])
+
+
+NUMERIC = ("rank", "seq", "numel", "line", "time")
+_INT, _FLOAT = {int}, {int, float, type(None)}
+
+
+def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
+    """Timeline columns → a compact form for the trip back from a worker (cheap to pickle and to merge):
+    ("cat", categories, codes) for CATEGORIES, ("num", ndarray) for numbers, ("obj", list) otherwise; codes
+    and integers in the narrowest type that holds them (sources/columns.py).
+    `rank` stays a list: the parent may still fill it."""
+    out: dict[str, tuple] = {}
+    for name, vals in cols.items():
+        if name == "rank":
+            out[name] = list(vals)
+            continue
+        if name in CATEGORIES:
+            try:
+                out[name] = ("cat", *categorize(vals))
+            except TypeError:      # an unhashable value: keep the list
+                out[name] = ("obj", vals)
+            continue
+        elif name in NUMERIC:
+            kinds = set(map(type, vals))
+            if kinds <= _INT and name != "time":
+                try:
+                    out[name] = ("num", narrow(np.array(vals, dtype=np.int64)))
+                    continue
+                except OverflowError:
+                    pass
+            elif kinds <= _FLOAT:
+                out[name] = ("num", np.array(vals, dtype=np.float64))
+                continue
+        out[name] = ("obj", vals)
+    return out
+
+
+def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
+    """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
+    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones)."""
+    data = {}
+    for name in COLUMNS:
+        parts = [p[name] for p in packs if name in p]
+        if parts and name in CATEGORIES and all(part[0] == "cat" for part in parts):
+            data[name] = _merge_categories(parts)
+        elif parts and all(part[0] == "num" for part in parts):
+            data[name] = np.concatenate([part[1] for part in parts])
+            if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
+                data[name] = data[name].astype(np.int64, copy=False)
+        elif parts and all(part[0] == "none" for part in parts):   # a Series: no dtype inference over the Nones
+            data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
+                                   copy=False)
+        else:
+            data[name] = [v for part in parts for v in _values_of(part)]
+    return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
+
+
+def _values_of(part: tuple) -> list:
+    if part[0] == "cat":
+        return [part[1][c] for c in part[2]]
+    if part[0] == "none":
+        return [None] * part[1]
+    return part[1].tolist() if part[0] == "num" else list(part[1])
+
+
+def _merge_categories(parts: list[tuple]) -> pd.Categorical:
+    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
+    through a table made once per distinct category list (the files of one job mostly share theirs)."""
+    keys = [tuple(part[1]) for part in parts]
+    kinds = list(dict.fromkeys(keys))
+    values = {v for kind in kinds for v in kind if v is not None and v == v}
+    try:
+        cats = sorted(values)
+    except TypeError:
+        cats = list(dict.fromkeys(v for kind in kinds for v in kind if v is not None and v == v))
+    index = {v: i for i, v in enumerate(cats)}
+    # local -> global code, ending in -1: what a local code -1 (missing) maps to
+    tables = {kind: np.array([index.get(v, -1) if v is not None and v == v else -1 for v in kind] + [-1], np.int32)
+              for kind in kinds}
+    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts)]) if parts
+             else np.array([], np.int32))
+    return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
+
+
+def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
+    """Append the timeline row(s) an event carries; False if it carries none."""
+    d = ev.data
+    if ev.kind == "coll":
+        op = d.get("op")
+        buf.add(ev.rank, nccl_group(ev.comm, ev.host, ev.pid, d.get("comm_ptr"), comm_ids), d.get("opcount"), op,
+                d.get("count"), None, d.get("dtype"), "enqueued", "nccl", ev.file, ev.line, ev.text, ev.time, None,
+                d.get("redop") if op in _REDUCING else None)
+    elif ev.kind == "fr_entry":
+        sizes = d.get("in_sizes") or []
+        buf.add(ev.rank, str(d.get("pg_name")), d.get("seq"), d.get("op"),
+                sum(prod(s) for s in sizes) if sizes else None, str(sizes), ",".join(d.get("in_dtypes") or []) or None,
+                d.get("state"), "flight_recorder", ev.file, ev.line, ev.text,
+                _ns(d.get("time_created_ns")) or ev.time, user_frame(d.get("frames")), None)
+    elif ev.kind == "watchdog_timeout":
+        buf.add(ev.rank, str(d.get("pg_name") or "0"), d.get("seq"), d.get("op"), d.get("numel_in"), None, None,
+                "timed_out", "watchdog", ev.file, ev.line, ev.text, ev.time, None, None)
+    elif ev.kind == "fingerprint_mismatch":
+        for who in ("", "other_"):
+            shapes = d.get(f"{who}shapes") or []
+            buf.add(d.get("rank", ev.rank) if not who else d.get("other_rank"), DETAIL_GROUP, d.get(f"{who}seq"),
+                    d.get(f"{who}op"), prod(shapes[0]) if shapes else None, str(shapes) if shapes else None,
+                    ",".join(d.get(f"{who}dtypes") or []) or None, "checked", "fingerprint", ev.file, ev.line,
+                    ev.text, ev.time, None, None)
+    else:
+        return False
+    return True
+
+
+def nccl_group(comm: str | None, host: str | None, pid: int | None, comm_ptr, comm_ids: dict | None) -> str:
+    """The timeline group of a COLL line: its commId (from the line, else the file's init lines), else the
+    process-local comm pointer."""
+    return f"nccl:{comm or (comm_ids or {}).get((pid, comm_ptr)) or f'{host}:{pid}:{comm_ptr}'}"
+
+
+def user_frame(frames) -> str | None:
+    """`file:line (name)` of the innermost frame outside torch itself (where the user called the collective)."""
+    for f in frames or ():
+        path = str(f.get("file") or f.get("filename") or "")
+        if path and "torch/distributed" not in path and "site-packages/torch" not in path:
+            return f"{path}:{f.get('line')} ({f.get('name') or f.get('function')})"
+    return None
+
+
+def _ns(value) -> float | None:
+    return value / 1e9 if isinstance(value, (int, float)) and value > 0 else None
+
+
+def comm_ids_of(events: Iterable[Event]) -> dict:
+    """(pid, comm_ptr) → commId, from one file's init lines (COLL lines name only the per-process pointer)."""
+    ids = {}
+    for ev in events:
+        if ev.kind == "comm_init" and ev.data.get("comm_id") and ev.data.get("comm_ptr"):
+            ids[(ev.pid, ev.data["comm_ptr"])] = ev.data["comm_id"]
+    return ids
+
+
+@dataclass
+class Timelines:
+    """The merged collectives of every rank, plus each group's membership and alignment."""
+
+    colls: pd.DataFrame                                  # COLUMNS, one row per (rank, group, seq)
+    members: dict[str, list[int]] = field(default_factory=dict)   # declared ∪ observed ranks per group
+    positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # group, rank, first_seq, last_seq, position
+    last_common: dict[str, int | None] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return self.colls.empty
+
+    def sources(self) -> set[str]:
+        return set(self.colls["source"].unique()) if not self.colls.empty else set()
+
+
+CATEGORIES = ("group", "op", "redop", "dtype", "state", "source", "file")
+
+
+def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]] | None = None) -> Timelines:
+    """Concatenate row chunks, keep the best source per (rank, group, seq), then align each group.
+
+    Low-cardinality text columns become categoricals, so a 1,024-rank x 2,000-entry job groups on ints.
+    """
+    parts = [f for f in frames if f is not None and not f.empty]
+    colls = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts[0] if parts else
+                                                                         pd.DataFrame(columns=COLUMNS))
+    known = colls["rank"].notna().to_numpy() & colls["seq"].notna().to_numpy()
+    if not known.all():
+        colls = colls[known]
+    if not (colls["rank"].dtype == "int64" and colls["seq"].dtype == "int64"):
+        colls = colls.astype({"rank": "int64", "seq": "int64"})
+    for name in CATEGORIES:
+        if isinstance(colls[name].dtype, pd.CategoricalDtype):     # already coded (frame_from_packed)
+            colls[name] = _without_unused(colls[name])
+        else:
+            colls[name] = colls[name].astype(object).astype("category")
+    colls = _best_source(colls)
+    span = _spans(colls)
+    members = _members(span, declared or {})
+    positions, last_common = last_common_collective(colls, members, span)
+    return Timelines(colls, members, positions, last_common)
+
+
+def _without_unused(column: pd.Series) -> pd.Series:
+    codes = column.cat.codes.to_numpy()
+    if np.bincount(codes[codes >= 0], minlength=len(column.cat.categories)).all():
+        return column                                # the usual case: skips the sort remove_unused does
+    return column.cat.remove_unused_categories()
+
+
+def sorted_by(keys: list[np.ndarray], strictly: bool) -> bool:
+    """Whether the rows are already in (strictly) increasing lexicographic order of `keys`."""
+    if len(keys[0]) < 2:
+        return True
+    later, same = np.zeros(len(keys[0]) - 1, dtype=bool), np.ones(len(keys[0]) - 1, dtype=bool)
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        later |= same & (after > before)
+        same &= after == before
+    return bool((later if strictly else later | same).all())
+
+
+def _best_source(colls: pd.DataFrame) -> pd.DataFrame:
+    """Sort by (group, rank, seq) and keep one row per key: the best source, then the first line."""
+    if colls.empty:
+        return colls.reset_index(drop=True)
+    if sorted_by([colls["group"].cat.codes.to_numpy(), colls["rank"].to_numpy(), colls["seq"].to_numpy()], True):
+        return colls.reset_index(drop=True)          # one row per key already in order (e.g. FR dumps alone)
+    priority = colls["source"].map(SOURCE_PRIORITY).astype("float64").fillna(9).to_numpy()
+    order = np.lexsort((colls["line"].to_numpy(), colls["file"].cat.codes.to_numpy(), priority,
+                        colls["seq"].to_numpy(), colls["rank"].to_numpy(), colls["group"].cat.codes.to_numpy()))
+    keys = [colls[name].cat.codes.to_numpy()[order] if name == "group" else colls[name].to_numpy()[order]
+            for name in ("group", "rank", "seq")]
+    dup = np.zeros(len(order), dtype=bool)          # sorted by key: a duplicate follows its first row
+    dup[1:] = np.logical_and.reduce([k[1:] == k[:-1] for k in keys])
+    return colls.iloc[order[~dup]].reset_index(drop=True)
+
+
+def _spans(colls: pd.DataFrame) -> pd.DataFrame:
+    """Per (group, rank) with rows: first_seq, last_seq; sorted by group, rank. Group names as str."""
+    if colls.empty:
+        return pd.DataFrame(columns=["group", "rank", "first_seq", "last_seq"])
+    coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
+    groups = colls["group"].cat.codes.to_numpy() if coded else None
+    ranks, seqs = colls["rank"].to_numpy(), colls["seq"].to_numpy()
+    if not coded or not sorted_by([groups, ranks, seqs], False):
+        span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")
+        return span.reset_index().astype({"group": str})
+    keep = groups >= 0                                  # rows of an unnamed group are left out, as groupby does
+    groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
+    starts = np.flatnonzero(np.r_[True, (groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1])]) if len(seqs) \
+        else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(seqs)] - 1
+    group = pd.Categorical.from_codes(groups[starts], dtype=colls["group"].dtype)
+    return pd.DataFrame({"group": group, "rank": ranks[starts], "first_seq": seqs[starts],
+                         "last_seq": seqs[ends]}).astype({"group": str})
+
+
+def _members(span: pd.DataFrame, declared: dict[str, set[int]]) -> dict[str, list[int]]:
+    seen = span.groupby("group")["rank"].unique() if not span.empty else {}
+    groups = sorted(set(declared) | set(getattr(seen, "index", [])))
+    return {g: sorted(set(int(r) for r in (seen[g] if g in seen else [])) | set(declared.get(g, ())))
+            for g in groups}
+
+
+def last_common_collective(colls: pd.DataFrame, members: dict[str, list[int]], span: pd.DataFrame | None = None):
+    """Per group: the highest seq every member with data reached, and each rank's position against it.
+
+    position: ``at`` (its last entry is the last common one), ``ahead`` (it went further), ``missing``
+    (a declared member with no entries in this group). Returns (positions frame, {group: seq or None}).
+    `span` is `_spans(colls)` when the caller has it.
+    """
+    if colls.empty:
+        return pd.DataFrame(columns=["group", "rank", "first_seq", "last_seq", "position"]), \
+            {g: None for g in members}
+    span = (_spans(colls) if span is None else span).copy()
+    common = span.groupby("group")["last_seq"].min()
+    span["position"] = "ahead"
+    span.loc[span["last_seq"] == span["group"].map(common), "position"] = "at"
+    present = {g: set(rows["rank"]) for g, rows in span.groupby("group")}
+    missing = [(g, r) for g, ranks in members.items() for r in ranks if r not in present.get(g, ())]
+    if missing:
+        extra = pd.DataFrame([{"group": g, "rank": r, "first_seq": None, "last_seq": None, "position": "missing"}
+                              for g, r in missing])
+        span = pd.concat([span, extra], ignore_index=True)
+    last_common = {g: (int(common[g]) if g in common.index else None) for g in members}
+    return span.sort_values(["group", "rank"], kind="stable").reset_index(drop=True), last_common
+
+
+def stragglers(timelines: Timelines) -> dict[str, tuple[str, list[int], int | None]]:
+    """Per group where ranks disagree on how far they got: (side, ranks, seq) of the odd ones out.
+
+    side ``behind``: the minority stopped at the last common collective while the others went on (ties count
+    as behind: with 2 ranks the one that stopped is the suspect); side ``ahead``: a minority went further
+    (an extra collective). ``seq`` is the last common collective.
+    """
+    pos = timelines.positions
+    out = {}
+    if pos.empty:
+        return out
+    for group, rows in pos.groupby("group", sort=True):
+        at = sorted(int(r) for r in rows.loc[rows["position"] == "at", "rank"])
+        ahead = sorted(int(r) for r in rows.loc[rows["position"] == "ahead", "rank"])
+        if at and ahead:
+            side = ("ahead", ahead) if len(ahead) < len(at) else ("behind", at)
+            out[group] = (*side, timelines.last_common.get(group))
+    return out

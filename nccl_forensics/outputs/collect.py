@@ -1,0 +1,227 @@
+"""paths → parsed, rank-attributed events: the first three stages (discover → parse → ranks) as one call.
+
+Two ways to run them:
+- `parse_paths` keeps every event in memory (what `diagnose` and the table summary need);
+- `spool_events` streams each file's events to the output in file order (jsonl or csv), so
+  `ncclf parse --format jsonl` never holds a large log in memory: straight to the output where it can,
+  through a per-file spool elsewhere (spool.py). A file whose events still lack a rank after the in-file
+  recovery is re-parsed once with the merged cross-file hints.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, Callable, Iterable
+
+from ..sources.discover import discover, evidence_sources
+from ..model import CollRun, Source, SourceResult
+from . import spool
+from ..engines.local import imap_sources, map_sources, worker_count
+from ..sources import iter_records, parse_source
+from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
+from ..errors import BadInput
+from .spool import Output, Sink, WriterFactory
+
+
+@dataclass
+class ParseRun:
+    sources: list[Source]                 # every file found, skipped ones included
+    results: list[SourceResult]           # one per evidence source, in path order
+    hints: RankHints = field(default_factory=RankHints)
+
+    @property
+    def events(self):
+        for res in self.results:
+            yield from res.events
+
+
+def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], None] | None = None) -> ParseRun:
+    """Discover, parse every evidence file (in parallel), and recover ranks across files."""
+    sources = discover(paths)
+    results = map_sources(parse_source, evidence_sources(sources), jobs, on_done)
+    hints = assign_ranks(results)
+    return ParseRun(sources, results, hints)
+
+
+@dataclass
+class FileSummary:
+    """What one file gave, small and picklable (the inventory row and the spool bookkeeping)."""
+
+    source: Source
+    lines: int = 0
+    events: int = 0
+    unparsed: int = 0
+    kinds: Counter = field(default_factory=Counter)
+    ranks: set = field(default_factory=set)
+    pids: set = field(default_factory=set)
+    hosts: set = field(default_factory=set)
+    missing_rank: int = 0
+    error: str | None = None
+    spool: str | None = None
+    direct: int = 0                       # events written straight to the output before the spool began
+    hints: RankHints = field(default_factory=RankHints)
+
+
+def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
+    """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included).
+
+    Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
+    """
+    sources = discover(paths)
+    summaries = scan(evidence_sources(sources), jobs)
+    if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
+        for s in summaries:
+            if not s.ranks and s.source.local_rank is not None:
+                s.ranks.add(s.source.local_rank)
+    by_path = {s.source.path: s for s in summaries}
+    return [by_path.get(src.path) or FileSummary(src) for src in sources]
+
+
+# --- streaming -----------------------------------------------------------------------------------------
+
+@dataclass
+class _ScanJob:
+    source: Source
+    hints: RankHints | None = None        # merged cross-file hints, on the second pass
+    local_is_global: bool = False         # single node: a --log-dir local rank is the global rank
+    fmt: str | None = None
+    writer_for: WriterFactory | None = None
+    spool_dir: str | None = None
+    skip: int = 0                         # events already written straight to the output (not written again)
+    index: int | None = None              # the file's place in the output, on a parallel first pass
+
+
+def _scan_worker(job: _ScanJob, direct: Sink | None = None) -> FileSummary:
+    """Parse one file in batches, fill ranks, and (optionally) write its events to a spool or `direct`."""
+    summary = FileSummary(job.source)
+    output = Output(job, summary, direct, spool.forked_turn) if job.writer_for is not None else None
+    batch: list = []
+    stats: dict = {}
+    try:
+        for item in iter_records(job.source, stats):
+            batch.append(item)
+            if len(batch) >= 4096 or type(item) is CollRun:
+                _flush(batch, summary, job, output)
+    except BadInput as exc:
+        summary.error = str(exc)
+    finally:
+        _flush(batch, summary, job, output)
+        if output is not None:
+            output.close()
+    summary.lines = max(summary.lines, stats.get("lines", 0))
+    return summary
+
+
+def _flush(items: list, summary: FileSummary, job: _ScanJob, output: Output | None) -> None:
+    """Count, rank-fill and write a batch of Events and CollRuns (whose events all have ranks, hosts, pids)."""
+    batch = [ev for ev in items if type(ev) is not CollRun]
+    for run in (item for item in items if type(item) is CollRun):
+        _count_run(run, summary)
+    if job.hints is not None:
+        fill_ranks(batch, job.hints, summary.source.local_rank)
+    if job.local_is_global:   # single node: torchrun's local ranks are the global ranks
+        for ev in batch:
+            if ev.rank is None:
+                ev.rank = summary.source.local_rank if ev.local_rank is None else ev.local_rank
+    summary.hints.merge(hints_from_events(batch))
+    kinds = Counter(ev.kind for ev in batch)
+    summary.kinds.update(kinds)
+    summary.events += len(batch)
+    summary.unparsed += kinds.get("unparsed", 0)
+    ranks = {ev.rank for ev in batch}
+    if None in ranks:
+        summary.missing_rank += sum(1 for ev in batch if ev.rank is None)
+        ranks.discard(None)
+    summary.ranks |= ranks
+    summary.pids |= {ev.pid for ev in batch}
+    summary.pids.discard(None)
+    summary.hosts |= {ev.host for ev in batch if ev.host}
+    if output is not None and items:
+        output.put(items)
+    items.clear()
+
+
+def _count_run(run: CollRun, summary: FileSummary) -> None:
+    contexts = set(run.contexts)
+    summary.kinds["coll"] += len(run)
+    summary.events += len(run)
+    summary.ranks |= {ctx.rank for ctx in contexts}
+    summary.pids |= {ctx.pid for ctx in contexts}
+    summary.hosts |= {ctx.host for ctx in contexts}
+
+
+def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
+         spool_dir: str | None = None, sink: Sink | None = None) -> list[FileSummary]:
+    """Stream every source once; re-scan the few files whose ranks only other files can name.
+
+    With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
+    them straight to it, a parallel one copies each spool as soon as it and every earlier one are done.
+    """
+    make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
+    serial = sink is not None and worker_count(jobs, len(sources)) == 1
+    if serial:
+        summaries = [_scan_worker(make(s), sink) for s in sources]
+    else:
+        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink)
+    merged = RankHints()
+    for s in summaries:
+        merged.merge(s.hints)
+    single_node = len({h for s in summaries for h in s.hosts}) <= 1
+    redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
+    jobs_again = [make(sources[i], merged, single_node) for i in redo]
+    for i, job in zip(redo, jobs_again):
+        job.skip = summaries[i].direct
+    again = map_sources(_scan_worker, jobs_again, jobs)
+    for i, s in zip(redo, again):
+        s.direct = summaries[i].direct
+        if summaries[i].spool:
+            os.unlink(summaries[i].spool)
+        summaries[i] = s
+    return summaries
+
+
+def _parallel_first_pass(jobs_list: list[_ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
+    """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
+    file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
+    turn = spool.Turn.for_sink(sink) if sink is not None else None
+    if turn is not None:
+        for i, job in enumerate(jobs_list):
+            job.index = i
+    summaries: list[FileSummary] = []
+    spool.forked_turn = turn
+    try:
+        for s in imap_sources(_scan_worker, jobs_list, jobs):
+            summaries.append(s)
+            if sink is not None and sink.open:
+                sink.open = not s.missing_rank
+                if sink.open and s.spool:
+                    sink.append(s)
+            if turn is not None:
+                turn.passed(len(summaries), sink.open)
+    finally:
+        spool.forked_turn = None
+    return summaries
+
+
+def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out: IO[str],
+                 jobs: int = 0) -> list[FileSummary]:
+    """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
+
+    `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
+    callable that writes a batch of events; for "csv" it writes the header line first.
+    """
+    sources = evidence_sources(discover(paths))
+    sink = Sink(out, fmt, writer_for)
+    with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)
+        for s in summaries:
+            if s.spool:
+                sink.append(s)
+    sink.finish()
+    return summaries
+
+
+def _resolvable(summary: FileSummary, merged: RankHints) -> bool:
+    return any(merged.rank_of(host, pid) is not None for pid in summary.pids for host in (summary.hosts or {None}))

@@ -1,0 +1,118 @@
+"""Diagnosis → the rich terminal report: a verdict panel, a per-rank table, the evidence."""
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..diagnosis.reduce import Diagnosis
+from . import PipeConsole
+from .diagnosis_json import divergence_of
+
+_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim yellow"}
+MAX_RANK_ROWS = 32            # big jobs: culprits, cascades and a sample of the rest
+
+
+def verdict_panel(d: Diagnosis) -> Panel:
+    v = d.verdict
+    body = Text()
+    body.append(v.summary + "\n", style="bold")
+    if v.culprit_ranks:
+        body.append("culprit rank(s): ", style="dim")
+        body.append(", ".join(map(str, v.culprit_ranks)) + "\n", style="bold red")
+    body.append("confidence: ", style="dim")
+    body.append(v.reason + "\n", style=_STYLE.get(v.confidence.value, ""))
+    for name, seq in sorted(d.timelines.last_common.items()):
+        body.append("last common collective: ", style="dim")
+        body.append(f"group {name} seq {seq if seq is not None else '-'}\n")
+    if v.cascade_ranks:
+        body.append("cascade (consequences): ", style="dim")
+        body.append(_ranges(v.cascade_ranks) + "\n")
+    if v.fix:
+        body.append("fix: ", style="dim")
+        body.append(v.fix, style="green")
+    style = "green" if v.cls == "none" else "red"
+    return Panel(body, title=f"[bold]ncclf diagnose: {v.cls}[/]", border_style=style, expand=True)
+
+
+def rank_table(d: Diagnosis) -> Table:
+    t = Table(title="Ranks", show_lines=False, expand=False)
+    for col in ("rank", "position", "py-spy", "ended", "first divergence"):
+        t.add_column(col, overflow="fold")
+    div = divergence_of(d)
+    pos = d.timelines.positions
+    where = {}
+    if not pos.empty:
+        for g, r, p in zip(pos["group"], pos["rank"], pos["position"]):
+            where.setdefault(int(r), []).append(f"{p}" if len(d.timelines.members) == 1 else f"{g}:{p}")
+    shown = _ranks_to_show(d)
+    for rank in shown:
+        st = d.ranks[rank]
+        spy = st.where or "-"
+        if st.where == "collective":
+            spy = f"in {st.op}"
+        if st.at:
+            spy += f" @ {st.at}"
+        end = (st.end_detail + ("" if st.cause else " (consequence)")) if st.end else "-"
+        dv = div.get(rank)
+        dtext = f"{dv['group']} seq {dv['seq']}: {dv['field']} {dv['value']} (others {dv['modal']})" if dv else "-"
+        style = "bold red" if rank in d.verdict.culprit_ranks else None
+        t.add_row(*(Text(c) for c in (str(rank), ", ".join(where.get(rank, ["-"])), spy, end, dtext)), style=style)
+    hidden = len(d.ranks) - len(shown)
+    if hidden > 0:
+        t.caption = f"{hidden} more ranks not shown (use --format json for all)"
+    return t
+
+
+def _ranks_to_show(d: Diagnosis) -> list[int]:
+    ranks = sorted(d.ranks)
+    if len(ranks) <= MAX_RANK_ROWS:
+        return ranks
+    keep = set(d.verdict.culprit_ranks) | {r for r, st in d.ranks.items() if st.end and st.cause}
+    for r in ranks:
+        if len(keep) >= MAX_RANK_ROWS:
+            break
+        keep.add(r)
+    return sorted(keep)
+
+
+def evidence_table(d: Diagnosis) -> Table:
+    t = Table(title="Evidence", expand=False)
+    t.add_column("finding", no_wrap=True)
+    t.add_column("file:line", overflow="fold")
+    t.add_column("line", overflow="fold")
+    primary = d.verdict.primary
+    ordered = sorted(d.findings, key=lambda f: (f is not primary, not f.cause, f.id))
+    for f in ordered:
+        label = f"{f.id} {f.name}" + ("" if f.cause else " (consequence)")
+        for i, e in enumerate(f.evidence[:4]):
+            t.add_row(Text(label if i == 0 else ""), Text(f"{e.file}:{e.line}"), Text(e.text.strip()[:300]))
+    return t
+
+
+def _ranges(ranks: list[int]) -> str:
+    out, start = [], None
+    for i, r in enumerate(ranks):
+        if start is None:
+            start = r
+        if i + 1 == len(ranks) or ranks[i + 1] != r + 1:
+            out.append(str(start) if start == r else f"{start}-{r}")
+            start = None
+    return ", ".join(out)
+
+
+def render(d: Diagnosis, console: Console | None = None) -> None:
+    console = console or PipeConsole()
+    parts = [verdict_panel(d)]
+    if d.ranks:
+        parts.append(rank_table(d))
+    if d.findings:
+        parts.append(evidence_table(d))
+    notes = []
+    if d.missing:
+        notes.append("missing evidence: " + "; ".join(d.missing))
+    notes += [f"read error: {e}" for e in d.errors[:5]]
+    if notes:
+        parts.append(Text("\n".join(notes), style="dim"))
+    console.print(Group(*parts))

@@ -1,0 +1,49 @@
+"""nccl-tests-style table for `ncclf probe` (measured or parsed), with cost's prediction side by side."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich import box
+from rich.table import Table
+
+from ..bandwidth.probe import ProbeRun
+from ..bandwidth.scaling import ScalingRow
+
+
+def _f(value, fmt: str) -> str:
+    return "N/A" if value is None else format(value, fmt)
+
+
+def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float | None, efficiency: float) -> None:
+    ops = list(dict.fromkeys(r.op for r in run.rows))
+    for op in ops:
+        table = Table(title=f"{op} — {run.source}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in ("size B", "count", "type", "redop", "root", "time us", "algbw GB/s", "busbw GB/s", "#wrong"):
+            table.add_column(col, justify="right", no_wrap=True)
+        if gbps:
+            table.add_column(f"pred us {link}", justify="right", no_wrap=True)
+            table.add_column("meas/pred", justify="right", no_wrap=True)
+        for r in (row for row in run.rows if row.op == op):
+            if r.error:
+                table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "", *([""] * (2 if gbps else 0)))
+                continue
+            cells = [str(r.size), str(r.count), r.dtype, r.redop, str(r.root), _f(r.time_us, ".2f"),
+                     _f(r.algbw, ".3f"), _f(r.busbw, ".3f"),
+                     "N/A" if r.wrong is None else (f"[red]{r.wrong}[/]" if r.wrong else "0")]
+            if gbps:
+                pred = r.predicted_us(gbps, efficiency)
+                cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]
+            table.add_row(*cells)
+        console.print(table)
+    wrong = run.total_wrong
+    console.print(f"# wrong results: {wrong}" + ("" if wrong == 0 else "  [red]FAILED validation[/]"))
+    if run.avg_busbw is not None:
+        console.print(f"# Avg bus bandwidth (as printed): {run.avg_busbw:g} GB/s")
+
+
+def render_scaling(rows: list[ScalingRow], console: Console) -> None:
+    table = Table(title="DDP reproducer trainer (TinyGPT, gloo): weak scaling", title_justify="left")
+    for col in ("processes", "tokens/s", "per process", "scaling efficiency"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r.nproc), f"{r.tokens_per_s:,.0f}", f"{r.tokens_per_s / r.nproc:,.0f}", f"{r.efficiency:.0%}")
+    console.print(table)

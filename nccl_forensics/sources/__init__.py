@@ -1,0 +1,154 @@
+"""The first stage: paths → Sources (discover.py) → events, one parser per evidence format.
+
+This module maps each SourceKind to its parsers and holds the dispatcher that runs them over one source.
+
+Text sources are parsed line by line by a chain of `LineParser`s (see base.py); structured sources
+(flight-recorder dumps, py-spy --json, error.json) by a reader function. Either way the result is a
+stream of `Event`s in file order.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Iterator
+
+from ..errors import BadInput
+from .gc_pause import gc_paused
+from ..model import CollRun, Event, Source, SourceKind, SourceResult
+from .base import LineParser
+from .lines import iter_lines
+
+# Line parsers, by module:class, in the order a line is offered to them.
+_NCCL = "nccl:NcclParser"
+_TEXT_CHAIN = [
+    "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
+    "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
+    "slurm:SlurmParser", "ras:RasParser",
+]
+LINE_PARSERS: dict[SourceKind, list[str]] = {
+    SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
+    SourceKind.CONSOLE: [_NCCL, *_TEXT_CHAIN],
+    SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser", "faulthandler:FaulthandlerParser"],
+    SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser"],
+    SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3]],
+}
+# Whole-file readers: fn(source) -> Iterator[Event].
+READERS: dict[SourceKind, str] = {
+    SourceKind.FLIGHT_RECORDER: "flight_recorder:read_flight_recorder",
+    SourceKind.PYSPY_JSON: "pyspy:read_pyspy_json",
+    SourceKind.ERROR_JSON: "torchrun:read_error_json",
+}
+
+
+def _resolve(spec: str):
+    module, _, attr = spec.partition(":")
+    try:
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.endswith(f".{module}"):
+            return None  # parser not written yet
+        raise
+    return getattr(mod, attr, None)
+
+
+def line_parsers(source: Source) -> list[LineParser]:
+    classes = [_resolve(spec) for spec in LINE_PARSERS.get(source.kind, [])]
+    return [cls(source) for cls in classes if cls is not None]
+
+
+def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
+    """Stream the events of one source, in file order, with wrapper/file ranks filled in.
+
+    `stats["lines"]` is kept up to date with the number of lines read (text sources).
+    """
+    if source.kind in READERS:
+        reader: Callable[[Source], Iterator[Event]] | None = _resolve(READERS[source.kind])
+        if reader is not None:
+            yield from _fill(reader(source), source)
+        return
+    yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
+
+
+def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | CollRun]:
+    """`iter_events`, with plain NCCL COLL lines as `CollRun`s (columns; their `events()` expand them).
+
+    The bulk path for consumers that take COLL lines column-wise (diagnose's timelines, the jsonl writer).
+    A run's events never need filling: their rank, host and pid are known.
+    """
+    if source.kind in READERS:
+        yield from iter_events(source, stats)
+        return
+    yield from _fill(_dispatch(source, stats if stats is not None else {}, bulk=True), source)
+
+
+def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event]:
+    from .nccl_fast import dispatch_blocks   # the fast path; equal to dispatch_lines (differential test)
+    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk)
+
+
+def dispatch_lines(path: str, parsers: list[LineParser], stats: dict) -> Iterator[Event]:
+    """The reference dispatcher: every line offered to the parser chain, one at a time."""
+    stats["lines"] = 0
+    try:
+        for line in iter_lines(path):
+            stats["lines"] = line.no
+            yield from offer(line, parsers)
+    except BadInput:                 # a cut gzip: what the parsers hold from the lines before it still counts
+        yield from finish(parsers)
+        raise
+    yield from finish(parsers)
+
+
+def finish(parsers: list[LineParser]) -> Iterator[Event]:
+    """The end of the input: each parser closes what it holds open (held events, a multi-line block)."""
+    for p in parsers:
+        p.finish()
+        yield from p.out
+        p.out.clear()
+
+
+def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
+    """Offer one line to the chain (a parser inside a multi-line block first) and drain what they emitted."""
+    if line.text:
+        chain = sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers
+        for p in chain:
+            if p.feed(line):
+                break
+    for p in parsers:
+        if p.out:
+            yield from p.out
+            p.out.clear()
+
+
+def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:
+    if source.rank is None and source.host is None and source.pid is None:
+        yield from events            # nothing to fill: skip the per-event step
+        return
+    for ev in events:
+        if type(ev) is CollRun:
+            yield ev
+            continue
+        if ev.rank is None and source.rank is not None:
+            ev.rank = source.rank
+        if ev.host is None and source.host is not None:
+            ev.host = source.host
+        if ev.pid is None and source.pid is not None:
+            ev.pid = source.pid
+        yield ev
+
+
+def parse_source(source: Source) -> SourceResult:
+    """Parse one source fully. Read errors become `SourceResult.error`, never an exception."""
+    events: list[Event] = []
+    stats: dict = {}
+    error = None
+    try:
+        with gc_paused():   # list.extend drives the generator: no other code runs while the collector is off
+            events.extend(iter_events(source, stats))
+    except BadInput as exc:
+        error = str(exc)
+    lines = stats.get("lines") or max((e.line for e in events), default=0)
+    return SourceResult(source, events, lines=lines, unparsed=_count_unparsed(events), error=error)
+
+
+def _count_unparsed(events: list[Event]) -> int:
+    return sum(1 for e in events if e.kind == "unparsed")

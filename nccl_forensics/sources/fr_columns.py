@@ -1,0 +1,93 @@
+"""The flight-recorder fast path for `diagnose`: one loaded dump → the timeline's columns, category-coded.
+
+`flight_recorder.read_flight_recorder_table` type-checks every value of every column, one pass after another,
+and builds lists that the timeline then codes again: for 2,000 entries that was most of what a worker spent on
+a dump after unpickling it. Here the nine keys the timeline needs are read in one pass, each column is coded
+at once (`columns.categorize`), and the type checks run on the distinct values only.
+
+Anything unusual makes `coded_columns` return None, and the caller takes the general path: a non-dict entry,
+a missing key (older schemas say `seq_id`), a value of the wrong type, a None where a number belongs, a PG
+name with two descs. tests/diagnose/test_fr_fast_path.py checks that whenever this path answers, it answers
+what the general path does.
+"""
+from __future__ import annotations
+
+from itertools import chain
+from math import prod
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from .columns import categorize, recode
+from ..model import Source
+from .flight_recorder import DTYPES, dump_meta, split_profiling_name
+
+_KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
+         "time_created_ns", "record_id", "pg_id")
+_read = itemgetter(*_KEYS)
+_NO_OP = (None, None, None)
+
+
+class _Unusual(Exception):
+    """The dump is not in the common shape: the general path handles it."""
+
+
+def coded_columns(dump: dict, path: str, source: Source | str) -> tuple[dict, dict] | None:
+    """(meta, columns) or None. `meta` is `read_flight_recorder_table`'s; `columns` holds ("cats", codes) for
+    group, op, dtype (joined, e.g. "float32") and state, and numpy arrays for seq, numel, time (seconds) and
+    line: the values `read_flight_recorder_table(..., fields=(pg_name, seq, op, in_numel, in_dtypes, state,
+    time_created_ns))` gives, entry for entry."""
+    entries = dump.get("entries")
+    if type(entries) is not list or not entries or not set(map(type, entries)) <= {dict}:
+        return None
+    try:
+        return _coded(dump, entries, path, source)
+    except (_Unusual, KeyError, TypeError, OverflowError):
+        return None
+
+
+def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> tuple[dict, dict]:
+    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids = zip(*map(_read, entries))
+    _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
+    _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
+    pg_cats, pg_codes = categorize(pgs)                   # a list (JSON) is unhashable: TypeError
+    _expect(all(type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) is str for p in pg_cats))
+    used_pgs = dict(pg_cats)
+    _expect(len(used_pgs) == len(pg_cats))
+    name_cats, name_codes = categorize(names)
+    state_cats, state_codes = categorize(states)
+    _expect(all(v is None or type(v) is str for v in chain(name_cats, state_cats)))
+    split = [split_profiling_name(n) if n is not None else _NO_OP for n in name_cats]
+    cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": recode([s[1] for s in split], name_codes),
+            "state": (state_cats, state_codes), "dtype": _dtypes(dtypes), "numel": _numel(sizes),
+            "seq": np.array(seqs, np.int64), "time": np.array(times, np.int64) / 1e9,
+            "line": np.arange(1, len(entries) + 1, dtype=np.int64)}
+    meta = dump_meta(dump, path, source, used_pgs=used_pgs,
+                     pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
+                     backend=next((s[0] for s in split if s[0]), None),
+                     record_ids=(min(record_ids), max(record_ids)))
+    meta["entries"], meta["bad_lines"] = len(entries), []
+    return meta, cols
+
+
+def _expect(ok: Any) -> None:
+    if not ok:
+        raise _Unusual
+
+
+def _numel(sizes: tuple) -> np.ndarray:
+    """Elements of each entry's input tensors: usually one (C-level passes), none for a barrier."""
+    _expect(set(map(type, sizes)) <= {list})
+    one = set(map(len, sizes)) == {1}
+    shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
+    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
+    return np.array(list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes], np.int64)
+
+
+def _dtypes(dtypes: tuple) -> tuple[list, np.ndarray]:
+    """Each entry's input dtypes as torch names joined by ',' (None for none)."""
+    _expect(set(map(type, dtypes)) <= {list})
+    cats, codes = categorize(list(map(tuple, dtypes)))
+    _expect(all(type(name) is str for names in cats for name in names))
+    return recode([",".join(DTYPES.get(name, name) for name in names) or None for names in cats], codes)

@@ -1,0 +1,530 @@
+"""NCCL/RCCL debug lines → Events: the Lark transformer (grammars/nccl.lark) and the `NcclParser`.
+
+The INFO prefix carries `host:pid:tid [cudaDev]`, never the rank. `RankBook` learns ranks from comm init
+lines ((host, pid, cudaDev) → rank, (host, pid, comm pointer) → rank and commId) and from the ranks printed
+inside topology lines, and back-fills events seen before the line that names their rank.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lark import Token, Transformer
+from lark.exceptions import LarkError
+
+from ..model import Event, Line
+from .base import LineParser
+from .grammars import lalr
+from .nccl_fast import (
+    Parsed,
+    REDUCING,
+    ROOTED,
+    P2P_OPS,
+    coll_data,
+    decode_dtype,
+    decode_redop,
+    fast_parse,
+    parse_timestamp,
+    split_version,
+    transport_data,
+    version_tuple,
+    warn_category,
+)
+from .nccl_ranks import RankBook
+
+NCCL_LEVEL_RE = re.compile(r"NCCL (?:INFO|WARN|TRACE|CALL)(?: |$)")
+LENIENT_PREFIX_RE = re.compile(r"(?:\[[^\]]*\] +)?([^\s:\[\]]+):(\d+):(\d+) +(?:\[(-?\d+)\] +)?")
+BANNER_HEADS = ("NCCL version ", "RCCL version")
+RCCL_BLOCK_HEADS = ("HIP version", "ROCm version", "Hostname", "Librccl path")
+ORPHAN_RE = re.compile(r"(?:Ring|Channel) \d+(?:/\d+)? : \d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] .*via ")
+
+
+def _s(tok: Any) -> str:
+    return str(tok).strip()
+
+
+def _snake(text: str) -> str:
+    return re.sub(r"[^a-z]+", "_", text.lower()).strip("_") or "other"
+
+
+class NcclTransformer(Transformer):
+    """Tree → Parsed ((ts, host, pid, tid, device), kind, data). No state, no I/O."""
+
+    def start(self, ch):
+        return ch[0]
+
+    def prefixed_line(self, ch):
+        result = ch[-1]
+        if len(result) == 3:  # a torn line: the inner line is the real one
+            return result
+        ts = next((_s(t) for t in ch if isinstance(t, Token) and t.type == "TIMESTAMP"), None)
+        dev = next((int(_s(t)[1:-1]) for t in ch if isinstance(t, Token) and t.type == "DEVICE"), None)
+        hpt = next(_s(t) for t in ch if isinstance(t, Token) and t.type == "HOST_PID_TID")
+        host, pid, tid = hpt.rsplit(":", 2)
+        return (ts, host, int(pid), int(tid), dev), result[0], result[1]
+
+    def torn(self, ch):
+        return self.prefixed_line(ch)
+
+    def bare_line(self, ch):
+        return (None, None, None, None, None), ch[0][0], ch[0][1]
+
+    def rccl_block(self, ch):
+        key, rest = _s(ch[0]), (_s(ch[1]) if len(ch) > 1 else "")
+        return (None, None, None, None, None), "nccl_info", {"topic": _snake(key), "message": rest}
+
+    def info_line(self, ch):
+        return ch[0] if ch else ("nccl_info", {"topic": "empty", "message": ""})
+
+    def warn_line(self, ch):
+        loc = next((_s(t) for t in ch if t.type == "SRC_LOC"), None)
+        func = next((_s(t)[1:-1] for t in ch if t.type == "PAREN"), None)
+        msg = next((_s(t) for t in ch if t.type == "REST"), "")
+        src_file, src_line = _split_loc(loc)
+        return "warn", {"message": msg, "src_file": src_file, "src_line": src_line, "function": func,
+                        "category": warn_category(src_file, msg)}
+
+    def trace_line(self, ch):
+        func, line = _split_loc(_s(ch[1]))
+        return "nccl_trace", {"ms": float(ch[0]), "function": func, "src_line": line,
+                              "message": _s(ch[2]) if len(ch) > 2 else ""}
+
+    def call_line(self, ch):
+        return "nccl_call", {"message": _s(ch[0]) if ch else ""}
+
+    # ---- version / setup ----
+    def nccl_version(self, ch):
+        version, suffix, cuda, _ = split_version(_s(ch[0]))
+        rest = _s(ch[1]) if len(ch) > 1 else ""
+        m = re.search(r"compiled with CUDA (\S+)", rest)
+        return "nccl_version", {"version": version, "suffix": suffix, "cuda": cuda or (m.group(1) if m else None),
+                                "rccl": False, "rccl_version": None, "hip": None}
+
+    def rccl_version(self, ch):
+        version, suffix, _, hip = split_version(_s(ch[0]))
+        rest = _s(ch[1]) if len(ch) > 1 else ""
+        return "nccl_version", {"version": version, "suffix": suffix, "cuda": None, "rccl": True,
+                                "rccl_version": suffix.lstrip("-") or rest or None, "hip": hip}
+
+    def git_version(self, ch):
+        return "nccl_info", {"topic": "git_version", "message": _s(ch[0])}
+
+    def cuda_driver(self, ch):
+        return "cuda_driver", {"driver_version": int(ch[0])}
+
+    def env_set(self, ch):
+        name = _s(ch[0]).split(" set ", 1)[0]
+        value = _s(ch[1]) if len(ch) > 1 else ""
+        if value.endswith(".") and re.fullmatch(r"-?\d+\.", value):
+            value = value[:-1]
+        return "env", {"name": name, "value": value}
+
+    def env_config(self, ch):
+        return "env", {"name": f"config.{_s(ch[0])}", "value": _s(ch[1]) if len(ch) > 1 else ""}
+
+    def iface(self, ch):
+        return _iface(_s(ch[0]))
+
+    def bootstrap(self, ch):
+        return "bootstrap", {"interfaces": [c for c in ch if isinstance(c, dict)]}
+
+    def bootstrap_v23(self, ch):
+        return "bootstrap", {"interfaces": [ch[-1]]}
+
+    def net_plugin(self, ch):
+        msg = _s(ch[-1])
+        m = re.search(r"Loaded (?:net|coll) plugin (\S+)", msg)
+        return "net_plugin", {"message": msg, "plugin": m.group(1) if m else None}
+
+    def net_plugin_initialized(self, ch):
+        return "net_plugin", {"message": f"Initialized NET plugin {_s(ch[0])}", "plugin": _s(ch[0])}
+
+    def net_plugin_nondevice(self, ch):
+        return "net_plugin", {"message": f"Using non-device net plugin version {ch[0]}", "plugin": None}
+
+    def ib_dev(self, ch):
+        m = re.match(r"\[(\d+)\]([^:/\s]+)(?::(\d+))?[^/\s]*(?:/(\S*))?", _s(ch[0]))
+        return {"index": int(m.group(1)), "name": m.group(2),
+                "port": int(m.group(3)) if m.group(3) else None, "link_layer": m.group(4) or None}
+
+    def net_ib_using(self, ch):
+        oob = ch[-1]
+        return "net_ib", {"devices": [c for c in ch[:-1] if isinstance(c, dict)], "oob_if": oob["name"],
+                          "oob_addr": oob["addr"], "relaxed_ordering": any(getattr(c, "type", "") == "IB_RO" for c in ch)}
+
+    def net_ib_none(self, ch):
+        return "net_ib", {"devices": [], "oob_if": None, "oob_addr": None, "relaxed_ordering": False}
+
+    def net_ib_sideband(self, ch):
+        return "net_ib", {"devices": [], "oob_if": _s(ch[-1]), "oob_addr": None, "relaxed_ordering": False}
+
+    def net_ib_misc(self, ch):
+        return "nccl_info", {"topic": "net_ib", "message": f"NET/IB : {_s(ch[-1])}"}
+
+    def socket_dev(self, ch):
+        d = _iface(_s(ch[0]))
+        return {"index": d["index"], "name": d["name"], "addr": d["addr"]}
+
+    def net_socket_using(self, ch):
+        return "net_socket", {"devices": [c for c in ch if isinstance(c, dict)], "count": None}
+
+    def net_socket_count(self, ch):
+        return "net_socket", {"devices": [], "count": int(ch[-1])}
+
+    def net_socket_threads(self, ch):
+        return "nccl_info", {"topic": "net_socket", "message": f"NET/Socket: Using {ch[1]} threads and {ch[2]} sockets per thread"}
+
+    def net_socket_misc(self, ch):
+        return "nccl_info", {"topic": "net_socket", "message": f"NET/Socket : {_s(ch[-1])}"}
+
+    def net_using(self, ch):
+        return "net_using", {"network": _s(ch[0]), "collnet": None}
+
+    def net_using_v23(self, ch):
+        return "net_using", {"network": _s(ch[1]), "collnet": None}
+
+    # ---- communicators ----
+    def f_rank(self, ch): return ("rank", int(ch[0]))
+    def f_nranks(self, ch): return ("nranks", int(ch[1]))
+    def f_cuda_dev(self, ch): return ("cuda_dev", int(ch[0]))
+    def f_nvml_dev(self, ch): return ("nvml_dev", int(ch[0]))
+    def f_bus_id(self, ch): return ("bus_id", _s(ch[0]))
+    def f_comm_id(self, ch): return ("comm_id", _s(ch[0]))
+    def f_parent(self, ch): return ("parent", _s(ch[0]))
+    def f_nnodes(self, ch): return ("nnodes", int(ch[0]))
+    def f_local_ranks(self, ch): return ("local_ranks", int(ch[0]))
+    def f_local_rank(self, ch): return ("local_rank", int(ch[0]))
+    def f_ignored(self, ch): return None
+
+    def comm_tail(self, ch):
+        words = {t.type: _s(t) for t in ch}
+        return ("tail", (words.get("COMM_WHAT"), words["COMM_STATE"]))
+
+    def comm(self, ch):
+        fields = dict(c for c in ch if isinstance(c, tuple))
+        func = next((_s(t) for t in ch if isinstance(t, Token) and t.type == "INIT_FUNC"), None)
+        ptr = next(_s(t) for t in ch if isinstance(t, Token) and t.type == "PTR")
+        what, state = fields.pop("tail", (None, None))
+        data = {"comm_ptr": ptr, "rank": fields.get("rank"), "nranks": fields.get("nranks"),
+                "cuda_dev": fields.get("cuda_dev"), "bus_id": fields.get("bus_id")}
+        if what in ("Abort", "Destroy", "Revoke"):
+            data["phase"] = state.lower()
+            return f"comm_{what.lower()}", data
+        phase = state.lower() if state else ("info" if "nnodes" in fields else "start")
+        data.update(phase=phase, nvml_dev=fields.get("nvml_dev"), comm_id=fields.get("comm_id"),
+                    nnodes=fields.get("nnodes"), local_ranks=fields.get("local_ranks"),
+                    local_rank=fields.get("local_rank"), function=func, parent=fields.get("parent"))
+        return "comm_init", data
+
+    # ---- topology ----
+    def channel(self, ch):
+        first, _, second = _s(ch[0]).partition("/")
+        return int(first), (int(second) if second else None)
+
+    def rccl_suffix(self, ch):
+        return {"comm_ptr": _s(ch[0])}
+
+    def ring(self, ch):
+        chan, nchan = ch[1]
+        order = [int(t) for t in ch[2:] if isinstance(t, Token) and t.type == "INT"]
+        suffix = next((c for c in ch if isinstance(c, dict)), {})
+        return "ring", {"channel": chan, "nchannels": nchan, "order": order,
+                        "truncated": any(getattr(t, "type", "") == "ELLIPSIS" for t in ch),
+                        "comm_ptr": suffix.get("comm_ptr")}
+
+    def ring_graph(self, ch):
+        return "graph_ring", {"channel": ch[1][0], "prev": int(ch[2]), "rank": int(ch[3]), "next": int(ch[4])}
+
+    def tree_graph(self, ch):
+        return "graph_tree", {"channel": int(ch[0]), "parent": int(ch[1]), "rank": int(ch[2]),
+                              "children": [int(x) for x in _s(ch[3]).split("/")]}
+
+    def transport(self, ch):
+        (chan, conn), a, b = ch[1], _s(ch[2]), _s(ch[3])
+        direction = next((_s(t)[1:-1] for t in ch if getattr(t, "type", "") == "DIRECTION"), None)
+        via = next(_s(t) for t in ch if getattr(t, "type", "") == "VIA_TEXT")
+        suffix = next((c for c in ch if isinstance(c, dict)), {})
+        fr, fb = a[:-1].split("[")
+        tr, tb = b[:-1].split("[")
+        return "transport", transport_data(_s(ch[0]), str(chan), None if conn is None else str(conn), int(fr), fb,
+                                           int(tr), tb, direction, via, suffix.get("comm_ptr"))
+
+    def transport_plain(self, ch):
+        direction = next((_s(t)[1:-1] for t in ch if getattr(t, "type", "") == "DIRECTION"), None)
+        (chan, conn), via = ch[1], _s(ch[-1])
+        data = transport_data(_s(ch[0]), str(chan), None if conn is None else str(conn), int(ch[2]), None,
+                              int(ch[3]), None, direction, via, None)
+        return "transport", data
+
+    def collnet(self, ch):
+        (chan, conn), rank, direction, via = ch[1], int(ch[2]), _s(ch[3])[1:-1], _s(ch[4])
+        data = transport_data(_s(ch[0]), str(chan), None if conn is None else str(conn), rank, None, rank, None,
+                              direction, via, None)
+        return "transport", data
+
+    def tree_item(self, ch):
+        return _tree_item(_s(ch[0]))
+
+    def trees(self, ch):
+        suffix = next((c for c in ch if isinstance(c, dict) and "comm_ptr" in c), {})
+        return "tree", {"trees": [c for c in ch if isinstance(c, dict) and "channel" in c],
+                        "truncated": any(getattr(t, "type", "") == "TREE_TRUNCATED" for t in ch),
+                        "comm_ptr": suffix.get("comm_ptr")}
+
+    def connected(self, ch):
+        what = {"Connected NVLS tree": "NVLS", "Connected collnet + chain": "CollNet"}.get(
+            _s(ch[0]), _s(ch[0])[len("Connected "):])
+        nums = [int(t) for t in ch if getattr(t, "type", "") == "INT"]
+        return "connected", {"what": what, "pxn": nums[0] if nums else None, "gdr": nums[1] if nums else None}
+
+    def connected_collnet(self, ch):
+        return "connected", {"what": "CollNet", "pxn": None, "gdr": None}
+
+    def collnet_channels(self, ch): return ("collnet_channels", int(ch[0]))
+    def nvls_channels(self, ch): return ("nvls_channels", int(ch[0]))
+
+    def channels_summary(self, ch):
+        extra = dict(c for c in ch if isinstance(c, tuple))
+        nums = [int(t) for t in ch if isinstance(t, Token)]
+        return "channels_summary", {"message": None, "coll_channels": nums[0], "collnet_channels": extra.get("collnet_channels"),
+                                    "nvls_channels": extra.get("nvls_channels"), "p2p_channels": nums[1],
+                                    "p2p_per_peer": nums[2]}
+
+    def coll(self, ch):
+        op_raw = _s(ch[0])[: -len(": opCount")]
+        vals = [_s(t) for t in ch[1:]]
+        task, grank = (vals[10], vals[11]) if len(vals) > 10 else (None, None)
+        return "coll", coll_data((op_raw, *vals[:10], task, grank))
+
+    # ---- failures ----
+    def function(self, ch): return ("function", _s(ch[0])[1:-1])
+    def errno_text(self, ch): return ("errno", _s(ch[0])[1:-1])
+
+    def error_trace(self, ch):
+        parts = dict(c for c in ch if isinstance(c, tuple))
+        src_file, src_line = _split_loc(_s(ch[0]))
+        code = next(int(t) for t in ch if getattr(t, "type", "") == "INT")
+        thread = next((_s(t)[1:-1] for t in ch if getattr(t, "type", "") == "THREAD_TAG"), None)
+        return "error_trace", {"src_file": src_file, "src_line": src_line, "function": parts.get("function"),
+                               "code": code, "errno": parts.get("errno"), "thread": thread, "message": None}
+
+    def cuda_failure_trace(self, ch):
+        src_file, src_line = _split_loc(_s(ch[0]))
+        parts = dict(c for c in ch if isinstance(c, tuple))
+        return "error_trace", {"src_file": src_file, "src_line": src_line, "function": parts.get("function"),
+                               "code": None, "errno": None, "thread": None, "message": f"Cuda failure {_s(ch[-1])}"}
+
+    def ras(self, ch):
+        return "ras", {"section": None, "message": _s(ch[0]), "ranks": [], "state": None, "comm_hash": None}
+
+    def info_misc(self, ch):
+        head = _s(ch[0])
+        return "nccl_info", {"topic": _snake(head), "message": " ".join(_s(t) for t in ch)}
+
+
+def _split_loc(loc: str | None) -> tuple[str | None, int | None]:
+    if not loc:
+        return None, None
+    name, _, line = loc.rpartition(":")
+    return name, int(line)
+
+
+def _iface(text: str) -> dict[str, Any]:
+    m = re.match(r"(?:\[(\d+)\])?([^:]*)(?::(.*))?$", text)
+    return {"index": int(m.group(1)) if m.group(1) else None, "name": m.group(2), "addr": m.group(3)}
+
+
+def _tree_item(text: str) -> dict[str, Any]:
+    chan, _, body = text.partition("] ")
+    first = body.split("|", 1)[0]
+    parts = first.split("->")
+    if "/" in parts[0]:  # 2.5+: down0/down1/down2->rank->up
+        children, rank, parent = parts[0], parts[1], parts[2]
+    else:                # 2.4: up->rank->down0/down1/down2
+        parent, rank, children = parts[0], parts[1], parts[2]
+    return {"channel": int(chan[1:]), "children": [int(x) for x in children.split("/") if x != "-1"],
+            "rank": int(rank), "parent": int(parent)}
+
+
+_TRANSFORMER = NcclTransformer()
+
+
+def grammar_parse(text: str) -> Parsed | None:
+    """Parse one cleaned line with the Lark grammar; None when no rule matches."""
+    try:
+        return _TRANSFORMER.transform(lalr("nccl").parse(text))
+    except LarkError:   # no rule matches, or a value the transformer refuses (a 5,000-digit number)
+        return None
+
+
+def parse_message(text: str, use_fast: bool = True) -> Parsed | None:
+    try:
+        fast = fast_parse(text) if use_fast else None
+    except ValueError:   # a number too long for int(): the grammar decides (and refuses it too)
+        fast = None
+    return fast or grammar_parse(text)
+
+
+class NcclParser(LineParser):
+    """Claims every NCCL/RCCL line (prefixed lines, the bare version banner, RCCL's version block, the orphan
+    half of a torn line). A line with an `NCCL INFO|WARN|TRACE|CALL` tag that no rule matches is `unparsed`.
+
+    Events whose rank is not known yet (lines before their process's init line) are held, with everything
+    after them to keep file order, until the rank is learnt, HOLD_MAX events pile up, or `finish()`.
+    """
+
+    source = "nccl"
+    HOLD_MAX = 20_000
+
+    def __init__(self, src, use_fast: bool = True):
+        super().__init__(src)
+        self.use_fast = use_fast
+        self.book = RankBook()
+        self.versions: dict[tuple, tuple[tuple[int, ...] | None, bool]] = {}   # (host, pid) → (version, rccl)
+        self.file_version: tuple[tuple[int, ...] | None, bool] = (None, False)
+        self.held: list[Event] = []
+        self.coll_cache: dict[tuple, tuple] = {}
+        self._banner_rank: int | None = None
+        self._in_rccl_block = False
+
+    def feed(self, line: Line) -> bool:
+        text = line.text
+        if NCCL_LEVEL_RE.search(text) is None:
+            if text.startswith(BANNER_HEADS):
+                self._in_rccl_block = text.startswith("RCCL")
+            elif ORPHAN_RE.match(text):
+                self._in_rccl_block = False
+            elif not (self._in_rccl_block and text.startswith(RCCL_BLOCK_HEADS)):
+                self._in_rccl_block = False
+                return False
+        else:
+            self._in_rccl_block = False
+        parsed = parse_message(text, self.use_fast)
+        if parsed is None:
+            self._unparsed(line)
+        else:
+            self.add(line, parsed)
+        return True
+
+    def coll_context(self, host: str, pid: int, dev: int | None, comm_ptr: str) -> tuple:
+        """What the block scanner needs for a COLL line of this process/comm: (rank, commId, NCCL version,
+        rccl). Valid until the next line that is not a plain COLL line."""
+        ptr_rank, comm = self.book.comm_of(host, pid, comm_ptr)
+        rank = self.book.rank_of((host, pid, dev))
+        version, rccl = self.versions.get((host, pid), self.file_version)
+        return rank if rank is not None else ptr_rank, comm, version, rccl
+
+    def _unparsed(self, line: Line) -> None:
+        ev = Event("unparsed", "nccl", self.file, line.no, line.rank, line.host, text=line.raw or line.text)
+        m = LENIENT_PREFIX_RE.search(line.text)
+        if m is not None:
+            ev.host, ev.pid, ev.tid = m.group(1), int(m.group(2)), int(m.group(3))
+            ev.device = int(m.group(4)) if m.group(4) is not None else None
+        self.place(ev, (ev.host, ev.pid, ev.device))
+
+    def add(self, line: Line, parsed: Parsed) -> Event:
+        (ts, host, pid, tid, dev), kind, data = parsed
+        ev = Event(kind, "nccl", self.file, line.no, line.rank, host or line.host, pid, tid, dev, None,
+                   parse_timestamp(ts), line.raw or line.text, data)
+        key = (host, pid, dev)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, ev, key, data)
+        if host is None and ev.rank is None:   # un-prefixed lines: the banner's rank, never held
+            ev.rank = self._banner_rank
+            self._emit(ev)
+        else:
+            self.place(ev, key)
+        return ev
+
+    def place(self, ev: Event, key) -> None:
+        if ev.rank is None:
+            ev.rank = self.book.rank_of(key)
+            if ev.rank is None and self.book.defer(key, ev):
+                self.held.append(ev)
+                return
+        self._emit(ev)
+
+    def _emit(self, ev: Event) -> None:
+        if self.held:
+            self.held.append(ev)
+            self._release()
+        else:
+            self.out.append(ev)
+
+    def _release(self) -> None:
+        if self.book.npending == 0 or len(self.held) >= self.HOLD_MAX:
+            self.out.extend(self.held)
+            self.held.clear()
+            if self.book.npending:
+                self.book.drop_pending()
+
+    def _on_version(self, ev, key, data) -> None:
+        ver = (version_tuple(data["version"]), bool(data["rccl"]))
+        if key[0] is not None:
+            self.versions[(key[0], key[1])] = ver
+        elif ver[1] or (ver[0] or (0,)) < (2, 22):
+            self._banner_rank = 0   # ≤2.21 and RCCL: printed only by the process that owns rank 0
+        if self.file_version[0] is None:
+            self.file_version = ver
+
+    def _on_comm(self, ev, key, data) -> None:
+        dev = data.get("cuda_dev")
+        dkey = (key[0], key[1], dev if dev is not None else key[2])
+        self.book.learn_comm(dkey, data["comm_ptr"], data["rank"], data["nranks"], data.get("comm_id"))
+        best = self.book.rank_of(dkey)
+        if ev.rank is None:
+            ev.rank = best if best is not None else data["rank"]
+        ev.comm = data.get("comm_id") or self.book.comm_of(key[0], key[1], data["comm_ptr"])[1]
+        if self.held:
+            self._release()
+
+    def _on_coll(self, ev, key, data) -> None:
+        version, rccl = self.versions.get((key[0], key[1]), self.file_version)
+        op = data["op"]
+        data["dtype"] = decode_dtype(data["dtype_code"], version, rccl)
+        data["redop"] = decode_redop(data["redop_code"], version) if op in REDUCING else None
+        if op in P2P_OPS:
+            data["peer"], data["root"] = data["root"], None
+        elif op not in ROOTED:
+            data["root"] = None
+        rank, ev.comm = self.book.comm_of(key[0], key[1], data["comm_ptr"])
+        if ev.rank is None:
+            ev.rank = self.book.rank_of(key)
+            if ev.rank is None:
+                ev.rank = rank
+
+    def _on_hint(self, ev, key, data) -> None:
+        kind = ev.kind
+        if kind == "transport":
+            rank = data["to_rank"] if data["direction"] == "recv" else data["from_rank"]
+        elif kind == "tree":
+            rank = data["trees"][0]["rank"] if data["trees"] else None
+        elif kind == "ring":
+            rank = 0                    # printed by rank 0 only
+        else:
+            rank = data["rank"]
+        if data.get("comm_ptr"):
+            ev.comm = self.book.comm_of(key[0], key[1], data["comm_ptr"])[1]
+        if rank is None:
+            return
+        if kind != "ring" and key[0] is not None:
+            self.book.learn_hint(key, rank)
+            if self.held:
+                self._release()
+        if ev.rank is None:
+            known = self.book.rank_of(key)
+            ev.rank = known if known is not None else rank
+
+    def finish(self) -> None:
+        self.book.finish()
+        self.out.extend(self.held)
+        self.held.clear()
+
+
+_HANDLERS = {
+    "nccl_version": NcclParser._on_version, "comm_init": NcclParser._on_comm, "comm_abort": NcclParser._on_comm,
+    "comm_destroy": NcclParser._on_comm, "comm_revoke": NcclParser._on_comm, "coll": NcclParser._on_coll,
+    "transport": NcclParser._on_hint, "tree": NcclParser._on_hint, "ring": NcclParser._on_hint,
+    "graph_ring": NcclParser._on_hint, "graph_tree": NcclParser._on_hint,
+}

@@ -1,0 +1,395 @@
+"""The regex fast path for the high-volume NCCL lines (prefix, COLL, transport), and the decoders both paths share.
+
+`grammars/nccl.lark` is the source of truth; `fast_parse(text)` handles only the INFO lines whose shape it is
+sure of and returns None for everything else (the caller then asks the grammar).
+`tests/sources/test_nccl_differential.py` checks that both give the same result on every sample line.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from itertools import repeat
+from typing import Any, Iterator
+
+from ..errors import BadInput
+from .gc_pause import gc_paused
+from ..model import BlockLines, CollContext, CollRun, Event, split_block
+from .lines import iter_blocks, make_line
+
+# A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
+# parser decodes dtype/redop once it knows the NCCL version of the printing process.
+Prefix = tuple[str | None, str | None, int | None, int | None, int | None]
+Parsed = tuple[Prefix, str, dict[str, Any]]
+
+# §5 ncclDataType_t and ncclRedOp_t.
+DTYPES = ("int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64",
+          "bfloat16", "float8_e4m3", "float8_e5m2")
+REDOPS = ("sum", "prod", "max", "min", "avg")
+REDUCING = frozenset({"allreduce", "reduce", "reducescatter"})
+ROOTED = frozenset({"broadcast", "reduce", "gather", "scatter"})
+P2P_OPS = frozenset({"send", "recv"})
+_OP_NAMES = {
+    "AllGather": "allgather", "AllReduce": "allreduce", "Broadcast": "broadcast", "Reduce": "reduce",
+    "ReduceScatter": "reducescatter", "Send": "send", "Recv": "recv", "AlltoAll": "alltoall",
+    "AllToAll": "alltoall", "AllToAllv": "alltoallv", "Gather": "gather", "Scatter": "scatter",
+    "PutSignal": "put_signal", "Signal": "signal", "WaitSignal": "wait_signal",
+}
+
+
+def normalise_op(raw: str) -> str:
+    name = _OP_NAMES.get(raw)
+    if name is None:
+        base = raw[len("mscclpp_nccl"):] if raw.startswith("mscclpp_nccl") else raw
+        name = _OP_NAMES.get(base) or re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", base).lower()
+    return name
+
+
+def decode_dtype(code: int, version: tuple[int, ...] | None, rccl: bool) -> str | None:
+    """A `datatype %d` code → torch-style name, by NCCL version (None when the code is not valid for it)."""
+    if code < 0 or code >= len(DTYPES):
+        return None
+    if code == 9 and version is not None and version < (2, 10):
+        return None
+    if code >= 10 and (rccl or (version is not None and version < (2, 24))):
+        return None
+    return DTYPES[code]
+
+
+def decode_redop(code: int, version: tuple[int, ...] | None) -> str | None:
+    if code < 4:
+        return REDOPS[code] if code >= 0 else None
+    if code == 4:
+        return "avg" if version is None or version >= (2, 10) else None
+    return "premulsum" if version is None or version >= (2, 11) else None
+
+
+_VERSION_RE = re.compile(r"(\d+\.\d+\.\d+)([^+\s]*)(?:\+(cuda|hip)(\d+\.\d+)?\S*)?")
+
+
+def split_version(text: str) -> tuple[str, str, str | None, str | None]:
+    """'2.18.3+cuda12.1' → ('2.18.3', '', '12.1', None); '2.22.3-HEAD:271856d' → ('2.22.3', '-HEAD:271856d', None, None)."""
+    m = _VERSION_RE.match(text)
+    if m is None:
+        return text, "", None, None
+    cuda = m.group(4) if m.group(3) == "cuda" else None
+    hip = m.group(4) if m.group(3) == "hip" else None
+    return m.group(1), m.group(2), cuda, hip
+
+
+def version_tuple(version: str | None) -> tuple[int, ...] | None:
+    if not version:
+        return None
+    try:
+        return tuple(int(x) for x in version.split(".")[:3])
+    except ValueError:
+        return None
+
+
+_NET_RE = re.compile(r"(?P<kind>NET|COLLNET)/(?P<plugin>[^/]+)/(?P<dev>\d+)(?:\((?P<proxy>\d+)\))?(?:/(?P<detail>.*))?$")
+
+
+def decode_transport(via: str) -> dict[str, Any]:
+    """'NET/IB/3(6)/GDRDMA' → transport NET/IB, net_device '3', detail GDRDMA, pxn True, proxy_rank 6."""
+    m = _NET_RE.match(via)
+    if m is not None:
+        proxy = m.group("proxy")
+        return {"transport": f"{m.group('kind')}/{m.group('plugin')}", "detail": m.group("detail") or None,
+                "net_device": m.group("dev"), "pxn": proxy is not None,
+                "proxy_rank": int(proxy) if proxy is not None else None}
+    if via == "direct shared memory":
+        return _transport("SHM", via)
+    head, _, rest = via.partition("/")
+    if head == "P2P" and rest:
+        sub, _, detail = rest.partition("/")
+        return _transport(f"P2P/{sub}", detail or None)
+    return _transport(head, rest or None)
+
+
+def _transport(name: str, detail: str | None) -> dict[str, Any]:
+    return {"transport": name, "detail": detail, "net_device": None, "pxn": False, "proxy_rank": None}
+
+
+_CATEGORIES = (
+    ("socket", re.compile(r"socket|Connection (?:closed|reset|refused)|Connect to|[Cc]all to (?:recv|send|connect)|"
+                          r"Net : |Bootstrap|NET/Socket", re.I)),
+    ("ib", re.compile(r"NET/IB|ibv_|ibvwrap|net_ib|IB_|mlx5|completion", re.I)),
+    ("init", re.compile(r"Duplicate GPU|ring \d+ does|Invalid rank|no transport for|NCCL_COMM_ID|mismatch in rank count|"
+                        r"iommu|HSA_FORCE|find a path|version mismatch", re.I)),
+    ("cuda", re.compile(r"Cuda failure|cuda|CUDA|nvml|out of memory")),
+    ("proxy", re.compile(r"proxy|Service thread|Proxy Service|Rem Allocator", re.I)),
+    ("init", re.compile(r"(?:^|/)init\.cc", re.I)),
+)
+
+
+def warn_category(src_file: str | None, message: str) -> str:
+    hay = f"{src_file or ''} {message}"
+    for name, pattern in _CATEGORIES:
+        if pattern.search(hay):
+            return name
+    return "other"
+
+
+_TS_RE = re.compile(r"\[?(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?")
+
+
+def parse_timestamp(text: str | None) -> float | None:
+    """'[2025-03-01 12:00:00]' → epoch seconds (the log's local time read as UTC; NCCL prints no zone)."""
+    if not text:
+        return None
+    m = _TS_RE.match(text)
+    if m is None:
+        return None
+    y, mo, d, h, mi, s, frac = m.groups()
+    secs = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(s), 0, 0, 0))
+    return secs + (float(f"0.{frac}") if frac else 0.0)
+
+
+# ---- the fast regexes (mirrors of grammars/nccl.lark rules prefixed_line/info_line, coll, transport) ----
+# The via text is an atomic group with VIA_TEXT's own lookahead: like Lark's lexer, it never backtracks to a
+# later ` comm ... nRanks` when what follows the first one does not parse.
+PREFIX_RE = re.compile(
+    r"(?:(?P<ts>\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) +)?"
+    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) +(?:\[(?P<dev>-?\d+)\] +)?NCCL INFO +(?P<msg>\S.*)")
+COLL_MSG = (r"([A-Za-z_]+): opCount +([0-9a-fA-F]+) +sendbuff +(0x[0-9a-fA-F]+|\(nil\)) +recvbuff +(0x[0-9a-fA-F]+|\(nil\))"
+            r" +count +(\d+) +datatype +(\d+) +op +(\d+) +root +(\d+) +comm +(0x[0-9a-fA-F]+|\(nil\))"
+            r" +\[nranks= *(\d+) *\] +stream +(0x[0-9a-fA-F]+|\(nil\))(?: +task +(\d+) +globalrank +(\d+))? *")
+COLL_RE = re.compile(COLL_MSG)
+TRANSPORT_RE = re.compile(
+    r"(Channel|Ring) +(\d+)(?:/(\d+))? +: +(\d+)\[([0-9a-fA-F]+)\] +-> +(\d+)\[([0-9a-fA-F]+)\]"
+    r"(?: +\[(send|receive)\])? +via +(?>(\S(?:.*?\S)??)(?=\s+comm\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+nRanks|\s*$))"
+    r"(?: +comm +(0x[0-9a-fA-F]+|\(nil\)) +nRanks *(\d+)(?: +busId *[0-9a-fA-F]+)?)? *")
+
+
+def coll_data(g: tuple) -> dict[str, Any]:
+    """COLL regex groups → raw coll data (dtype/redop still codes; see NcclParser._decode_coll)."""
+    op_raw, opcount, sendbuff, recvbuff, count, dtype, redop, root, comm, nranks, stream, task, grank = g
+    return {"op": normalise_op(op_raw), "op_raw": op_raw, "opcount": int(opcount, 16), "count": int(count),
+            "dtype": None, "dtype_code": int(dtype), "redop": None, "redop_code": int(redop),
+            "root": int(root), "peer": None, "comm_ptr": comm, "nranks": int(nranks), "stream": stream,
+            "sendbuff": sendbuff, "recvbuff": recvbuff,
+            "global_rank": int(grank) if grank is not None else None}
+
+
+def transport_data(word: str, channel: str, conn: str | None, from_rank: int, from_bus: str, to_rank: int,
+                   to_bus: str, direction: str | None, via: str, comm_ptr: str | None) -> dict[str, Any]:
+    data = {"channel": int(channel), "conn_index": int(conn) if conn is not None else None,
+            "from_rank": from_rank, "to_rank": to_rank, "from_bus": from_bus, "to_bus": to_bus,
+            "direction": {"send": "send", "receive": "recv"}.get(direction or ""), "via": via,
+            "comm_ptr": comm_ptr}
+    data.update(decode_transport(via))
+    return data
+
+
+def fast_parse(text: str) -> Parsed | None:
+    """Parse an INFO COLL or transport line with plain regexes; None = not sure, ask the grammar."""
+    m = PREFIX_RE.fullmatch(text)
+    if m is None:
+        return None
+    msg = m.group("msg")
+    if msg.startswith(("Channel ", "Ring ")):
+        t = TRANSPORT_RE.fullmatch(msg)
+        if t is None:
+            return None
+        g = t.groups()
+        data = transport_data(g[0], g[1], g[2], int(g[3]), g[4], int(g[5]), g[6], g[7], g[8], g[9])
+        kind = "transport"
+    else:
+        c = COLL_RE.fullmatch(msg)
+        if c is None:
+            return None
+        data = coll_data(c.groups())
+        kind = "coll"
+    dev = m.group("dev")
+    prefix = (m.group("ts"), m.group("host"), int(m.group("pid")), int(m.group("tid")),
+              int(dev) if dev is not None else None)
+    return prefix, kind, data
+
+
+# ---- whole-block scanning: COLL lines taken straight from 256 KiB blocks, everything else line by line ----
+# A plain, unwrapped INFO COLL line: the language of PREFIX_RE + COLL_RE (no CR, no ANSI, no wrapper), split
+# for speed. The parts that repeat line after line, the head ("host:pid:tid [dev] NCCL INFO Op") and the tail
+# ("datatype D op R root X comm C [nranks=N] stream S [task T globalrank G]"), are matched loosely here and
+# checked exactly by HEAD_RE/TAIL_RE once per distinct text, when `coll_context` meets it first; the per-line
+# fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
+# numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
+# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
+_PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
+COLL_LINE_RE = re.compile(
+    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
+    r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
+    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$",
+    re.M)
+HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
+TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
+                     r"\[nranks= *(\d{1,10}) *\] +stream +(" + _PTR + r")(?: +task +\d+ +globalrank +(\d{1,10}))? *")
+INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
+
+
+def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False) -> Iterator[Any]:
+    """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
+
+    Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
+    yielded as such, else expanded to Events. Every other line goes through `make_line` and the parser
+    chain exactly as the line-by-line dispatcher does (tests/sources/test_nccl_differential.py).
+    """
+    from . import dispatch_lines
+    if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
+        yield from dispatch_lines(path, parsers, stats)
+        return
+    for item in BlockScanner(path, parsers, stats).items():
+        if bulk or type(item) is Event:
+            yield item
+        else:
+            yield from item.events()
+
+
+class BlockScanner:
+    """One file's blocks → Events and CollRuns. A block made only of plain COLL lines of ranked processes is
+    decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
+
+    def __init__(self, path: str, parsers: list, stats: dict):
+        self.path, self.parsers, self.stats = path, parsers, stats
+        self.nccl = parsers[0]
+        self.no = 0                   # the last line number handed out
+        self.busy = False             # a parser is inside a multi-line block
+        self.run: CollRun | None = None
+
+    def items(self) -> Iterator[Any]:
+        try:
+            for block in iter_blocks(self.path):
+                run = None if self.busy else self._whole_block(block)
+                if run is not None:
+                    yield from self._drain()
+                    yield run
+                    self.no += len(run)
+                    self.stats["lines"] = self.no
+                    continue
+                yield from self._mixed_block(block)
+                self.stats["lines"] = self.no
+        except BadInput:             # a cut gzip: what the parsers hold from the lines before it still counts
+            yield from self._finish()
+            raise
+        yield from self._finish()
+
+    def _finish(self) -> Iterator[Any]:
+        from . import finish
+        yield from self._drain()
+        yield from finish(self.parsers)
+
+    def _whole_block(self, block: str) -> CollRun | None:
+        """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line
+        needs the parser (unknown rank, refused head/tail, held events)."""
+        if self.nccl.held:
+            return None
+        with gc_paused():                   # thousands of match tuples, all freed before it ends
+            rows = COLL_LINE_RE.findall(block)
+            whole = rows and len(rows) == block.count("\n") + (block[-1] != "\n")
+            run = self._columns(rows, block) if whole else None
+            del rows                        # freed here: left for after the `with`, they would count as new
+            return run                      # objects and set off a collection when it re-enables the GC
+
+    def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
+        stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
+        contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails)))   # zip reuses one key tuple
+        if None in contexts:
+            for i, ctx in enumerate(contexts):
+                if ctx is None:
+                    contexts[i] = coll_context(self.nccl, heads[i], tails[i])
+        distinct = set(contexts)
+        if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
+            return None
+        n = len(rows)
+        times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
+        return CollRun(self.nccl.file, range(self.no + 1, self.no + n + 1), contexts, times,
+                       list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
+                       [s if s == r else r for s, r in zip(sends, recvs)],   # in-place ops: one string, not two
+                       BlockLines(block))
+
+    def _mixed_block(self, block: str) -> Iterator[Any]:
+        """COLL lines matched one by one; the text between them goes through the parser chain."""
+        nccl, pos = self.nccl, 0
+        for m in COLL_LINE_RE.finditer(block):
+            start, end = m.span()
+            if start > pos:
+                yield from self._offer_text(block[pos:start])
+            pos, text = end + 1, m.group()
+            if self.busy:   # a multi-line block is open: its parser sees the COLL line first, as in _dispatch
+                yield from self._offer_text(text)
+                continue
+            ts, head, opc, sb, rb, cnt, tail = m.groups()
+            ctx = nccl.coll_cache.get((head, tail)) or coll_context(nccl, head, tail)
+            if ctx is INVALID:
+                yield from self._offer_text(text)
+                continue
+            self.no += 1
+            tm = ts and parse_timestamp(ts)
+            if ctx.rank is None or nccl.held:
+                yield from self._drain()
+                ev = next(CollRun(nccl.file, [self.no], [ctx], [tm], [int(opc, 16)], [int(cnt)], [sb], [rb],
+                                  [text]).events())
+                nccl.place(ev, (ctx.host, ctx.pid, ctx.device))
+                continue
+            if nccl.out:
+                yield from self._drain()
+            run = self.run or self._new_run()
+            run.lines.append(self.no)
+            run.contexts.append(ctx)
+            run.times.append(tm)
+            run.opcounts.append(int(opc, 16))
+            run.counts.append(int(cnt))
+            run.sendbuffs.append(sb)
+            run.recvbuffs.append(rb)
+            run.texts.append(text)
+        if pos < len(block):
+            yield from self._offer_text(block[pos:])
+        if self.run is not None:
+            yield from self._drain()
+
+    def _new_run(self) -> CollRun:
+        self.run = CollRun(self.nccl.file, [], [], [], [], [], [], [], [])
+        return self.run
+
+    def _drain(self) -> Iterator[Any]:
+        """What is ready, in file order: the open run, then the events the NCCL parser emitted after it."""
+        if self.run is not None:
+            yield self.run
+            self.run = None
+        out = self.nccl.out
+        if out:
+            yield from out
+            out.clear()
+
+    def _offer_text(self, text: str) -> Iterator[Any]:
+        """The lines of `text` through the parser chain, as the line-by-line dispatcher does. Forgets the
+        cached COLL contexts: the parser's rank knowledge may change on these lines."""
+        from . import offer
+        yield from self._drain()
+        for raw in split_block(text):
+            self.no += 1
+            yield from offer(make_line(self.no, raw), self.parsers)
+        self.busy = any(p.busy for p in self.parsers)
+        self.nccl.coll_cache.clear()
+
+
+def coll_context(nccl, head: str, tail: str):
+    """The CollContext of COLL lines with this head and tail (INVALID when HEAD_RE/TAIL_RE refuse them);
+    cached in `nccl.coll_cache` until the next line that is not a plain COLL line."""
+    h, t = HEAD_RE.fullmatch(head), TAIL_RE.fullmatch(tail)
+    if h is None or t is None:
+        nccl.coll_cache[(head, tail)] = INVALID
+        return INVALID
+    host, pid, tid, dev, op_raw = h.groups()
+    dtype, redop, root, comm_ptr, nranks, stream, grank = t.groups()
+    dtype, redop, root = int(dtype), int(redop), int(root)
+    pid_i, dev_i = int(pid), (int(dev) if dev is not None else None)
+    rank, comm, version, rccl = nccl.coll_context(host, pid_i, dev_i, comm_ptr)
+    op = normalise_op(op_raw)
+    data = {"op": op, "op_raw": op_raw, "opcount": 0, "count": 0, "dtype": decode_dtype(dtype, version, rccl),
+            "dtype_code": dtype, "redop": decode_redop(redop, version) if op in REDUCING else None,
+            "redop_code": redop, "root": root if op in ROOTED else None,
+            "peer": root if op in P2P_OPS else None, "comm_ptr": comm_ptr, "nranks": int(nranks),
+            "stream": stream, "sendbuff": "", "recvbuff": "",
+            "global_rank": int(grank) if grank is not None else None}
+    ctx = CollContext(data, rank, host, pid_i, pid_i if tid == pid else int(tid), dev_i, comm)
+    nccl.coll_cache[(head, tail)] = ctx
+    return ctx

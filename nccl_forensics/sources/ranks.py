@@ -1,0 +1,117 @@
+"""Rank recovery across sources: who is rank N, from names and content. Conflicts are reported, never guessed.
+
+Each parsed file contributes `RankHints`: facts that tie a process to a global rank (NCCL `comm_init`
+lines, torchrun's failure summary, error.json, flight-recorder dumps, wrapper prefixes, file names).
+Hints from all files are merged, then events whose rank is still unknown are filled by (host, pid),
+pid, or (host, local_rank). A pid claimed by two different ranks is a conflict: it is reported and not used.
+
+Example: rank 3's py-spy dump is `py-spy-node1-4242.txt` (no rank inside). rank 3's NCCL log says
+`comm 0x… rank 3 nranks 4 … Init COMPLETE` from `node1:4242:4242`, so its hint (node1, 4242) → 3 fills the dump.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..model import Event, SourceResult
+
+# Event kinds whose `data["rank"]` (or Event.rank) is the global rank of the event's (host, pid).
+_RANK_FACTS = {"comm_init", "child_failed", "error_json", "fr_dump", "worker_failed", "pyspy_process"}
+
+
+@dataclass
+class RankHints:
+    by_host_pid: dict[tuple[str, int], int] = field(default_factory=dict)
+    by_pid: dict[int, int] = field(default_factory=dict)
+    by_host_local: dict[tuple[str, int], int] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+
+    def add(self, table: dict, key, rank: int, what: str) -> None:
+        old = table.get(key)
+        if old is None:
+            table[key] = rank
+        elif old != rank and old != -1:
+            self.conflicts.append(f"{what} {key} is claimed by ranks {old} and {rank}")
+            table[key] = -1  # poisoned: never used
+
+    def merge(self, other: "RankHints") -> None:
+        for name in ("by_host_pid", "by_pid", "by_host_local"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            for key, rank in theirs.items():
+                self.add(mine, key, rank, name.removeprefix("by_").replace("_", "/"))
+        self.conflicts.extend(other.conflicts)
+
+    def rank_of(self, host: str | None, pid: int | None, local_rank: int | None = None) -> int | None:
+        rank = None
+        if pid is not None:
+            rank = self.by_host_pid.get((host, pid)) if host else None
+            if rank is None:
+                rank = self.by_pid.get(pid)
+        if rank is None and local_rank is not None:
+            if host is None:   # a --log-dir file names no host: usable when the map covers one host only
+                hosts = {h for h, _ in self.by_host_local}
+                host = next(iter(hosts)) if len(hosts) == 1 else None
+            if host is not None:
+                rank = self.by_host_local.get((host, local_rank))
+        return rank if rank is not None and rank >= 0 else None
+
+
+def hints_from_events(events: Iterable[Event]) -> RankHints:
+    """Collect the facts in one file's events that tie a process to a global rank."""
+    hints = RankHints()
+    for ev in events:
+        if ev.kind not in _RANK_FACTS:
+            continue
+        rank = ev.data.get("rank", ev.rank)
+        if not isinstance(rank, int) or rank < 0:
+            continue
+        pid = ev.data.get("pid", ev.pid)
+        host = ev.data.get("host", ev.host)
+        if ev.kind == "comm_init" and ev.data.get("nranks") == 1:
+            continue  # a per-process 1-rank comm says nothing about the global rank
+        if isinstance(pid, int) and pid > 0:
+            if host:
+                hints.add(hints.by_host_pid, (host, pid), rank, "host/pid")
+            hints.add(hints.by_pid, pid, rank, "pid")
+        local = ev.data.get("local_rank")
+        if host and isinstance(local, int):
+            hints.add(hints.by_host_local, (host, local), rank, "host/local_rank")
+    return hints
+
+
+def fill_ranks(events: Iterable[Event], hints: RankHints, local_rank: int | None = None) -> int:
+    """Fill unknown ranks in place; returns how many events still have no rank."""
+    missing = 0
+    for ev in events:
+        if ev.rank is None:
+            ev.rank = hints.rank_of(ev.host, ev.pid, local_rank if ev.local_rank is None else ev.local_rank)
+            if ev.rank is None:
+                missing += 1
+    return missing
+
+
+def assign_ranks(results: list[SourceResult]) -> RankHints:
+    """Merge hints from every parsed file and fill the events' unknown ranks. Returns the merged hints."""
+    hints = RankHints()
+    for res in results:
+        hints.merge(hints_from_events(res.events))
+    for res in results:
+        fill_ranks(res.events, hints, res.source.local_rank)
+    _single_node_local_ranks(results)
+    return hints
+
+
+def _single_node_local_ranks(results: list[SourceResult]) -> None:
+    """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`); on a single node local == global.
+
+    Used only for events that no hint could place, and only when the evidence shows at most one host.
+    """
+    hosts = {ev.host for res in results for ev in res.events if ev.host}
+    if len(hosts) > 1:
+        return
+    for res in results:
+        for ev in res.events:
+            if ev.rank is None:
+                local = res.source.local_rank if ev.local_rank is None else ev.local_rank
+                if local is not None:
+                    ev.rank = local

@@ -1,0 +1,179 @@
+"""Python tracebacks and C++ `terminate called` aborts → `traceback` events (grammars/traceback.lark).
+
+Each block gives one `traceback` event (its line: the exception message line) and, when the message names a
+cause, an `oom` / `gloo_error` / `dist_backend_error` event on the line that names it (sources/exceptions.py).
+Blocks are kept per wrapper key (rank, local rank, host), so tracebacks of several ranks interleaved in one
+torchrun console are read apart. The exception message line (and a `what():` line) is recorded but not
+claimed, so the torch and torchrun parsers can read it too; a bare exception line outside a traceback that
+names a cause gives only the cause event.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Transformer, v_args
+
+from ..model import Line
+from .base import LineParser
+from .exceptions import recognise
+from .grammars import parse_with
+
+_STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
+_QUICK_CAUSE = re.compile(r"out of memory|can't allocate memory|gloo|Timed out waiting|Connection |DistBackendError")
+_IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
+
+
+@v_args(inline=True)
+class TracebackTransformer(Transformer):
+    """One line's tree → (line kind, fields); no I/O."""
+
+    def start(self, item):
+        return item
+
+    def traceback_header(self, _token):
+        return "header", {}
+
+    def frame_line(self, _start, path, lineno, function=None):
+        return "frame", {"file": str(path), "line": int(lineno), "function": function and str(function)}
+
+    def source_line(self, _token):
+        return "source", {}
+
+    repeat_line = group_line = source_line
+
+    def chain_cause(self, _token):
+        return "chain", {"how": "cause"}
+
+    def chain_context(self, _token):
+        return "chain", {"how": "context"}
+
+    def message_continuation(self, token):
+        return "continuation", {"message": str(token)}
+
+    def exception_line(self, exc_type, message=None):
+        return "exception", {"exc_type": str(exc_type), "message": (message or "").strip()}
+
+    def terminate_line(self, _token, cpp_type):
+        return "terminate", {"exc_type": str(cpp_type)}
+
+    def what_line(self, _token, message=None):
+        return "what", {"message": (message or "").strip()}
+
+    def cpp_raised_line(self, _token):
+        return "cpp_stack", {}
+
+    cpp_frame_line = cpp_raised_line
+
+
+_TRANSFORMER = TracebackTransformer()
+
+
+def classify(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The line's kind and fields per grammars/traceback.lark, or None when no rule matches."""
+    return parse_with("traceback", _TRANSFORMER, text)
+
+
+@dataclass
+class _Block:
+    start: Line
+    cpp: bool                                   # a `terminate called ...` abort, not a Python traceback
+    exc_type: str | None = None
+    exc_line: Line | None = None
+    message: str | None = None
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    causes: list[tuple[Line, str, dict[str, Any]]] = field(default_factory=list)
+
+    def record(self, line: Line, message: str, first: bool = False) -> None:
+        """Note the causes `message` names; the exception type counts only on the message's first line."""
+        found = recognise(self.exc_type if first else None, message)
+        self.causes.extend((line, kind, data) for kind, data in found)
+
+
+class TracebackParser(LineParser):
+    source = "traceback"
+
+    def __init__(self, src):
+        super().__init__(src)
+        self.blocks: dict[tuple, _Block] = {}
+
+    def feed(self, line: Line) -> bool:
+        if not self.blocks and not line.text.startswith(_STARTS) and "Error" not in line.text:
+            return False                        # the common case: not a traceback line at all
+        key = (line.rank, line.local_rank, line.host)
+        block = self.blocks.get(key)
+        if block is None:
+            claimed = self._outside(line, key)
+        else:
+            claimed = self._inside(line, key, block)
+        if not claimed and self.blocks:
+            for other in [k for k, b in self.blocks.items() if k != key and b.exc_line is not None]:
+                self._close(other)
+        self.busy = bool(self.blocks)
+        return claimed
+
+    def finish(self) -> None:
+        for key in sorted(self.blocks, key=lambda k: self.blocks[k].start.no):
+            self._close(key)
+        self.busy = False
+
+    def _outside(self, line: Line, key: tuple) -> bool:
+        text = line.text
+        if text.startswith("Traceback (most recent call last):"):
+            self.blocks[key] = _Block(line, cpp=False)
+            return True
+        if text.startswith("terminate called after throwing an instance of '"):
+            parsed = classify(text)
+            if parsed is not None:
+                self.blocks[key] = _Block(line, cpp=True, exc_type=parsed[1]["exc_type"])
+                return True
+        if "Error" in text and _QUICK_CAUSE.search(text) and _IDENTIFIER_START.match(text):
+            parsed = classify(text)
+            if parsed is not None and parsed[0] == "exception":
+                for kind, data in recognise(parsed[1]["exc_type"], parsed[1]["message"]):
+                    self.emit(kind, line, **data)
+        return False
+
+    def _inside(self, line: Line, key: tuple, block: _Block) -> bool:
+        parsed = classify(line.text)
+        kind, data = parsed if parsed is not None else (None, {})
+        after = block.exc_line is not None or block.cpp
+        if kind in ("header", "terminate"):
+            self._close(key)
+            return self._outside(line, key)
+        if kind == "frame" and not after:
+            block.frames.append(data)
+            return True
+        if kind in ("source", "group") and not after:
+            return True
+        if kind == "chain" and after and not block.cpp:
+            self._close(key, chained=True)
+            return True
+        if kind in ("continuation", "cpp_stack") and after:
+            block.record(line, line.text)
+            return True
+        if kind == "exception" and not after:
+            block.exc_type, block.exc_line, block.message = data["exc_type"], line, data["message"]
+            block.record(line, data["message"], first=True)
+            return False                        # recorded; left for the torch/torchrun parsers as well
+        if kind == "exception" and data["exc_type"].startswith("nccl") and block.exc_line is not None:
+            block.record(line, line.text)       # "ncclUnhandledCudaError: Call to CUDA function failed."
+            return True
+        if kind == "what" and block.cpp and block.exc_line is None:
+            block.exc_line, block.message = line, data["message"]
+            block.record(line, data["message"], first=True)
+            return False
+        if not after and (kind is not None or line.text.startswith(" ")):
+            self.unparsed(line)                 # inside the frames, but no rule fits
+            return True
+        self._close(key)
+        return self._outside(line, key)
+
+    def _close(self, key: tuple, chained: bool = False) -> None:
+        block = self.blocks.pop(key)
+        where = block.exc_line or block.start
+        self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
+                  chained=chained, start_line=block.start.no)
+        for line, kind, data in block.causes:
+            self.emit(kind, line, **data)

@@ -1,0 +1,99 @@
+"""grammars/wrappers.lark (the reference) and lines.unwrap (its fast path) strip the same wrappers and read
+the same rank/host/local rank from them."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lark import Transformer
+
+from nccl_forensics.sources.grammars import lalr
+from nccl_forensics.sources.lines import unwrap
+
+NCCL = "node1:12345:12400 [3] NCCL INFO Using network IB"
+
+# (line, body, rank, host, local_rank)
+TABLE = [
+    ("[1,3]<stdout>:" + NCCL, NCCL, 3, None, None),
+    ("[1,3]<stderr>: " + NCCL, NCCL, 3, None, None),
+    ("Fri Aug 11 12:31:45 2023[1,0]<stdout>:" + NCCL, NCCL, 0, None, None),
+    ("[rank0]:" + NCCL, NCCL, 0, None, None),
+    ("[rank12]: Traceback (most recent call last):", "Traceback (most recent call last):", 12, None, None),
+    ("[default3]:" + NCCL, NCCL, None, None, 3),
+    ("[default3]:[rank7]:" + NCCL, NCCL, 7, None, 3),
+    ("[155] " + NCCL, NCCL, 155, None, None),
+    ("(RayTrainWorker pid=615, ip=10.72.7.6) " + NCCL, NCCL, None, "10.72.7.6", None),
+    ("(train_rft pid=2657296) 2024-05-11 14:10:52.224 " + NCCL, NCCL, None, None, None),
+    ("rdma-gpu-train-worker-0: " + NCCL, NCCL, None, "rdma-gpu-train-worker-0", None),
+    ("3: " + NCCL, NCCL, 3, None, None),
+    ("2025-11-12 20:41:43,831 - INFO - " + NCCL, NCCL, None, None, None),
+    (" 2025-02-18 12:54 " + NCCL, NCCL, None, None, None),
+    ("2025-02-18T12:54:01.123Z [rank2]:" + NCCL, NCCL, 2, None, None),
+    # not wrappers
+    ("RuntimeError: boom", "RuntimeError: boom", None, None, None),
+    (NCCL, NCCL, None, None, None),
+    ("[2025-03-01 12:00:00] " + NCCL, "[2025-03-01 12:00:00] " + NCCL, None, None, None),
+    ("[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x",
+     None, None, None),
+    ("  File \"train.py\", line 3, in <module>", "  File \"train.py\", line 3, in <module>", None, None, None),
+]
+
+
+class WrapperFields(Transformer):
+    """Tree → (body, rank, host, local_rank), with unwrap's precedence: the first rank/host seen is kept,
+    except that a rank wrapper overrides an earlier srun label."""
+
+    def start(self, children):
+        rank = host = local = None
+        body = ""
+        for child in children:
+            if isinstance(child, tuple):
+                kind, value = child
+                if kind in ("rank", "label") and (rank is None or kind == "rank"):
+                    rank = value if kind == "rank" or rank is None else rank
+                elif kind == "local":
+                    local = value
+                elif kind == "host" and host is None:
+                    host = value
+            else:
+                body = str(child)
+        return body, rank, host, local
+
+    def ompi_tag(self, c): return ("rank", int(re.search(r"\[\d+,(\d+)\]", c[0]).group(1)))
+    def torch_rank(self, c): return ("rank", int(re.search(r"\d+", c[0]).group()))
+    def torch_local(self, c): return ("local", int(re.search(r"(\d+)\]", c[0]).group(1)))
+    def launcher_rank(self, c): return ("rank", int(c[0].strip()[1:-1]))
+    def host_prefix(self, c): return ("host", str(c[0])[:-2])
+    def srun_label(self, c): return ("label", int(str(c[0])[:-2]))
+    def leading_ts(self, c): return ("ts", None)
+
+    def ray_actor(self, c):
+        m = re.search(r"ip=([0-9a-fA-F.:]+)", c[0])
+        return ("host", m.group(1)) if m else ("ray", None)
+
+
+def by_grammar(text):
+    return WrapperFields().transform(lalr("wrappers").parse(text))
+
+
+@pytest.mark.parametrize("line,body,rank,host,local", TABLE)
+def test_table(line, body, rank, host, local):
+    assert unwrap(line) == (body, rank, host, local)
+    assert by_grammar(line) == (body, rank, host, local)
+
+
+WRAPPERS = ["[1,3]<stdout>:", "[rank5]:", "[default2]:", "[17] ", "(RayTrainWorker pid=8, ip=10.0.0.9) ",
+            "node-4: ", "2: ", "2025-11-12 20:41:43,831 - INFO - ", "[0] "]
+BODIES = [NCCL, "Traceback (most recent call last):", "RuntimeError: boom", "[E321 x.cpp:1] y", "plain text", "",
+          "[2025-03-01 12:00:00] " + NCCL]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(WRAPPERS), max_size=4), st.sampled_from(BODIES))
+def test_unwrap_agrees_with_the_grammar_on_stacked_wrappers(wrappers, body):
+    line = "".join(wrappers) + body
+    if not line:
+        return
+    assert unwrap(line)[0] == by_grammar(line)[0]
