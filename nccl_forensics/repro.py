@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ReproError
-from .scenarios import SCENARIOS, Scenario
 from .reproducers import harness
+from .scenarios import SCENARIOS, Scenario
 
 PG_TIMEOUT_S = 30.0          # process-group timeout of every scenario but `timeout`
 TIMEOUT_PG_TIMEOUT_S = 5.0   # the `timeout` scenario: short, so the wait stays short
@@ -126,7 +126,7 @@ def _check_args(name: str, nproc: int, step: int, rank: int) -> Scenario:
 
 
 def _default_backend(nproc: int) -> str:
-    import torch   # the only torch import of ncclf, and only here
+    import torch  # the only torch import of ncclf, and only here
 
     return "nccl" if torch.cuda.is_available() and torch.cuda.device_count() >= nproc else "gloo"
 

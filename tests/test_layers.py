@@ -1,10 +1,13 @@
 """Data flows one way: sources → engines → diagnosis (map, timelines) → detectors → verdict → reduce → outputs.
 
-A module may import from its own stage and earlier stages only; `model`/`errors` are shared by all.
+A module may import from its own stage and earlier stages only; `model`/`errors` are shared by all. No
+module-level import cycle anywhere in the package, and `import nccl_forensics` loads no pandas.
 """
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,6 +94,60 @@ def test_imports_flow_one_way(path):
         target = _stage(imported)
         if target is not None:
             assert STAGES[target] <= STAGES[own], f"{path.name} ({own}) imports {imported} ({target})"
+
+
+def test_no_import_cycle_between_modules():
+    known = {_module_name(p) for p in MODULES}
+    graph = {}
+    for path in MODULES:
+        name = _module_name(path)
+        graph[name] = {m for m in _imports(path, top_level_only=True) if m in known and m != name}
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle: " + " → ".join(cycle)
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_importing_the_package_loads_no_pandas():
+    code = "import sys, nccl_forensics; print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_public_api_loads_on_first_use():
+    import nccl_forensics
+    from nccl_forensics.diagnosis.reduce import diagnose
+    assert nccl_forensics.diagnose is diagnose
+    assert callable(nccl_forensics.parse_paths) and callable(nccl_forensics.topology_from_paths)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))

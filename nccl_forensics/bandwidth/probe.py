@@ -19,10 +19,10 @@ from pathlib import Path
 
 from lark import Lark, LarkError, Tree
 
-from .cost import bus_factor, transfer_seconds
 from ..errors import BadInput, ReproError
 from ..sources.grammars import lalr
 from ..sources.lines import iter_lines
+from .cost import bus_factor, transfer_seconds
 
 # nccl-tests binary name → collective
 _BINARIES = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",

@@ -6,8 +6,7 @@ import sys
 
 import click
 
-from ..outputs import collect
-from ..outputs import make_console
+from ..outputs import collect, make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
 from .options import jobs_option, paths_argument

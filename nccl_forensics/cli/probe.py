@@ -6,8 +6,8 @@ import json
 import click
 
 from ..bandwidth import cost as costmod
-from ..outputs import make_console
 from ..bandwidth import probe as probemod
+from ..outputs import make_console
 from ..outputs.probe_render import render_probe
 
 
@@ -46,8 +46,8 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
             raise click.BadParameter(str(exc)) from None
     console = make_console()
     if scaling:
-        from ..outputs.probe_render import render_scaling
         from ..bandwidth.scaling import measure_scaling
+        from ..outputs.probe_render import render_scaling
         render_scaling(measure_scaling(), console)
         return 0
     if nccl_tests:

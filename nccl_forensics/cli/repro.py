@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import click
 
+from .. import repro
 from ..errors import EXIT_FOUND, ReproError
 from ..outputs import PipeConsole
 from ..outputs.repro_render import render_confusion, render_result, render_scenarios
-from .. import repro
 
 
 @click.command("repro")

@@ -7,9 +7,9 @@ from typing import Iterable, Protocol
 
 import pandas as pd
 
-from ..model import Confidence, Event, Evidence, Finding
 from ..diagnosis.rank_state import RankState, cite
 from ..diagnosis.timeline import Timelines
+from ..model import Confidence, Event, Evidence, Finding
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS = {

@@ -36,8 +36,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
 from ..diagnosis.timeline import stragglers
+from ..model import Confidence
 from . import _gloo as gloo
 from .base import BaseDetector, Context, row_evidence
 

@@ -30,8 +30,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
 from ..diagnosis.timeline import stragglers
+from ..model import Confidence
 from .base import BaseDetector, Context, row_evidence
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}

@@ -12,13 +12,13 @@ from itertools import repeat
 import numpy as np
 
 from .. import sources as parse_pkg
-from ..sources.columns import narrow
 from ..errors import NcclfError
-from ..sources.gc_pause import gc_paused
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
+from ..sources.columns import narrow
 from ..sources.flight_recorder import table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump
+from ..sources.gc_pause import gc_paused
 from .timeline import RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns
 
 

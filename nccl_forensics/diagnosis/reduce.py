@@ -20,16 +20,16 @@ import pandas as pd
 
 from ..detectors import run_detectors, selected
 from ..detectors.base import Context
-from .map import Digest, declared_groups, digest_source
-from ..sources.discover import discover, evidence_sources
-from .divergence import find_outliers, first_divergence
+from ..engines.local import map_sources
 from ..errors import NcclfError, NoEvidence
 from ..model import Event, Finding, Source
-from ..engines.local import map_sources
+from ..sources.discover import discover, evidence_sources
 from ..sources.flight_recorder import frames_of, table_of_dump
 from ..sources.fr_load import load_dump
-from .rank_state import RankState, rank_states
 from ..sources.ranks import assign_ranks
+from .divergence import find_outliers, first_divergence
+from .map import Digest, declared_groups, digest_source
+from .rank_state import RankState, rank_states
 from .timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
 from .verdict import Verdict, decide
 

@@ -28,8 +28,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ..sources.columns import categorize, narrow
 from ..model import Event
+from ..sources.columns import categorize, narrow
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
            "time", "frame", "redop"]

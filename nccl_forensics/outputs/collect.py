@@ -15,14 +15,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterable
 
-from ..sources.discover import discover, evidence_sources
-from ..model import CollRun, Source, SourceResult
-from . import spool
 from ..engines.local import imap_sources, map_sources, worker_count
-from ..sources import iter_records, parse_source
-from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from ..errors import BadInput
-from .spool import Output, Sink, WriterFactory
+from ..model import CollRun, Source, SourceResult
+from ..sources import iter_records, parse_source
+from ..sources.discover import discover, evidence_sources
+from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
+from . import spool
+from .scan_job import FileSummary, ScanJob
+from .spool import Output, Sink
 
 
 @dataclass
@@ -45,25 +46,6 @@ def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], No
     return ParseRun(sources, results, hints)
 
 
-@dataclass
-class FileSummary:
-    """What one file gave, small and picklable (the inventory row and the spool bookkeeping)."""
-
-    source: Source
-    lines: int = 0
-    events: int = 0
-    unparsed: int = 0
-    kinds: Counter = field(default_factory=Counter)
-    ranks: set = field(default_factory=set)
-    pids: set = field(default_factory=set)
-    hosts: set = field(default_factory=set)
-    missing_rank: int = 0
-    error: str | None = None
-    spool: str | None = None
-    direct: int = 0                       # events written straight to the output before the spool began
-    hints: RankHints = field(default_factory=RankHints)
-
-
 def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
     """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included).
 
@@ -81,19 +63,7 @@ def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
 
 # --- streaming -----------------------------------------------------------------------------------------
 
-@dataclass
-class _ScanJob:
-    source: Source
-    hints: RankHints | None = None        # merged cross-file hints, on the second pass
-    local_is_global: bool = False         # single node: a --log-dir local rank is the global rank
-    fmt: str | None = None
-    writer_for: WriterFactory | None = None
-    spool_dir: str | None = None
-    skip: int = 0                         # events already written straight to the output (not written again)
-    index: int | None = None              # the file's place in the output, on a parallel first pass
-
-
-def _scan_worker(job: _ScanJob, direct: Sink | None = None) -> FileSummary:
+def _scan_worker(job: ScanJob, direct: Sink | None = None) -> FileSummary:
     """Parse one file in batches, fill ranks, and (optionally) write its events to a spool or `direct`."""
     summary = FileSummary(job.source)
     output = Output(job, summary, direct, spool.forked_turn) if job.writer_for is not None else None
@@ -114,7 +84,7 @@ def _scan_worker(job: _ScanJob, direct: Sink | None = None) -> FileSummary:
     return summary
 
 
-def _flush(items: list, summary: FileSummary, job: _ScanJob, output: Output | None) -> None:
+def _flush(items: list, summary: FileSummary, job: ScanJob, output: Output | None) -> None:
     """Count, rank-fill and write a batch of Events and CollRuns (whose events all have ranks, hosts, pids)."""
     batch = [ev for ev in items if type(ev) is not CollRun]
     for run in (item for item in items if type(item) is CollRun):
@@ -159,7 +129,7 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
     them straight to it, a parallel one copies each spool as soon as it and every earlier one are done.
     """
-    make = lambda src, hints=None, local=False: _ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
+    make = lambda src, hints=None, local=False: ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
     serial = sink is not None and worker_count(jobs, len(sources)) == 1
     if serial:
         summaries = [_scan_worker(make(s), sink) for s in sources]
@@ -182,7 +152,7 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     return summaries
 
 
-def _parallel_first_pass(jobs_list: list[_ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
+def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
     """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
     file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
     turn = spool.Turn.for_sink(sink) if sink is not None else None

@@ -9,8 +9,8 @@ from typing import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from .collect import FileSummary, ParseRun
 from ..model import Event
+from .collect import FileSummary, ParseRun
 
 # The fields shown for each kind in the events table (everything else is in --format jsonl).
 _KEY_FIELDS = {

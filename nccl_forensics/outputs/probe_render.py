@@ -1,8 +1,8 @@
 """nccl-tests-style table for `ncclf probe` (measured or parsed), with cost's prediction side by side."""
 from __future__ import annotations
 
-from rich.console import Console
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 from ..bandwidth.probe import ProbeRun

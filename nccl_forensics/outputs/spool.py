@@ -18,14 +18,10 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-from typing import IO, TYPE_CHECKING, Callable
+from typing import IO, Callable
 
 from ..model import CollRun
-
-if TYPE_CHECKING:                                # collect imports this module
-    from .collect import FileSummary, _ScanJob
-
-WriterFactory = Callable[[str, IO[str]], Callable[[list], None]]
+from .scan_job import FileSummary, ScanJob, WriterFactory
 
 
 class Sink:
@@ -103,7 +99,7 @@ forked_turn: Turn | None = None     # set by the parent around a parallel scan; 
 class Output:
     """One file's events: straight to the output while it may (see the module docstring), else to a spool."""
 
-    def __init__(self, job: _ScanJob, summary: FileSummary, direct: Sink | None = None, turn: Turn | None = None):
+    def __init__(self, job: ScanJob, summary: FileSummary, direct: Sink | None = None, turn: Turn | None = None):
         self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
         self.fh, self.write, self.skip = None, None, job.skip
         self.turn = turn if turn is not None and job.index is not None and os.getpid() != turn.parent else None

@@ -12,9 +12,9 @@ import importlib
 from typing import Callable, Iterator
 
 from ..errors import BadInput
-from .gc_pause import gc_paused
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from .base import LineParser
+from .gc_pause import gc_paused
 from .lines import iter_lines
 
 # Line parsers, by module:class, in the order a line is offered to them.
@@ -81,7 +81,7 @@ def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | 
 
 
 def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event]:
-    from .nccl_fast import dispatch_blocks   # the fast path; equal to dispatch_lines (differential test)
+    from .nccl_fast import dispatch_blocks  # the fast path; equal to dispatch_lines (differential test)
     yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk)
 
 

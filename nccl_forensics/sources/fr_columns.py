@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .columns import categorize, recode
 from ..model import Source
+from .columns import categorize, recode
 from .flight_recorder import DTYPES, dump_meta, split_profiling_name
 
 _KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",

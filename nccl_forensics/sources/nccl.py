@@ -16,10 +16,10 @@ from ..model import Event, Line
 from .base import LineParser
 from .grammars import lalr
 from .nccl_fast import (
-    Parsed,
+    P2P_OPS,
     REDUCING,
     ROOTED,
-    P2P_OPS,
+    Parsed,
     coll_data,
     decode_dtype,
     decode_redop,

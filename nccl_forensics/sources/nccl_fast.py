@@ -12,8 +12,8 @@ from itertools import repeat
 from typing import Any, Iterator
 
 from ..errors import BadInput
-from .gc_pause import gc_paused
 from ..model import BlockLines, CollContext, CollRun, Event, split_block
+from .gc_pause import gc_paused
 from .lines import iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the

@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Iterable, Iterator
 
-from ..sources.discover import discover, evidence_sources
 from ..errors import BadInput, NoEvidence
 from ..model import Event
 from ..sources import iter_events
+from ..sources.discover import discover, evidence_sources
 from .build import build_topology, is_topology_event
 from .checks import CHECKS, check_topology
 from .model import Communicator, TopoWarning
