@@ -6,9 +6,9 @@ import pickle
 
 import pytest
 
-from nccl_forensics.sources.discover import discover, sniff
 from nccl_forensics.errors import BadInput, NoEvidence
 from nccl_forensics.model import SourceKind
+from nccl_forensics.sources.discover import discover, sniff
 
 NCCL = "node1:12345:12345 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" * 20
 PYSPY = ('Process 4242: python train.py\nPython v3.11.7 (/usr/bin/python3.11)\n\n'

@@ -114,8 +114,8 @@ def test_merged_categories_keep_every_value():
 
 
 def test_narrowed_parts_come_back_as_int64_and_small_codes_stay_exact():
-    from nccl_forensics.sources.columns import categorize, narrow
     from nccl_forensics.diagnosis.timeline import frame_from_packed
+    from nccl_forensics.sources.columns import categorize, narrow
     cats, codes = categorize([f"g{i % 200}" for i in range(400)])        # 200 categories: int16 codes
     assert codes.dtype == np.int16 and narrow(np.array([1, 2**40])).dtype == np.int64
     from nccl_forensics.diagnosis.timeline import COLUMNS

@@ -1,8 +1,8 @@
 """findings → verdict: ranking, tie-breaks, confidence, consequences."""
 from __future__ import annotations
 
-from nccl_forensics.model import Confidence, Evidence, Finding
 from nccl_forensics.diagnosis.verdict import decide
+from nccl_forensics.model import Confidence, Evidence, Finding
 
 from . import factories as F
 

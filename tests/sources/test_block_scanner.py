@@ -13,18 +13,16 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from nccl_forensics.sources.discover import discover
-from nccl_forensics.errors import BadInput
-from nccl_forensics.model import CollRun, Event
-from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
-from nccl_forensics.sources import lines as lines_mod
-from nccl_forensics.sources.nccl_fast import COLL_LINE_RE, HEAD_RE, TAIL_RE, COLL_RE, PREFIX_RE, dispatch_blocks
-
-from nccl_forensics.outputs.events import JsonlEncoder, expand
-
 from test_nccl_differential import key
 from test_nccl_fuzz import mutated
+
+from nccl_forensics.errors import BadInput
+from nccl_forensics.model import CollRun, Event
+from nccl_forensics.outputs.events import JsonlEncoder, expand
+from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
+from nccl_forensics.sources import lines as lines_mod
+from nccl_forensics.sources.discover import discover
+from nccl_forensics.sources.nccl_fast import COLL_LINE_RE, COLL_RE, HEAD_RE, PREFIX_RE, TAIL_RE, dispatch_blocks
 
 HEAD = "node-1:4100:4107 [3] NCCL INFO "
 INIT = (f"{HEAD}ncclCommInitRank comm 0x55d4a0 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 1d000 "

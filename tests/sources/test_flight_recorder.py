@@ -12,12 +12,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from nccl_forensics.sources.discover import sniff
 from nccl_forensics.errors import BadInput, NcclfError, UnsafeDump
 from nccl_forensics.model import SourceKind
 from nccl_forensics.sources import fr_load, parse_source
+from nccl_forensics.sources.discover import sniff
 from nccl_forensics.sources.flight_recorder import (
     read_flight_recorder,
     read_flight_recorder_table,

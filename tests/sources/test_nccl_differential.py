@@ -12,16 +12,15 @@ import json
 from pathlib import Path
 
 import pytest
+from test_nccl_grammar import VALID
 
-from nccl_forensics.sources.discover import discover
 from nccl_forensics.model import Line, SourceKind
+from nccl_forensics.outputs.events import jsonl_lines
 from nccl_forensics.sources import _fill, dispatch_lines, iter_events, line_parsers
+from nccl_forensics.sources.discover import discover
 from nccl_forensics.sources.lines import iter_lines
 from nccl_forensics.sources.nccl import NCCL_LEVEL_RE, NcclParser, fast_parse, grammar_parse
 from nccl_forensics.sources.nccl_fast import dispatch_blocks
-from nccl_forensics.outputs.events import jsonl_lines
-
-from test_nccl_grammar import VALID
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_nccl_grammar import INVALID, VALID
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.sources.lines import make_line
 from nccl_forensics.sources.nccl import NcclParser, fast_parse, grammar_parse
-
-from test_nccl_grammar import INVALID, VALID
 
 SEEDS = [line for cases in VALID.values() for line, _, _ in cases] + INVALID
 PIECES = [" ", "  ", ":", "[", "]", "->", "0x", "(nil)", "-1", "/", "\r", "\x1b[0m", "NCCL INFO ", "NCCL WARN ",
