@@ -5,7 +5,8 @@ from __future__ import annotations
 EXIT_OK = 0            # nothing wrong found / command succeeded
 EXIT_FOUND = 1         # diagnose: a hang or failure was diagnosed; repro --check: a mismatch
 EXIT_BAD_INPUT = 2     # bad input or usage
-EXIT_INTERNAL = 3      # a bug in ncclf (one-line message; NCCLF_DEBUG=1 shows the traceback)
+EXIT_INTERNAL = 3      # a bug in ncclf outside the diagnosis pipeline (one line; NCCLF_DEBUG=1 shows the traceback)
+EXIT_INCONCLUSIVE = 4  # diagnose: nothing found, but the evidence does not cover every rank (never a false all-clear)
 EXIT_OUTPUT_CLOSED = 141   # the reader of the output went away (`ncclf parse ... | head`): 128 + SIGPIPE,
                            # what a shell reports for a program that SIGPIPE ended
 

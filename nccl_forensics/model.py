@@ -164,6 +164,7 @@ class Source:
     size: int = 0
     compressed: bool = False
     reason: str = ""                 # why this kind / why skipped
+    error: str | None = None         # the file exists but could not be read (an evidence gap, not silence)
 
 
 @dataclass(slots=True)

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +74,47 @@ def test_directories_are_walked_in_sorted_order_and_hidden_files_skipped(tmp_pat
         p.write_text(NCCL)
     paths = [s.path for s in discover([str(tmp_path)])]
     assert [p.split(str(tmp_path))[1] for p in paths] == ["/a/rank0.log", "/b/rank1.log"]
+
+
+def test_symlinked_node_folders_are_followed_and_diagnosed(tmp_path):
+    """logs/node0 -> elsewhere/node0: the usual way to gather nodes' logs in one place."""
+    import shutil
+
+    from nccl_forensics.diagnosis import diagnose
+
+    bundle = Path(__file__).resolve().parents[1] / "sample_logs" / "bundles" / "stopped-rank-nccl"
+    for node, ranks in (("node0", range(4)), ("node1", range(4, 8))):
+        (tmp_path / "elsewhere" / node).mkdir(parents=True)
+        for r in ranks:
+            (log,) = bundle.glob(f"*rank{r}.*")
+            shutil.copy(log, tmp_path / "elsewhere" / node)
+    (tmp_path / "logs").mkdir()
+    for node in ("node0", "node1"):
+        (tmp_path / "logs" / node).symlink_to(tmp_path / "elsewhere" / node, target_is_directory=True)
+    (tmp_path / "logs" / "node0" / "loop").symlink_to(tmp_path / "logs", target_is_directory=True)   # a cycle
+    found = discover([str(tmp_path / "logs")])
+    assert len(found) == 8 and all(s.kind is SourceKind.NCCL for s in found)
+    d = diagnose([str(tmp_path / "logs")], jobs=1)
+    assert d.verdict.cls == "stuck_rank" and d.verdict.culprit_ranks == [6]
+
+
+def test_a_fifo_is_not_a_regular_file_and_is_never_opened(tmp_path):
+    fifo = tmp_path / "rank0.log"
+    os.mkfifo(fifo)                      # opening it for reading would block until a writer comes
+    (src,) = discover([str(tmp_path)])
+    assert src.kind is SourceKind.UNKNOWN and src.reason == "not a regular file" and src.error is None
+
+
+def test_an_unreadable_file_keeps_its_error(tmp_path, monkeypatch):
+    from nccl_forensics.errors import BadInput
+    from nccl_forensics.sources import discover as discover_mod
+
+    log = tmp_path / "nccl.rank3.log"
+    log.write_text("h:1:1 [0] NCCL INFO comm 0x1 rank 3 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n")
+
+    def refuse(path, size=8192):
+        raise BadInput(f"{path}: cannot read (Permission denied)")
+
+    monkeypatch.setattr(discover_mod, "read_head", refuse)
+    (src,) = discover([str(tmp_path)])
+    assert src.kind is SourceKind.UNKNOWN and src.rank == 3 and "Permission denied" in src.error

@@ -56,6 +56,7 @@ def cli():
     \b
     Exit codes: 0 nothing wrong found / success, 1 a failure was diagnosed
     (or a reproducer check mismatched), 2 bad input or usage, 3 internal error,
+    4 diagnose was inconclusive (ranks missing or unreadable, nothing found),
     130 interrupted, 141 the output pipe closed early (`| head`).
 
     \b

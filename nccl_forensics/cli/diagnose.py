@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from ..errors import EXIT_FOUND, EXIT_OK
+from ..errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK
 from .options import jobs_option, paths_argument
 
 
@@ -31,7 +31,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore):
     PATHS are files or directories (searched recursively): NCCL logs, flight-recorder dumps, py-spy dumps,
     torchrun output and --log-dir folders, error.json, dmesg, Slurm logs.
 
-    Exit codes: 0 nothing wrong found, 1 a hang or failure was diagnosed, 2 bad input.
+    Exit codes: 0 no failure found and the evidence covers every rank, 1 a hang or failure was diagnosed,
+    2 bad input, 4 inconclusive (nothing found, but ranks are missing or unreadable: never a false all-clear).
 
     \b
     Example:
@@ -56,4 +57,4 @@ def command(paths, fmt, report, trace, jobs, select, ignore):
     else:
         from ..outputs.diagnosis_terminal import render as render_rich
         render_rich(result)
-    return EXIT_FOUND if result.failed else EXIT_OK
+    return EXIT_FOUND if result.failed else EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import re
 from typing import Iterable, NamedTuple
 
@@ -33,6 +34,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
     Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
     Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
+    Entry("R203", "missing-rank", "missing_rank", "MissingRank", "stable"),
     Entry("M301", "oom", "oom", "OutOfMemory", "stable"),
     Entry("N401", "network-error", "transport_error", "NetworkError", "stable"),
     Entry("N402", "nic-misselection", "wrong_nic", "NicMisselection", "stable"),
@@ -62,14 +64,24 @@ def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Ent
 class RunReport(NamedTuple):
     findings: list[Finding]
     skipped: list[tuple[str, str]]     # (code, "not enough evidence: needs …")
+    warnings: list[str] = []           # "internal error in detector T601 (AttributeError: …), please report"
 
 
 def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunReport:
-    findings, skipped = [], []
+    """Run each detector that has the evidence it needs. A detector that raises costs only its own findings:
+    the exception becomes a one-line warning and the others' verdict stands (NCCLF_DEBUG=1 re-raises)."""
+    findings, skipped, warnings = [], [], []
     for entry in (selected() if entries is None else entries):
-        det = detector_class(entry)()
-        if det.needs and not any(ctx.has(n) for n in det.needs):
-            skipped.append((entry.code, f"not enough evidence: needs {' or '.join(det.needs)}"))
-            continue
-        findings.extend(det.check(ctx) or ())
-    return RunReport(findings, skipped)
+        try:
+            det = detector_class(entry)()
+            if det.needs and not any(ctx.has(n) for n in det.needs):
+                skipped.append((entry.code, f"not enough evidence: needs {' or '.join(det.needs)}"))
+                continue
+            findings.extend(list(det.check(ctx) or ()))
+        except Exception as exc:                       # noqa: BLE001 - isolated per detector, reported
+            if os.environ.get("NCCLF_DEBUG"):
+                raise
+            log.debug("detector %s failed", entry.code, exc_info=True)
+            warnings.append(f"internal error in detector {entry.code} {entry.name} ({type(exc).__name__}: {exc}), "
+                            "please report")
+    return RunReport(findings, skipped, warnings)

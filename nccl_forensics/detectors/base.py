@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..diagnosis.rank_state import RankState, cite
 from ..diagnosis.timeline import Timelines
+from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
@@ -36,6 +37,7 @@ class Context:
     outliers: pd.DataFrame                       # divergence.find_outliers(timelines.colls)
     ranks: dict[int, RankState]
     world: list[int]
+    expected: World | None = None                # the stated world and its ranks without evidence (world.py)
     by_kind: dict[str, list[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -57,6 +59,22 @@ class Context:
         if need == "nccl_coll" and "nccl" in self.timelines.sources():
             return True
         return any(self.by_kind.get(k) for k in NEEDS_KINDS.get(need) or ())
+
+    def gaps(self) -> dict:
+        """Expected ranks without usable evidence of their own: rank → world.Gap (none when the world is unknown)."""
+        return dict(self.expected.gaps) if self.expected is not None else {}
+
+    def cut_short(self) -> set[int]:
+        """Ranks whose evidence ends because a file could not be read to its end: a short timeline there says
+        nothing about where the rank stopped."""
+        if self.expected is None:
+            return set()
+        return set(self.expected.gaps) | set(self.expected.partial)
+
+    def has_behaviour(self) -> bool:
+        """Is there evidence of what the ranks did (collectives, stacks, how processes ended, completion)?"""
+        return any(self.has(need) for need in ("timeline", "pyspy", "process_end", "timeouts", "oom", "errors")) \
+            or self.completed()
 
     def failed(self) -> bool:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""

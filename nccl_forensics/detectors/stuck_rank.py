@@ -47,9 +47,10 @@ class StuckRank(BaseDetector):
 
     def _from_timeline(self, ctx: Context):
         """No py-spy and no exit for a rank that stopped issuing collectives: stuck as far as we can tell."""
+        cut = ctx.cut_short()                           # their evidence ends where their file does
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
             quiet = [r for r in ranks if ctx.ranks.get(r) is not None and ctx.ranks[r].where is None
-                     and ctx.ranks[r].end is None]
+                     and ctx.ranks[r].end is None and r not in cut]
             if side != "behind" or not quiet or len(quiet) != len(ranks):
                 continue
             colls = ctx.timelines.colls

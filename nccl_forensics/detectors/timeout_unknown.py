@@ -61,8 +61,7 @@ class TimeoutUnknown(BaseDetector):
         msg = "; ".join(parts or ["the job timed out"])
         msg += "; missing: " + ("; ".join(missing) if missing else "nothing obvious — the cause is outside the logs")
         fix = "next time collect: " + "; ".join(missing or _COLLECT.values()) + "; and dmesg / the scheduler log."
-        evidence = timeouts[:3] + [e for r in suspects[:2] for e in ctx.ranks.get(r).evidence[:1]] \
-            if suspects else timeouts[:3]
+        evidence = timeouts[:3] + [e for r in suspects[:2] if r in ctx.ranks for e in ctx.ranks[r].evidence[:1]]
         evidence += self._last_rows(ctx, suspects)
         conf = Confidence.LOW
         yield self.finding(suspects, msg, conf, evidence, fix)

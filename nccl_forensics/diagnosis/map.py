@@ -6,6 +6,7 @@ objects: only the few thousand other events travel back to the parent.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -31,10 +32,22 @@ class Digest:
     row_pids: list = field(default_factory=list)
     row_hosts: list = field(default_factory=list)
     declared: dict = field(default_factory=dict)           # group -> ranks from pg_config
+    warnings: list = field(default_factory=list)           # internal errors, one line each
 
 
 def digest_source(source: Source) -> Digest:
-    """Parse one file (top-level so a process pool can run it)."""
+    """Parse one file (top-level so a process pool can run it). A bug in a parser costs this file, never the
+    diagnosis: it comes back as the file's error and an internal-error warning."""
+    try:
+        return _digest(source)
+    except Exception as exc:                                 # noqa: BLE001 - isolated per file, reported
+        if os.environ.get("NCCLF_DEBUG"):
+            raise
+        what = f"internal error while parsing {source.path} ({type(exc).__name__}: {exc}), please report"
+        return Digest(SourceResult(source, [], error=what), warnings=[what])
+
+
+def _digest(source: Source) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
     rows, pids, hosts, events = RowBuffer(), [], [], []

@@ -31,7 +31,8 @@ from .divergence import find_outliers, first_divergence
 from .map import Digest, declared_groups, digest_source
 from .rank_state import RankState, rank_states
 from .timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
-from .verdict import Verdict, decide
+from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive
+from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
 _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
@@ -49,10 +50,17 @@ class Diagnosis:
     skipped: list[tuple[str, str]] = field(default_factory=list)   # detectors that lacked evidence
     missing: list[str] = field(default_factory=list)                # evidence kinds absent from the bundle
     errors: list[str] = field(default_factory=list)                 # files that could not be read
+    world: World | None = None                                      # expected ranks, and the ones without evidence
+    warnings: list[str] = field(default_factory=list)               # internal errors (a parser or detector raised)
 
     @property
     def failed(self) -> bool:
-        return self.verdict.cls != "none"
+        """A hang or failure was diagnosed (not `none`, not `inconclusive`)."""
+        return self.verdict.cls not in ("none", INCONCLUSIVE)
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.verdict.cls == INCONCLUSIVE
 
 
 def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int], None] | None = None,
@@ -64,12 +72,17 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     sources = discover(list(paths))
     usable = evidence_sources(sources)
     if not usable:
+        unread = [s.error for s in sources if s.error]
         raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
-                         "dumps, torchrun output, dmesg) found")
+                         "dumps, torchrun output, dmesg) found" +
+                         (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
     digests = _map(usable, jobs, progress)
-    events, frames, declared = _collect(digests)
-    errors = [d.result.error for d in digests if d.result.error]
-    return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors)
+    events, frames, declared, file_ranks = _collect(digests, [s for s in sources if s.error])
+    errors = {s.path: s.error for s in sources if s.error}
+    errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
+    warnings = [w for d in digests for w in d.warnings]
+    return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
+                   warnings=warnings)
 
 
 def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
@@ -85,8 +98,13 @@ def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore:
 
 
 def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),
-            sources: list[Source] | None = None, errors: list[str] | None = None) -> Diagnosis:
-    """timelines → detectors → verdict, for events and timeline rows with ranks filled."""
+            sources: list[Source] | None = None, errors: dict[str, str] | None = None,
+            file_ranks: dict[str, set[int]] | None = None, warnings: list[str] | None = None) -> Diagnosis:
+    """timelines → detectors → verdict, for events and timeline rows with ranks filled.
+
+    `errors` maps each file that could not be (fully) read to its error; `file_ranks` maps each file to the ranks
+    its evidence carries; together they say which expected ranks are evidence gaps (world.py)."""
+    errors = errors or {}
     for ev in events:
         if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
             buf = RowBuffer()
@@ -94,16 +112,19 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
             frames = [*frames, buf.to_frame()]
     timelines = build_timelines(frames, declared)
     outliers = _with_frames(find_outliers(timelines.colls))
-    world = _world(events, timelines)
-    ranks = rank_states(events, world)
-    ctx = Context(events, timelines, outliers, ranks, sorted(ranks))
+    world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
+    ranks = rank_states(events, world.expected)
+    ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world)
     report = run_detectors(ctx, selected(select, ignore))
     missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
     cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
     root = [ev for ev in ctx.of("child_failed") if ev.data.get("root_cause")]
     verdict = decide(report.findings, cascade, root, missing)
+    if verdict.cls == "none":
+        verdict = none_or_inconclusive(verdict, world, ctx.has_behaviour())
     return Diagnosis(verdict, sorted(report.findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
-                     ranks, first_divergence(outliers), sources or [], report.skipped, missing, errors or [])
+                     ranks, first_divergence(outliers), sources or [], report.skipped, missing,
+                     list(errors.values()), world, [*(warnings or ()), *report.warnings])
 
 
 def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
@@ -112,23 +133,41 @@ def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
     return map_sources(digest_source, sources, jobs, on_done)
 
 
-def _collect(digests: list[Digest]):
-    """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map."""
+def _collect(digests: list[Digest], unread: list[Source] = ()):
+    """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map.
+
+    Also returns, per file, the ranks its evidence carries (a file that could not be read at all gets the rank
+    its name or its (host, pid) names, so that its rank is an evidence gap)."""
     results = [d.result for d in digests]
     hints = assign_ranks(results)
-    packs, declared = [], {}
+    packs, declared, file_ranks = [], {}, {}
     for d in digests:
+        ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
         if d.rows:
             if type(d.rows["rank"]) is list:                  # not packed yet: some ranks may still be missing
                 _fill_row_ranks(d.rows["rank"], d, hints)
                 d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
             packs.append(d.rows)
-        for group, ranks in d.declared.items():
-            declared.setdefault(group, set()).update(ranks)
+            ranks |= {int(r) for r in np.unique(d.rows["rank"][1]) if r == r}
+        ranks = ranks or _named_rank(d.result.source, hints)
+        if not ranks and (d.rows or any(ev.kind != "unparsed" for ev in d.result.events)):
+            ranks = {UNKNOWN_RANK}                            # evidence whose rank nothing names
+        file_ranks[d.result.source.path] = ranks
+        for group, members in d.declared.items():
+            declared.setdefault(group, set()).update(members)
+    for src in unread:
+        file_ranks[src.path] = _named_rank(src, hints)
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
-    return events, [frame_from_packed(packs)], declared
+    return events, [frame_from_packed(packs)], declared, file_ranks
+
+
+def _named_rank(src: Source, hints) -> set[int]:
+    if src.rank is not None:
+        return {src.rank}
+    rank = hints.rank_of(src.host, src.pid, src.local_rank) if hints is not None else None
+    return {rank} if rank is not None else set()
 
 
 def _first_rank(pack: dict) -> float:
@@ -152,13 +191,9 @@ def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
             ranks[i] = found if found is not None else src.rank
 
 
-def _world(events: list[Event], timelines: Timelines) -> list[int]:
-    ranks = {ev.rank for ev in events if ev.rank is not None}
-    ranks |= {r for members in timelines.members.values() for r in members}
-    for ev in events:
-        if ev.kind == "fr_dump" and isinstance(ev.data.get("world_size"), int):
-            ranks |= set(range(ev.data["world_size"]))
-    return sorted(ranks)
+def _timeline_ranks(timelines: Timelines) -> list[int]:
+    """Ranks with a timeline row of their own (a group's declared members are claims, not evidence)."""
+    return [] if timelines.empty else [int(r) for r in timelines.colls["rank"].unique()]
 
 
 def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import Confidence, Event, Finding
+from .world import World
 
 CLASS_ORDER = ("oom", "dropped_rank", "op_mismatch", "dtype_mismatch", "shape_mismatch", "collective_skipped",
                "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "timeout_unknown")
 _CONF_ORDER = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
 _WEAK = {"network_error", "timeout_unknown"}          # only a cause when nothing more specific is found
+INCONCLUSIVE = "inconclusive"                         # nothing found, and the evidence does not cover the job
 
 
 @dataclass
@@ -88,3 +90,29 @@ def _confidence(primary: Finding, same: list[Finding], supporting: list[Finding]
     if missing:
         why.append(f"missing: {', '.join(missing)}")
     return conf, f"{conf.value}: " + "; ".join(why)
+
+
+def none_or_inconclusive(verdict: Verdict, world: World, has_behaviour: bool) -> Verdict:
+    """`none` only when the evidence covers every expected rank and shows what the job did; otherwise say which
+    evidence is missing (never a false all-clear)."""
+    gaps = {**world.gaps, **world.partial}
+    why = []
+    if gaps:
+        why.append("incomplete evidence for rank" + ("s " if len(gaps) > 1 else " ")
+                   + ", ".join(f"{r} ({g.reason})" for r, g in sorted(gaps.items())[:8])
+                   + (f" and {len(gaps) - 8} more" if len(gaps) > 8 else ""))
+    if world.unranked:
+        why.append(f"{len(world.unranked)} file{'s' if len(world.unranked) > 1 else ''} hold evidence of an unknown "
+                   f"rank (e.g. {world.unranked[0]})")
+    if world.unattributed:
+        why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank "
+                   "could not be read")
+    if not has_behaviour:
+        why.append("nothing shows what the ranks did (no collective records, py-spy dumps or exit status)")
+    if not why:
+        return verdict
+    summary = "inconclusive: no failure found in the evidence read, but " + "; ".join(why)
+    fix = ("collect the missing evidence and run again: each rank's NCCL_DEBUG=INFO log (NCCL_DEBUG_FILE), "
+           "`py-spy dump --pid` of every rank while it hangs, flight-recorder dumps (TORCH_FR_BUFFER_SIZE), "
+           "torchrun --log-dir, dmesg")
+    return Verdict(INCONCLUSIVE, sorted(gaps), Confidence.LOW, "low: " + "; ".join(why), summary, fix)

@@ -8,7 +8,11 @@
                    "fix", "group", "seq", "cause"}],
      "ranks":    [{"rank", "host", "pids", "pyspy", "op", "at", "exitcode", "signal", "end", "end_detail",
                    "end_is_cause", "positions": {group: position}, "first_divergence": {...} | null}],
-     "missing_evidence": [...], "skipped_detectors": [{"id", "reason"}], "sources": [...], "errors": [...]}
+     "missing_evidence": [...], "skipped_detectors": [{"id", "reason"}], "sources": [...], "errors": [...],
+     "world":    {"size": int|null, "expected": [int], "present": [int],
+                  "claims": [{"what", "size", "ranks", "file", "line"}]},
+     "missing_ranks": [{"rank", "reason", "detail", "files"}],   # expected ranks without (full) evidence
+     "warnings": [...]}                                           # internal errors of a parser or detector
 """
 from __future__ import annotations
 
@@ -72,7 +76,31 @@ def to_dict(d: Diagnosis) -> dict:
         "skipped_detectors": [{"id": code, "reason": why} for code, why in d.skipped],
         "sources": [{"path": s.path, "kind": s.kind.value, "rank": s.rank} for s in d.sources],
         "errors": d.errors,
+        "world": world_of(d),
+        "missing_ranks": missing_ranks_of(d),
+        "warnings": d.warnings,
     }
+
+
+def missing_ranks_of(d: Diagnosis) -> list[dict]:
+    """Expected ranks without usable evidence (`reason` "no evidence", "unreadable", …) or whose files were only
+    partly read (`partial`: true)."""
+    w = d.world
+    if w is None:
+        return []
+    out = [{"rank": r, **g.to_dict(), "partial": False} for r, g in sorted(w.gaps.items())]
+    out += [{"rank": r, **g.to_dict(), "partial": True} for r, g in sorted(w.partial.items())]
+    return sorted(out, key=lambda m: m["rank"])
+
+
+def world_of(d: Diagnosis) -> dict | None:
+    w = d.world
+    if w is None:
+        return None
+    claims = [{"what": c.what, "size": c.size, "ranks": sorted(c.ranks), "file": c.evidence.file,
+               "line": c.evidence.line} for c in w.claims if c.evidence.line]    # file-name claims: see sources
+    return {"size": w.size, "expected": w.expected, "present": w.present, "claims": claims[:64],
+            "unattributed_errors": w.unattributed}
 
 
 def render(d: Diagnosis) -> str:

@@ -19,8 +19,11 @@ def verdict_panel(d: Diagnosis) -> Panel:
     body = Text()
     body.append(v.summary + "\n", style="bold")
     if v.culprit_ranks:
-        body.append("culprit rank(s): ", style="dim")
+        body.append("culprit rank(s): " if not d.inconclusive else "ranks to look at: ", style="dim")
         body.append(", ".join(map(str, v.culprit_ranks)) + "\n", style="bold red")
+    for line in missing_rank_lines(d):
+        body.append("missing: ", style="dim")
+        body.append(line + "\n", style="yellow")
     body.append("confidence: ", style="dim")
     body.append(v.reason + "\n", style=_STYLE.get(v.confidence.value, ""))
     for name, seq in sorted(d.timelines.last_common.items()):
@@ -32,8 +35,26 @@ def verdict_panel(d: Diagnosis) -> Panel:
     if v.fix:
         body.append("fix: ", style="dim")
         body.append(v.fix, style="green")
-    style = "green" if v.cls == "none" else "red"
+    style = "green" if v.cls == "none" else "yellow" if d.inconclusive else "red"
     return Panel(body, title=f"[bold]ncclf diagnose: {v.cls}[/]", border_style=style, expand=True)
+
+
+def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
+    """One line per expected rank without (full) evidence: why, and which file."""
+    w = d.world
+    if w is None:
+        return []
+    gaps = sorted({**w.gaps, **w.partial}.items())
+    out = []
+    for rank, gap in gaps[:limit]:
+        where = f" ({gap.files[0]}{' …' if len(gap.files) > 1 else ''})" if gap.files else ""
+        what = gap.detail if gap.files else (gap.reason + (f" ({gap.detail})" if gap.detail else ""))
+        partial = ", read in part" if rank in w.partial or rank in w.present else ""
+        out.append(f"rank {rank}{partial}: {what}{where if gap.files and gap.files[0] not in what else ''}")
+    if len(gaps) > limit:
+        out.append(f"… and {len(gaps) - limit} more ranks (--format json lists them all)")
+    out += [f"file of unknown rank: {e}" for e in w.unattributed[:3]]
+    return out
 
 
 def rank_table(d: Diagnosis) -> Table:
@@ -113,6 +134,7 @@ def render(d: Diagnosis, console: Console | None = None) -> None:
     if d.missing:
         notes.append("missing evidence: " + "; ".join(d.missing))
     notes += [f"read error: {e}" for e in d.errors[:5]]
+    notes += [f"warning: {w}" for w in d.warnings[:5]]
     if notes:
         parts.append(Text("\n".join(notes), style="dim"))
     console.print(Group(*parts))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..diagnosis.reduce import Diagnosis
 from .diagnosis_json import divergence_of, groups_of
+from .diagnosis_terminal import missing_rank_lines
 
 # What would have caught each class earlier (env vars and checks), by verdict class.
 PREVENTION = {
@@ -23,6 +24,8 @@ PREVENTION = {
     "nic_misselection": ["`NCCL_SOCKET_IFNAME` / `GLOO_SOCKET_IFNAME` set in the job template",
                          "`NCCL_DEBUG=INFO` for the first step (Bootstrap / NET lines)"],
     "version_mismatch": ["one container image for every node; log `NCCL version` at start (`NCCL_DEBUG=VERSION`)"],
+    "inconclusive": ["write each rank's logs to shared storage (`NCCL_DEBUG_FILE`, torchrun `--log-dir`)",
+                     "`ncclf capture` on every node while the job hangs"],
     "timeout_unknown": ["`TORCH_FR_BUFFER_SIZE=2000` + `TORCH_NCCL_DUMP_ON_TIMEOUT=1`",
                         "`NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL`", "py-spy dumps of every rank on hang"],
 }
@@ -41,6 +44,10 @@ def render(d: Diagnosis) -> str:
            f"- **Confidence:** {v.reason}"]
     if v.cascade_ranks:
         out.append(f"- **Failed as a consequence:** ranks {', '.join(map(str, v.cascade_ranks))}")
+    gaps = missing_rank_lines(d, limit=20)
+    if gaps:
+        out.append("- **Ranks without (full) evidence:**")
+        out += [f"  - {_cell(line)}" for line in gaps]
     out += ["", "## Timeline", ""]
     groups = groups_of(d)
     if groups:
@@ -72,6 +79,8 @@ def render(d: Diagnosis) -> str:
     out += [f"- {p}" for p in PREVENTION.get(v.cls, ["keep collecting the same evidence"])]
     if d.missing:
         out += ["", f"Evidence missing from this bundle: {'; '.join(d.missing)}."]
+    if d.errors or d.warnings:
+        out += ["", "Read errors and warnings:", ""] + [f"- {_cell(e)}" for e in [*d.errors, *d.warnings]]
     return "\n".join(out) + "\n"
 
 

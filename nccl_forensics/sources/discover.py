@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -65,10 +66,18 @@ def evidence_sources(sources: list[Source]) -> list[Source]:
 
 
 def _expand(path: str) -> Iterator[str]:
-    if os.path.isfile(path):
+    """Files under `path`, sorted, following symlinked folders (the usual way to gather nodes' logs) but never
+    the same real folder twice (a link back up the tree would loop)."""
+    if not os.path.isdir(path):
         yield path
         return
-    for root, dirs, files in os.walk(path):
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(path, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         for name in sorted(files):
             if not name.startswith("."):
@@ -76,20 +85,29 @@ def _expand(path: str) -> Iterator[str]:
 
 
 def sniff(path: str) -> Source:
-    """Decide one file's kind from its head; unreadable or non-evidence files become UNKNOWN."""
-    size = _size(path)
-    src = Source(path=path, kind=SourceKind.UNKNOWN, size=size)
+    """Decide one file's kind from its head; non-evidence files become UNKNOWN. A file that exists but cannot
+    be read keeps its `error`: it is an evidence gap of its rank, not silence."""
+    src = Source(path=path, kind=SourceKind.UNKNOWN)
     _hints_from_name(src)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        src.reason = src.error = f"{path}: cannot read ({exc.strerror or exc})"
+        return src
+    if not stat.S_ISREG(st.st_mode):                 # a FIFO would block the read; a device is no log
+        src.reason = "not a regular file"
+        return src
+    src.size = st.st_size
     if Path(path).suffix.lower() in _SKIP_SUFFIXES:
         src.reason = "not evidence (file type)"
         return src
-    if size == 0:
+    if src.size == 0:
         src.reason = "empty file"
         return src
     try:
         head = read_head(path, 16384)
     except BadInput as exc:
-        src.reason = str(exc)
+        src.reason = src.error = str(exc)
         return src
     src.compressed = _is_gzip(path)
     src.kind, src.reason = _kind_from_head(path, head)
@@ -125,9 +143,18 @@ def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
         return SourceKind.SLURM, "scheduler log"
     if nccl_lines or console or _PYSPY_HEAD.search(head):
         return SourceKind.CONSOLE, "console output"
-    if name.endswith((".log", ".txt", ".out", ".err")) and head.isascii():
+    if name.endswith((".log", ".txt", ".out", ".err")) and _is_text(head):
         return SourceKind.CONSOLE, "text log (no known lines in its head)"
     return SourceKind.UNKNOWN, "no known evidence in its first 16 KiB"
+
+
+def _is_text(head: bytes) -> bool:
+    """UTF-8 text (real logs quote names and prose in any script); the head may end inside a character."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 3
+    return True
 
 
 def _hints_from_name(src: Source) -> None:
@@ -149,13 +176,6 @@ def _hints_from_name(src: Source) -> None:
         if m:
             src.pid = int(m.group("pid"))
             src.host = m.group("host") or src.host
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
 
 
 def _is_gzip(path: str) -> bool:
