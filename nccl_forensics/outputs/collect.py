@@ -22,7 +22,7 @@ from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
 from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from . import spool
-from .scan_job import FileSummary, ScanJob
+from .scan_job import FileSummary, ScanJob, WriterFactory
 from .spool import Output, Sink
 
 
