@@ -45,8 +45,9 @@ def copy_job_files(job: Job, bundle: Path, job_started_epoch: float) -> list[Ite
     items: list[Item] = []
     for r in job.ranks:
         items.extend(_nccl_logs(r, bundle))
-    items.extend(_torchrun_logs(job, bundle, job_started_epoch))
-    items.extend(_consoles(job, bundle))
+    run_dirs = torchrun_run_dirs(job, job_started_epoch)
+    items.extend(_torchrun_logs(run_dirs, bundle))
+    items.extend(_consoles(job, bundle, run_dirs))
     for r in job.ranks:
         items.extend(copy_fr_dumps(r, bundle, job_started_epoch))
     return _dedupe(items)
@@ -99,9 +100,9 @@ def torchrun_run_dirs(job: Job, job_started_epoch: float) -> list[Path]:
     return sorted(d for d in _subdirs(root) if d.name.startswith(prefix) and d.stat().st_mtime >= job_started_epoch - 1)
 
 
-def _torchrun_logs(job: Job, bundle: Path, job_started_epoch: float) -> list[Item]:
+def _torchrun_logs(run_dirs: list[Path], bundle: Path) -> list[Item]:
     items = []
-    for run_dir in torchrun_run_dirs(job, job_started_epoch):
+    for run_dir in run_dirs:
         for src in sorted(p for p in run_dir.rglob("*") if _regular(p)):
             items.append(_copy_file("torchrun_logs", None, src, bundle,
                                     Path("torchrun_logs") / run_dir.name / src.relative_to(run_dir)))
@@ -123,8 +124,11 @@ def console_files(job: Job) -> list[str]:
     return found
 
 
-def _consoles(job: Job, bundle: Path) -> list[Item]:
-    return [_copy_file("console", None, Path(f), bundle, Path("console") / Path(f).name) for f in console_files(job)]
+def _consoles(job: Job, bundle: Path, run_dirs: list[Path]) -> list[Item]:
+    """The consoles, but not torchrun's `--tee` files: those come with its log folder."""
+    files = [Path(f) for f in console_files(job) if not any(Path(f).is_relative_to(d) for d in run_dirs)]
+    names = [f.name if [g.name for g in files].count(f.name) == 1 else f"{i}-{f.name}" for i, f in enumerate(files)]
+    return [_copy_file("console", None, f, bundle, Path("console") / name) for f, name in zip(files, names)]
 
 
 def fr_dump_candidates(r: RankProc) -> list[str]:

@@ -62,10 +62,9 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
 def _diagnose(bundle, say) -> None:
     from ..diagnosis.reduce import diagnose
     from ..errors import NcclfError
+    from ..outputs import make_console
     from ..outputs.capture_render import render_bundle
     from ..outputs.diagnosis_terminal import render
-
-    from ..outputs import make_console
 
     render_bundle(bundle, make_console(file=sys.stderr))
     try:

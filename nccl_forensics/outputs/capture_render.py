@@ -6,11 +6,11 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
-_KIND_NAMES = {
-    "py-spy": "py-spy dumps", "flight_recorder": "flight-recorder dumps (the job's files)",
-    "debug_server_fr_trace_json": "flight-recorder dumps (debug server)",
-    "debug_server_dump_traceback": "stacks (debug server)", "nccl_log": "NCCL debug files",
-    "torchrun_logs": "torchrun --log-dir files", "console": "console files", "kernel": "dmesg.txt",
+_KIND_NAMES = {      # in the order they are listed
+    "py-spy": "py-spy", "flight_recorder": "flight recorder (the job's dumps)",
+    "debug_server_fr_trace_json": "flight recorder (debug server)", "debug_server_dump_traceback": "stacks (debug server)",
+    "nccl_log": "NCCL debug files", "torchrun_logs": "torchrun --log-dir files", "console": "console files",
+    "kernel": "dmesg.txt",
 }
 
 
@@ -48,7 +48,9 @@ def render_found(found, host: str, console: Console) -> None:
 def render_bundle(bundle, console: Console) -> None:
     doc = bundle.manifest
     counts = Counter(entry["kind"] for entry in doc["captured"])
-    held = ", ".join(f"{n} {_KIND_NAMES.get(k, k)}" for k, n in sorted(counts.items()))
+    order = list(_KIND_NAMES)
+    kinds = sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k))
+    held = ", ".join(f"{_KIND_NAMES.get(k, k)} {counts[k]}" for k in kinds)
     _line(console, f"bundle {bundle.path} ({doc.get('elapsed_s', 0):.1f} s): {held or 'node context only'}")
     for entry in doc["failed"]:
         who = f"rank {entry['rank']}" if "rank" in entry else ("pid " + str(entry["pid"]) if "pid" in entry else "")

@@ -4,4 +4,4 @@
 """
 from __future__ import annotations
 
-from repro.conftest import needs_torch, nothing_left_behind  # noqa: F401  (an autouse fixture, shared)
+from repro.conftest import needs_torch, nothing_left_behind

@@ -39,7 +39,7 @@ class HangingJob:
 
     @classmethod
     def start(cls, out: Path, mode: str, culprit: int, nproc: int = 4, step: int = 3, debug_server: bool = False,
-              nnodes: int = 1) -> "HangingJob":
+              nnodes: int = 1) -> HangingJob:
         job = cls(out)
         out.mkdir(parents=True, exist_ok=True)
         port = free_port()

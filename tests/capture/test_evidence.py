@@ -7,7 +7,12 @@ import subprocess
 import sys
 import time
 
-from nccl_forensics.capture.evidence import copy_fr_dumps, copy_job_files, fr_dump_candidates, nccl_debug_pattern
+from nccl_forensics.capture.evidence import (
+    copy_fr_dumps,
+    copy_job_files,
+    fr_dump_candidates,
+    nccl_debug_pattern,
+)
 from nccl_forensics.capture.find import Job, RankProc
 from nccl_forensics.capture.procs import read_proc
 

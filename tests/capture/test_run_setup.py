@@ -44,8 +44,8 @@ def test_run_without_a_command_or_with_a_bad_out_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(cli, ["run"])
     assert result.exit_code == 2 and "Missing argument" in result.output
     (tmp_path / "file").write_text("")
-    from nccl_forensics.errors import CaptureError
     from nccl_forensics.capture.supervise import RunOptions, Supervisor
+    from nccl_forensics.errors import CaptureError
     try:
         Supervisor(["true"], RunOptions(out=tmp_path / "file" / "sub")).run()
     except CaptureError as exc:

@@ -45,7 +45,7 @@ def test_the_base_interpreters_scripts_are_searched():
 
 
 def test_a_missing_tool_is_one_line_naming_a_real_install_command(monkeypatch, tmp_path):
-    monkeypatch.setattr(tools, "tool_dirs", lambda: [])
+    monkeypatch.setattr(tools, "tool_dirs", list)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(MissingTool) as err:
         tools.require_tool("py-spy", "to dump stacks")
