@@ -129,7 +129,7 @@ class Supervisor:
             raise CaptureError("give the launcher command after `--`, e.g. ncclf run -- torchrun --nproc-per-node 4 train.py")
         self.options, self.report, self.on_capture = options, report, on_capture
         self.host = node.host_label(options.host)
-        self.bundle = Path(options.out) / self.host
+        self.bundle = Path(options.out).absolute() / self.host     # the ranks may run in another directory
         self.argv = argv
         self.seen: dict[int, Proc] = {}
         self.root = 0                    # the launcher's pid, once started
