@@ -6,25 +6,14 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
+from ..topo.view import rank_span
+
 _KIND_NAMES = {      # in the order they are listed
     "py-spy": "py-spy", "flight_recorder": "flight recorder (the job's dumps)",
     "debug_server_fr_trace_json": "flight recorder (debug server)", "debug_server_dump_traceback": "stacks (debug server)",
     "nccl_log": "NCCL debug files", "torchrun_logs": "torchrun --log-dir files", "console": "console files",
     "kernel": "dmesg.txt",
 }
-
-
-def ranks_text(ranks: list[int]) -> str:
-    """[0, 1, 2, 5] → "0-2,5"."""
-    ranks = sorted(set(ranks))
-    parts, i = [], 0
-    while i < len(ranks):
-        j = i
-        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-            j += 1
-        parts.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
-        i = j + 1
-    return ",".join(parts)
 
 
 def render_found(found, host: str, console: Console) -> None:
@@ -36,7 +25,7 @@ def render_found(found, host: str, console: Console) -> None:
         pids = ",".join(str(r.pid) for r in job.ranks)
         known = [r.rank for r in job.ranks if r.rank is not None]
         agent = f"; launcher pid {job.agent.pid}" if job.agent else ""
-        _line(console, f"  {job.label}: world size {job.world_size or '?'}, ranks {ranks_text(known) or '?'} here "
+        _line(console, f"  {job.label}: world size {job.world_size or '?'}, ranks {rank_span(known) or '?'} here "
                        f"(pids {pids}){agent}")
     for note in found.notes:
         _line(console, f"  {note}")
