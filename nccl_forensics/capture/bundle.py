@@ -101,16 +101,28 @@ def capture_job(job: Job, bundle: Path, host: str, options: CaptureOptions, foun
         server = pool.submit(_debug_server, job, bundle, host, options, doc)
         context = pool.submit(node_context, bundle, doc, job.start_s, job.pids() | _agent(job), options.cgroup)
         pipes = pool.submit(trigger_dumps, job.ranks)
-        for rank, outcome in pipes.result().items():
+        for rank, outcome in (_outcome(pipes, doc, "fr_pipe") or {}).items():
             if outcome != "dumped":
                 manifest.add(doc, "failed", kind="fr_pipe", rank=rank, reason=outcome)
-        manifest.add_items(doc, copy_job_files(job, bundle, boot + job.start_s))
-        result = Bundle(bundle, job, doc, stacks.result())
-        server.result()
-        context.result()
+        try:
+            manifest.add_items(doc, copy_job_files(job, bundle, boot + job.start_s))
+        except Exception as exc:  # one part failing must not lose the others
+            manifest.add(doc, "failed", kind="job_files", reason=f"internal error: {type(exc).__name__}: {exc}")
+        result = Bundle(bundle, job, doc, _outcome(stacks, doc, "py-spy") or [])
+        _outcome(server, doc, "debug_server")
+        _outcome(context, doc, "node")
     doc["elapsed_s"] = round(time.monotonic() - t0, 2)
     manifest.write(doc, bundle)
     return result
+
+
+def _outcome(future, doc: dict, kind: str):
+    """A part's result; an exception in it is recorded in the manifest instead of ending the capture."""
+    try:
+        return future.result()
+    except Exception as exc:  # one part failing must not lose the others
+        manifest.add(doc, "failed", kind=kind, reason=f"internal error: {type(exc).__name__}: {exc}")
+        return None
 
 
 def check_writable(out: Path) -> None:

@@ -75,3 +75,22 @@ def test_a_rank_that_exits_during_the_capture_is_recorded_as_such(tmp_path, monk
 def test_capture_help_names_the_multi_node_recipe():
     result = CliRunner().invoke(cli, ["capture", "--help"])
     assert "srun --overlap --jobid" in result.output
+
+
+def test_a_part_that_breaks_is_recorded_and_the_others_still_run(tmp_path, monkeypatch):
+    env = {**os.environ, "WORLD_SIZE": "1", "RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
+    rank = subprocess.Popen([sys.executable, "-c", FAKE_RANK], env=env)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(bundle_module, "node_context", broken)
+    try:
+        result = bundle_module.capture(pids=[rank.pid], out=tmp_path / "cap",
+                                       options=bundle_module.CaptureOptions(debug_server=False))
+    finally:
+        rank.kill()
+        rank.wait()
+    doc = result.bundles[0].manifest
+    assert {"kind": "node", "reason": "internal error: RuntimeError: boom"} in doc["failed"]
+    assert [c["kind"] for c in doc["captured"]] == ["py-spy"]
