@@ -2,7 +2,7 @@
 
 Discovery reads it back (sources/capture_manifest.py) for what the files cannot say: the host of the
 bundle and which global rank each pid / local rank was. It never holds a secret: each rank's environment
-is cut to an allow-list (node.env_snapshot).
+is cut to an allow-list (node.env_snapshot), and command-line options named like secrets are redacted.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..sources.capture_manifest import MANIFEST_NAME, MARK
 from .find import Job
-from .node import env_snapshot
+from .node import env_snapshot, redact_argv
 from .procs import is_alive
 
 SCHEMA_VERSION = 1
@@ -39,11 +39,11 @@ def new_manifest(host: str, job: Job | None, boot_epoch: float) -> dict:
         doc["job"] = {
             "label": job.label, "master": job.master, "run_id": job.run_id, "world_size": job.world_size,
             "ranks_here": len(job.ranks), "started": _iso_from_epoch(boot_epoch + job.start_s),
-            "agent": {"pid": job.agent.pid, "cmdline": job.agent_cmdline} if job.agent else None,
+            "agent": {"pid": job.agent.pid, "cmdline": redact_argv(job.agent_cmdline)} if job.agent else None,
         }
         doc["ranks"] = [{
             "rank": r.rank, "local_rank": r.local_rank, "pid": r.pid, "alive": is_alive(r.proc),
-            "helpers": r.helpers, "cmdline": r.cmdline, "env": env_snapshot(r.env),
+            "helpers": r.helpers, "cmdline": redact_argv(r.cmdline), "env": env_snapshot(r.env),
         } for r in job.ranks]
     return doc
 

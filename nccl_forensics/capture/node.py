@@ -38,6 +38,22 @@ def env_snapshot(env: dict[str, str]) -> dict[str, str]:
             if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not _SECRET.search(k)}
 
 
+def redact_argv(argv: list[str]) -> list[str]:
+    """A command line with the value of any option that looks like a secret (`--hf-token X`, `--api_key=X`) hidden."""
+    out, hide_next = [], False
+    for arg in argv:
+        if hide_next:
+            out.append("<redacted>")
+            hide_next = False
+        elif arg.startswith("-") and _SECRET.search(arg):
+            name, eq, _ = arg.partition("=")
+            out.append(f"{name}=<redacted>" if eq else arg)
+            hide_next = not eq
+        else:
+            out.append(arg)
+    return out
+
+
 def kernel_log() -> tuple[list[str], str]:
     """(lines, where from). dmesg first; the journal where dmesg is refused (kernel.dmesg_restrict)."""
     lines, why = _run(["dmesg"])

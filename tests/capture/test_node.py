@@ -58,3 +58,9 @@ def test_host_labels_are_folder_names():
     assert node.host_label("gpu-node-1.cluster.local") == "gpu-node-1.cluster.local"
     assert node.host_label("a b/c") == "a_b_c"
     assert node.host_label(None)
+
+
+def test_secret_looking_options_are_redacted_from_command_lines():
+    argv = ["python", "train.py", "--hf-token", "hf_x", "--api_key=abc", "--lr", "1e-3", "--password"]
+    assert node.redact_argv(argv) == ["python", "train.py", "--hf-token", "<redacted>", "--api_key=<redacted>",
+                                      "--lr", "1e-3", "--password"]
