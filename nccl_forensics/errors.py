@@ -44,3 +44,11 @@ class OutputClosed(NcclfError):
 
 class ReproError(NcclfError):
     """A reproducer could not be run (torch missing, bad scenario, harness failure)."""
+
+
+class MissingTool(NcclfError):
+    """A helper program (py-spy, torchrun) is installed neither beside the interpreter nor on PATH."""
+
+
+class CaptureError(NcclfError):
+    """`ncclf capture` / `ncclf run` cannot start: an unwritable --out, a bad --pid, an empty launcher command."""

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .capture.tools import install_hint, require_tool
 from .errors import ReproError
 from .reproducers import harness
 from .scenarios import SCENARIOS, Scenario
@@ -119,9 +120,9 @@ def _check_args(name: str, nproc: int, step: int, rank: int) -> Scenario:
         raise ReproError("--step counts from 1")
     for module in ("torch", "nccl_forensics.reproducers"):
         if importlib.util.find_spec(module) is None:
-            raise ReproError(f"{module} is not importable; install with `pip install nccl-forensics[repro]`")
-    if shutil.which("py-spy") is None:
-        raise ReproError("py-spy is not on PATH; install with `pip install nccl-forensics[repro]`")
+            raise ReproError(f"{module} is not importable by {sys.executable}; install it with "
+                             f"{install_hint('torch')}")
+    require_tool("py-spy", "to dump the stacks of a hung job's ranks")
     return SCENARIOS[name]
 
 

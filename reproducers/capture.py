@@ -1,51 +1,35 @@
-"""Evidence capture from outside a hung job: py-spy dumps, flight-recorder dumps, kernel OOM lines.
+"""Evidence capture for the reproducers' own jobs: `ncclf capture`'s path, plus the trainers' dump signal.
 
-Files land where a user would put them: `<out>/pyspy/rank<R>.py-spy-<host>-<pid>.txt`,
-`<out>/fr/nccl_trace_rank_<R>` (written by the ranks themselves, see frdump.py), `<out>/dmesg.txt`.
+On a hang the harness first asks every live rank for its flight-recorder buffer with SIGUSR1 (the
+trainers' own opt-in trigger, frdump.py: gloo has no dump path of its own, and the harness owns the
+job), then runs the same capture as `ncclf capture` on the job's process tree, in place: py-spy dumps
+(`<out>/pyspy/rank<R>.py-spy-<host>-<pid>.txt`), the dumps the ranks wrote (`<out>/fr/nccl_trace_rank_<R>`),
+the node's context and `<out>/manifest.json`. py-spy is required (repro.py checks it up front); a dump
+that fails is kept with py-spy's own message and listed in the manifest, never skipped silently.
 """
 from __future__ import annotations
 
-import re
-import shutil
 import signal
-import socket
-import subprocess
 import time
 from pathlib import Path
 
-from .procs import Proc, is_alive, rank_of, signal_proc
+from nccl_forensics.capture import node
+from nccl_forensics.capture.bundle import Bundle, CaptureOptions, capture_job
+from nccl_forensics.capture.find import find_jobs
+from nccl_forensics.capture.procs import Proc, is_alive, rank_of, signal_proc
 
-PYSPY_TIMEOUT_S = 20
 FR_WAIT_S = 5.0
-_KILLED = re.compile(r"Killed process (\d+) ")
-_STAMP = re.compile(r"\[\s*(\d+\.\d+)\]")          # dmesg's "[22163.588510] " (seconds since boot)
+PYSPY_TIMEOUT_S = 20.0
 
 
-def host_name() -> str:
-    return socket.gethostname().split(".")[0].replace("-", "_")
-
-
-def pyspy_dumps(workers: list[Proc], out: Path) -> list[Path]:
-    """`py-spy dump --pid P` of every live worker, run side by side; returns the files written."""
-    exe = shutil.which("py-spy")
-    if exe is None:
-        return []
-    (out / "pyspy").mkdir(parents=True, exist_ok=True)
-    running = []
-    for proc in workers:
-        if is_alive(proc):
-            path = out / "pyspy" / f"rank{rank_of(proc.pid)}.py-spy-{host_name()}-{proc.pid}.txt"
-            fh = open(path, "wb")
-            running.append((path, fh, subprocess.Popen([exe, "dump", "--pid", str(proc.pid)],
-                                                       stdout=fh, stderr=subprocess.STDOUT)))
-    for path, fh, child in running:
-        try:
-            child.wait(timeout=PYSPY_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        fh.close()
-    return [path for path, _, _ in running]
+def capture_hang(launcher_pid: int, workers: list[Proc], out: Path, cgroup: str | None) -> Bundle | None:
+    """Flight-recorder dumps by signal, then the capture of the job under `launcher_pid` into `out`."""
+    flight_recorder_dumps(workers, out / "fr")
+    found = find_jobs([launcher_pid])
+    if not found.jobs:
+        return None
+    options = CaptureOptions(timeout_s=PYSPY_TIMEOUT_S, debug_server=False, cgroup=cgroup)
+    return capture_job(found.jobs[0], out, node.host_label(), options, found)
 
 
 def flight_recorder_dumps(workers: list[Proc], fr_dir: Path) -> list[Path]:
@@ -65,38 +49,9 @@ def flight_recorder_dumps(workers: list[Proc], fr_dir: Path) -> list[Path]:
     return sorted(p for p in asked if p.exists())
 
 
-def kernel_log_mark() -> float:
-    """The timestamp of the kernel log's last line now: the start mark for `oom_kill_lines`. A time, not a
-    line count: once the ring buffer is full, old lines drop out as new ones come in (seen on a long-lived
-    machine), so a count would skip the very report we wait for."""
-    for line in reversed(_dmesg()):
-        m = _STAMP.match(line)
-        if m:
-            return float(m.group(1))
-    return -1.0
-
-
 def oom_kill_lines(since: float, pids: set[int], cgroup_name: str | None) -> list[str]:
-    """The OOM reports logged after the `since` mark that killed one of `pids` or hit our cgroup."""
-    kept, block = [], []
-    for line in _dmesg():
-        m = _STAMP.match(line)
-        if m and float(m.group(1)) <= since:
-            continue
-        if "invoked oom-killer" in line:
-            block = []
-        block.append(line)
-        m = _KILLED.search(line)
-        if m:
-            if int(m.group(1)) in pids or (cgroup_name and any(cgroup_name in b for b in block)):
-                kept.extend(block)
-            block = []
-    return kept
+    """The kernel lines since `since` (a kernel_log_mark) about `pids` or our cgroup (OOM reports first of all)."""
+    return node.job_kernel_lines(node.kernel_log()[0], since, pids, cgroup_name)
 
 
-def _dmesg() -> list[str]:
-    try:
-        done = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return done.stdout.splitlines() if done.returncode == 0 else []
+kernel_log_mark = node.kernel_log_mark

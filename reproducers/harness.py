@@ -2,27 +2,25 @@
 
 `run_job(spec)` starts `torchrun … --log-dir <out>/torchrun_logs --tee 3` in its own session with the
 console captured to `<out>/console.log`. A hang is "no new progress line for `hang_after_s` seconds":
-then every live rank gets a `py-spy dump` and a flight-recorder dump request. The job is then ended
-(SIGTERM to torchrun's session, SIGKILL to anything of ours left), and the harness checks that no
-process it started is alive. Ctrl-C or SIGTERM at any moment runs the same clean-up.
+then every live rank gets a flight-recorder dump request and the job is captured in place by the same
+code as `ncclf capture` (capture.py). The job is then ended (SIGTERM to torchrun's session, SIGKILL to
+anything of ours left), and the harness checks that no process it started is alive. Ctrl-C or SIGTERM at
+any moment runs the same clean-up.
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import signal
 import socket
 import subprocess
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nccl_forensics.capture.procs import Proc, descendants, interrupt_on_sigterm, is_alive, stop_tree
+from nccl_forensics.capture.tools import torchrun_command as launcher_command
+
 from . import capture
 from .cgroup import MemoryCgroup
-from .procs import KILL, Proc, descendants, is_alive, signal_proc
 
 POLL_S = 0.2
 STARTUP_S = 90.0
@@ -67,9 +65,7 @@ def free_port() -> int:
 
 
 def torchrun_command(spec: JobSpec) -> list[str]:
-    exe = Path(sys.executable).with_name("torchrun")
-    launcher = [str(exe)] if exe.exists() else [sys.executable, "-m", "torch.distributed.run"]
-    return launcher + [
+    return launcher_command() + [
         "--nproc_per_node", str(spec.nproc), "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
         "--log-dir", str(spec.out / "torchrun_logs"), "--tee", "3",
         "--monitor-interval", str(spec.monitor_interval_s), str(spec.script), *spec.args,
@@ -80,18 +76,17 @@ def run_job(spec: JobSpec) -> JobOutcome:
     mark = capture.kernel_log_mark()
     seen: dict[int, Proc] = {}
     outcome = JobOutcome(how="exited")
-    with _interrupt_on_sigterm(), MemoryCgroup(OOM_LIMIT_BYTES) as cgroup:
+    with interrupt_on_sigterm(), MemoryCgroup(OOM_LIMIT_BYTES) as cgroup:
         with open(spec.out / "console.log", "wb") as console:
             proc = subprocess.Popen(torchrun_command(spec), stdout=console, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=spec.env, start_new_session=True)
         try:
             outcome.how, outcome.last_step = _watch(proc, spec, seen, cgroup, outcome)
             if outcome.how != "exited":
-                workers = _workers(proc, seen)
-                outcome.pyspy = capture.pyspy_dumps(workers, spec.out)
-                capture.flight_recorder_dumps(workers, spec.out / "fr")
+                _capture(proc, seen, spec, cgroup, outcome)
         finally:
-            outcome.torchrun_rc = _stop(proc, seen)
+            _track(proc, seen)
+            outcome.torchrun_rc = stop_tree(proc, seen, TERM_GRACE_S)
     outcome.leftovers = sorted(p.pid for p in seen.values() if is_alive(p))
     outcome.fr = sorted((spec.out / "fr").glob("nccl_trace_rank_*"))
     lines = capture.oom_kill_lines(mark, set(seen), cgroup.name if outcome.oom_mode == "cgroup" else None)
@@ -133,6 +128,16 @@ def _looks_hung(spec: JobSpec, steps: dict[int, int], idle: float, live: list[Pr
     return idle > limit
 
 
+def _capture(proc, seen, spec: JobSpec, cgroup: MemoryCgroup, outcome: JobOutcome) -> None:
+    bundle = capture.capture_hang(proc.pid, _workers(proc, seen), spec.out,
+                                  cgroup.name if outcome.oom_mode == "cgroup" else None)
+    if bundle is None:
+        outcome.notes.append("capture found no rank process under torchrun")
+        return
+    outcome.pyspy = sorted(d.path for d in bundle.stacks if d.path is not None)
+    outcome.notes.extend(f"py-spy rank {d.rank}: {d.status}: {d.reason}" for d in bundle.stacks if d.status != "ok")
+
+
 def _read_progress(console: Path, offset: int) -> tuple[int, dict[int, int]]:
     """New whole lines of the console since `offset`: (new offset, {local rank: last step printed})."""
     with open(console, "rb") as fh:
@@ -167,38 +172,3 @@ def _track(proc, seen: dict[int, Proc]) -> None:
 def _workers(proc, seen: dict[int, Proc]) -> list[Proc]:
     _track(proc, seen)
     return [p for p in seen.values() if p.ppid == proc.pid and is_alive(p)]
-
-
-def _stop(proc, seen: dict[int, Proc]) -> int | None:
-    """End the job: SIGTERM to torchrun's session (it stops its workers), then SIGKILL what is left."""
-    if proc.poll() is None:
-        _track(proc, seen)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=TERM_GRACE_S)
-    deadline = time.monotonic() + TERM_GRACE_S
-    while any(is_alive(p) for p in seen.values()) and time.monotonic() < deadline:
-        time.sleep(POLL_S)
-    for child in seen.values():
-        signal_proc(child, KILL)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    rc = proc.wait()
-    deadline = time.monotonic() + 5
-    while any(is_alive(p) for p in seen.values()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return rc
-
-
-@contextlib.contextmanager
-def _interrupt_on_sigterm():
-    """While a job runs, SIGTERM to the harness behaves like Ctrl-C, so the clean-up always runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

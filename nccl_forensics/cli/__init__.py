@@ -19,6 +19,8 @@ COMMANDS = {
     "parse": "Parse evidence files into structured events (or list them with --inventory).",
     "diagnose": "Find the rank(s) that broke a hung or crashed job, and why.",
     "topo": "Render the rings, trees and transports NCCL built, and check them.",
+    "capture": "Take a live (hung) job's evidence on this node: py-spy, flight recorder, logs, kernel, context.",
+    "run": "Start a job with the evidence switched on; on a hang, capture and diagnose it.",
     "repro": "Run a reproducer trainer that causes a failure for real, then diagnose it.",
     "explain": "Print the documentation of a detector (e.g. `ncclf explain C102`).",
     "cost": "Predict communication time per step from first principles.",
@@ -63,6 +65,7 @@ def cli():
     Examples:
       ncclf parse sample_logs/nccl/ --format table
       ncclf diagnose logs/
+      ncclf capture --out /tmp/cap && ncclf diagnose /tmp/cap
       ncclf topo rank0.log
       ncclf repro shape-mismatch
     """

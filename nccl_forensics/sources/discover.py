@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from ..errors import BadInput, NoEvidence
 from ..model import Source, SourceKind
+from .capture_manifest import apply_capture_manifests
 from .lines import read_head
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
@@ -58,6 +59,7 @@ def discover(paths: Iterable[str]) -> list[Source]:
             sources.append(sniff(file))
     if not seen_any_file:
         raise NoEvidence(f"{', '.join(map(str, paths))}: no files found")
+    apply_capture_manifests(sources)      # an `ncclf capture` bundle: host and ranks its files cannot name
     return sorted(sources, key=lambda s: s.path)
 
 

@@ -1,7 +1,9 @@
-"""Kernel-log capture for the OOM reproducers: the start mark survives a full (wrapping) ring buffer."""
+"""The reproducers' kernel-log capture is `ncclf capture`'s (tests/capture/test_node.py has the filter itself)."""
 from __future__ import annotations
 
 from nccl_forensics.reproducers import capture
+
+from nccl_forensics.capture import node
 
 # dmesg lines as a cgroup-v1 OOM kill printed them on this machine (FACTS.md, formats/evidence.md §OOM)
 REPORT = [
@@ -13,19 +15,11 @@ REPORT = [
 ]
 
 
-def test_an_oom_report_is_found_after_the_ring_buffer_wrapped(monkeypatch):
-    before = [f"[{22000 + i}.000000] eth0: link up" for i in range(50)]
-    monkeypatch.setattr(capture, "_dmesg", lambda: before)
+def test_the_harness_keeps_the_oom_report_of_its_job_or_its_cgroup(monkeypatch):
+    monkeypatch.setattr(node, "kernel_log", lambda: (["[22000.000000] eth0: link up"] + REPORT, "dmesg"))
     mark = capture.kernel_log_mark()
-    assert mark == 22049.0
-    full = before[len(REPORT):] + REPORT          # the buffer is full: as many old lines went as new ones came
-    monkeypatch.setattr(capture, "_dmesg", lambda: full)
-    assert capture.oom_kill_lines(mark, {4242}, None) == REPORT
-    assert capture.oom_kill_lines(mark, set(), "ncclf-1-2") == REPORT
-    assert capture.oom_kill_lines(mark, {17}, "ncclf-other") == []
-
-
-def test_reports_from_before_the_mark_are_left_out(monkeypatch):
-    monkeypatch.setattr(capture, "_dmesg", lambda: REPORT + ["[22200.000000] eth0: link up"])
-    assert capture.oom_kill_lines(capture.kernel_log_mark(), {4242}, None) == []
-    assert capture.oom_kill_lines(-1.0, {4242}, None) == REPORT
+    assert mark == 22163.58851
+    assert capture.oom_kill_lines(22000.0, {4242}, None) == REPORT
+    assert capture.oom_kill_lines(22000.0, set(), "ncclf-1-2") == REPORT
+    assert capture.oom_kill_lines(22000.0, {17}, "ncclf-other") == []
+    assert capture.oom_kill_lines(mark, {4242}, None) == []

@@ -1,6 +1,12 @@
 """`ncclf repro` wiring that needs no job: the list, usage errors (exit 2, one line)."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 
 from nccl_forensics.cli import cli
@@ -47,3 +53,36 @@ def test_unknown_scenario_is_rejected():
         assert "unknown scenario 'no-such-thing'" in str(exc)
     else:
         raise AssertionError("expected ReproError")
+
+
+@pytest.mark.repro
+@pytest.mark.slow
+def test_repro_runs_from_an_unactivated_venv_with_a_minimal_path(tmp_path):
+    """`env -i PATH=/usr/bin:/bin /path/venv/bin/ncclf repro shape-mismatch`: py-spy and torchrun are found
+    beside the interpreter that runs (in a --system-site-packages venv, py-spy lives in the base one's bin/)."""
+    pytest.importorskip("torch")
+    from nccl_forensics.capture.tools import find_tool
+
+    ncclf = Path(sys.executable).parent / "ncclf"
+    if not ncclf.exists():
+        pytest.skip(f"no ncclf script beside {sys.executable}")
+    if find_tool("py-spy") is None:
+        pytest.skip("py-spy is not installed for this interpreter")
+    env = {"PATH": "/usr/bin:/bin", "NCCLF_TEST_TOKEN": os.environ["NCCLF_TEST_TOKEN"]}
+    done = subprocess.run([str(ncclf), "repro", "shape-mismatch", "--out", str(tmp_path / "b")], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "match" in done.stdout.splitlines()[-1] and "MISMATCH" not in done.stdout
+
+
+def test_a_missing_py_spy_is_never_skipped_silently(monkeypatch):
+    pytest.importorskip("torch")
+    from nccl_forensics.capture import tools
+    from nccl_forensics.errors import MissingTool
+    from nccl_forensics.repro import run_scenario
+
+    monkeypatch.setattr(tools, "find_tool", lambda name: None)
+    with pytest.raises(MissingTool) as err:
+        run_scenario("stuck-rank", nproc=2)
+    assert str(err.value).startswith("py-spy is needed to dump the stacks of a hung job's ranks")
+    assert f"{sys.executable} -m pip install py-spy" in str(err.value)

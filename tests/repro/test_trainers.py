@@ -10,9 +10,9 @@ import time
 
 import pytest
 from nccl_forensics.reproducers import harness
-from nccl_forensics.reproducers.procs import descendants, is_alive
 
 from nccl_forensics import repro
+from nccl_forensics.capture.procs import descendants, is_alive
 
 from .conftest import cgroups_of, needs_torch
 
