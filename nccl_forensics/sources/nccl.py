@@ -36,6 +36,13 @@ NCCL_LEVEL_RE = re.compile(r"NCCL (?:INFO|WARN|TRACE|CALL)(?: |$)")
 LENIENT_PREFIX_RE = re.compile(r"(?:\[[^\]]*\] +)?([^\s:\[\]]+):(\d+):(\d+) +(?:\[(-?\d+)\] +)?")
 BANNER_HEADS = ("NCCL version ", "RCCL version")
 RCCL_BLOCK_HEADS = ("HIP version", "ROCm version", "Hostname", "Librccl path")
+# An NCCL line's head anywhere in a text line: behind a prefix nobody stripped (CloudWatch `| ts |`, an app's own
+# logger, `> `), or a second process's line glued onto a torn one. An optional log stamp before it belongs to it.
+HEAD_ANYWHERE_RE = re.compile(
+    r"(?:\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?(?: - [A-Z]+ -)? +)?"
+    r"(?P<head>(?:\[\d{4}-\d\d-\d\d[ T][^\]\n]*\] )?"
+    r"(?:[^\s:\[\]|>]+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]|>]+ \[-?\d+\] )"
+    r"(?:[^\s():]+:\d+ (?:\([^)\n]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL)(?: |$))")
 ORPHAN_RE = re.compile(r"(?:Ring|Channel) \d+(?:/\d+)? : \d+\[[0-9a-fA-F]+\] -> \d+\[[0-9a-fA-F]+\] .*via ")
 
 
@@ -62,6 +69,12 @@ class NcclTransformer(Transformer):
         hpt = next(_s(t) for t in ch if isinstance(t, Token) and t.type == "HOST_PID_TID")
         host, pid, tid = hpt.rsplit(":", 2)
         return (ts, host, int(pid), int(tid), dev), result[0], result[1]
+
+    def hostdev_line(self, ch):
+        ts = next((_s(t) for t in ch if isinstance(t, Token) and t.type == "TIMESTAMP"), None)
+        host, _, dev = next(_s(t) for t in ch if isinstance(t, Token) and t.type == "HOST_DEV").partition(" ")
+        result = ch[-1]
+        return (ts, host, None, None, int(dev[1:-1])), result[0], result[1]
 
     def torn(self, ch):
         return self.prefixed_line(ch)
@@ -305,8 +318,9 @@ class NcclTransformer(Transformer):
         src_file, src_line = _split_loc(_s(ch[0]))
         code = next(int(t) for t in ch if getattr(t, "type", "") == "INT")
         thread = next((_s(t)[1:-1] for t in ch if getattr(t, "type", "") == "THREAD_TAG"), None)
+        call = next((_s(t) for t in ch if getattr(t, "type", "") == "REST"), None)
         return "error_trace", {"src_file": src_file, "src_line": src_line, "function": parts.get("function"),
-                               "code": code, "errno": parts.get("errno"), "thread": thread, "message": None}
+                               "code": code, "errno": parts.get("errno"), "thread": thread, "message": call}
 
     def cuda_failure_trace(self, ch):
         src_file, src_line = _split_loc(_s(ch[0]))
@@ -317,9 +331,54 @@ class NcclTransformer(Transformer):
     def ras(self, ch):
         return "ras", {"section": None, "message": _s(ch[0]), "ranks": [], "state": None, "comm_hash": None}
 
+    def old_rank(self, ch):
+        return "comm_init", {"phase": "info", "comm_ptr": None, "rank": int(ch[0]), "nranks": int(ch[2]),
+                             "cuda_dev": None, "nvml_dev": None, "bus_id": None, "comm_id": None, "nnodes": None,
+                             "local_ranks": None, "local_rank": None, "function": None, "parent": None}
+
+    # ---- §4.5 the GRAPH topology dump ----
+    def topo_node(self, ch):
+        return "topo_dump", _topo("node", node=_s(ch[0]), detail=_paren(ch[1:]))
+
+    def topo_link(self, ch):
+        link, _, bw = _s(ch[0]).partition("[")
+        return "topo_dump", _topo("link", node=_s(ch[1]), link=link, bw=float(bw[:-1]), detail=_paren(ch[2:]))
+
+    def topo_rule(self, ch):
+        return "topo_dump", _topo("rule")
+
+    def topo_cpu(self, ch):
+        return "topo_dump", _topo("cpu", node=f"{_s(ch[0])} CPU", detail=_paren(ch[1:]))
+
+    def topo_path(self, ch):
+        return "topo_dump", _topo("path", node=_s(ch[0]), detail=_s(ch[1]))
+
+    def graph_channel(self, ch):
+        return "topo_dump", _topo("channel", channel=int(ch[0]), nodes=[_s(t) for t in ch[1:]])
+
     def info_misc(self, ch):
         head = _s(ch[0])
         return "nccl_info", {"topic": _snake(head), "message": " ".join(_s(t) for t in ch)}
+
+
+def _topo(element: str, **fields) -> dict[str, Any]:
+    base = {"element": element, "node": None, "link": None, "bw": None, "detail": None, "channel": None,
+            "nodes": None}
+    base.update(fields)
+    return base
+
+
+def _paren(rest) -> str | None:
+    return _s(rest[0])[1:-1] if rest and rest[0] is not None else None
+
+
+def _banner_start(text: str) -> int:
+    """Where `NCCL version 2.x` / `RCCL version` starts inside a line (-1: nowhere)."""
+    for head in BANNER_HEADS:
+        at = text.find(head)
+        if at > 0 and (head == "RCCL version" or text[at + len(head):at + len(head) + 1].isdigit()):
+            return at
+    return -1
 
 
 def _split_loc(loc: str | None) -> tuple[str | None, int | None]:
@@ -365,6 +424,20 @@ def parse_message(text: str, use_fast: bool = True) -> Parsed | None:
     return fast or grammar_parse(text)
 
 
+def lines_inside(text: str, use_fast: bool = True) -> list[Parsed]:
+    """The NCCL lines inside a text line that is not one NCCL line from its start: the text before the first head
+    is a prefix nobody stripped; a later head starts a line glued onto a torn one. [] when there is none."""
+    heads = list(HEAD_ANYWHERE_RE.finditer(text))
+    if not heads or (len(heads) == 1 and heads[0].start("head") == 0):
+        return []
+    found = []
+    for m, end in zip(heads, [*(h.start() for h in heads[1:]), len(text)]):
+        parsed = parse_message(text[m.start("head"):end].strip(), use_fast)
+        if parsed is not None:
+            found.append(parsed)
+    return found
+
+
 class NcclParser(LineParser):
     """Claims every NCCL/RCCL line (prefixed lines, the bare version banner, RCCL's version block, the orphan
     half of a torn line). A line with an `NCCL INFO|WARN|TRACE|CALL` tag that no rule matches is `unparsed`.
@@ -390,6 +463,9 @@ class NcclParser(LineParser):
     def feed(self, line: Line) -> bool:
         text = line.text
         if NCCL_LEVEL_RE.search(text) is None:
+            banner = _banner_start(text)
+            if banner > 0:                     # the version banner behind a prefix nobody stripped
+                text = text[banner:]
             if text.startswith(BANNER_HEADS):
                 self._in_rccl_block = text.startswith("RCCL")
             elif ORPHAN_RE.match(text):
@@ -400,11 +476,17 @@ class NcclParser(LineParser):
         else:
             self._in_rccl_block = False
         parsed = parse_message(text, self.use_fast)
-        if parsed is None:
-            self._unparsed(line)
-        else:
+        if parsed is not None:
             self.add(line, parsed)
+        elif not self._salvage(line, text):
+            self._unparsed(line)
         return True
+
+    def _salvage(self, line: Line, text: str) -> bool:
+        found = lines_inside(text, self.use_fast)
+        for parsed in found:
+            self.add(line, parsed)
+        return bool(found)
 
     def coll_context(self, host: str, pid: int, dev: int | None, comm_ptr: str) -> tuple:
         """What the block scanner needs for a COLL line of this process/comm: (rank, commId, NCCL version,
@@ -469,6 +551,9 @@ class NcclParser(LineParser):
             self.file_version = ver
 
     def _on_comm(self, ev, key, data) -> None:
+        if data["comm_ptr"] is None:                  # 2.3's "rank 0 nranks 8": a rank hint, no communicator
+            self._on_hint(ev, key, data)
+            return
         dev = data.get("cuda_dev")
         dkey = (key[0], key[1], dev if dev is not None else key[2])
         self.book.learn_comm(dkey, data["comm_ptr"], data["rank"], data["nranks"], data.get("comm_id"))

@@ -18,7 +18,9 @@ from .grammars import parse_with
 
 _REPORT_STARTS = ("CUDA runtime version ", "Job summary")
 _RANK_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
-_JOB_COLUMNS = ("nodes", "processes_per_node", "gpus_per_process", "processes", "gpus")
+_JOB_COLUMNS = ("nodes", "processes_per_node", "gpus_per_process", "processes", "gpus")   # one table (2.24–2.26)
+# 2.27+ prints two: "Nodes / Processes per node / GPUs per process", then "(total)" nodes / processes / GPUs
+_JOB_TABLES = {"per_node": ("nodes", "processes_per_node", "gpus_per_process"), "totals": ("nodes", "processes", "gpus")}
 _COMM_COLUMNS = ("group", "comms", "nodes_per_comm", "ranks_per_node", "ranks_per_comm", "ranks_in_group")
 
 
@@ -45,6 +47,8 @@ class RasTransformer(Transformer):
     def section_head(self, word): return "section", {"section": str(word).lower()}
     def underline(self, _tok): return "noise", {}
     def table_header(self, *_t): return "noise", {}
+    def per_node_header(self, *_t): return "table", {"table": "per_node"}
+    def totals_header(self, *_t): return "table", {"table": "totals"}
 
     def number_row(self, *items):
         ints = [i for i in items if isinstance(i, int)]
@@ -80,6 +84,7 @@ class RasParser(LineParser):
         super().__init__(src)
         self._section: str | None = None
         self._issue: dict[str, Any] = {}
+        self._table: str | None = None          # the Job summary's sub-table (2.27+ prints two)
 
     def feed(self, line: Line) -> bool:
         text = line.text
@@ -102,7 +107,9 @@ class RasParser(LineParser):
 
     def _take(self, line: Line, what: str, data: dict[str, Any]) -> None:
         if what == "section":
-            self._section, self._issue = data["section"], {}
+            self._section, self._issue, self._table = data["section"], {}, None
+        elif what == "table":
+            self._table = data["table"]
         elif what == "version":
             self._emit(line, message=line.text.strip(), state=None, **data)
         elif what == "row":
@@ -127,6 +134,9 @@ class RasParser(LineParser):
                        errors=words[1] if len(words) > 1 else None, ranks=[], **extra)
         elif self._section == "job_summary" and len(ints) == len(_JOB_COLUMNS):
             self._emit(line, message=line.text.strip(), state=None, ranks=[], **dict(zip(_JOB_COLUMNS, ints)))
+        elif self._section == "job_summary" and len(ints) == 3 and self._table in _JOB_TABLES:
+            self._emit(line, message=line.text.strip(), state=None, ranks=[],
+                       **dict(zip(_JOB_TABLES[self._table], ints)))
         else:
             self.unparsed(line)
 

@@ -259,13 +259,17 @@ def parse_torch_message(text: str) -> Msg | None:
     return None
 
 
+_OLD_PREFIX = re.compile(r"\[[FEWIV] [^\]\s]+\.(?:cpp|cc|hpp|h|c|cu):\d+\]")   # ≤2.1 `[E File.cpp:475]`, not
+                                                                                 # Jupyter's `[I 20:09:38.772 NotebookApp]`
+
+
 def looks_like_torch(text: str) -> bool:
     """Cheap check before any parsing: is this plausibly a c10d line?"""
     if not text:
         return False
     first = text[0]
     if first == "[":
-        if text[1:2] in "FEWIV" and (text[2:3].isdigit() or text[2:3] == " ") and "]" in text:
+        if text[1:2] in "FEWIV" and "]" in text and (text[2:3].isdigit() or _OLD_PREFIX.match(text)):
             return True
         if text.startswith(("[PG ", "[Rank ", "[TC]")):
             return True

@@ -39,6 +39,7 @@ def stripped_lines(path: Path) -> list[str]:
 
 def stripped(path: Path, folder: Path) -> Path:
     """A copy of a corpus file in `folder` without the corpus's own lines (same name)."""
+    folder.mkdir(parents=True, exist_ok=True)
     out = folder / path.name
     with open(out, "w", encoding="utf-8", errors="surrogateescape", newline="") as fh:
         fh.writelines(stripped_lines(path))

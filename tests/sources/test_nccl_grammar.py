@@ -190,6 +190,54 @@ VALID = {
     ],
 }
 
+VALID["graph_dump"] = [   # NCCL_DEBUG_SUBSYS=GRAPH (nccl.md §4.5), lines as real logs print them
+    (P + "CPU/3 (1/2/-1)", "topo_dump", {"element": "node", "node": "CPU/3", "detail": "1/2/-1"}),
+    (P + "CPU/0-0 (1/1/2)", "topo_dump", {"element": "node", "node": "CPU/0-0"}),
+    (P + "CPU/FFFFFFFFFFFFFFFF", "topo_dump", {"element": "node", "node": "CPU/FFFFFFFFFFFFFFFF", "detail": None}),
+    (P + "+ PCI[5000.0] - NIC/0", "topo_dump", {"element": "link", "link": "PCI", "bw": 5000.0, "node": "NIC/0"}),
+    (P + "                + NET[1.2] - NET/0 (0/0/1.250000)", "topo_dump",
+     {"element": "link", "link": "NET", "bw": 1.2, "node": "NET/0", "detail": "0/0/1.250000"}),
+    (P + "              + PCI[48.0] - GPU/0-19000 (0)", "topo_dump", {"node": "GPU/0-19000", "detail": "0"}),
+    (P + "                            + NVL[370.8] - NVS/0", "topo_dump", {"link": "NVL", "bw": 370.8}),
+    (P + "+ PCI[12] - GPU/1000 (0)", "topo_dump", {"link": "PCI", "bw": 12.0}),
+    (P + "==========================================", "topo_dump", {"element": "rule"}),
+    (P + "=== System : maxBw 370.8 totalBw 370.8 ===", "nccl_info", {}),
+    (P + "Intel CPU (PCI 12, InterCpu 8)", "topo_dump", {"element": "cpu", "detail": "PCI 12, InterCpu 8"}),
+    (P + "/sys/devices/pci0000:00/0000:00:1f.6 -> 0/0/0/0", "topo_dump", {"element": "path", "detail": "0/0/0/0"}),
+    (P + " 0 : GPU/0 GPU/1", "topo_dump", {"element": "channel", "channel": 0, "nodes": ["GPU/0", "GPU/1"]}),
+    (P + "Pattern 4, crossNic 0, nChannels 1, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1", "nccl_info",
+     {"topic": "pattern_crossnic"}),
+]
+VALID["old_forms"] = [   # NCCL 2.2–2.8 lines
+    (P + "rank 0 nranks 8", "comm_init", {"rank": 0, "nranks": 8, "comm_ptr": None}),
+    (P + "CUDA Dev 0[0], Socket NIC distance :  PHB", "nccl_info", {}),
+    (P + "CUDA Dev 0, IP Interfaces : lo(SOC) eth0(PXB) eth1(PXB)", "nccl_info", {}),
+    (P + "Could not enable P2P between dev 2(=67000) and dev 3(=68000)", "nccl_info", {}),
+    (P + "Could not find real path of /sys/class/net/lo/device", "nccl_info", {}),
+    (P + "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps.", "nccl_info", {}),
+]
+VALID["proxy"] = [
+    (P + "resp.opId=0x7fc26fb71e40 matches expected opId=0x7fc26fb71e40", "nccl_info", {}),
+    (P + "New proxy recv connection 5 from local rank 0, transport 1", "nccl_info", {}),
+    (P + "proxyProgressAsync opId=0x7fc26facee30 op.type=1 op.reqBuff=0x7fc24000c190 op.respSize=16 done",
+     "nccl_info", {}),
+    (P + "Received and initiated operation=Init res=0", "nccl_info", {}),
+]
+VALID["host_dev"] = [    # the "host [dev]" head without pid:tid, with or without a [date] stamp
+    ("gpu-server320 [5] NCCL INFO misc/socket.cc:64 -> 6", "error_trace", {"src_line": 64, "code": 6}),
+    ("[2025-11-24 11:20:21] gpu-server320 [5] misc/socket.cc:46 NCCL WARN socketProgressOpt: Call to send failed",
+     "warn", {"src_file": "misc/socket.cc", "category": "socket"}),
+    ("gpu-server320 [5] NCCL INFO misc/socket.cc:607 -> 6 socketWait(NCCL_SOCKET_SEND, sock, &sock->type)",
+     "error_trace", {"code": 6, "message": "socketWait(NCCL_SOCKET_SEND, sock, &sock->type)"}),
+]
+VALID["ofi_rccl"] = [
+    ("ip-10-36-29-253:84:2553 [0] nccl_net_ofi_create_plugin:335 NCCL WARN NET/OFI aws-ofi-nccl initialization failed",
+     "warn", {"src_file": "nccl_net_ofi_create_plugin", "src_line": 335}),
+    ("supllm:402:402 [0] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/"
+     "out/ubuntu-22.04/22.04/build/rccl/hipify/src/init.cc:179 NCCL WARN Missing \"iommu=pt\" from kernel command line",
+     "warn", {"src_line": 179}),
+]
+
 INVALID = [
     P + "this is not a line NCCL prints",
     P + "AllReduce: opCount zz sendbuff 0x1 recvbuff 0x1 count 1 datatype 7 op 0 root 0 comm 0x5 [nranks=8] stream 0x5",
@@ -198,6 +246,8 @@ INVALID = [
     P + "NET/IB : Using [0]mlx5_0:1/IB",
     "node1:12345 [3] NCCL INFO Using network IB",
     "node1:12345:12400 [3] NCCL DEBUG Using network IB",
+    P + "+ PCI[12] GPU/1000 (0)",
+    P + "CPU/ (1/2/-1)",
     "",
     "Traceback (most recent call last):",
 ]
