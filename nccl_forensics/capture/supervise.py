@@ -34,7 +34,14 @@ from ..errors import CaptureError
 from . import node
 from .bundle import Bundle, CaptureOptions, capture_job, check_writable, postmortem
 from .find import find_jobs
-from .procs import Proc, descendants, interrupt_on_sigterm, is_alive, stop_tree, uninterrupted
+from .procs import (
+    Proc,
+    descendants,
+    interrupt_on_sigterm,
+    is_alive,
+    stop_tree,
+    uninterrupted,
+)
 from .progress import ProgressWatch
 from .tools import torchrun_command
 

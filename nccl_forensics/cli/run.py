@@ -38,7 +38,12 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
       srun ncclf run --out /shared/run -- torchrun --nnodes $SLURM_NNODES ... train.py   # once per node
     """
     from ..capture.bundle import CaptureOptions
-    from ..capture.supervise import DEFAULT_SUBSYS, NO_COLL_SUBSYS, RunOptions, Supervisor
+    from ..capture.supervise import (
+        DEFAULT_SUBSYS,
+        NO_COLL_SUBSYS,
+        RunOptions,
+        Supervisor,
+    )
     from ..outputs import make_console
 
     options = RunOptions(out=out or time.strftime("ncclf-run-%Y%m%d-%H%M%S"), host=host, hang_after_s=hang_after,

@@ -20,11 +20,11 @@ NEEDS_KINDS = {
     "pyspy": {"pyspy_thread"},
     "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
     "oom": {"oom", "oom_kill", "slurm_oom", "k8s_oomkilled"},
-    "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback"},
+    "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
     "versions": {"nccl_version", "fr_dump"},
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
-                 "desync_report", "faulthandler", "hung_task"},
+                 "desync_report", "faulthandler", "hung_task", "work_status", "frtrace_report"},
 }
 
 
@@ -81,7 +81,8 @@ class Context:
         if any(st.end for st in self.ranks.values()):
             return True
         return any(self.by_kind.get(k) for k in NEEDS_KINDS["timeouts"] | NEEDS_KINDS["oom"]
-                   | {"gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort"})
+                   | {"gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort", "cuda_error",
+                      "nccl_error"})
 
 
     def completed(self) -> bool:

@@ -1,8 +1,9 @@
 """R201 dropped-rank: a rank's process died on its own (signal, exit code, traceback), and the rest hung or failed.
 
 What it detects:
-    A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, or a
-    non-communication exception (``ValueError``, ``KeyError``, …). Ends that are consequences are not
+    A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, a CUDA error
+    (``an illegal memory access``, or only the error's ``CUDA_LAUNCH_BLOCKING`` tail), a non-communication
+    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others. Ends that are consequences are not
     reported: torchrun's SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer",
     gloo/NCCL timeouts.
 
@@ -34,7 +35,7 @@ from ..model import Confidence
 from .base import BaseDetector, Context
 
 _CAUSES = {"killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
-           "exception": "raised {detail}"}
+           "exception": "raised {detail}", "exited": "{detail}"}
 
 
 class DroppedRank(BaseDetector):
@@ -42,10 +43,10 @@ class DroppedRank(BaseDetector):
     needs = ("process_end",)
 
     def check(self, ctx: Context):
-        dead = [st for st in ctx.ranks.values() if st.end in _CAUSES]
+        dead = [st for st in ctx.ranks.values() if st.end in _CAUSES and st.cause]
         if not dead:
             return
-        cascade = [st.rank for st in ctx.ranks.values() if st.end and st.end not in _CAUSES and not st.cause]
+        cascade = [st.rank for st in ctx.ranks.values() if st.end and not st.cause]
         for st in dead:
             what = _CAUSES[st.end].format(signal=st.signal, exitcode=st.exitcode, detail=st.end_detail)
             msg = f"rank {st.rank} {what}"

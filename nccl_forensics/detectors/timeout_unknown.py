@@ -40,13 +40,23 @@ _COLLECT = {
 }
 
 
+_FAILED_WORK = {"failure_detected", "timeout", "dump_signal"}   # work_status lines written because a collective failed
+
+
+def _is_timeout(ev) -> bool:
+    if ev.kind == "gloo_error":
+        return ev.data.get("category") == "timeout"
+    if ev.kind == "work_status":
+        return ev.data.get("trigger") in _FAILED_WORK
+    return True
+
+
 class TimeoutUnknown(BaseDetector):
     code, name, cls = "T601", "timeout-unknown", "timeout_unknown"
     needs = ("timeouts",)
 
     def check(self, ctx: Context):
-        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"]))
-                    if ev.kind != "gloo_error" or ev.data.get("category") == "timeout"]
+        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"])) if _is_timeout(ev)]
         suspects = self._suspects(ctx)
         if not timeouts and not suspects:
             return
@@ -70,6 +80,7 @@ class TimeoutUnknown(BaseDetector):
     def _suspects(ctx: Context) -> list[int]:
         named = {r for ev in ctx.of("monitored_barrier") for r in ev.data.get("missing_ranks") or []}
         named |= {r for ev in ctx.of("desync_report") for r in ev.data.get("ranks") or []}
+        named |= {r for ev in ctx.of("frtrace_report") for r in ev.data.get("missing_ranks") or []}
         explained = {r for r, st in ctx.ranks.items()
                      if st.cause or st.where in ("data_loading", "checkpointing", "busy", "waiting")}
         return sorted(named - explained)

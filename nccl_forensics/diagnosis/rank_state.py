@@ -100,7 +100,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
             _note_exit(st, ev, terminated_pids)
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
-                         "watchdog_timeout", "dist_backend_error"):
+                         "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
             _note_error(st, ev)
     for st in states.values():
         for pid in st.pids:
@@ -132,7 +132,10 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set) -> None:
     elif ev.kind == "error_json" and ev.data.get("message"):
         _note_error(st, ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
-        _set_end(st, "exited", False, f"exited with code {code}", ev)
+        # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail
+        first = bool(terminated_pids) and pid not in terminated_pids
+        _set_end(st, "exited", first, f"exited with code {code}" + (" before torchrun ended the others" if first
+                                                                     else ""), ev)
 
 
 def _note_error(st: RankState, ev: Event) -> None:
@@ -150,6 +153,16 @@ def _note_error(st: RankState, ev: Event) -> None:
         elif "Timeout" not in reason:
             _set_end(st, "crashed", True, reason, ev)
         return
+    if ev.kind == "cuda_error":              # a device fault on this rank: it crashed, the others then wait
+        what = d.get("message") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
+        _set_end(st, "crashed", True, f"CUDA error: {what}"[:160], ev)
+        return
+    if ev.kind == "nccl_error":
+        code, last = d.get("code"), d.get("last_error")
+        cause = code == "ncclUnhandledCudaError"
+        _set_end(st, "crashed" if cause else "comm_error", cause,
+                 f"{code or 'NCCL error'}" + (f": {last}" if last else ""), ev)
+        return
     if ev.kind == "gloo_error":
         peer = f" ({d.get('peer')})" if d.get("peer") else ""
         _set_end(st, "comm_error", False, f"gloo {str(d.get('category')).replace('_', ' ')}{peer}", ev)
@@ -157,6 +170,9 @@ def _note_error(st: RankState, ev: Event) -> None:
     if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
         what = "watchdog timeout" if ev.kind == "watchdog_timeout" else "DETAIL fingerprint mismatch"
         _set_end(st, "comm_error", False, f"{what} at seq {d.get('seq')}", ev)
+        return
+    if ev.kind == "traceback" and not d.get("exc_type") and not d.get("message"):
+        st.evidence.append(cite(ev))       # cut before its exception line: it says where, not what or why
         return
     message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
     comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC)

@@ -30,8 +30,15 @@ from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
 from .map import Digest, declared_groups, digest_source
 from .rank_state import RankState, rank_states
-from .timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
-from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive
+from .timeline import (
+    RowBuffer,
+    Timelines,
+    add_event,
+    build_timelines,
+    comm_ids_of,
+    frame_from_packed,
+)
+from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
 from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
@@ -119,10 +126,11 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
     cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
     root = [ev for ev in ctx.of("child_failed") if ev.data.get("root_cause")]
-    verdict = decide(report.findings, cascade, root, missing)
+    findings = reported(report.findings)
+    verdict = decide(findings, cascade, root, missing)
     if verdict.cls == "none":
         verdict = none_or_inconclusive(verdict, world, ctx.has_behaviour())
-    return Diagnosis(verdict, sorted(report.findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
+    return Diagnosis(verdict, sorted(findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
                      ranks, first_divergence(outliers), sources or [], report.skipped, missing,
                      list(errors.values()), world, [*(warnings or ()), *report.warnings])
 

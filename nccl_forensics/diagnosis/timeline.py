@@ -178,9 +178,12 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
         buf.add(ev.rank, str(d.get("pg_name") or "0"), d.get("seq"), d.get("op"), d.get("numel_in"), None, None,
                 "timed_out", "watchdog", ev.file, ev.line, ev.text, ev.time, None, None)
     elif ev.kind == "fingerprint_mismatch":
+        # both fingerprints were taken at the same point (the wrapper checks them before each collective): the other
+        # rank's row goes at the reporter's seq, even when its own sequence number differs (a skipped collective)
+        point = d.get("seq") if d.get("seq") is not None else d.get("other_seq")
         for who in ("", "other_"):
             shapes = d.get(f"{who}shapes") or []
-            buf.add(d.get("rank", ev.rank) if not who else d.get("other_rank"), DETAIL_GROUP, d.get(f"{who}seq"),
+            buf.add(d.get("rank", ev.rank) if not who else d.get("other_rank"), DETAIL_GROUP, point,
                     d.get(f"{who}op"), prod(shapes[0]) if shapes else None, str(shapes) if shapes else None,
                     ",".join(d.get(f"{who}dtypes") or []) or None, "checked", "fingerprint", ev.file, ev.line,
                     ev.text, ev.time, None, None)

@@ -14,9 +14,11 @@ from ..model import Confidence, Event, Finding
 from .world import World
 
 CLASS_ORDER = ("oom", "dropped_rank", "op_mismatch", "dtype_mismatch", "shape_mismatch", "collective_skipped",
-               "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "timeout_unknown")
+               "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "timeout_unknown",
+               "unclassified_failure")
 _CONF_ORDER = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
-_WEAK = {"network_error", "timeout_unknown"}          # only a cause when nothing more specific is found
+_WEAK = {"network_error", "timeout_unknown", "unclassified_failure"}   # only a cause when nothing more specific is found
+FALLBACK = "unclassified_failure"                     # reported only when no other detector names the failure
 INCONCLUSIVE = "inconclusive"                         # nothing found, and the evidence does not cover the job
 
 
@@ -40,6 +42,13 @@ class Verdict:
                 "cascade_ranks": self.cascade_ranks}
 
 
+def reported(findings: list[Finding]) -> list[Finding]:
+    """The findings worth reporting: the fallback class only when nothing else names the failure."""
+    if any(f.cls != FALLBACK for f in findings):
+        return [f for f in findings if f.cls != FALLBACK]
+    return list(findings)
+
+
 def rank_key(f: Finding):
     weak = f.cls in _WEAK
     order = CLASS_ORDER.index(f.cls) if f.cls in CLASS_ORDER else len(CLASS_ORDER)
@@ -48,7 +57,7 @@ def rank_key(f: Finding):
 
 def decide(findings: list[Finding], cascade_ranks: list[int] = (), root_cause: list[Event] = (),
            missing: list[str] = ()) -> Verdict:
-    """Pick the primary finding and build the verdict around it."""
+    """Pick the primary finding and build the verdict around it (pass `reported(findings)`)."""
     if not findings:
         return Verdict("none", [], Confidence.HIGH if not missing else Confidence.MEDIUM,
                        "no detector found a failure" + (f" (missing: {', '.join(missing)})" if missing else ""),

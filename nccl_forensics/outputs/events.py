@@ -16,7 +16,9 @@ from rich.table import Table
 from ..model import CollRun, Event
 
 try:
-    from _json import encode_basestring_ascii as _quote  # the C encoder json.dumps itself uses
+    from _json import (
+        encode_basestring_ascii as _quote,  # the C encoder json.dumps itself uses
+    )
 except ImportError:  # pragma: no cover - pure-Python json
     from json.encoder import encode_basestring_ascii as _quote
 

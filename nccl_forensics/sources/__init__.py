@@ -22,7 +22,7 @@ _NCCL = "nccl:NcclParser"
 _TEXT_CHAIN = [
     "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
     "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
-    "slurm:SlurmParser", "ras:RasParser",
+    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser",
 ]
 LINE_PARSERS: dict[SourceKind, list[str]] = {
     SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
@@ -81,7 +81,9 @@ def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | 
 
 
 def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event]:
-    from .nccl_fast import dispatch_blocks  # the fast path; equal to dispatch_lines (differential test)
+    from .nccl_fast import (
+        dispatch_blocks,  # the fast path; equal to dispatch_lines (differential test)
+    )
     yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk)
 
 

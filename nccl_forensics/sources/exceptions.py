@@ -30,8 +30,20 @@ _GLOO_SIZE = re.compile(r"op\.preamble\.length <= op\.nbytes\. (\d+) vs (\d+)")
 _GLOO_TIMEOUT = re.compile(r"Timed out waiting (\d+)ms for (recv|send) operation to complete")
 _GLOO_CLOSED = re.compile(r"Connection closed by peer(?: \[([^\]]*)\]:(\d+))?")
 _GLOO_RESET = re.compile(r"Read error(?: \[([^\]]*)\]:(\d+))?:? .*?Connection reset by peer")
+# A CUDA/HIP error other than OOM ("CUDA error: an illegal memory access was encountered"), or only its standard
+# tail when the message itself was cut: that rank's process crashed on the device.
+_CUDA_ERROR = re.compile(r"\b(?:CUDA|HIP) error: (?!out of memory)(.+?)(?:\s+(?:CUDA kernel errors might|Search for `|"
+                         r"For debugging consider|Compile with `)|\s*$)")
+_CUDA_TAIL = re.compile(r"For debugging consider passing (?:CUDA|HIP)_LAUNCH_BLOCKING=1|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`")
+# NCCL's result codes as torch raises them: "NCCL error in: …, unhandled system error (run with NCCL_DEBUG=INFO for
+# details), NCCL version 2.18.1 ncclSystemError: System call (e.g. socket, malloc) or external library call failed …
+# Last error: socketProgress: Connection closed by remote peer …"
+_NCCL_RESULT = re.compile(r"\b(nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|"
+                          r"RemoteError|InProgress))\b")
+_LAST_ERROR = re.compile(r"Last error:\s*(\S.*)")
 _QUICK = ("out of memory", "can't allocate memory", "gloo", "Timed out waiting", "Connection ",
-          "DistBackendError", "op.preamble")
+          "DistBackendError", "op.preamble", "CUDA error", "HIP error", "_LAUNCH_BLOCKING", "_DSA`", "nccl",
+          "Last error")
 
 
 def size_bytes(text: str | None) -> int | None:
@@ -55,7 +67,31 @@ def recognise(exc_type: str | None, message: str) -> list[tuple[str, dict[str, A
     gloo = _gloo(message)
     if gloo is not None:
         found.append(("gloo_error", gloo))
+    cuda = _cuda_error(message)
+    if cuda is not None:
+        found.append(("cuda_error", cuda))
+    nccl = nccl_result(message)
+    if nccl is not None:
+        found.append(("nccl_error", nccl))
     return found
+
+
+def _cuda_error(message: str) -> dict[str, Any] | None:
+    m = _CUDA_ERROR.search(message)
+    if m:
+        return {"message": m.group(1).strip(" ."), "tail_only": False}
+    if _CUDA_TAIL.search(message):
+        return {"message": None, "tail_only": True}
+    return None
+
+
+def nccl_result(message: str) -> dict[str, Any] | None:
+    """NCCL's result code and the "Last error:" NCCL gave with it (the cause, when on the same text)."""
+    m = _NCCL_RESULT.search(message)
+    last = _LAST_ERROR.search(message)
+    if m is None and last is None:
+        return None
+    return {"code": m.group(1) if m else None, "last_error": last.group(1).strip() if last else None}
 
 
 def _oom(message: str) -> dict[str, Any] | None:

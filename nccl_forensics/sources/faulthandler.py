@@ -18,6 +18,7 @@ from .grammars import parse_with
 
 _STARTS = ("Fatal Python error:", "Timeout (", "Current thread 0x", "Thread 0x", "Stack (most recent call first):")
 _INSIDE = _STARTS + ("  ", "...", "Extension modules:", "Python runtime state:")
+_FRAME = '  File "'
 
 
 @v_args(inline=True)
@@ -74,6 +75,8 @@ class FaulthandlerParser(LineParser):
     def feed(self, line: Line) -> bool:
         text = line.text
         if not self.busy:
+            if text.startswith(_FRAME):
+                return self._headless(line)
             if not text.startswith(_STARTS):
                 return False
         elif not text.startswith(_INSIDE):
@@ -107,6 +110,17 @@ class FaulthandlerParser(LineParser):
     def finish(self) -> None:
         self._close()
 
+    def _headless(self, line: Line) -> bool:
+        """A dump pasted without its header: faulthandler's `  File "x", line 5 in f` frames (no comma before
+        `in`, unlike a Python traceback) start one, as the current thread's stack."""
+        parsed = classify(line.text)
+        if parsed is None or parsed[0] != "frame":
+            return False
+        self._open(line, None)
+        self.dump["headless"] = True
+        self.dump["threads"].append({"thread_id": None, "current": True, "frames": [parsed[1]]})
+        return True
+
     def _not_mine(self) -> bool:
         self._close()
         return False
@@ -116,6 +130,8 @@ class FaulthandlerParser(LineParser):
         self.busy = True
 
     def _close(self) -> None:
+        if self.dump is not None and self.dump.get("headless") and len(self.dump["threads"][0]["frames"]) < 2:
+            self.dump = None                    # one stray frame-shaped line is no dump
         if self.dump is not None:
             self.emit("faulthandler", self.dump["line"], reason=self.dump["reason"], threads=self.dump["threads"])
         self.dump = None

@@ -27,7 +27,12 @@ WRAPPER_RE = re.compile(
     (?:(?P<ompi_ts>[A-Z][a-z]{2}\ [A-Z][a-z]{2}\ [ \d]\d\ \d\d:\d\d:\d\d\ \d{4})?
         \[(?P<ompi_job>\d+),(?P<ompi_rank>\d+)\]<(?:stdout|stderr)>:\ ?)
     | (?:\[rank(?P<rank>\d+)\]:\ ?)
+    | (?:\[RANK\ (?P<app_rank>\d+)\]\ )
+    | (?:rank:\ *(?P<bar_rank>\d+)\ *\|\ ?)
     | (?:\[(?P<role>[A-Za-z_][A-Za-z_-]*?)(?P<local_rank>\d+)\]:\ ?)
+    | (?:\[[A-Za-z_][\w-]*?\d+\|(?P<bar_local>\d+)\]:\ ?)
+    | (?:(?P<stream_host>[A-Za-z0-9][\w.-]*)\ \[(?:stdout|stderr)\]\ )
+    | (?:(?:stdout|stderr):\ |>\ ?(?=\S))
     | (?:\[(?P<plain_rank>\d+)\]\ )
     | (?:\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[0-9a-fA-F.:]+))?\)\ )
     """,
@@ -90,12 +95,18 @@ def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
     rank = host = local_rank = None
     for _ in range(6):
         first = text[:1]
-        if first == "[" or first == "(" or first == " " or first.isalnum():
+        if first == "[" or first == "(" or first == " " or first == ">" or first.isalnum():
             m = WRAPPER_RE.match(text)
             if m is not None:
                 g = m.group
                 if g("rank") is not None:
                     rank = int(g("rank"))
+                elif g("app_rank") is not None or g("bar_rank") is not None:
+                    rank = int(g("app_rank") or g("bar_rank"))
+                elif g("bar_local") is not None:
+                    local_rank = int(g("bar_local"))
+                elif g("stream_host") is not None and host is None:
+                    host = g("stream_host")
                 elif g("ompi_rank") is not None:
                     rank = int(g("ompi_rank"))
                 elif g("local_rank") is not None:

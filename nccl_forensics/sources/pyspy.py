@@ -35,6 +35,12 @@ _ERROR_CATEGORIES = [
 ]
 
 
+# py-spy's own error phrases (src/python_process_info.rs, python_spy.rs), distinctive enough to be found in prose
+_QUOTED_ERRORS = ("Failed to copy Py_Version", "Failed to find python version", "Failed to suspend process",
+                  "Failed to get process executable name", "Failed to copy PyInterpreterState",
+                  "Failed to find a python interpreter", "Failed to copy PyCodeObject")
+
+
 def error_category(message: str) -> str:
     for category, phrases in _ERROR_CATEGORIES:
         if any(p in message for p in phrases):
@@ -129,7 +135,7 @@ class PyspyParser(LineParser):
         text = line.text
         if not self.busy:
             if (text[:1] not in _FIRST_CHARS and not self.whole_file) or not self._could_start(text):
-                return False
+                return self._quoted_error(line)
         if self.header_lines and self.proc is not None and not text.startswith(_HEADER_END):
             self.proc.data["cmdline"] += "\n" + text      # a cmdline holding newlines (`python -c ...`)
             self.header_lines = self.header_lines + 1 if self.header_lines < _MAX_CMDLINE_LINES else 0
@@ -151,6 +157,20 @@ class PyspyParser(LineParser):
             self.unparsed(line)
             return True
         self._end_dump()
+        return False
+
+    def _quoted_error(self, line: Line) -> bool:
+        """A py-spy error quoted anywhere in a line (a console or a report pasting what py-spy said): the evidence
+        that a dump was attempted and why it failed. Never claims the line."""
+        text = line.text
+        if "Failed to " not in text:
+            return False
+        phrase = next((p for p in _QUOTED_ERRORS if p in text), None)
+        if phrase is not None:
+            start = text.find(phrase)
+            message = text[start:].split("`")[0].split("'")[0].strip()
+            self._end_dump()
+            self.out.append(self._event("pyspy_error", line, None, message=message, category=error_category(text)))
         return False
 
     def _could_start(self, text: str) -> bool:

@@ -102,16 +102,26 @@ def assign_ranks(results: list[SourceResult]) -> RankHints:
 
 
 def _single_node_local_ranks(results: list[SourceResult]) -> None:
-    """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`); on a single node local == global.
+    """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`, the agent's `failed (exitcode: -9)
+    local_rank: 0` line); on a single node local == global.
 
-    Used only for events that no hint could place, and only when the evidence shows at most one host.
+    Used only for events that no hint could place, and only when the evidence shows at most one host and no rank
+    that differs from its local rank.
     """
-    hosts = {ev.host for res in results for ev in res.events if ev.host}
-    if len(hosts) > 1:
+    events = [ev for res in results for ev in res.events]
+    hosts = {ev.host for ev in events if ev.host}
+    if len(hosts) > 1 or any(_global_differs(ev) for ev in events):
         return
     for res in results:
         for ev in res.events:
             if ev.rank is None:
                 local = res.source.local_rank if ev.local_rank is None else ev.local_rank
-                if local is not None:
+                if local is None and ev.kind == "worker_failed":
+                    local = ev.data.get("local_rank")
+                if isinstance(local, int):
                     ev.rank = local
+
+
+def _global_differs(ev: Event) -> bool:
+    rank, local = ev.data.get("rank"), ev.data.get("local_rank")
+    return isinstance(rank, int) and isinstance(local, int) and rank != local

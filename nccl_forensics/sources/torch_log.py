@@ -44,6 +44,19 @@ _DESYNC_KEYWORDS = re.compile(r"Timeout at collective:|To our best knowledge|col
                               r"|(?:started|finished) ranks:|\] (?:started|finished) ")
 
 
+# Where a c10d message may start inside a line whose start is not one (an application logger's prefix, several
+# messages pasted on one line, a progress bar): the c10 prefix, a PG tag, or a message's first words.
+_ANCHOR = re.compile(
+    r"\[[FEWIV]\d{3,4} \d\d:\d\d:|\[[FEWIV] [^\]\s]+\.(?:cpp|cc|hpp):\d+\]|\[PG |\[Rank \d|\[TC\]\[rank="
+    r"|Watchdog caught|(?:Process group|NCCL) watchdog thread terminated|Detected mismatch between collectives"
+    r"|failure detected by watchdog|Exception \(either an error or timeout\)|Timeout at NCCL work"
+    r"|Received a dump signal|ProcessGroupNCCL's watchdog got stuck|Rank \d+ failed to pass monitoredBarrier"
+    r"|Heartbeat monitor timed out")
+# Lines that begin something else (never the continuation of a hard-wrapped c10d message)
+_NEW_LINE = re.compile(r"\[[FEWIV]\d{3,4} |[FEWIV]\d{3,4} \d\d:|Traceback \(|frame #\d|Exception raised from|\[rank\d")
+MAX_WRAPPED = 10         # physical lines one hard-wrapped message may span
+
+
 class Msg(NamedTuple):
     kind: str
     data: dict[str, Any]
@@ -291,20 +304,80 @@ class TorchLogParser(LineParser):
     def __init__(self, src: Source):
         super().__init__(src)
         self._last_rank: int | None = None   # wrapper rank of the last c10d line (desync lines carry none)
+        self._wrapped: list[Line] = []       # the physical lines of a message that may be hard-wrapped
+        self._provisional: Msg | None = None  # what the first of them gives alone (a generic c10d line)
 
     def feed(self, line: Line) -> bool:
+        if self._wrapped:
+            if self._continues(line):
+                return True
+            self._give_up_wrapped()
         text = line.text
         if not looks_like_torch(text):
             return False
-        msg = parse_torch_message(text.strip())
-        if msg is None:
-            self.unparsed(line)
+        msg = _known_message(text) or parse_torch_message(text.strip())
+        if msg is None or msg.kind == "c10d_log":
+            # maybe the head of a message hard-wrapped over the next lines: wait for them (busy)
+            self._wrapped, self._provisional, self.busy = [line], msg, True
             return True
+        self._take(line, msg, text)
+        return True
+
+    def _continues(self, line: Line) -> bool:
+        """A line that may carry the rest of a hard-wrapped message: join it on; True while it is claimed."""
+        text = line.text
+        if line.raw is not None or not text or _NEW_LINE.match(text):
+            return False
+        self._wrapped.append(line)
+        pieces = [w.text for w in self._wrapped]
+        joined = "".join(pieces)                 # a hard wrap at a fixed width splits words ("opera|tion")
+        msg = _known_message(joined)
+        if msg is None:                          # a soft wrap loses the space at the break ("detected|by")
+            joined = " ".join(p.rstrip() for p in pieces)
+            msg = _known_message(joined)
+        if msg is not None:
+            first = self._wrapped[0]
+            self._wrapped, self._provisional, self.busy = [], None, False
+            self._take(first, msg, joined, last=line.no)
+        elif len(self._wrapped) >= MAX_WRAPPED:
+            self._give_up_wrapped()
+        return True
+
+    def _give_up_wrapped(self) -> None:
+        first, msg = self._wrapped[0], self._provisional
+        self._wrapped, self._provisional, self.busy = [], None, False
+        if msg is None:
+            self.unparsed(first)
+        else:
+            self._take(first, msg, first.text)
+
+    def _take(self, line: Line, msg: Msg, text: str, last: int | None = None) -> None:
         ev = self.emit(msg.kind, line, **msg.data)
+        if last is not None and last > line.no:
+            ev.data["end_line"] = last           # a message hard-wrapped over several physical lines
         if ev.data.get("message", "") is None:
             ev.data["message"] = text.strip()
         if line.rank is not None:
             self._last_rank = line.rank
         elif msg.kind == "desync_report" and text[:1] in "\t ":
             ev.rank = self._last_rank         # a continuation line of the same LOG message
-        return True
+
+    def finish(self) -> None:
+        if self._wrapped:
+            self._give_up_wrapped()
+
+
+def _known_message(text: str) -> Msg | None:
+    """A known c10d message (not the generic `c10d_line`) from the line's start or from where one starts inside."""
+    stripped = text.strip()
+    msg = parse_with("torch", _TRANSFORMER, stripped, "start")
+    return msg if msg is not None else _message_inside(stripped)
+
+
+def _message_inside(text: str) -> Msg | None:
+    """A known c10d message that starts somewhere inside the line (never at 0: the caller tried that)."""
+    for m in _ANCHOR.finditer(text, 1):
+        msg = parse_with("torch", _TRANSFORMER, text[m.start():].strip(), "start")
+        if msg is not None:
+            return msg
+    return None

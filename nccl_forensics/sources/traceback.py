@@ -21,8 +21,11 @@ from .exceptions import recognise
 from .grammars import parse_with
 
 _STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
-_QUICK_CAUSE = re.compile(r"out of memory|can't allocate memory|gloo|Timed out waiting|Connection |DistBackendError")
+_QUICK_CAUSE = re.compile(r"out of memory|can't allocate memory|gloo|Timed out waiting|Connection |DistBackendError"
+                          r"|(?:CUDA|HIP) error|_LAUNCH_BLOCKING=1|nccl[A-Z]\w*Error|Last error:")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
+# an exception named anywhere in a line (an app's logger, a run-on line): "… - RuntimeError: CUDA error: …"
+_EXCEPTION_INSIDE = re.compile(r"(?:^|[\s\-:|\]])([A-Za-z_][\w.]*(?:Error|Exception))(?::|$)")
 
 
 @v_args(inline=True)
@@ -97,9 +100,18 @@ class TracebackParser(LineParser):
     def __init__(self, src):
         super().__init__(src)
         self.blocks: dict[tuple, _Block] = {}
+        self._last_error_next = False
 
     def feed(self, line: Line) -> bool:
-        if not self.blocks and not line.text.startswith(_STARTS) and "Error" not in line.text:
+        text = line.text
+        if self._last_error_next:              # NCCL printed "Last error:" alone: this line is the cause
+            self._last_error_next = False
+            if text.strip():                   # (the line is still read below: "Cuda failure 'out of memory'")
+                self.emit("nccl_error", line, code=None, last_error=text.strip())
+        if text.rstrip().endswith("Last error:"):
+            self._last_error_next = True
+        if not self.blocks and not text.startswith(_STARTS) and "Error" not in text and "error" not in text \
+                and "_LAUNCH_BLOCKING" not in text:
             return False                        # the common case: not a traceback line at all
         key = (line.rank, line.local_rank, line.host)
         block = self.blocks.get(key)
@@ -128,11 +140,9 @@ class TracebackParser(LineParser):
             if parsed is not None:
                 self.blocks[key] = _Block(line, cpp=True, exc_type=parsed[1]["exc_type"])
                 return True
-        if "Error" in text and _QUICK_CAUSE.search(text) and _IDENTIFIER_START.match(text):
-            parsed = classify(text)
-            if parsed is not None and parsed[0] == "exception":
-                for kind, data in recognise(parsed[1]["exc_type"], parsed[1]["message"]):
-                    self.emit(kind, line, **data)
+        if _QUICK_CAUSE.search(text):          # a cause message, at the line's start or anywhere inside it
+            for kind, data in _causes_in(text):
+                self.emit(kind, line, **data)
         return False
 
     def _inside(self, line: Line, key: tuple, block: _Block) -> bool:
@@ -177,3 +187,16 @@ class TracebackParser(LineParser):
                   chained=chained, start_line=block.start.no)
         for line, kind, data in block.causes:
             self.emit(kind, line, **data)
+
+
+def _causes_in(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The cause events a line outside any traceback names: from its exception (wherever it starts), else from the
+    line as free text (a CUDA error's tail, "Last error: …")."""
+    if _IDENTIFIER_START.match(text):
+        parsed = classify(text)
+        if parsed is not None and parsed[0] == "exception":
+            return recognise(parsed[1]["exc_type"], parsed[1]["message"])
+    m = _EXCEPTION_INSIDE.search(text)
+    if m is not None:
+        return recognise(m.group(1), text[m.end():].strip())
+    return recognise(None, text)

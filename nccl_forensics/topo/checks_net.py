@@ -3,7 +3,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .checks_base import _each, _env, _label, _processes, _rank_process, _ranks, _ranks_of, _warn
+from .checks_base import (
+    _each,
+    _env,
+    _label,
+    _processes,
+    _rank_process,
+    _ranks,
+    _ranks_of,
+    _warn,
+)
 from .model import NET_IB, NET_SOCKET, Communicator, Process, TopoWarning
 
 VIRTUAL_IF_PREFIXES = ("lo", "docker", "veth", "virbr", "tun")

@@ -3,7 +3,16 @@ the shown channels as edges coloured by transport (bold between nodes, red for t
 from __future__ import annotations
 
 from .model import Communicator, TopoWarning
-from .view import HIGHLIGHT, comm_title, drawn_channels, drawn_hops, highlighted_hops, hop_class, hop_style, node_name
+from .view import (
+    HIGHLIGHT,
+    comm_title,
+    drawn_channels,
+    drawn_hops,
+    highlighted_hops,
+    hop_class,
+    hop_style,
+    node_name,
+)
 
 
 def _q(text: str) -> str:

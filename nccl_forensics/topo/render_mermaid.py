@@ -3,7 +3,16 @@ shown channels as links (`==>` between nodes), coloured by transport with `linkS
 from __future__ import annotations
 
 from .model import Communicator, TopoWarning
-from .view import HIGHLIGHT, comm_title, drawn_channels, drawn_hops, highlighted_hops, hop_class, hop_style, node_name
+from .view import (
+    HIGHLIGHT,
+    comm_title,
+    drawn_channels,
+    drawn_hops,
+    highlighted_hops,
+    hop_class,
+    hop_style,
+    node_name,
+)
 
 
 def _label(text: str) -> str:

@@ -16,7 +16,15 @@ from rich.text import Text
 from rich.tree import Tree
 
 from .model import Communicator, TopoWarning
-from .view import comm_title, highlighted_hops, hop_class, hop_style, rank_label, rank_span, shown_channels
+from .view import (
+    comm_title,
+    highlighted_hops,
+    hop_class,
+    hop_style,
+    rank_label,
+    rank_span,
+    shown_channels,
+)
 
 
 def render_terminal(comms: list[Communicator], warnings: list[TopoWarning], *, channel: int | None = None,

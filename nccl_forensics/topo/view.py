@@ -3,7 +3,16 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .model import COLLNET, NET_IB, NET_OTHER, NET_SOCKET, P2P, SHM, UNKNOWN, Communicator
+from .model import (
+    COLLNET,
+    NET_IB,
+    NET_OTHER,
+    NET_SOCKET,
+    P2P,
+    SHM,
+    UNKNOWN,
+    Communicator,
+)
 
 # Transport class → (label, colour). Colours read on white (SVG/DOT) and on dark terminals.
 TRANSPORT_STYLE = {

@@ -1,7 +1,11 @@
 """Modal values per (group, seq): the minority is the suspect, ties are marked, shifts are found."""
 from __future__ import annotations
 
-from nccl_forensics.diagnosis.divergence import find_outliers, first_divergence, modal_values
+from nccl_forensics.diagnosis.divergence import (
+    find_outliers,
+    first_divergence,
+    modal_values,
+)
 from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines
 
 from . import factories as F

@@ -4,7 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from nccl_forensics.diagnosis.reduce import diagnose_events
-from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines, last_common_collective, stragglers
+from nccl_forensics.diagnosis.timeline import (
+    RowBuffer,
+    add_event,
+    build_timelines,
+    last_common_collective,
+    stragglers,
+)
 
 from . import factories as F
 

@@ -22,7 +22,14 @@ from nccl_forensics.outputs.events import JsonlEncoder, expand
 from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
 from nccl_forensics.sources import lines as lines_mod
 from nccl_forensics.sources.discover import discover
-from nccl_forensics.sources.nccl_fast import COLL_LINE_RE, COLL_RE, HEAD_RE, PREFIX_RE, TAIL_RE, dispatch_blocks
+from nccl_forensics.sources.nccl_fast import (
+    COLL_LINE_RE,
+    COLL_RE,
+    HEAD_RE,
+    PREFIX_RE,
+    TAIL_RE,
+    dispatch_blocks,
+)
 
 HEAD = "node-1:4100:4107 [3] NCCL INFO "
 INIT = (f"{HEAD}ncclCommInitRank comm 0x55d4a0 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 1d000 "

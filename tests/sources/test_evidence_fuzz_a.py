@@ -22,6 +22,7 @@ from nccl_forensics.sources.traceback import classify as classify_traceback
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 KINDS = {"pyspy_process", "pyspy_thread", "pyspy_error", "traceback", "oom", "gloo_error", "dist_backend_error",
+         "cuda_error", "nccl_error",
          "faulthandler", "unparsed"}
 # fragments of real lines of all three formats, recombined and mutated by hypothesis
 FRAGMENTS = [

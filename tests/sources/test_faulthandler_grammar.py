@@ -108,8 +108,23 @@ def test_malformed_frame_inside_a_dump_is_unparsed():
     assert [e.kind for e in parser.out] == ["unparsed"]
 
 
-@pytest.mark.parametrize("text", ['Thread 0x7FDD07609B80 (active): "MainThread"', "  File \"x.py\", line 3 in f",
+@pytest.mark.parametrize("text", ['Thread 0x7FDD07609B80 (active): "MainThread"',
                                   "Extension modules: a (total: 1)", "step 10"])
 def test_ordinary_lines_are_not_claimed(text):
     parser = FaulthandlerParser(Source("c.log", SourceKind.CONSOLE))
     assert parser.feed(Line(1, text)) is False and not parser.out
+
+
+def test_a_dump_pasted_without_its_header_is_read_from_its_frames():
+    """vllm#2731: a stack pasted from `File "…", line N in f` on; one stray frame-shaped line alone is no dump."""
+    parser = FaulthandlerParser(Source("c.log", SourceKind.CONSOLE))
+    assert parser.feed(Line(1, '  File "x.py", line 3 in f'))
+    parser.finish()
+    assert parser.out == []
+    frames = ['  File "/t/distributed_c10d.py", line 2050 in all_reduce', '  File "/w/linear.py", line 548 in forward']
+    for no, text in enumerate(frames, 1):
+        assert parser.feed(Line(no, text))
+    parser.feed(Line(3, "step 10"))
+    (ev,) = parser.out
+    assert ev.data["reason"] is None and [f["function"] for f in ev.data["threads"][0]["frames"]] == ["all_reduce",
+                                                                                                       "forward"]

@@ -7,7 +7,11 @@ import pytest
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.sources import parse_source
-from nccl_forensics.sources.kernel import KernelParser, looks_like_kernel, parse_kernel_line
+from nccl_forensics.sources.kernel import (
+    KernelParser,
+    looks_like_kernel,
+    parse_kernel_line,
+)
 
 KERNEL = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence" / "kernel"
 

@@ -35,7 +35,7 @@ TEXT_KINDS = {SourceKind.NCCL, SourceKind.CONSOLE, SourceKind.SLURM}
 
 def text_sources():
     """The NCCL samples plus the console logs beside them (NCCL lines mixed with other programs' output)."""
-    folders = [SAMPLES / "nccl", SAMPLES / "nccl-tests", SAMPLES / "topo"]
+    folders = [SAMPLES / "nccl", SAMPLES / "nccl-tests", SAMPLES / "topo", SAMPLES / "evidence" / "prefixed-nccl"]
     found = [str(f) for f in folders if f.is_dir()]
     return [s for s in discover(found) if s.kind in TEXT_KINDS] if found else []
 

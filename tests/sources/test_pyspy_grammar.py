@@ -13,7 +13,12 @@ from grammar_table import assert_invalid, assert_valid
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.sources import parse_source
-from nccl_forensics.sources.pyspy import PyspyParser, classify, dedupe_children, read_pyspy_json
+from nccl_forensics.sources.pyspy import (
+    PyspyParser,
+    classify,
+    dedupe_children,
+    read_pyspy_json,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence" / "pyspy"
 REAL = SAMPLES / "real"

@@ -7,7 +7,11 @@ import pytest
 
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.sources import parse_source
-from nccl_forensics.sources.torch_log import TorchLogParser, looks_like_torch, parse_torch_message
+from nccl_forensics.sources.torch_log import (
+    TorchLogParser,
+    looks_like_torch,
+    parse_torch_message,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence"
 FP_OPTS = ("TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), requires_grad=false (default), "
@@ -132,6 +136,7 @@ def test_valid_lines(text, kind, fields):
 def test_claimed_but_unknown_lines_are_unparsed(text):
     parser = TorchLogParser(Source("x.log", SourceKind.CONSOLE))
     assert parser.feed(Line(1, text)) is True
+    parser.finish()                      # (it waited for a possible continuation of a hard-wrapped message)
     assert [e.kind for e in parser.out] == ["unparsed"]
 
 
@@ -179,3 +184,43 @@ def test_real_fingerprint_mismatch_from_this_machine():
 def test_every_hand_written_sample_parses_fully(name):
     events = _events(SAMPLES / "torch" / name)
     assert events and not [e for e in events if e.kind == "unparsed"]
+
+
+WRAPPED = [   # real shapes: a message hard-wrapped at a fixed width (mid-word), or soft-wrapped at a space
+    (["[rank1]:[E909 09:55:29.307 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective opera",
+      "tion timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112, Timeout(ms)=1800000) ran for 18",
+      "00010 milliseconds before timing out."], "watchdog_timeout", {"seq": 4, "elapsed_ms": 1800010}),
+    (["[rank12]:[E909 09:55:29.313 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 12] Exception (either an error "
+      "or timeout) detected", "by watchdog at work: 2070, last enqueued NCCL work: 2070, last completed NCCL work: 2069."],
+     "work_status", {"seq": 2070, "last_completed": 2069}),
+]
+
+
+@pytest.mark.parametrize(("lines", "kind", "fields"), WRAPPED)
+def test_a_wrapped_message_is_joined_and_cited_at_its_first_line(lines, kind, fields):
+    from nccl_forensics.sources.lines import make_line
+    parser = TorchLogParser(Source("x.log", SourceKind.CONSOLE))
+    for no, text in enumerate(lines, 1):
+        assert parser.feed(make_line(no, text))
+    parser.finish()
+    (ev,) = parser.out
+    assert ev.kind == kind and ev.line == 1 and ev.data["end_line"] == len(lines)
+    for key, value in fields.items():
+        assert ev.data[key] == value, key
+
+
+def test_a_message_behind_an_application_s_own_prefix_is_found():
+    text = ("[RANK 1] 2026-05-19 10:10:29,701 [ERROR] GPU circuit breaker OPEN: cuda_error - Detected mismatch between "
+            "collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=101, "
+            "OpType=ALLGATHER, TensorShape=[1], TensorDtypes=Long, TensorDeviceTypes=TensorOptions(dtype=float (default), "
+            "device=cuda, layout=Strided (default), requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))), but Rank 7 is "
+            "running collective: CollectiveFingerPrint(SequenceNumber=0OpType=REDUCE).Collectives differ in the "
+            "following aspects:   Sequence number: 101vs 0  Op type: ALLGATHERvs REDUCE")
+    from nccl_forensics.sources.lines import make_line
+    parser = TorchLogParser(Source("x.log", SourceKind.CONSOLE))
+    assert parser.feed(make_line(1, text))
+    parser.finish()
+    (ev,) = parser.out
+    assert ev.kind == "fingerprint_mismatch" and ev.rank == 1 and ev.data["other_rank"] == 7
+    assert (ev.data["op"], ev.data["other_op"]) == ("allgather", "reduce")

@@ -9,7 +9,11 @@ import pytest
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import Line, Source, SourceKind
 from nccl_forensics.sources import parse_source
-from nccl_forensics.sources.torchrun import TorchrunParser, parse_torchrun_line, read_error_json
+from nccl_forensics.sources.torchrun import (
+    TorchrunParser,
+    parse_torchrun_line,
+    read_error_json,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence"
 REAL = SAMPLES / "real" / "torchrun"

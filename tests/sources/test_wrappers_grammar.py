@@ -31,6 +31,15 @@ TABLE = [
     ("2025-11-12 20:41:43,831 - INFO - " + NCCL, NCCL, None, None, None),
     (" 2025-02-18 12:54 " + NCCL, NCCL, None, None, None),
     ("2025-02-18T12:54:01.123Z [rank2]:" + NCCL, NCCL, 2, None, None),
+    ("[RANK 1] " + NCCL, NCCL, 1, None, None),
+    ("rank:  3 | " + NCCL, NCCL, 3, None, None),
+    ("[trainer0|2]:" + NCCL, NCCL, None, None, 2),
+    ("[trainer3]:" + NCCL, NCCL, None, None, 3),
+    ("dinov2-giant-nodes.cn-d004 [stderr] [rank14]:[E909 x.cpp:1] y", "[E909 x.cpp:1] y", 14,
+     "dinov2-giant-nodes.cn-d004", None),
+    ("stderr: " + NCCL, NCCL, None, None, None),
+    ("> " + NCCL, NCCL, None, None, None),
+    ("> [rank3]: Traceback (most recent call last):", "Traceback (most recent call last):", 3, None, None),
     # not wrappers
     ("RuntimeError: boom", "RuntimeError: boom", None, None, None),
     (NCCL, NCCL, None, None, None),
@@ -69,6 +78,12 @@ class WrapperFields(Transformer):
     def srun_label(self, c): return ("label", int(str(c[0])[:-2]))
     def leading_ts(self, c): return ("ts", None)
 
+    def app_rank(self, c): return ("rank", int(re.search(r"\d+", c[0]).group()))
+    def bar_rank(self, c): return ("rank", int(re.search(r"\d+", c[0]).group()))
+    def role_bar_local(self, c): return ("local", int(re.search(r"\|(\d+)\]", c[0]).group(1)))
+    def stream_host(self, c): return ("host", str(c[0]).split(" ")[0])
+    def stream_word(self, c): return ("ts", None)
+
     def ray_actor(self, c):
         m = re.search(r"ip=([0-9a-fA-F.:]+)", c[0])
         return ("host", m.group(1)) if m else ("ray", None)
@@ -85,7 +100,8 @@ def test_table(line, body, rank, host, local):
 
 
 WRAPPERS = ["[1,3]<stdout>:", "[rank5]:", "[default2]:", "[17] ", "(RayTrainWorker pid=8, ip=10.0.0.9) ",
-            "node-4: ", "2: ", "2025-11-12 20:41:43,831 - INFO - ", "[0] "]
+            "node-4: ", "2: ", "2025-11-12 20:41:43,831 - INFO - ", "[0] ", "[RANK 2] ", "rank: 4 | ",
+            "[trainer1|3]:", "cn-d004 [stderr] ", "stderr: ", "> "]
 BODIES = [NCCL, "Traceback (most recent call last):", "RuntimeError: boom", "[E321 x.cpp:1] y", "plain text", "",
           "[2025-03-01 12:00:00] " + NCCL]
 

@@ -5,7 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.topo import CHECKS, build_topology, check_topology, topology_from_paths
+from nccl_forensics.topo import (
+    CHECKS,
+    build_topology,
+    check_topology,
+    topology_from_paths,
+)
 from nccl_forensics.topo.checks import check_net_plugin_mismatch, check_version_mismatch
 
 from .factories import RankLog, all_events, job_logs, reprint_ring
