@@ -5,7 +5,6 @@ The table gives, per file, the event kinds that line describes (any one of them 
 """
 from __future__ import annotations
 
-
 from nccl_forensics.sources import parse_source
 from nccl_forensics.sources.discover import sniff
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from nccl_forensics.sources import parse_source
 from nccl_forensics.sources.discover import sniff
 
