@@ -73,8 +73,9 @@ class Context:
 
     def has_behaviour(self) -> bool:
         """Is there evidence of what the ranks did (collectives, stacks, how processes ended, completion)?"""
-        return any(self.has(need) for need in ("timeline", "pyspy", "process_end", "timeouts", "oom", "errors")) \
-            or self.completed()
+        shown = ("gloo_error", "dist_backend_error", "cuda_error", "nccl_error", "traceback", "comm_abort")
+        return any(self.has(need) for need in ("timeline", "pyspy", "process_end", "timeouts", "oom")) \
+            or any(self.by_kind.get(kind) for kind in shown) or self.completed()
 
     def failed(self) -> bool:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""

@@ -40,11 +40,12 @@ _CAUSES = {"killed": "was killed by {signal} (exit code {exitcode})", "crashed":
 
 class DroppedRank(BaseDetector):
     code, name, cls = "R201", "dropped-rank", "dropped_rank"
-    needs = ("process_end",)
+    needs = ("process_end", "errors")
 
     def check(self, ctx: Context):
         dead = [st for st in ctx.ranks.values() if st.end in _CAUSES and st.cause]
         if not dead:
+            yield from self._unranked_crash(ctx)
             return
         cascade = [st.rank for st in ctx.ranks.values() if st.end and not st.cause]
         for st in dead:
@@ -57,3 +58,13 @@ class DroppedRank(BaseDetector):
                    if st.end == "killed" else "fix the error that rank raised (see its traceback); the other ranks "
                    "only failed because it left")
             yield self.finding([st.rank], msg, conf, st.evidence, fix)
+
+    def _unranked_crash(self, ctx: Context):
+        """A process crashed on its device (a CUDA error) and nothing says which rank it was."""
+        crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None]
+        if crashes:
+            what = crashes[0].data.get("message") or "its message was cut"
+            yield self.finding([], f"a process crashed with a CUDA error ({what}); no line says which rank it was",
+                               Confidence.MEDIUM, crashes[:3], "find the process that printed it (its rank is in "
+                               "torchrun --tee / --log-dir output); rerun with CUDA_LAUNCH_BLOCKING=1 to locate the "
+                               "kernel, and check that rank's inputs and memory use.")

@@ -27,6 +27,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Confidence
 from .base import BaseDetector, Context
 
@@ -37,7 +39,7 @@ def _mib(nbytes) -> str:
 
 class OutOfMemory(BaseDetector):
     code, name, cls = "M301", "oom", "oom"
-    needs = ("oom",)
+    needs = ("oom", "errors")
 
     def check(self, ctx: Context):
         pid_rank = {pid: st.rank for st in ctx.ranks.values() for pid in st.pids}
@@ -64,10 +66,30 @@ class OutOfMemory(BaseDetector):
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
             yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _FIX)
+        for ev in ctx.of("warn"):
+            if _NCCL_OOM.search(ev.data.get("message") or ""):
+                yield self._nccl_oom(ctx, ev)
         for ev in ctx.of("slurm_oom", "k8s_oomkilled"):
             yield self.finding([ev.rank] if ev.rank is not None else [], f"the scheduler reports an OOM kill: "
                                f"{ev.data.get('message') or ev.text}", Confidence.MEDIUM, [ev], _FIX)
 
 
+    def _nccl_oom(self, ctx: Context, ev):
+        """NCCL could not allocate device memory (`Cuda failure 'out of memory'`, `Failed to CUDA calloc`): the
+        process on that GPU ran out; its rank where any line maps (host, pid) or (host, GPU) to one."""
+        rank = ev.rank
+        if rank is None:
+            on_device = {st.rank for st in ctx.ranks.values() if ev.pid in st.pids}
+            rank = next(iter(on_device)) if len(on_device) == 1 else None
+        who = f"rank {rank}" if rank is not None else (
+            f"the process on GPU {ev.device} (pid {ev.pid}{f' on {ev.host}' if ev.host else ''}; no line names its "
+            "rank)")
+        msg = f"{who} ran out of GPU memory inside NCCL: {ev.data.get('message')}"
+        conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM
+        return self.finding([rank] if rank is not None else [], msg, conf, [ev], _FIX)
+
+
+_NCCL_OOM = re.compile(r"Cuda failure (?:\d+ )?'out of memory'|Failed to CUDA (?:calloc|malloc|host alloc)|"
+                       r"cudaMalloc\w* failed|hipErrorOutOfMemory|HIP failure 'out of memory'")
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "
         "watch memory per step for a leak (torch.cuda.max_memory_allocated / RSS).")

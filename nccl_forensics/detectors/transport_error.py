@@ -35,6 +35,8 @@ from .base import BaseDetector, Context
 _PEER_CLOSED = ("connection_closed", "connection_reset")
 _HARD = re.compile(r"completion from peer|status=\d+|ncclRemoteError|ncclSystemError|IBV_WC|Connection refused|"
                    r"No route to host|Network is unreachable|Call to (?:ibv|connect)", re.I)
+# NCCL's warnings that only say it falls back (no libibverbs: sockets are used instead), not that a link failed
+_BENIGN = re.compile(r"Failed to open libibverbs|NET/IB : No device found|Could not get speed", re.I)
 _PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
 
 
@@ -44,7 +46,8 @@ class NetworkError(BaseDetector):
 
     def check(self, ctx: Context):
         hits = [ev for ev in ctx.of("gloo_error") if ev.data.get("category") in _PEER_CLOSED]
-        hits += [ev for ev in ctx.of("warn") if ev.data.get("category") in ("socket", "ib") or _HARD.search(ev.text)]
+        hits += [ev for ev in ctx.of("warn") if (ev.data.get("category") in ("socket", "ib") or _HARD.search(ev.text))
+                 and not _BENIGN.search(ev.text)]
         hits += [ev for ev in ctx.of("dist_backend_error") if _HARD.search(ev.text)]
         if not hits:
             return
@@ -61,7 +64,9 @@ class NetworkError(BaseDetector):
         peer = _PEER.search(lead.text)
         at = f" (peer {peer.group(1)}:{peer.group(2)})" if peer else ""
         reporters = sorted({ev.rank for ev in hits if ev.rank is not None})
-        msg = f"rank {lead.rank} first reported a network error{at}: {lead.data.get('message') or lead.text.strip()}"
+        who = f"rank {lead.rank}" if lead.rank is not None else (
+            f"the process {lead.pid} on {lead.host}" if lead.pid is not None and lead.host else "a rank")
+        msg = f"{who} first reported a network error{at}: {lead.data.get('message') or lead.text.strip()}"
         if len(reporters) > 1:
             msg += f"; {len(reporters) - 1} other rank(s) followed"
         if died:

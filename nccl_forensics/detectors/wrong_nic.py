@@ -36,11 +36,35 @@ from .base import BaseDetector, Context
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
 
 
+# NCCL found no interface it may use (NCCL_SOCKET_IFNAME names none that exists, or only excluded ones are up)
+_NO_INTERFACE = re.compile(r"Bootstrap ?: no socket interface found|NET/Socket ?: (?:no interface found|"
+                           r"No usable listening interface found)|No interface found in the same subnet", re.I)
+
+
 class NicMisselection(BaseDetector):
     code, name, cls = "N402", "nic-misselection", "nic_misselection"
-    needs = ("nccl_init",)
+    needs = ("nccl_init", "errors")
 
     def check(self, ctx: Context):
+        yield from self._no_interface(ctx)
+        yield from self._picked(ctx)
+
+    def _no_interface(self, ctx: Context):
+        hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
+                if _NO_INTERFACE.search(ev.text) or _NO_INTERFACE.search(str(ev.data.get("last_error") or ""))]
+        if not hits:
+            return
+        named = sorted({str(ev.data.get("value")) for ev in ctx.of("env")
+                        if ev.data.get("name") in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")})
+        ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+        msg = "NCCL found no network interface it may use: " + (hits[0].data.get("message") or hits[0].text.strip())
+        if named:
+            msg += f" (NCCL_SOCKET_IFNAME is set to {', '.join(named)}: no such interface is up on that host?)"
+        fix = ("set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to an interface that exists and connects the nodes on "
+               "every host (`ip -br addr`), or unset it to let NCCL choose; a prefix like `eth` matches eth0, eth1…")
+        yield self.finding(ranks, msg, Confidence.HIGH, hits[:3] + ctx.of("env")[:1], fix)
+
+    def _picked(self, ctx: Context):
         picks = {}                                   # host -> (iface, addr, event, ranks)
         for ev in ctx.of("bootstrap", "net_socket"):
             devs = ev.data.get("interfaces") or ev.data.get("devices") or []
@@ -49,13 +73,15 @@ class NicMisselection(BaseDetector):
             entry = picks.setdefault((ev.host, ev.kind), [devs[0].get("name"), devs[0].get("addr"), ev, set()])
             if ev.rank is not None:
                 entry[3].add(ev.rank)
-        hosts = sorted({h for h, _ in picks})
-        if len(hosts) < 2:
+        hosts = sorted({h for h, _ in picks} | {ev.host for ev in ctx.of("comm_init", "bootstrap", "net_socket")
+                                                 if ev.host})
+        nodes = max([len(hosts)] + [ev.data.get("nnodes") or 0 for ev in ctx.of("comm_init")])
+        if nodes < 2:
             return
         for (host, kind), (iface, addr, ev, ranks) in sorted(picks.items()):
             if iface and _VIRTUAL.match(iface):
                 what = "bootstraps" if kind == "bootstrap" else "runs NET/Socket"
-                msg = f"host {host}{_ranks(ranks)} {what} over {iface} ({addr}) in a {len(hosts)}-host job"
+                msg = f"host {host}{_ranks(ranks)} {what} over {iface} ({addr}) in a {nodes}-host job"
                 yield self.finding(sorted(ranks), msg, Confidence.HIGH, [ev], _fix(ctx, kind))
         boot = {h: v for (h, k), v in picks.items() if k == "bootstrap" and not _VIRTUAL.match(v[0] or "")}
         names = {v[0] for v in boot.values()}

@@ -113,6 +113,10 @@ def parse_torchrun_line(text: str, start: str) -> tuple[str, dict[str, Any]] | N
     return parse_with("torchrun", _TRANSFORMER, text, start)
 
 
+_AGENT_ANCHOR = re.compile(r"Sending process \d+ closing signal|failed \(exitcode: -?\d+\) local_rank:"
+                           r"|Unable to shutdown process \d+")
+
+
 def _is_agent_line(text: str) -> bool:
     if text.startswith(_AGENT_PREFIXES):
         return True
@@ -148,7 +152,7 @@ class TorchrunParser(LineParser):
             self.busy = True
             return self._feed_block(line)
         if not _is_agent_line(text):
-            return False
+            return self._messages_inside(line)
         parsed = parse_torchrun_line(text, "agent_line")
         if parsed is None:
             self.unparsed(line)
@@ -157,6 +161,22 @@ class TorchrunParser(LineParser):
         ev = self.emit(kind, line, **data)
         ev.pid = data.get("pid")
         return True
+
+    def _messages_inside(self, line: Line) -> bool:
+        """The agent's messages wherever they stand in a line: behind a prefix cut short or unknown, or several on
+        one run-on line (a progress bar and the agent's lines printed without newlines)."""
+        text = line.text
+        if "exitcode" not in text and "closing signal" not in text and "Unable to shutdown" not in text:
+            return False
+        starts = [m.start() for m in _AGENT_ANCHOR.finditer(text)]
+        found = False
+        for begin, end in zip(starts, [*starts[1:], len(text)]):
+            parsed = parse_torchrun_line(text[begin:end].strip(), "agent_line")
+            if parsed is not None:
+                kind, data = parsed
+                self.emit(kind, line, **data).pid = data.get("pid")
+                found = True
+        return found
 
     # ---- the ChildFailedError block
     def _feed_block(self, line: Line) -> bool:

@@ -142,8 +142,13 @@ class TracebackParser(LineParser):
                 return True
         if _QUICK_CAUSE.search(text):          # a cause message, at the line's start or anywhere inside it
             for kind, data in _causes_in(text):
-                self.emit(kind, line, **data)
+                self._emit_cause(kind, line, data)
         return False
+
+    def _emit_cause(self, kind: str, line: Line, data: dict[str, Any]) -> None:
+        ev = self.emit(kind, line, **data)
+        if ev.rank is None:
+            ev.rank = rank_in_message(line.text)
 
     def _inside(self, line: Line, key: tuple, block: _Block) -> bool:
         parsed = classify(line.text)
@@ -186,7 +191,17 @@ class TracebackParser(LineParser):
         self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
                   chained=chained, start_line=block.start.no)
         for line, kind, data in block.causes:
-            self.emit(kind, line, **data)
+            self._emit_cause(kind, line, data)
+
+
+# c10d's own tag names the rank inside a process group; in the default group (PG 0) that is the global rank
+_DEFAULT_PG_RANK = re.compile(r"\[(?:PG ID 0 PG GUID 0(?:\(default_pg\))? |PG 0 (?:\(default_pg\) )?)?Rank (\d+)\]")
+
+
+def rank_in_message(text: str) -> int | None:
+    """The global rank a c10d message names (`[Rank 2]`, `[PG ID 0 PG GUID 0(default_pg) Rank 2]`), else None."""
+    m = _DEFAULT_PG_RANK.search(text)
+    return int(m.group(1)) if m else None
 
 
 def _causes_in(text: str) -> list[tuple[str, dict[str, Any]]]:

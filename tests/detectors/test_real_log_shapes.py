@@ -1,0 +1,58 @@
+"""Verdicts on the shapes real console logs take (public issues): each names its class, and its culprit where
+the lines say which rank it is."""
+from __future__ import annotations
+
+import pytest
+
+GLOO_SIGKILL_RUNON = ("Loading checkpoint shards:   0%|          | 0/2 [00:00<?, ?it/s]WARNING:torch.distributed."
+                      "elastic.multiprocessing.api:Sending process 899505 closing signal SIGTERM          ERROR:torch."
+                      "distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 4 (pid: 899509) of "
+                      "binary: /usr/bin/python          Traceback (most recent call last):\n")
+
+CASES = {
+    "agent line cut before its logger": (
+        "torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: -9) local_rank: 0 (pid: 1322) of "
+        "binary: /usr/bin/python\n", "dropped_rank", [0]),
+    "agent lines glued to a progress bar": (GLOO_SIGKILL_RUNON, "dropped_rank", [4]),
+    "bracketed logger style": (
+        "[2023-10-13 17:40:02,544] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 0 (pid: 62498) of binary: /usr/bin/python\n", "dropped_rank", [0]),
+    "watchdog thread dies of a CUDA error": (
+        "terminate called after throwing an instance of 'c10::DistBackendError'\n"
+        "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 2] Process group watchdog thread terminated with exception: "
+        "CUDA error: an illegal memory access was encountered\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+        "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n", "dropped_rank", [2]),
+    "a CUDA error whose rank no line names": (
+        "[2025-04-15 00:31:11,815 E 808 17795] logging.cc:108: Unhandled exception: N3c1016DistBackendErrorE. what(): "
+        "[PG ID 2 PG GUID 3 Rank 0] Process group watchdog thread terminated with exception: CUDA error: an illegal "
+        "memory access was encountered\n", "dropped_rank", []),
+    "NCCL cannot allocate device memory": (
+        "h1:3063025:3066048 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer h1<51159>\n"
+        "h1:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n"
+        "h1:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n", "oom", []),
+    "NCCL_SOCKET_IFNAME names no interface": (
+        "node1:1234:1234 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ib9\n"
+        "node1:1234:1234 [0] bootstrap.cc:1127 NCCL WARN Bootstrap : no socket interface found\n",
+        "nic_misselection", []),
+    "loopback in a two-host job": (
+        "gpu-1011:4289:4343 [0] NCCL INFO comm 0x7fc8e824c640 rank 0 nranks 4\n"
+        "gpu-1012:4152:4206 [0] NCCL INFO comm 0x7f0dc0269bf0 rank 2 nranks 4\n"
+        "gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
+        "gpu-1012:4153:4209 [1] include/socket.h:361 NCCL WARN Call to connect timeout : Connection refused\n",
+        "nic_misselection", [2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_real_log_shape(diagnose_text, name):
+    text, cls, culprits = CASES[name]
+    d = diagnose_text(text)
+    assert (d.verdict.cls, d.verdict.culprit_ranks) == (cls, culprits), d.verdict.summary
+    assert d.verdict.primary.evidence
+
+
+def test_missing_libibverbs_is_no_network_error(diagnose_text):
+    d = diagnose_text("ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
+                      "ai:480850:480850 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n")
+    assert d.verdict.cls != "network_error"
