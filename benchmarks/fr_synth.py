@@ -36,11 +36,12 @@ STEP_NS = 2_500_000                  # 2.5 ms between collectives
 TIMEOUT_MS = 600_000
 _C10D = "/usr/local/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
 _LOGGER = "/usr/local/lib/python3.11/site-packages/torch/distributed/c10d_logger.py"
-_OPS = [  # (profiling op, c10d function, c10d line, output shape from input shape and world)
-    ("all_reduce", "all_reduce", 3245, lambda s, w: s),
-    ("_all_gather_base", "all_gather_into_tensor", 4377, lambda s, w: [s[0] * w] + s[1:]),
-    ("_reduce_scatter_base", "reduce_scatter_tensor", 4842, lambda s, w: [max(1, s[0] // w)] + s[1:]),
-    ("broadcast", "broadcast", 3101, lambda s, w: s),
+_OPS = [  # (profiling op, c10d function, c10d line, (input, output) shapes from a shape and the world size, as torch
+          # requires them: all-gather out = in x world, reduce-scatter in = out x world)
+    ("all_reduce", "all_reduce", 3245, lambda s, w: (s, s)),
+    ("_all_gather_base", "all_gather_into_tensor", 4377, lambda s, w: (s, [s[0] * w] + s[1:])),
+    ("_reduce_scatter_base", "reduce_scatter_tensor", 4842, lambda s, w: ([s[0] * w] + s[1:], s)),
+    ("broadcast", "broadcast", 3101, lambda s, w: (s, s)),
 ]
 _SHAPES = [[4096, 1024], [1024], [8192], [32, 4096], [50304, 768], [768]]
 _DTYPES = ["BFloat16", "Float", "BFloat16", "Float"]
@@ -51,7 +52,7 @@ def _template(first_seq: int, count: int, world: int) -> list[dict]:
     so two ranks whose ring buffers start at different points still agree on every shared seq id."""
     out = []
     for seq in range(first_seq, first_seq + count):
-        op, fn, line, out_shape = _OPS[0] if seq % 5 else _OPS[(seq // 5) % len(_OPS)]
+        op, fn, line, shapes_of = _OPS[0] if seq % 5 else _OPS[(seq // 5) % len(_OPS)]
         shape = list(_SHAPES[(seq * 7) % len(_SHAPES)])
         dtype = _DTYPES[(seq * 3) % len(_DTYPES)]
         frames = [
@@ -62,7 +63,8 @@ def _template(first_seq: int, count: int, world: int) -> list[dict]:
             ("main", "/workspace/train/train.py", 201),
             ("<module>", "/workspace/train/train.py", 215),
         ]
-        out.append({"frames": frames, "op": op, "in": [shape], "out": [out_shape(shape, world)], "dtype": dtype,
+        in_shape, out_shape = shapes_of(shape, world)
+        out.append({"frames": frames, "op": op, "in": [in_shape], "out": [out_shape], "dtype": dtype,
                     "record_id": seq - 1, "seq": seq})
     return out
 

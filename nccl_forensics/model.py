@@ -21,6 +21,7 @@ class SourceKind(str, enum.Enum):
     ERROR_JSON = "error_json"          # torchelastic error.json
     KERNEL = "kernel"                  # dmesg / journalctl -k
     SLURM = "slurm"                    # slurm job output / sacct
+    DEBUG_SERVER = "debug_server"      # torch's debug server dump_dir: `=== Rank i: addr ===` sections
     UNKNOWN = "unknown"                # not evidence; skipped
 
 

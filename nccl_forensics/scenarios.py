@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 VERDICT_CLASSES = (
     "shape_mismatch", "dtype_mismatch", "op_mismatch", "collective_skipped", "dropped_rank",
-    "stuck_rank", "oom", "network_error", "nic_misselection", "version_mismatch", "timeout_unknown", "unclassified_failure", "none",
+    "stuck_rank", "oom", "network_error", "nic_misselection", "version_mismatch", "timeout_unknown",
+    "unclassified_failure", "none",
     "inconclusive",   # nothing found, but the evidence does not cover every rank (never a false all-clear)
 )
 

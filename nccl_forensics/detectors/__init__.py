@@ -1,7 +1,8 @@
 """The one ordered registry of detectors: stable code, kebab name, class, status.
 
 Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
-N4xx network/NIC, V5xx versions, T6xx timeouts, X9xx the failure no other detector classes. A code is never reused; a retired detector keeps its row
+N4xx network/NIC, V5xx versions, T6xx timeouts,
+X9xx the failure no other detector classes. A code is never reused; a retired detector keeps its row
 with status "removed". `ncclf explain CODE` prints a detector's docstring.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("C103", "op-mismatch", "op_mismatch", "OpMismatch", "stable"),
     Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
     Entry("C105", "analyzer-report", "analyzer_report", "AnalyzerReport", "stable"),
+    Entry("C106", "p2p-unmatched", "p2p_unmatched", "P2PUnmatched", "stable"),
     Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
     Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
     Entry("R203", "missing-rank", "missing_rank", "MissingRank", "stable"),

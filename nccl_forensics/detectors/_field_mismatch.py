@@ -8,7 +8,8 @@ import pandas as pd
 from ..model import Confidence, Evidence
 from .base import BaseDetector, Context, row_evidence
 
-_WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel": "element count"}
+_WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel": "element count",
+         "out_numel": "output element count", "size_note": "sizes that break the collective:"}
 
 
 class FieldMismatch(BaseDetector):

@@ -1,7 +1,10 @@
 """C105 analyzer-report: what PyTorch's own flight-recorder analyzer (`torchfrtrace`) reported, pasted into a log.
 
 What it detects:
-    A ``torchfrtrace`` report block: "Not all ranks joining collective, sequence number: N" with its
+    The desync report of ``TORCH_NCCL_DESYNC_DEBUG=1`` ("the lagging/dead/mismatched ranks that caused the
+    desync are: [7] finished collective #182, but didn't join collective #183"): those ranks are stuck before
+    the collective everyone waits in. And a ``torchfrtrace`` report block: "Not all ranks joining collective,
+    sequence number: N" with its
     ``missing ranks``, or "Collective sequence number: N has errors" with ``Culprit rank R; Error type: …``.
     The missing ranks are reported as stuck (they never reached that collective); a culprit with a type,
     dtype or size error as the matching mismatch class.
@@ -11,7 +14,7 @@ Why it hangs or dies:
     calls another collective, dtype or size breaks it on every rank.
 
 Evidence it needs:
-    The analyzer's printed report (its head line and the field lines under it).
+    The analyzer's printed report (its head line and the field lines under it), or the desync report lines.
 
 Example:
     ``Not all ranks joining collective, sequence number: 31117 … missing ranks: {3, 4, 5, 6, 7}`` →
@@ -40,6 +43,7 @@ class AnalyzerReport(BaseDetector):
     needs = ("timeouts",)
 
     def check(self, ctx: Context):
+        yield from self._desync(ctx)
         for ev in ctx.of("frtrace_report"):
             d = ev.data
             where = f"{d.get('op_raw') or 'a collective'} seq {d.get('seq')} of group {d.get('group')}"
@@ -57,6 +61,26 @@ class AnalyzerReport(BaseDetector):
                 yield finding
 
 
+    def _desync(self, ctx: Context):
+        """TORCH_NCCL_DESYNC_DEBUG's report: the ranks it names as lagging, dead or mismatched, at its seq."""
+        named = [ev for ev in ctx.of("desync_report") if ev.data.get("state") in _DESYNC_BLAME and ev.data.get("ranks")]
+        if not named:
+            return
+        first = min(named, key=lambda ev: _DESYNC_BLAME.index(ev.data["state"]))
+        ranks = sorted({r for ev in named if ev.data["state"] == first.data["state"] for r in ev.data["ranks"]})
+        seq = first.data.get("seq")
+        missed = seq + 1 if first.data["state"] == "finished_not_joined" and seq is not None else seq
+        what = {"finished_not_joined": f"finished collective #{seq} but never joined #{missed}",
+                "never_joined": f"never joined collective #{seq}",
+                "joined_not_finished": f"joined collective #{seq} but never finished it"}[first.data["state"]]
+        msg = (f"the desync report (TORCH_NCCL_DESYNC_DEBUG) names rank{'s' if len(ranks) > 1 else ''} "
+               f"{_span(ranks)}: {what}")
+        group = next((str(ev.data.get("pg_name")) for ev in ctx.of("watchdog_timeout") if ev.data.get("pg_name")), "0")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, named[:3], _FIX, group, missed)
+
+
+# The desync report's states that blame a rank, the strongest first: it never got to the collective everyone waits in
+_DESYNC_BLAME = ("finished_not_joined", "never_joined", "joined_not_finished")
 _FIX = ("run ncclf diagnose on the flight-recorder dumps themselves; for the ranks named, take `py-spy dump --pid` "
         "while the job hangs and look at the call site of their last collective.")
 

@@ -38,6 +38,7 @@ class Context:
     ranks: dict[int, RankState]
     world: list[int]
     expected: World | None = None                # the stated world and its ranks without evidence (world.py)
+    p2p: list = field(default_factory=list)      # (rank, file, *fr_semantics.P2POp): every dump's sends and recvs
     by_kind: dict[str, list[Event]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

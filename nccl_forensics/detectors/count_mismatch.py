@@ -34,6 +34,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from ..diagnosis.divergence import alltoall_imbalance
 from ..model import Confidence, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
@@ -42,14 +43,29 @@ from .base import Context, row_evidence
 
 class ShapeMismatch(FieldMismatch):
     code, name, cls = "C101", "shape-mismatch", "shape_mismatch"
-    fields = ("numel",)
+    fields = ("numel", "out_numel", "size_note")
     needs = ("timeline", "errors")
 
     def check(self, ctx: Context):
         found = list(super().check(ctx))
         if not found and not ctx.outliers.shape[0]:
-            found = list(self._from_gloo(ctx))
+            found = list(self._from_alltoall(ctx)) or list(self._from_gloo(ctx))
         return found
+
+    def _from_alltoall(self, ctx: Context):
+        """all_to_all(v): uneven splits are fine, but what the ranks send must add up to what they receive."""
+        for bad in alltoall_imbalance(ctx.timelines.colls):
+            ranks = bad["ranks"]
+            many = len(ranks) > 1
+            who = (f"rank{'s' if many else ''} {', '.join(map(str, ranks))} disagree{'' if many else 's'} with the "
+                   "others" if ranks else "no single rank stands out")
+            msg = (f"all_to_all at group {bad['group']} seq {bad['seq']} does not balance: the ranks send "
+                   f"{bad['sent']} elements and receive {bad['received']}; {who}")
+            conf = Confidence.MEDIUM if ranks else Confidence.LOW
+            yield self.finding(ranks, msg, conf, row_evidence(bad["rows"].head(4)),
+                               "check the split sizes passed to all_to_all_single / all_to_all on every rank: the "
+                               "input splits of each rank must equal the output splits its peers expect.",
+                               bad["group"], bad["seq"])
 
     def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
         return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]

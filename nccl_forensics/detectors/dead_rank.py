@@ -3,7 +3,8 @@
 What it detects:
     A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, a CUDA error
     (``an illegal memory access``, or only the error's ``CUDA_LAUNCH_BLOCKING`` tail), a non-communication
-    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others. Ends that are consequences are not
+    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others. Ends
+    that are consequences are not
     reported: torchrun's SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer",
     gloo/NCCL timeouts.
 

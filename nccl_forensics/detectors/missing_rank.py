@@ -53,7 +53,7 @@ class MissingRank(BaseDetector):
             return                                          # (its evidence may be in a file of unknown rank)
         if len(gaps) > max(1, len(world.expected) // 2):
             return                                          # too little evidence to single anyone out
-        halt, evidence = _halt(ctx, world.present)
+        halt, evidence, where = _halt(ctx, world.present)
         if not halt:
             return
         died = _peers_saw_death(ctx)
@@ -65,7 +65,7 @@ class MissingRank(BaseDetector):
         if died:
             msg += "; its peers saw its connection close (it died)"
         conf = Confidence.MEDIUM if len(ranks) == 1 and (died or _hang_signs(ctx)) else Confidence.LOW
-        finding = self.finding(ranks, msg, conf, evidence, _FIX)
+        finding = self.finding(ranks, msg, conf, evidence, _FIX, *where)
         if died:
             finding.cls = "dropped_rank"
         yield finding
@@ -76,9 +76,9 @@ _FIX = ("recover that rank's evidence (its node's local disk, the scheduler log,
         "storage.")
 
 
-def _halt(ctx: Context, present: list[int]) -> tuple[tuple[str, str] | None, list]:
+def _halt(ctx: Context, present: list[int]) -> tuple[tuple[str, str] | None, list, tuple]:
     """How the present ranks show they all stopped at one point, said of one rank and of several (None when they
-    do not)."""
+    do not), its evidence, and the (group, seq) they stopped in where a timeline says."""
     pos = ctx.timelines.positions
     if not pos.empty:
         mine = pos[pos["rank"].isin(present)]
@@ -89,16 +89,16 @@ def _halt(ctx: Context, present: list[int]) -> tuple[tuple[str, str] | None, lis
             colls = ctx.timelines.colls
             last = colls[(colls["group"] == g) & colls["rank"].isin(present)].sort_values("seq").tail(2)
             where = f"seq {seq} of group {g}" + (f" (and {len(groups) - 1} more groups)" if len(groups) > 1 else "")
-            return (f"stopped at {where}",) * 2, row_evidence(last)
+            return (f"stopped at {where}",) * 2, row_evidence(last), (g, seq)
     spies = [ctx.ranks[r] for r in present if r in ctx.ranks and ctx.ranks[r].where]
     if spies and all(st.where == "collective" for st in spies):
         ops = sorted({st.op for st in spies if st.op})
         where = f"in {'/'.join(ops) or 'a collective'} (py-spy)"
-        return (f"waits {where}", f"wait {where}"), [e for st in spies[:2] for e in st.evidence[:1]]
+        return (f"waits {where}", f"wait {where}"), [e for st in spies[:2] for e in st.evidence[:1]], (None, None)
     waits = ctx.of("watchdog_timeout", "gloo_error", "monitored_barrier")
     if waits and {ev.rank for ev in waits if ev.rank is not None} >= set(present):
-        return ("timed out or lost a peer",) * 2, waits[:3]
-    return None, []
+        return ("timed out or lost a peer",) * 2, waits[:3], (None, None)
+    return None, [], (None, None)
 
 
 def _why(gaps: dict) -> str:

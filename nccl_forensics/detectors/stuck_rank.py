@@ -44,6 +44,30 @@ class StuckRank(BaseDetector):
     def check(self, ctx: Context):
         yield from self._from_pyspy(ctx)
         yield from self._from_timeline(ctx)
+        yield from self._from_states(ctx)
+
+    def _from_states(self, ctx: Context):
+        """Flight recorder: at a group's first collective not completed everywhere, the peers have it `started`
+        (their GPUs entered it) and a rank has it only `scheduled`: that rank's device never reached it. (gloo
+        leaves every entry `scheduled`, so a state of `started` anywhere is needed.)"""
+        colls = ctx.timelines.colls
+        if colls.empty or "state" not in colls:
+            return
+        fr = colls[(colls["source"] == "flight_recorder") & (colls["state"] != "completed")]
+        for group, rows in fr.groupby(fr["group"].astype(str), sort=True):
+            seq = int(rows["seq"].min())
+            at = rows[rows["seq"] == seq]
+            started = sorted(int(r) for r in at.loc[at["state"] == "started", "rank"])
+            waiting = sorted(int(r) for r in at.loc[at["state"] == "scheduled", "rank"])
+            if not started or not waiting or len(waiting) > len(started):
+                continue
+            op = at["op"].iloc[0]
+            msg = (f"rank{'s' if len(waiting) > 1 else ''} {_span(waiting)} never started {op} seq {seq} of group "
+                   f"{group} on the device, while rank{'s' if len(started) > 1 else ''} {_span(started)} "
+                   f"{'are' if len(started) > 1 else 'is'} inside it: the GPU of {_span(waiting)} is stuck in "
+                   "earlier work or the process never launched it")
+            rows_cited = at[at["rank"].isin(waiting[:2] + started[:1])]
+            yield self.finding(waiting, msg, Confidence.HIGH, row_evidence(rows_cited), _STATE_FIX, group, seq)
 
     def _from_timeline(self, ctx: Context):
         """No py-spy and no exit for a rank that stopped issuing collectives: stuck as far as we can tell."""
@@ -56,13 +80,16 @@ class StuckRank(BaseDetector):
             colls = ctx.timelines.colls
             mine = colls[(colls["group"] == group) & colls["rank"].isin(quiet)]
             last = mine.sort_values("seq").groupby("rank").tail(1)
-            other = colls[(colls["group"] == group) & ~colls["rank"].isin(quiet)].sort_values("seq").tail(1)
-            head = int(other["seq"].iloc[0]) if not other.empty else None
-            msg = (f"rank{'s' if len(quiet) > 1 else ''} {', '.join(map(str, quiet))} stopped issuing collectives at "
-                   f"seq {seq} of group {group} while the others reached {head}; no py-spy dump or exit status says "
-                   "whether it is stuck or dead (treated as stuck)")
-            yield self.finding(quiet, msg, Confidence.LOW, row_evidence(last) + row_evidence(other), _TIMELINE_FIX,
-                               group, seq)
+            others = colls[(colls["group"] == group) & ~colls["rank"].isin(quiet)]
+            waited = others[others["seq"] > seq].sort_values("seq")     # the collective the others wait in
+            missed = int(waited["seq"].iloc[0]) if not waited.empty else seq
+            head = int(others["seq"].max()) if not others.empty else None
+            msg = (f"rank{'s' if len(quiet) > 1 else ''} {', '.join(map(str, quiet))} stopped issuing collectives "
+                   f"after seq {seq} of group {group} and never joined seq {missed}, which the others reached (they "
+                   f"went on to {head}); no py-spy dump or exit status says whether it is stuck or dead (treated as "
+                   "stuck)")
+            cited = row_evidence(last) + row_evidence(waited.head(1))
+            yield self.finding(quiet, msg, Confidence.LOW, cited, _TIMELINE_FIX, group, missed)
 
     def _from_pyspy(self, ctx: Context):
         states = ctx.ranks.values()
@@ -89,6 +116,9 @@ class StuckRank(BaseDetector):
             yield self.finding([st.rank], msg, conf, evidence, _fix(st))
 
 
+_STATE_FIX = ("look at what that rank ran before this collective (py-spy dump --native of its process, or its own "
+              "earlier flight-recorder entries): a kernel or a CUDA sync that never returns, or a host-side stall "
+              "between enqueueing and launching.")
 _TIMELINE_FIX = ("take `py-spy dump --pid PID` of that rank (and one healthy rank) while the job hangs, and check "
                  "whether its process is still alive (dmesg, torchrun's exit codes); then fix what it is doing.")
 

@@ -48,6 +48,8 @@ def _is_timeout(ev) -> bool:
         return ev.data.get("category") == "timeout"
     if ev.kind == "work_status":
         return ev.data.get("trigger") in _FAILED_WORK
+    if ev.kind == "faulthandler":                 # a live stack dump is no timeout; `Timeout (0:05:00)!` is
+        return "Timeout" in str(ev.data.get("reason"))
     return True
 
 

@@ -22,7 +22,8 @@ import pandas as pd
 
 from .timeline import sorted_by
 
-FIELDS = ("op", "redop", "dtype", "numel")         # checked in this order: the first that differs names the class
+FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
+# ("size_note": a rank whose own output size breaks its collective's semantics, see size_outliers)
 _DTYPE_PRIOR = {"float32": 0, "bfloat16": 1, "float16": 2, "Float": 0, "BFloat16": 1, "Half": 2}
 OUTLIER_COLUMNS = ["group", "seq", "rank", "op", "field", "value", "modal", "modal_count", "count", "tie", "source",
                    "file", "line", "text", "frame", "shift", "primary", "basis"]
@@ -108,16 +109,66 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     lone = self_outliers(colls)
     if not lone.empty:
         found.append(lone)
+    sizes = size_outliers(colls)
+    if not sizes.empty:
+        found.append(sizes)
     if not found:
         return pd.DataFrame(columns=OUTLIER_COLUMNS)
     out = pd.concat(found, ignore_index=True)
-    out["field_order"] = out["field"].map({f: i for i, f in enumerate(FIELDS)})
+    out["field_order"] = out["field"].map({f: i for i, f in enumerate(FIELDS + ("size_note",))})
     out = out.sort_values(["group", "rank", "seq", "field_order"], kind="stable")
     out["primary"] = ~out.duplicated(["group", "rank", "seq"], keep="first")
     out["shift"] = out["shift"].fillna(0).astype("int64") if "shift" in out else 0
     out = _break_ties(colls, out)
     out = _mark_shifts(colls, out)
     return out[OUTLIER_COLUMNS].reset_index(drop=True)
+
+
+def size_outliers(colls: pd.DataFrame) -> pd.DataFrame:
+    """Ranks whose output size breaks their collective's semantics (fr_semantics.size_note: all_gather out = in x
+    world, …) where the group's other ranks at that (group, seq) keep it. When every rank breaks it alike, the
+    group size assumed is wrong, not a rank: nobody is named."""
+    if colls.empty or "size_note" not in colls or colls["size_note"].isna().all():
+        return pd.DataFrame(columns=OUTLIER_COLUMNS)
+    noted = colls[colls["size_note"].notna()]
+    keys = set(zip(noted["group"].astype(str), noted["seq"]))
+    here = colls[[k in keys for k in zip(colls["group"].astype(str), colls["seq"])]]
+    rows = []
+    for (group, seq), at in here.groupby([here["group"].astype(str), "seq"], sort=True):
+        bad = at[at["size_note"].notna()]
+        if len(bad) * 2 > len(at) or len(at) < 2:
+            continue                                       # a majority (or a lone rank) breaks it: no culprit
+        for row in bad.itertuples(index=False):
+            rows.append({"group": group, "seq": int(seq), "rank": int(row.rank), "op": row.op, "field": "size_note",
+                         "value": row.size_note, "modal": "consistent sizes", "modal_count": len(at) - len(bad),
+                         "count": len(at), "tie": False, "source": row.source, "file": row.file, "line": row.line,
+                         "text": row.text, "frame": row.frame, "shift": 0, "primary": True, "basis": "ranks"})
+    return pd.DataFrame(rows, columns=OUTLIER_COLUMNS) if rows else pd.DataFrame(columns=OUTLIER_COLUMNS)
+
+
+def alltoall_imbalance(colls: pd.DataFrame) -> list[dict]:
+    """all_to_all(v) collectives whose totals do not balance: over the ranks that recorded it, elements sent must
+    equal elements received (each rank's own in and out may differ: uneven splits are normal). The suspects are
+    the ranks whose sent (or received) total differs from what most ranks used, when a minority does."""
+    if colls.empty or "a2a_in" not in colls or colls["a2a_in"].isna().all():
+        return []
+    rows = colls[colls["a2a_in"].notna() & colls["a2a_out"].notna()]
+    out = []
+    for (group, seq), at in rows.groupby([rows["group"].astype(str), "seq"], sort=True):
+        sent, received = int(at["a2a_in"].sum()), int(at["a2a_out"].sum())
+        if len(at) < 2 or sent == received:
+            continue
+        suspects = _minority(at, "a2a_in") or _minority(at, "a2a_out")
+        out.append({"group": group, "seq": int(seq), "sent": sent, "received": received, "ranks": suspects,
+                    "rows": at})
+    return out
+
+
+def _minority(at: pd.DataFrame, column: str) -> list[int]:
+    counts = at[column].value_counts()
+    if len(counts) < 2 or counts.iloc[0] == counts.iloc[1]:
+        return []
+    return sorted(int(r) for r in at.loc[at[column] != counts.index[0], "rank"])
 
 
 def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:

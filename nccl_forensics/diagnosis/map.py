@@ -20,7 +20,16 @@ from ..sources.flight_recorder import table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump
 from ..sources.gc_pause import gc_paused
-from .timeline import RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns
+from .fr_semantics import Entry, rows_and_p2p
+from .timeline import (
+    COLUMNS,
+    RowBuffer,
+    add_event,
+    comm_ids_of,
+    nccl_group,
+    pack_columns,
+    user_frame,
+)
 
 
 @dataclass
@@ -33,6 +42,7 @@ class Digest:
     row_hosts: list = field(default_factory=list)
     declared: dict = field(default_factory=dict)           # group -> ranks from pg_config
     warnings: list = field(default_factory=list)           # internal errors, one line each
+    p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
 
 def digest_source(source: Source) -> Digest:
@@ -84,12 +94,15 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     hosts.extend(run_hosts)
 
 
-FR_FIELDS = ("pg_name", "seq", "op", "in_numel", "in_dtypes", "state", "time_created_ns")
+FR_FIELDS = ("pg_name", "seq", "p2p_seq", "op", "peer", "is_p2p", "in_sizes", "out_sizes", "in_dtypes", "state",
+             "time_created_ns", "time_started_ns", "time_completed_ns")
 
 
 def digest_flight_recorder(source: Source) -> Digest:
     """A dump's timeline rows, straight from its columns: no Event per entry, no per-row text (evidence rows
-    get theirs later). `fr_columns` codes the common shape of dump; the general table reader takes the rest."""
+    get theirs later). `fr_columns` codes the common shape of dump; the general table reader (through
+    fr_semantics: P2P apart, coalesced members as one row, all_to_all by totals) takes the rest."""
+    p2p: list = []
     try:
         with gc_paused():                                    # many small objects: GC passes only cost here
             dump = load_dump(source.path)
@@ -98,7 +111,7 @@ def digest_flight_recorder(source: Source) -> Digest:
                 meta, rows = fast[0], coded_rows(source, *fast)
             else:
                 meta, cols = table_of_dump(dump, source.path, source, fields=FR_FIELDS)
-                rows = fr_rows(source, meta, cols)
+                rows, p2p = fr_rows(source, meta, cols)
             del dump                                         # freed while the collector is still paused
     except NcclfError as exc:
         return Digest(SourceResult(source, [], error=str(exc)))
@@ -106,47 +119,95 @@ def digest_flight_recorder(source: Source) -> Digest:
                   f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
                   data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
                                                  "comm_lib_version")})
-    return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]))
+    return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:
     """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
     rows = {name: ("cat", *coded[name]) for name in ("group", "op", "dtype", "state")}
-    rows.update((name, ("num", narrow(coded[name]))) for name in ("seq", "numel", "line", "time"))
+    rows.update((name, ("num", narrow(coded[name]))) for name in ("seq", "numel", "out_numel", "line", "time"))
     rows.update(_fr_constant_rows(source, meta, len(coded["line"])))
     return rows
 
 
-def fr_rows(source: Source, meta: dict, cols: dict) -> dict:
-    """The dump's timeline rows, packed (timeline.pack_columns) from `read_flight_recorder_table` columns."""
-    n = len(cols["line"])
-    if not n:
-        return {}
-    joined = {d: ",".join(d) if d else None for d in set(cols["in_dtypes"])}
-    rows = pack_columns({"group": cols["pg_name"], "seq": cols["seq"], "op": cols["op"], "numel": cols["in_numel"],
-                         "dtype": list(map(joined.__getitem__, cols["in_dtypes"])), "state": cols["state"],
-                         "line": cols["line"]})
-    rows["time"] = ("num", _seconds(cols["time_created_ns"]))
-    rows.update(_fr_constant_rows(source, meta, n))
-    return rows
+def fr_rows(source: Source, meta: dict, cols: dict) -> tuple[dict, list]:
+    """The dump's timeline rows, packed (timeline.pack_columns), and its P2P ops, from `read_flight_recorder_table`
+    columns (fr_semantics decides what each entry means)."""
+    if not cols["line"]:
+        return {}, []
+    entries = fr_entries(cols)
+    members = group_members(meta)
+    table, p2p = rows_and_p2p(entries, members, meta.get("rank"))
+    if not table:
+        return {}, p2p
+    columns = {name: [r.get(name) for r in table] for name in ("group", "seq", "op", "numel", "out_numel", "dtype",
+                                                                 "state", "line", "shape", "size_note", "a2a_in",
+                                                                 "a2a_out")}
+    rows = pack_columns({name: values for name, values in columns.items() if any(v is not None for v in values)})
+    rows.update((name, ("none", len(table))) for name, values in columns.items() if name not in rows)
+    rows["time"] = ("num", np.array([r["time"] if r["time"] is not None else np.nan for r in table], np.float64))
+    rows.update(_fr_constant_rows(source, meta, len(table), shape=False))
+    return rows, p2p
 
 
-def _fr_constant_rows(source: Source, meta: dict, n: int) -> dict:
+def fr_entries(cols: dict) -> list[Entry]:
+    """`read_flight_recorder_table` columns → fr_semantics entries."""
+    ns = lambda v: v / 1e9 if v else None                    # noqa: E731
+    return [Entry(pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, ns(created), ns(started), ns(done), p2p_seq)
+            for pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq in zip(
+                cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
+                cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
+                cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"])]
+
+
+def group_members(meta: dict) -> dict[str, list[int]]:
+    """PG name → its global ranks in group-rank order (pg_config); the default PG falls back to the world."""
+    out = {str(name): list(cfg["ranks"]) for name, cfg in (meta.get("pg_config") or {}).items()
+           if cfg and cfg.get("ranks")}
+    world = meta.get("world_size")
+    for name, cfg in (meta.get("pg_config") or {}).items():
+        if str(name) not in out and cfg and cfg.get("desc") == "default_pg" and isinstance(world, int):
+            out[str(name)] = list(range(world))
+    return out
+
+
+def _fr_constant_rows(source: Source, meta: dict, n: int, shape: bool = True) -> dict:
     zeros, rank = np.zeros(n, np.int8), meta.get("rank")
+    blank = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out") if shape else ("text", "frame")
     return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
             "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int
             else [rank] * n,                                  # unknown: the parent fills it from other files
-            "redop": ("cat", [None], zeros), **{name: ("none", n) for name in ("shape", "text", "frame")}}
+            "redop": ("cat", [None], zeros), **{name: ("none", n) for name in blank}}
 
 
-def _seconds(ns: list) -> np.ndarray:
-    """Nanosecond timestamps (None = unknown) as float seconds (NaN = unknown)."""
-    if set(map(type, ns)) <= {int}:
-        try:
-            return np.array(ns, dtype=np.int64) / 1e9
-        except OverflowError:
-            pass
-    return np.array([t / 1e9 if t else None for t in ns], dtype=np.float64)
+def fr_event_rows(buf: RowBuffer, events: list[Event]) -> list:
+    """The timeline rows (added to `buf`) and P2P ops ((rank, file, *op)) of `fr_entry` events, dump by dump,
+    read as the flight-recorder map path reads a dump's table (fr_semantics)."""
+    dumps = {ev.file: ev for ev in events if ev.kind == "fr_dump"}
+    by_file: dict[str, list[Event]] = {}
+    for ev in events:
+        if ev.kind == "fr_entry":
+            by_file.setdefault(ev.file, []).append(ev)
+    p2p = []
+    for file, entries in by_file.items():
+        dump = dumps.get(file)
+        members = group_members(dump.data) if dump is not None else {}
+        rank = entries[0].rank
+        table, ops = rows_and_p2p((_entry_of(ev) for ev in entries), members, rank)
+        for row in table:
+            buf.add(*(rank if name == "rank" else file if name == "file" else "flight_recorder" if name == "source"
+                      else row.get(name) for name in COLUMNS))
+        p2p.extend((rank, file, *op) for op in ops)
+    return p2p
+
+
+def _entry_of(ev: Event) -> Entry:
+    d = ev.data
+    ns = lambda v: v / 1e9 if v else None                    # noqa: E731
+    return Entry(str(d.get("pg_name")), d.get("seq"), d.get("op"), d.get("peer"), d.get("is_p2p"),
+                 d.get("in_sizes"), d.get("out_sizes"), d.get("in_dtypes"), d.get("state"), ev.line,
+                 ns(d.get("time_created_ns")) or ev.time, ns(d.get("time_started_ns")),
+                 ns(d.get("time_completed_ns")), d.get("p2p_seq"), user_frame(d.get("frames")), ev.text)
 
 
 def declared_groups(events: list[Event]) -> dict:

@@ -97,6 +97,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
         if ev.kind == "pyspy_thread" and _is_main(ev) and st.where is None:
             st.where, st.op, st.at = classify_stack(ev.data.get("frames") or [], ev.data.get("state"))
             st.evidence.append(cite(ev))
+        elif ev.kind == "faulthandler" and ev.data.get("reason") is None and st.where is None:
+            frames = _current_thread(ev)             # a live stack dump (torch's debug server, dump_traceback)
+            if frames:
+                st.where, st.op, st.at = classify_stack(frames, None)
+                st.evidence.append(cite(ev))
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
             _note_exit(st, ev, terminated_pids)
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
@@ -107,6 +112,12 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if pid in oom_pids:
                 _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
     return dict(sorted(states.items()))
+
+
+def _current_thread(ev: Event) -> list[dict]:
+    threads = ev.data.get("threads") or []
+    current = next((t for t in threads if t.get("current")), threads[-1] if threads else None)
+    return (current or {}).get("frames") or []
 
 
 def _is_main(ev: Event) -> bool:

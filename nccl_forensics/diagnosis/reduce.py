@@ -28,7 +28,8 @@ from ..sources.flight_recorder import frames_of, table_of_dump
 from ..sources.fr_load import load_dump
 from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
-from .map import Digest, declared_groups, digest_source
+from .groups import label, relabel, split_by_membership
+from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .rank_state import RankState, rank_states
 from .timeline import (
     RowBuffer,
@@ -84,29 +85,31 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
                          "dumps, torchrun output, dmesg) found" +
                          (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
     digests = _map(usable, jobs, progress)
-    events, frames, declared, file_ranks = _collect(digests, [s for s in sources if s.error])
+    events, frames, declared, file_ranks, p2p = _collect(digests, [s for s in sources if s.error])
     errors = {s.path: s.error for s in sources if s.error}
     errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
     warnings = [w for d in digests for w in d.warnings]
     return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
-                   warnings=warnings)
+                   warnings=warnings, p2p=p2p)
 
 
 def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
     """The same analysis over events already parsed (ranks filled): used by tests and other tools."""
-    rows, rest, comm_ids = RowBuffer(), [], {}
+    rows, rest = RowBuffer(), []
     events = list(events)
     comm_ids = comm_ids_of(events)
     for ev in events:
-        if not (ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids)):
+        if ev.kind != "fr_entry" and not (ev.kind == "coll" and add_event(rows, ev, comm_ids)):
             rest.append(ev)
+    p2p = fr_event_rows(rows, events)
     rest.sort(key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
-    return analyse(rest, [rows.to_frame()], declared_groups(rest), select, ignore)
+    return analyse(rest, [rows.to_frame()], declared_groups(rest), select, ignore, p2p=p2p)
 
 
 def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),
             sources: list[Source] | None = None, errors: dict[str, str] | None = None,
-            file_ranks: dict[str, set[int]] | None = None, warnings: list[str] | None = None) -> Diagnosis:
+            file_ranks: dict[str, set[int]] | None = None, warnings: list[str] | None = None,
+            p2p: list | None = None) -> Diagnosis:
     """timelines → detectors → verdict, for events and timeline rows with ranks filled.
 
     `errors` maps each file that could not be (fully) read to its error; `file_ranks` maps each file to the ranks
@@ -121,7 +124,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     outliers = _with_frames(find_outliers(timelines.colls))
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
     ranks = rank_states(events, world.expected)
-    ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world)
+    ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
     report = run_detectors(ctx, selected(select, ignore))
     missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
     cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
@@ -148,8 +151,12 @@ def _collect(digests: list[Digest], unread: list[Source] = ()):
     its name or its (host, pid) names, so that its rank is an evidence gap)."""
     results = [d.result for d in digests]
     hints = assign_ranks(results)
-    packs, declared, file_ranks = [], {}, {}
+    packs, declared, file_ranks, p2p = [], {}, {}, []
+    split = split_by_membership(d.declared for d in digests)
     for d in digests:
+        _label_split_groups(d, split)
+        rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
+        p2p.extend((rank, d.result.source.path, *op) for op in d.p2p)
         ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
         if d.rows:
             if type(d.rows["rank"]) is list:                  # not packed yet: some ranks may still be missing
@@ -168,7 +175,18 @@ def _collect(digests: list[Digest], unread: list[Source] = ()):
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
-    return events, [frame_from_packed(packs)], declared, file_ranks
+    return events, [frame_from_packed(packs)], declared, file_ranks, p2p
+
+
+def _label_split_groups(d: Digest, split: dict[str, bool]) -> None:
+    """One PG name, several member sets (split groups): this dump's groups get their membership label."""
+    names = {name: label(name, members) for name, members in d.declared.items() if split.get(name)}
+    if not names:
+        return
+    if d.rows:
+        d.rows["group"] = relabel(names, d.rows["group"])
+    d.declared = {names.get(name, name): members for name, members in d.declared.items()}
+    d.p2p = [op._replace(pg=names.get(op.pg, op.pg)) for op in d.p2p]
 
 
 def _named_rank(src: Source, hints) -> set[int]:

@@ -32,7 +32,10 @@ from ..model import Event
 from ..sources.columns import categorize, narrow
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
-           "time", "frame", "redop"]
+           "time", "frame", "redop",
+           "out_numel",           # output elements (flight recorder), compared like `numel`
+           "size_note",           # what a row's output size breaks for its collective (fr_semantics.size_note)
+           "a2a_in", "a2a_out"]   # all_to_all totals: checked over the job, not rank against rank
 # Which source wins when several describe the same (rank, group, seq): lower is better.
 SOURCE_PRIORITY = {"flight_recorder": 0, "nccl": 1, "watchdog": 2, "fingerprint": 3}
 TIMELINE_KINDS = {"coll", "fr_entry", "watchdog_timeout", "fingerprint_mismatch"}
@@ -59,10 +62,16 @@ class RowBuffer:
         self.cols = cols
 
     def columns(self) -> dict[str, list]:
+        """Rows may be shorter than COLUMNS (sources that know only the first columns): the rest are None."""
         out = {name: list(self.cols[name]) if self.cols else [] for name in COLUMNS}
         if self.rows:
+            filled = set()
             for name, values in zip(COLUMNS, zip(*self.rows)):
                 out[name].extend(values)
+                filled.add(name)
+            for name in COLUMNS:
+                if name not in filled:
+                    out[name].extend([None] * len(self.rows))
         return out
 
     @staticmethod
@@ -78,7 +87,7 @@ class RowBuffer:
         return RowBuffer.frame_of([self])
 
 
-NUMERIC = ("rank", "seq", "numel", "line", "time")
+NUMERIC = ("rank", "seq", "numel", "line", "time", "out_numel", "a2a_in", "a2a_out")
 _INT, _FLOAT = {int}, {int, float, type(None)}
 
 
@@ -118,7 +127,7 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
     ("none", n): n missing values (cheaper to send and to merge than a list of n Nones)."""
     data = {}
     for name in COLUMNS:
-        parts = [p[name] for p in packs if name in p]
+        parts = [p[name] if name in p else ("none", _pack_len(p)) for p in packs]
         if parts and name in CATEGORIES and all(part[0] == "cat" for part in parts):
             data[name] = _merge_categories(parts)
         elif parts and all(part[0] == "num" for part in parts):
@@ -131,6 +140,11 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
+
+
+def _pack_len(pack: dict) -> int:
+    part = pack["line"]
+    return part[1] if part[0] == "none" else len(part[2]) if part[0] == "cat" else len(part[1])
 
 
 def _values_of(part: tuple) -> list:

@@ -17,7 +17,7 @@ CLASS_ORDER = ("oom", "dropped_rank", "op_mismatch", "dtype_mismatch", "shape_mi
                "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "timeout_unknown",
                "unclassified_failure")
 _CONF_ORDER = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
-_WEAK = {"network_error", "timeout_unknown", "unclassified_failure"}   # only a cause when nothing more specific is found
+_WEAK = {"network_error", "timeout_unknown", "unclassified_failure"}   # causes only when nothing more specific is
 FALLBACK = "unclassified_failure"                     # reported only when no other detector names the failure
 INCONCLUSIVE = "inconclusive"                         # nothing found, and the evidence does not cover the job
 

@@ -102,7 +102,8 @@ def expected_world(events: Iterable[Event], timeline_ranks: Iterable[int], sourc
         files = tuple(failed_by_rank.get(rank, ()))
         if files:
             gap = Gap(_reason(errors[files[0]]), errors[files[0]], files)
-            (partial if rank in good_files or rank in own and _has_clean_file(rank, file_ranks, errors) else gaps)[rank] = gap
+            read_in_part = rank in good_files or rank in own and _has_clean_file(rank, file_ranks, errors)
+            (partial if read_in_part else gaps)[rank] = gap
         elif rank not in present:
             gaps[rank] = Gap("no evidence", _named_by(rank, claims, size))
     return World(size, sorted(expected), present, claims, gaps, partial, unattributed, unranked if gaps else [])

@@ -35,6 +35,7 @@ LINE_PARSERS: dict[SourceKind, list[str]] = {
 READERS: dict[SourceKind, str] = {
     SourceKind.FLIGHT_RECORDER: "flight_recorder:read_flight_recorder",
     SourceKind.PYSPY_JSON: "pyspy:read_pyspy_json",
+    SourceKind.DEBUG_SERVER: "debug_server:read_debug_server_dump",
     SourceKind.ERROR_JSON: "torchrun:read_error_json",
 }
 

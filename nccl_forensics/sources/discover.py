@@ -116,6 +116,7 @@ def sniff(path: str) -> Source:
     return src
 
 
+_DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distributed.debug's dump_dir files
 _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
 
 
@@ -133,6 +134,8 @@ def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
             return SourceKind.PYSPY_JSON, "py-spy --json"
     if b"\x00" in head:
         return SourceKind.UNKNOWN, "binary file"
+    if _DEBUG_SECTION.search(head):
+        return SourceKind.DEBUG_SERVER, "torch debug-server dump (per-rank sections)"
     nccl_lines = len(_NCCL_LINE.findall(head))
     console = _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", head)) is not None   # NCCL's own lines don't count
     if _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head) and not nccl_lines and not _LAUNCHER.search(head):

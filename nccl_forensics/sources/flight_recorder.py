@@ -287,14 +287,14 @@ def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = Fa
 def _ranks(v: Any) -> list[int] | None:
     """pg_config 'ranks' is a string "[0, 1, 2]" (a list in some JSON writers); empty means unknown."""
     if type(v) is str and len(v) < 10_000_000:
-        v = list(_ranks_in_text(v))
+        v = list(ranks_in_text(v))
     if type(v) is list and all(type(r) is int for r in v):
         return v or None
     return None
 
 
 @lru_cache(maxsize=64)
-def _ranks_in_text(text: str) -> tuple[int, ...]:
+def ranks_in_text(text: str) -> tuple[int, ...]:
     """Every dump of a job repeats the same ranks strings (1,024 ranks: 0.4 ms each to parse)."""
     return tuple(map(int, re.findall(r"-?\d+", text)))
 

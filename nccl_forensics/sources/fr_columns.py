@@ -21,10 +21,15 @@ import numpy as np
 
 from ..model import Source
 from .columns import categorize, recode
-from .flight_recorder import DTYPES, dump_meta, split_profiling_name
+from .flight_recorder import DTYPES, dump_meta, ranks_in_text, split_profiling_name
 
 _KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
-         "time_created_ns", "record_id", "pg_id")
+         "time_created_ns", "record_id", "pg_id", "output_sizes")
+# Ops whose entries do not map one-to-one onto a comparable (group, seq) row: the general path reads them
+# (diagnosis/fr_semantics.py): P2P, coalesced members and markers, all_to_all.
+_GENERAL_OPS = {"send", "recv", "coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced",
+                "alltoall"}
+_SIZE_RULE = {"allreduce": 1, "broadcast": 1, "allgather": 2, "reducescatter": 3}   # fr_semantics.size_note
 _read = itemgetter(*_KEYS)
 _NO_OP = (None, None, None)
 
@@ -48,7 +53,7 @@ def coded_columns(dump: dict, path: str, source: Source | str) -> tuple[dict, di
 
 
 def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> tuple[dict, dict]:
-    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids = zip(*map(_read, entries))
+    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
     pg_cats, pg_codes = categorize(pgs)                   # a list (JSON) is unhashable: TypeError
@@ -59,16 +64,44 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> 
     state_cats, state_codes = categorize(states)
     _expect(all(v is None or type(v) is str for v in chain(name_cats, state_cats)))
     split = [split_profiling_name(n) if n is not None else _NO_OP for n in name_cats]
-    cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": recode([s[1] for s in split], name_codes),
-            "state": (state_cats, state_codes), "dtype": _dtypes(dtypes), "numel": _numel(sizes),
-            "seq": np.array(seqs, np.int64), "time": np.array(times, np.int64) / 1e9,
-            "line": np.arange(1, len(entries) + 1, dtype=np.int64)}
+    _expect(not {s[1] for s in split} & _GENERAL_OPS)
+    seq = np.array(seqs, np.int64)
+    _expect(len(np.unique(pg_codes.astype(np.int64) * (int(seq.max()) + 1) + seq)) == len(seq))  # no coalesced group
+    op = recode([s[1] for s in split], name_codes)
+    numel, out_numel = _numel(sizes), _numel(out_sizes)
+    _expect_sizes_agree(op, numel, out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[pg_codes])
+    cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": op, "state": (state_cats, state_codes),
+            "dtype": _dtypes(dtypes), "numel": numel, "out_numel": out_numel, "seq": seq,
+            "time": np.array(times, np.int64) / 1e9, "line": np.arange(1, len(entries) + 1, dtype=np.int64)}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
                      pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
                      backend=next((s[0] for s in split if s[0]), None),
                      record_ids=(min(record_ids), max(record_ids)))
     meta["entries"], meta["bad_lines"] = len(entries), []
     return meta, cols
+
+
+def _expect_sizes_agree(op: tuple, numel: np.ndarray, out_numel: np.ndarray, world: np.ndarray) -> None:
+    """Every entry's output size fits its collective (fr_semantics.size_note) for its group's size: all-reduces and
+    broadcasts keep it, all-gathers multiply it by the group size, reduce-scatters divide it (not checked where the
+    group size is unknown, or the output empty). A dump where one does not goes to the general path, which notes
+    what breaks."""
+    cats, codes = op
+    kind = np.array([_SIZE_RULE.get(name, 0) for name in cats] + [0], np.int8)[codes]
+    ok = np.where(kind == 1, numel == out_numel,
+                  np.where(kind == 2, out_numel == numel * world,
+                           np.where(kind == 3, numel == out_numel * world, True)))
+    _expect((ok | (kind >= 2) & (world <= 0) | (out_numel == 0) & (kind != 1)).all())   # as size_note: unknown = ok
+
+
+def _group_sizes(dump: dict, names: list) -> np.ndarray:
+    """Each PG's size from pg_config's ranks (0 = unknown), in the order of `names`."""
+    config = dump.get("pg_config") if type(dump.get("pg_config")) is dict else {}
+    sizes = []
+    for name in names:
+        ranks = (config.get(name) or {}).get("ranks") if type(config.get(name)) is dict else None
+        sizes.append(len(ranks_in_text(ranks)) if type(ranks) is str else len(ranks) if type(ranks) is list else 0)
+    return np.array(sizes + [0], np.int64)
 
 
 def _expect(ok: Any) -> None:

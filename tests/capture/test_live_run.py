@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -42,9 +43,13 @@ def test_a_hang_is_captured_diagnosed_and_ended_with_kill_on_hang(tmp_path):
     assert not any(is_alive_pid(r["pid"]) for r in doc["ranks"])
 
 
+# `ncclf run` starts the torchrun beside its interpreter when there is one, else `python -m torch.distributed.run`.
+_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.run")
+
+
 def job_processes(run_pid: int, seen: dict) -> list:
     """torchrun (the launcher `ncclf run` started) and its ranks; not py-spy or the other helpers capture ran."""
-    launcher = next(p for p in seen.values() if p.ppid == run_pid and "torch.distributed.run" in " ".join(cmdline(p.pid)))
+    launcher = next(p for p in seen.values() if p.ppid == run_pid and _LAUNCHER.search(" ".join(cmdline(p.pid))))
     return [launcher] + [p for p in seen.values() if p.ppid == launcher.pid]
 
 

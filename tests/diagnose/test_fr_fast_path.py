@@ -37,7 +37,7 @@ def both_paths(dump: dict, path: str):
     src = _source(path)
     fast = coded_columns(copy.deepcopy(dump), path, src)
     meta, cols = table_of_dump(dump, path, src, fields=digest.FR_FIELDS)
-    general = (digest.fr_rows(src, meta, cols), meta)
+    general = (digest.fr_rows(src, meta, cols)[0], meta)
     return ((digest.coded_rows(src, *fast), fast[0]) if fast else None), general
 
 
