@@ -6,6 +6,7 @@ from typing import Iterator
 import pandas as pd
 
 from ..model import Confidence, Evidence
+from ._gloo import element_bytes
 from .base import BaseDetector, Context, row_evidence
 
 _WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel": "element count",
@@ -48,6 +49,8 @@ class FieldMismatch(BaseDetector):
         message = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} used {_WHAT[row['field']]} "
                    f"{row['value']} at {where} seq {seq}, where {int(row['modal_count'])} of {int(row['count'])} "
                    f"ranks used {row['modal']}" + (" (a tie: the culprit is a guess)" if bool(row["tie"]) else ""))
+        if row["field"] == "dtype":
+            message += _element_sizes(row["value"], row["modal"])
         if row.get("basis") == "ranks+self":
             message += f"; rank {ranks[0]} also broke its own step pattern there, the other rank did not"
         return self.finding(ranks, message, conf, evidence, self.fix_for(ctx, ranks, row), group, seq)
@@ -75,3 +78,13 @@ def call_site(ctx: Context, rank: int, row) -> str:
                 f = frames[-1]
                 return f"{f.get('file')}:{f.get('line')} ({f.get('function')})"
     return "its call site (no stack was recorded)"
+
+
+def _element_sizes(value, modal) -> str:
+    """`; float64 is 8 bytes per element, float32 4`: why the byte counts (gloo's `1024 vs 512`, NCCL's) differ
+    although the element counts agree."""
+    sizes = [element_bytes(d) for d in (value, modal)]
+    if None in sizes or sizes[0] == sizes[1]:
+        return ""
+    return (f"; {str(value).split(',')[0]} is {sizes[0]} bytes per element, {str(modal).split(',')[0]} {sizes[1]}: "
+            "equal element counts are different byte counts")

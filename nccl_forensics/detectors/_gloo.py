@@ -27,8 +27,9 @@ import pandas as pd
 
 from .base import Context
 
-_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "bfloat16": 2, "float16": 2, "int16": 2,
-          "int8": 1, "uint8": 1, "bool": 1}
+_BYTES = {"float64": 8, "int64": 8, "uint64": 8, "complex64": 8, "complex128": 16, "float32": 4, "int32": 4,
+          "uint32": 4, "bfloat16": 2, "float16": 2, "int16": 2, "uint16": 2, "int8": 1, "uint8": 1, "bool": 1,
+          "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1}
 _FIT = math.log(4)          # how far (in log ratio) a byte ratio may be from E/R and still fit
 
 
@@ -130,6 +131,11 @@ def _distance(observed: float, num: float | None, den: float | None) -> float | 
 
 def _plain(numel):
     return None if numel is None or numel != numel else int(numel)
+
+
+def element_bytes(dtype) -> int | None:
+    """Bytes per element of a dtype as the timelines name it (`float32`; the first of `float32,float32`)."""
+    return _BYTES.get(str(dtype).split(",")[0])
 
 
 def _nbytes(numel, dtype) -> float | None:

@@ -22,7 +22,7 @@ from ..detectors import run_detectors, selected
 from ..detectors.base import Context
 from ..engines.local import map_sources
 from ..errors import NcclfError, NoEvidence
-from ..model import Event, Finding, Source
+from ..model import Event, Finding, Source, SourceKind
 from ..sources.discover import discover, evidence_sources
 from ..sources.flight_recorder import frames_of, table_of_dump
 from ..sources.fr_load import load_dump
@@ -88,6 +88,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     events, frames, declared, file_ranks, p2p = _collect(digests, [s for s in sources if s.error])
     errors = {s.path: s.error for s in sources if s.error}
     errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
+    errors.update(_rankless_dumps(digests, file_ranks, errors))
     warnings = [w for d in digests for w in d.warnings]
     return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                    warnings=warnings, p2p=p2p)
@@ -176,6 +177,15 @@ def _collect(digests: list[Digest], unread: list[Source] = ()):
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     return events, [frame_from_packed(packs)], declared, file_ranks, p2p
+
+
+def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:
+    """Flight-recorder dumps whose rank nothing names: a dump holds no rank, torch puts it in the file name
+    (`<TORCH_FR_DUMP_TEMP_FILE><rank>`), and a renamed dump or TORCH_FR_DUMP_DYNAMIC_FILE_NAME loses it."""
+    return {path: f"{path}: flight-recorder dump names no rank (torch writes none inside; name the file "
+                  "`<prefix><rank>`, e.g. nccl_trace_rank_3)"
+            for d in digests if d.result.source.kind is SourceKind.FLIGHT_RECORDER
+            for path in [d.result.source.path] if file_ranks.get(path) == {UNKNOWN_RANK} and path not in errors}
 
 
 def _label_split_groups(d: Digest, split: dict[str, bool]) -> None:

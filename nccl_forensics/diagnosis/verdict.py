@@ -115,7 +115,7 @@ def none_or_inconclusive(verdict: Verdict, world: World, has_behaviour: bool) ->
                    f"rank (e.g. {world.unranked[0]})")
     if world.unattributed:
         why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank "
-                   "could not be read")
+                   "could not be read or placed")
     if not has_behaviour:
         why.append("nothing shows what the ranks did (no collective records, py-spy dumps or exit status)")
     if not why:

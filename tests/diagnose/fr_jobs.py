@@ -94,5 +94,5 @@ class Job:
         folder.mkdir(parents=True, exist_ok=True)
         for r in self.ranks:
             if r.rank not in skip:
-                (folder / name.format(rank=r.rank)).write_bytes(pickle.dumps(r.dump(), protocol=2))
+                (folder / name.format(rank=r.rank, letter="abcdefghijklmnopqrstuvwxyz"[r.rank % 26])).write_bytes(pickle.dumps(r.dump(), protocol=2))
         return folder

@@ -273,3 +273,16 @@ def test_host_named_dumps_keep_their_rank(tmp_path):
     folder = sc_dtype(tmp_path).write(tmp_path / "fr", name="nccl_trace_rank_node-a_{rank}")
     v = diagnose([str(folder)], jobs=1).verdict
     assert (v.cls, v.culprit_ranks) == ("dtype_mismatch", [2])
+
+
+def test_dumps_whose_names_hold_no_rank_are_inconclusive_and_say_why(tmp_path):
+    folder = sc_dtype(tmp_path).write(tmp_path / "fr", name="dump_{letter}")
+    d = diagnose([str(folder)], jobs=1)
+    assert d.verdict.cls == "inconclusive"
+    assert len(d.errors) == 4 and all("names no rank" in e for e in d.errors)
+
+
+def test_a_dtype_mismatch_names_both_element_sizes(tmp_path):
+    folder = sc_dtype(tmp_path).write(tmp_path / "fr")
+    summary = diagnose([str(folder)], jobs=1).verdict.summary
+    assert "float64 is 8 bytes per element, float32 4" in summary, summary
