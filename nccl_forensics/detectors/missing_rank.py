@@ -26,7 +26,9 @@ Example:
 Known limits:
     A job that finished cleanly but lost one rank's log looks the same when nothing records the finish (no
     communicator destroy lines, no torchrun SUCCEEDED); confidence is low then, and medium only when the
-    present ranks show a hang (timeouts, py-spy inside a collective).
+    present ranks show a hang (timeouts, py-spy inside a collective). Silent while a file of unknown rank
+    holds evidence or could not be read (a flight-recorder dump renamed without its rank): it may be the
+    missing rank's; the verdict is then inconclusive.
 
 Suggested fix:
     Recover that rank's evidence (its node's local disk, the scheduler's log, ``dmesg`` on its node); while
@@ -49,7 +51,7 @@ class MissingRank(BaseDetector):
     def check(self, ctx: Context):
         world = ctx.expected
         gaps = {r: g for r, g in ctx.gaps().items() if g.reason in _UNUSABLE}
-        if not gaps or world is None or not world.present or world.unranked or ctx.completed():
+        if not gaps or world is None or not world.present or world.unranked or world.unattributed or ctx.completed():
             return                                          # (its evidence may be in a file of unknown rank)
         if len(gaps) > max(1, len(world.expected) // 2):
             return                                          # too little evidence to single anyone out

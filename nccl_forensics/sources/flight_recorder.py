@@ -287,7 +287,7 @@ def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = Fa
 def _ranks(v: Any) -> list[int] | None:
     """pg_config 'ranks' is a string "[0, 1, 2]" (a list in some JSON writers); empty means unknown."""
     if type(v) is str and len(v) < 10_000_000:
-        v = list(ranks_in_text(v))
+        return list(ranks_in_text(v)) or None     # ints by construction
     if type(v) is list and all(type(r) is int for r in v):
         return v or None
     return None

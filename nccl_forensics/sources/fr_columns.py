@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from itertools import chain
 from math import prod
-from operator import itemgetter
+from operator import itemgetter, ne
 from typing import Any
 
 import numpy as np
@@ -66,9 +66,11 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> 
     split = [split_profiling_name(n) if n is not None else _NO_OP for n in name_cats]
     _expect(not {s[1] for s in split} & _GENERAL_OPS)
     seq = np.array(seqs, np.int64)
-    _expect(len(np.unique(pg_codes.astype(np.int64) * (int(seq.max()) + 1) + seq)) == len(seq))  # no coalesced group
+    key = np.sort(pg_codes.astype(np.int64) * (int(seq.max()) + 1) + seq)
+    _expect((key[1:] != key[:-1]).all())                  # one entry per (group, seq): no coalesced call
     op = recode([s[1] for s in split], name_codes)
-    numel, out_numel = _numel(sizes), _numel(out_sizes)
+    numel = _numel(sizes)
+    out_numel = _out_numel(numel, sizes, out_sizes)
     _expect_sizes_agree(op, numel, out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[pg_codes])
     cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": op, "state": (state_cats, state_codes),
             "dtype": _dtypes(dtypes), "numel": numel, "out_numel": out_numel, "seq": seq,
@@ -114,8 +116,22 @@ def _numel(sizes: tuple) -> np.ndarray:
     _expect(set(map(type, sizes)) <= {list})
     one = set(map(len, sizes)) == {1}
     shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
-    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
-    return np.array(list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes], np.int64)
+    _expect(set(map(type, shapes)) <= {list})
+    # a product is an int only if every dimension is (a float, str or lone bool dimension shows in its product)
+    numel = list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes]
+    _expect(set(map(type, numel)) <= {int})
+    return np.array(numel, np.int64)
+
+
+def _out_numel(numel: np.ndarray, sizes: tuple, out_sizes: tuple) -> np.ndarray:
+    """Elements of each entry's outputs; only the entries whose output shapes differ from their inputs' (the
+    all-gathers and reduce-scatters) are counted again."""
+    if out_sizes == sizes:
+        return numel
+    differ = np.flatnonzero(np.fromiter(map(ne, sizes, out_sizes), bool, len(sizes)))
+    out = numel.copy()
+    out[differ] = _numel(tuple(out_sizes[i] for i in differ))
+    return out
 
 
 def _dtypes(dtypes: tuple) -> tuple[list, np.ndarray]:
