@@ -9,7 +9,7 @@ from typing import NamedTuple
 VERDICT_CLASSES = (
     "shape_mismatch", "dtype_mismatch", "op_mismatch", "collective_skipped", "dropped_rank",
     "stuck_rank", "oom", "network_error", "nic_misselection", "version_mismatch", "timeout_unknown",
-    "unclassified_failure", "none",
+    "unclassified_failure", "straggler", "none",
     "inconclusive",   # nothing found, but the evidence does not cover every rank (never a false all-clear)
 )
 
@@ -36,7 +36,7 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("dropped-rank", "one rank is killed with SIGKILL in the middle of a step", "dropped_rank", True),
     Scenario("stuck-rank", "one rank spins in a busy loop outside any collective (data loading)",
              "stuck_rank", True),
-    Scenario("slow-rank", "one rank sleeps at every step (a straggler) but the job completes", "none", False),
+    Scenario("slow-rank", "one rank sleeps at every step (a straggler) but the job completes", "straggler", True),
     Scenario("cgroup-oom", "one rank runs in a small memory cgroup and is killed by the kernel OOM killer",
              "oom", True),
     Scenario("cuda-oom", "one rank allocates more GPU memory than exists (GPU only)", "oom", True, gpu_only=True),

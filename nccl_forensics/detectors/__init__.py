@@ -1,7 +1,7 @@
 """The one ordered registry of detectors: stable code, kebab name, class, status.
 
 Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
-N4xx network/NIC, V5xx versions, T6xx timeouts,
+N4xx network/NIC, V5xx versions, T6xx timeouts, S7xx speed,
 X9xx the failure no other detector classes. A code is never reused; a retired detector keeps its row
 with status "removed". `ncclf explain CODE` prints a detector's docstring.
 """
@@ -43,6 +43,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("N402", "nic-misselection", "wrong_nic", "NicMisselection", "stable"),
     Entry("V501", "version-mismatch", "version_mismatch", "VersionMismatch", "stable"),
     Entry("T601", "timeout-unknown", "timeout_unknown", "TimeoutUnknown", "stable"),
+    Entry("S701", "straggler", "straggler", "Straggler", "stable"),
     Entry("X901", "unclassified-failure", "unclassified_failure", "UnclassifiedFailure", "stable"),
 )
 

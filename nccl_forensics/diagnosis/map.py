@@ -16,7 +16,7 @@ from .. import sources as parse_pkg
 from ..errors import NcclfError
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
-from ..sources.flight_recorder import table_of_dump
+from ..sources.flight_recorder import host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump
 from ..sources.gc_pause import gc_paused
@@ -115,7 +115,8 @@ def digest_flight_recorder(source: Source) -> Digest:
             del dump                                         # freed while the collector is still paused
     except NcclfError as exc:
         return Digest(SourceResult(source, [], error=str(exc)))
-    event = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"), text=f"flight-recorder dump "
+    event = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"),
+                  host=source.host or host_in_name(source.path), text=f"flight-recorder dump "
                   f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
                   data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
                                                  "comm_lib_version")})

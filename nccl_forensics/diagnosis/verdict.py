@@ -14,10 +14,10 @@ from ..model import Confidence, Event, Finding
 from .world import World
 
 CLASS_ORDER = ("oom", "dropped_rank", "op_mismatch", "dtype_mismatch", "shape_mismatch", "collective_skipped",
-               "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "timeout_unknown",
-               "unclassified_failure")
+               "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "straggler",
+               "timeout_unknown", "unclassified_failure")
 _CONF_ORDER = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
-_WEAK = {"network_error", "timeout_unknown", "unclassified_failure"}   # causes only when nothing more specific is
+_WEAK = {"network_error", "straggler", "timeout_unknown", "unclassified_failure"}   # causes only when nothing more specific is
 FALLBACK = "unclassified_failure"                     # reported only when no other detector names the failure
 INCONCLUSIVE = "inconclusive"                         # nothing found, and the evidence does not cover the job
 
@@ -81,6 +81,8 @@ def decide(findings: list[Finding], cascade_ranks: list[int] = (), root_cause: l
 
 
 def _consequence(f: Finding, primary: Finding) -> bool:
+    if f.cls == "straggler":
+        return False                                  # context for a hang, never its consequence
     return not f.cause or f.cls in _WEAK and primary.cls not in _WEAK
 
 

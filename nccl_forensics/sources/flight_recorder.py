@@ -70,6 +70,7 @@ DTYPES = {
     "Float8_e5m2fnuz": "float8_e5m2fnuz", "Float8_e4m3fnuz": "float8_e4m3fnuz", "UInt16": "uint16",
     "UInt32": "uint32", "UInt64": "uint64", "Float8_e8m0fnu": "float8_e8m0fnu", "Float4_e2m1fn_x2": "float4_e2m1fn_x2",
 }
+_HOST_IN_NAME = re.compile(r"(?:nccl|comm_lib)_trace_rank_(.*[^\d_].*?)_\d{1,9}(?:\.json|\.pkl|\.pickle)?(?:\.gz)?$")
 _RANK_IN_NAME = re.compile(r"rank[_\-.]?(\d{1,9})(?!.*\d)|(?<!\d)(\d{1,9})(?:\.json|\.pkl|\.pickle)?(?:\.gz)?$", re.I)
 
 
@@ -331,6 +332,12 @@ def _pg_status(raw: Any, names: dict) -> dict[str, dict]:
 
 
 MAX_RANK = (1 << 31) - 1     # what a rank can be; a bigger number in a damaged dump or name is no rank
+
+
+def host_in_name(path: str) -> str | None:
+    """The host of a dump named `nccl_trace_rank_<host>_<rank>` (as some launchers name them), else None."""
+    m = _HOST_IN_NAME.search(os.path.basename(path))
+    return m.group(1) if m else None
 
 
 def _rank(dump: dict, path: str, source: Source | str) -> int | None:

@@ -82,11 +82,11 @@ def test_perfetto_trace_event_format():
     names = {(e["name"], e["args"]["name"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     assert names == {("thread_name", f"rank {r}") for r in range(4)}
     assert any(e["ph"] == "M" and e["name"] == "process_name" for e in events)
-    slices = [e for e in events if e["ph"] == "X"]
-    assert len(slices) == 4 * 8
-    assert all({"pid", "tid", "ts", "dur", "name"} <= set(e) and e["dur"] > 0 for e in slices)
-    assert {e["tid"] for e in slices} == {1, 2, 3, 4}
-    marks = [e for e in events if e["ph"] == "i"]
-    assert len(marks) == 1 and marks[0]["s"] == "g" and "seq 8" in marks[0]["name"]
-    flagged = [e for e in slices if e.get("cname") == "terrible"]
+    arrivals = [e for e in events if e["ph"] == "i" and e["s"] == "t" and "seq" in e["args"]]
+    assert len(arrivals) == 4 * 8 and {e["tid"] for e in arrivals} == {1, 2, 3, 4}
+    assert all(e["args"]["duration"] == "unknown" for e in arrivals)
+    assert all(e["dur"] > 0 and e["args"]["measured"] for e in events if e["ph"] == "X")   # only measured spans
+    marks = [e for e in events if e["ph"] == "i" and e["s"] == "g"]
+    assert len(marks) == 1 and "seq 8" in marks[0]["name"]
+    flagged = [e for e in arrivals if e.get("cname") == "terrible"]
     assert [(e["tid"], e["args"]["seq"]) for e in flagged] == [(3, 6)]
