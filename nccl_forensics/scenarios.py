@@ -37,6 +37,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("stuck-rank", "one rank spins in a busy loop outside any collective (data loading)",
              "stuck_rank", True),
     Scenario("slow-rank", "one rank sleeps at every step (a straggler) but the job completes", "straggler", True),
+    Scenario("slow-rank-timeout", "one rank's data loading slows down step after step until it outlasts the "
+             "process-group timeout", "straggler", True),
     Scenario("cgroup-oom", "one rank runs in a small memory cgroup and is killed by the kernel OOM killer",
              "oom", True),
     Scenario("cuda-oom", "one rank allocates more GPU memory than exists (GPU only)", "oom", True, gpu_only=True),

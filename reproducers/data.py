@@ -1,8 +1,8 @@
 """Synthetic data: each sequence follows one fixed permutation of the vocabulary from a random start,
 so next-token prediction is learnable in a few steps.
 
-`load_batch` is also where a data-loading bug lives: a rank that spins decoding a record, or one that
-reads its shard slowly at every step.
+`load_batch` is also where a data-loading bug lives: a rank that spins decoding a record, one that reads its
+shard slowly at every step, or one whose reads slow down step after step until one outlasts the timeout.
 """
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ def pattern(vocab: int) -> torch.Tensor:
     return torch.randperm(vocab, generator=torch.Generator().manual_seed(1234))
 
 
-def load_batch(plan: FaultPlan, rank: int, step: int, batch: int, seq: int, vocab: int) -> torch.Tensor:
+def load_batch(plan: FaultPlan, rank: int, step: int, batch: int, seq: int, vocab: int,
+               late_s: float = 0.0) -> torch.Tensor:
     if plan.at(rank, step) == "stuck-rank":
         _decode_records(step)
     if plan.from_step_on(rank, step) == "slow-rank":
         _read_shard(step)
+    if plan.from_step_on(rank, step) == "slow-rank-timeout":
+        _read_failing_shard(step - plan.step, late_s)
     gen = torch.Generator().manual_seed(rank * 100003 + step)
     perm = pattern(vocab)
     tokens = torch.empty(batch, seq + 1, dtype=torch.long)
@@ -45,3 +48,8 @@ def _decode_records(step: int) -> int:
 def _read_shard(step: int) -> None:
     """A shard on a slow disk: this rank is late at every step, but the job completes."""
     time.sleep(SLOW_READ_S)
+
+
+def _read_failing_shard(steps_since: int, late_s: float) -> None:
+    """A disk that degrades: each read takes twice as long as the one before, the fourth outlasts the timeout."""
+    time.sleep(late_s if steps_since >= 3 else SLOW_READ_S * 2 ** steps_since)

@@ -62,7 +62,7 @@ def _loop(build_model, wrap, args: argparse.Namespace) -> None:
     plan = FaultPlan.from_env()
     for step in range(1, args.steps + 1):
         start = time.perf_counter()
-        tokens = load_batch(plan, rank, step, args.batch, args.seq, args.vocab).to(device)
+        tokens = load_batch(plan, rank, step, args.batch, args.seq, args.vocab, late_s=args.pg_timeout + 3).to(device)
         logits = model(tokens[:, :-1])
         loss = F.cross_entropy(logits.reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
         if plan.at(rank, step) == "dropped-rank":

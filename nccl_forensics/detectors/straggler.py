@@ -2,8 +2,8 @@
 
 What it detects:
     For every collective with arrival times from two or more ranks (diagnosis/arrivals.py), the rank that
-    arrived last and by how much. A rank is a straggler when it was clearly last (its lag at least 1 ms and
-    10x the usual gap at the collectives it was not last at) at 3 or more collectives and caused at least 60%
+    arrived last and by how much. A rank is a straggler when it was clearly last (its lag at least 1 ms, 10x the
+    median and 2x the 95th percentile of the gaps where it was not last) at 3 or more collectives and caused 60%
     of all the waiting; a host is one when its ranks together did, no single one of them alone. When a
     timeout ends the job at a collective the straggler never reached, the timeout is the straggler's.
 
@@ -54,12 +54,10 @@ class Straggler(BaseDetector):
                else f"rank {found.ranks[0]}")
         message = (f"{who} arrived last at {len(found.late)} of {found.timed} collectives, a median "
                    f"{_ms(found.median)} after the others (p95 {_ms(found.p95)}); the others waited "
-                   f"{_s(found.waited)} for {'them' if found.host else 'it'}, {found.share:.0%} of all the waiting; "
-                   f"{'they' if found.host else 'it'} enqueued {'their' if found.host else 'its'} collectives late, so "
-                   "the time goes before the collective (compute, data loading, the host), not into the network")
-        timeout = _timeout_after(ctx, found)
-        if timeout:
-            message += timeout
+                   f"{_s(found.waited)} for {'them' if found.host else 'it'}, {found.share:.0%} of all the waiting")
+        message += _timeout_after(ctx, found)
+        message += (f"; {'they' if found.host else 'it'} enqueued {'their' if found.host else 'its'} collectives "
+                    "late: the time goes before the collective (compute, data loading, the host), not into the network")
         newest = found.late[-1]
         rows = colls.loc[[late.row for late in found.late[-3:]]]
         conf = Confidence.MEDIUM if len(found.late) >= 5 and found.share >= 0.8 else Confidence.LOW
@@ -86,10 +84,15 @@ def _timeout_after(ctx: Context, found: Straggling) -> str:
     if mine.empty or others.empty:
         return ""
     reached, waited_at = int(mine["seq"].max()), int(others["seq"].max())
-    if waited_at <= reached:
-        return ""
-    return (f", then never reached seq {reached + 1} that the others waited in until they timed out "
-            f"({timeouts[0].file}:{timeouts[0].line}): the timeout is the straggler's")
+    lags = [late.gap for late in found.late[-4:]]
+    grew = f"; its lag grew ({', '.join(map(_ms, lags))})" if len(lags) >= 3 and lags == sorted(lags) else ""
+    cite = f"{timeouts[0].file}:{timeouts[0].line}"
+    if waited_at > reached:
+        return (f"{grew}, then it never reached seq {reached + 1}, which the others waited in until they timed out "
+                f"({cite}): the timeout is the straggler's")
+    if grew:
+        return f"{grew}, and the others timed out waiting for it ({cite}): the timeout is the straggler's"
+    return ""
 
 
 def _ms(seconds: float) -> str:

@@ -84,6 +84,7 @@ class Straggling(NamedTuple):
 MIN_LATE = 3                   # collectives it must be clearly last at
 MIN_GAP = 1e-3                 # s: below this a lag is clock noise
 RATIO = 10.0                   # its lag against the usual gap
+OUTLIER = 2.0                  # and against the others' worst (p95) gaps: a late rank stands out from them
 MIN_SHARE = 0.6                # of all the waiting
 
 
@@ -108,7 +109,8 @@ def _who(table: pd.DataFrame, members, kind: str | None) -> Straggling | None:
     top = waited.idxmax()
     mine = owner == top
     baseline = float(np.median(gaps[~mine])) if (~mine).any() else 0.0
-    clear = mine & (gaps >= max(MIN_GAP, RATIO * baseline))
+    worst_other = float(np.percentile(gaps[~mine], 95)) if (~mine).any() else 0.0
+    clear = mine & (gaps >= max(MIN_GAP, RATIO * baseline, OUTLIER * worst_other))
     share = float(gaps[clear].sum() / gaps.sum())
     if clear.sum() < MIN_LATE or share < MIN_SHARE:
         return None

@@ -38,7 +38,7 @@ def check_evidence(result) -> None:
         assert re.search(rf"rank\s+: {result.rank} .*\n\s+exitcode\s+: -9 ", console)
     if name == "cgroup-oom" and o.oom_mode == "cgroup":
         assert "Memory cgroup out of memory: Killed process" in (out / "dmesg.txt").read_text()
-    if name == "timeout":
+    if name in ("timeout", "slow-rank-timeout"):
         assert "Timed out waiting" in console
 
 
