@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -54,7 +55,9 @@ def test_binary_file_is_skipped_not_fatal(tmp_path, first):
     f.write_bytes(first + random.Random(7).randbytes(4096) + b"\x00" * 100)
     rc, out, err = run("parse", "--inventory", "--format", "json", str(f))
     assert rc == 0, err
-    rows = json.loads(out)
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1
+    rows = doc["files"]
     assert rows[0]["skipped"] is True and rows[0]["events"] == 0
 
 
@@ -104,7 +107,7 @@ def test_inventory_json_lists_skipped_files(tmp_path):
     (tmp_path / "rank2.log").write_text("\n".join(NCCL_LINES) + "\n")
     result = CliRunner().invoke(cli, ["parse", "--inventory", "--format", "json", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    rows = {os.path.basename(r["file"]): r for r in json.loads(result.output)}
+    rows = {os.path.basename(r["file"]): r for r in json.loads(result.output)["files"]}
     assert rows["notes.md"]["skipped"] is True
     assert rows["rank2.log"]["skipped"] is False and rows["rank2.log"]["ranks"] == [2]
 
@@ -142,3 +145,13 @@ def test_a_reader_that_stops_early_gets_a_silent_exit_141(args):
         proc.kill()
         proc.wait()
         proc.stderr.close()
+
+
+def test_dash_reads_the_evidence_from_stdin(tmp_path):
+    text = "\n".join(NCCL_LINES) + "\n"
+    done = subprocess.run([sys.executable, "-m", "nccl_forensics", "parse", "-", "--format", "jsonl"], input=text,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events and all(e["file"].endswith("stdin") for e in events)
+    assert not list(Path(events[0]["file"]).parent.parent.glob(Path(events[0]["file"]).parent.name)), "temp file removed"

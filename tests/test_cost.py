@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nccl_forensics.bandwidth import cost
 from nccl_forensics.cli import cli
@@ -73,3 +76,31 @@ def test_levers_reduce_exposed_time():
 def test_bad_link_is_a_usage_error():
     result = CliRunner().invoke(cli, ["cost", "--params", "1e9", "--link", "carrier-pigeon"])
     assert result.exit_code == 2 and "unknown link" in result.output
+
+
+_ODD = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["nan", "inf", "-inf", "0", "-5",
+                                                                                   "1e400", "abc", ""]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(option=st.sampled_from(["--params", "--link-gbps", "--efficiency", "--compute-s", "--bucket-mb"]), value=_ODD)
+def test_cost_rejects_impossible_values_with_exit_2_and_no_traceback(option, value):
+    args = ["cost", "--params", "760e6", "--link", "1GbE", option, str(value)]
+    result = CliRunner().invoke(cli, args)
+    number = _as_float(value)
+    valid = number is not None and math.isfinite(number) and number > 0 and (option != "--efficiency" or number <= 1)
+    assert result.exit_code == (0 if valid else 2), result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("ranks", ["0", "-2", "2x0", "0x8", "x", "2.5"])
+def test_cost_rejects_impossible_rank_counts(ranks):
+    result = CliRunner().invoke(cli, ["cost", "--params", "1e6", "--ranks", ranks])
+    assert result.exit_code == 2 and "--ranks" in result.output
+
+
+def _as_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None

@@ -21,7 +21,7 @@ STAGES = {
     "sources": 1,
     "engines": 2,
     "diagnosis.timeline": 3, "diagnosis.divergence": 3, "diagnosis.map": 3, "diagnosis.rank_state": 3,
-    "diagnosis.world": 3, "diagnosis.fr_semantics": 3, "diagnosis.groups": 3,
+    "diagnosis.world": 3, "diagnosis.fr_semantics": 3, "diagnosis.groups": 3, "diagnosis.arrivals": 3,
     "detectors": 4, "topo": 4,
     "diagnosis.verdict": 5,
     "diagnosis.reduce": 6, "diagnosis": 6,

@@ -73,3 +73,23 @@ def test_scaling_reads_global_tokens_per_second_after_warm_up():
     assert tokens_per_second(console) == 1000
     with pytest.raises(Exception, match="no step lines"):
         tokens_per_second("step 0 | loss 2.0 | tokens/s 5 | allreduce 1 ms")
+
+
+def test_probe_without_torch_is_a_one_line_hint(monkeypatch, capsys):
+    real = probe.importlib.util.find_spec
+    monkeypatch.setattr(probe.importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    from nccl_forensics.cli import main
+    with pytest.raises(SystemExit) as ended:
+        main(["probe", "--nproc", "2"])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.startswith("Error: probe runs a torch job") and err.count("\n") == 1
+
+
+def test_prediction_has_a_latency_term_from_the_smallest_size():
+    ProbeRow, ProbeRun = probe.ProbeRow, probe.ProbeRun
+    rows = [ProbeRow("allreduce", size, size // 4, "float", "sum", -1, t, 0, 2) for size, t in ((8, 40.0), (1 << 20, 900.0))]
+    run = ProbeRun("measured", 2, rows)
+    assert run.latency_us("allreduce") == 40.0
+    small = rows[0].predicted_us(10.0, 0.85, run.latency_us("allreduce"))
+    assert 40.0 <= small < 40.1                     # 8 bytes: the latency, not 0.01 us
+    assert rows[1].predicted_us(10.0, 0.85, 40.0) == pytest.approx(40.0 + rows[1].predicted_us(10.0, 0.85))

@@ -6,6 +6,7 @@ algbw = size / time; busbw = algbw × bus_factor(op, n).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -54,9 +55,10 @@ class ProbeRow:
         bw = self.algbw
         return None if bw is None else bw * bus_factor(self.op, self.nranks) if self.op in _FACTOR_OPS else bw
 
-    def predicted_us(self, gbps: float, efficiency: float) -> float:
+    def predicted_us(self, gbps: float, efficiency: float, latency_us: float = 0.0) -> float:
+        """α-β: the per-message latency plus the bytes over the link's bandwidth."""
         op = self.op if self.op in _FACTOR_OPS else "sendrecv"
-        return transfer_seconds(self.size, op, max(self.nranks, 2), gbps, efficiency) * 1e6
+        return latency_us + transfer_seconds(self.size, op, max(self.nranks, 2), gbps, efficiency) * 1e6
 
     def to_dict(self) -> dict:
         return {"op": self.op, "size": self.size, "count": self.count, "type": self.dtype, "redop": self.redop,
@@ -79,6 +81,11 @@ class ProbeRun:
     @property
     def total_wrong(self) -> int:
         return sum(r.wrong or 0 for r in self.rows)
+
+    def latency_us(self, op: str) -> float:
+        """α for `op`: its time at the smallest size measured (where bytes cost next to nothing), 0 unknown."""
+        timed = [r for r in self.rows if r.op == op and r.time_us and not r.error]
+        return min(timed, key=lambda r: r.size).time_us if timed else 0.0
 
 
 # --- nccl-tests output ---------------------------------------------------------------------------------
@@ -153,6 +160,10 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
             timeout_s: float = 600) -> ProbeRun:
     """Launch `nproc` local ranks under torchrun (127.0.0.1 only) and measure; the job's process group is
     killed on timeout or Ctrl-C, so nothing is left running."""
+    if importlib.util.find_spec("torch") is None:
+        from ..capture.tools import install_hint
+        raise ReproError(f"probe runs a torch job, and torch is not importable by {sys.executable}; install it "
+                         f"with {install_hint('torch')}, or read nccl-tests output with --nccl-tests FILE")
     with tempfile.TemporaryDirectory(prefix="ncclf-probe-") as tmp:
         out = Path(tmp) / "rows.json"
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),

@@ -12,6 +12,7 @@ import sys
 import click
 
 from ..errors import EXIT_INTERNAL, NcclfError, OutputClosed
+from .options import verbosity_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -41,7 +42,10 @@ class LazyGroup(click.Group):
             if exc.name == f"{__name__}.{name}":
                 return None
             raise
-        return module.command
+        command = module.command
+        if not any(p.name == "quiet" for p in command.params):
+            command.params.extend(verbosity_options())
+        return command
 
     def invoke(self, ctx):
         try:

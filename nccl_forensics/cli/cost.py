@@ -8,33 +8,38 @@ import click
 from ..bandwidth import cost as costmod
 from ..outputs import make_console
 from ..outputs.cost_render import render_cost
+from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 
 
 def _parse_ranks(value: str) -> tuple[int, int | None]:
-    """'16' → (16, None); '2x8' → (16, 8)."""
-    if "x" in value.lower():
-        nodes, per_node = value.lower().split("x", 1)
-        return int(nodes) * int(per_node), int(per_node)
-    return int(value), None
+    """'16' → (16, None); '2x8' → (16, 8). Every count is a whole number ≥ 1."""
+    parts = value.lower().split("x", 1)
+    try:
+        counts = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"--ranks {value!r}: give a count (16) or NODESxGPUS (2x8)") from None
+    if min(counts) < 1:
+        raise ValueError(f"--ranks {value!r}: counts must be at least 1")
+    return (counts[0] * counts[1], counts[1]) if len(counts) == 2 else (counts[0], None)
 
 
 @click.command("cost")
-@click.option("--params", required=True, type=float, help="Parameter count, e.g. 760e6.")
+@click.option("--params", required=True, type=POSITIVE, help="Parameter count, e.g. 760e6.")
 @click.option("--dtype", default="bf16", show_default=True, help="Gradient dtype: fp32, bf16, fp16, fp8.")
-@click.option("--bytes-per-elem", type=int, help="Bytes per gradient element (overrides --dtype).")
+@click.option("--bytes-per-elem", type=POSITIVE_INT, help="Bytes per gradient element (overrides --dtype).")
 @click.option("--ranks", default="2", show_default=True, help="Ranks, or NODESxGPUS (e.g. 2x8).")
 @click.option("--link", "link", help="Link preset (1GbE, 10GbE, 100GbE, RoCE-400, IB-NDR, PCIe-gen5, NVLink4, "
                                      "xGMI, ...). Default: a table of every preset.")
-@click.option("--link-gbps", type=float, help="Custom link bandwidth in Gbit/s per direction.")
+@click.option("--link-gbps", type=POSITIVE, help="Custom link bandwidth in Gbit/s per direction.")
 @click.option("--intra-link", help="With NODESxGPUS: the intra-node link preset (e.g. NVLink4).")
-@click.option("--efficiency", type=click.FloatRange(0.01, 1.0), default=0.85, show_default=True)
+@click.option("--efficiency", type=FRACTION, default=0.85, show_default=True)
 @click.option("--collective", type=click.Choice(costmod.COLLECTIVES), default="allreduce", show_default=True)
-@click.option("--compute-s", type=float, help="Compute time per step in seconds (gives T_comm/T_compute).")
+@click.option("--compute-s", type=POSITIVE, help="Compute time per step in seconds (gives T_comm/T_compute).")
 @click.option("--accum", "accum_steps", type=click.IntRange(min=1), default=8, show_default=True,
               help="Gradient-accumulation micro-steps for the lever estimate.")
-@click.option("--bucket-mb", type=float, default=25.0, show_default=True, help="DDP bucket size for overlap.")
+@click.option("--bucket-mb", type=POSITIVE, default=25.0, show_default=True, help="DDP bucket size for overlap.")
 @click.option("--powersgd-rank", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["rich", "json"]), default="rich", show_default=True)
+@format_option("text", "json")
 def command(params, dtype, bytes_per_elem, ranks, link, link_gbps, intra_link, efficiency, collective,
             compute_s, accum_steps, bucket_mb, powersgd_rank, fmt):
     """Predict T_comm for one step's gradient collective, and what the standard levers do to it.

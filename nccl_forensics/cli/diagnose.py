@@ -1,22 +1,35 @@
 """`ncclf diagnose`: options → diagnose() → one renderer (plus optional report/trace files)."""
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
 
 from ..errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK
-from .options import jobs_option, paths_argument
+from .options import format_option, jobs_option, note, paths_argument, stdin_as_file, write_file
 
 
 def _codes(values) -> list[str]:
     return [c.strip() for v in values for c in v.split(",") if c.strip()]
 
 
+def report_context(paths: list[str]) -> dict:
+    """What a postmortem records about its own making: when, which ncclf, the command line, the inputs."""
+    import datetime
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        own = version("nccl-forensics")
+    except PackageNotFoundError:
+        own = "unknown"
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "version": own, "command": shlex.join(["ncclf", *sys.argv[1:]]),
+            "inputs": paths}
+
+
 @click.command(short_help="Find the rank(s) that broke a hung or crashed job, and why.")
 @paths_argument
-@click.option("--format", "fmt", type=click.Choice(["rich", "json"]), default="rich", show_default=True,
-              help="Output format on stdout.")
+@format_option("text", "json", "markdown", help="Output format on stdout (markdown: the postmortem).")
 @click.option("--report", "report", type=click.Path(dir_okay=False, writable=True),
               help="Also write a one-page Markdown postmortem to FILE.md.")
 @click.option("--trace", "trace", type=click.Path(dir_okay=False, writable=True),
@@ -36,24 +49,31 @@ def command(paths, fmt, report, trace, jobs, select, ignore):
 
     \b
     Example:
-      ncclf diagnose sample_logs/bundles/dtype-mismatch
+      ncclf diagnose sample_logs/bundles/dtype-mismatch-nccl
       ncclf diagnose logs/ --format json --report postmortem.md --trace hang.json
       ncclf diagnose traces/ --select C1,R2 -j 8
+      cat rank*.log | ncclf diagnose -
     """
     from ..diagnosis.reduce import diagnose
 
-    result = diagnose(paths, jobs=jobs, select=_codes(select), ignore=_codes(ignore))
+    paths = list(paths)
+    with stdin_as_file(paths) as readable:
+        result = diagnose(readable, jobs=jobs, select=_codes(select), ignore=_codes(ignore))
+    context = report_context(paths)
     if report:
         from ..outputs.markdown_report import render as render_md
-        with open(report, "w", encoding="utf-8") as fh:
-            fh.write(render_md(result))
+        write_file(report, render_md(result, context), "postmortem")
     if trace:
         from ..outputs.perfetto import render as render_trace
-        with open(trace, "w", encoding="utf-8") as fh:
-            fh.write(render_trace(result))
+        write_file(trace, render_trace(result), "Perfetto trace")
+    for code, why in result.skipped:
+        note(f"{code} skipped: {why}", detail=True)
     if fmt == "json":
         from ..outputs.diagnosis_json import render as render_json
         sys.stdout.write(render_json(result))
+    elif fmt == "markdown":
+        from ..outputs.markdown_report import render as render_md
+        sys.stdout.write(render_md(result, context))
     else:
         from ..outputs.diagnosis_terminal import render as render_rich
         render_rich(result)

@@ -1,7 +1,17 @@
 """Options shared by several commands (written once, sqlite-utils style)."""
 from __future__ import annotations
 
+import contextlib
+import logging
+import math
+import os
+import shutil
+import sys
+import tempfile
+
 import click
+
+from ..errors import BadInput
 
 
 def paths_argument(f):
@@ -13,8 +23,102 @@ def jobs_option(f):
                         help="Worker processes (0 = one per CPU core).")(f)
 
 
-def format_option(*choices: str, default: str | None = None):
+class PositiveNumber(click.ParamType):
+    """A finite number > 0 (`760e6`, `0.5`): nan, inf, zero and negatives are one-line usage errors (exit 2)."""
+
+    name = "number"
+
+    def __init__(self, integer: bool = False, maximum: float | None = None) -> None:
+        self.integer, self.maximum = integer, maximum
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} must be a finite number greater than 0", param, ctx)
+        if self.maximum is not None and number > self.maximum:
+            self.fail(f"{value!r} must be at most {self.maximum:g}", param, ctx)
+        if self.integer:
+            if number != int(number):
+                self.fail(f"{value!r} must be a whole number", param, ctx)
+            return int(number)
+        return number
+
+
+POSITIVE = PositiveNumber()
+POSITIVE_INT = PositiveNumber(integer=True)
+FRACTION = PositiveNumber(maximum=1.0)          # an efficiency: (0, 1]
+
+
+# ---- one format vocabulary across commands; the old names stay as aliases ----
+FORMAT_ALIASES = {"rich": "text", "table": "text"}
+
+
+class FormatChoice(click.Choice):
+    """`text|json|jsonl|csv|markdown|…`; `rich` and `table` (older names) mean `text`."""
+
+    def __init__(self, *names: str) -> None:
+        super().__init__([*names, *(old for old, new in FORMAT_ALIASES.items() if new in names)])
+
+    def convert(self, value, param, ctx):
+        return FORMAT_ALIASES.get(value, super().convert(value, param, ctx))
+
+
+def format_option(*names: str, help: str = "Output format."):
     def deco(f):
-        return click.option("--format", "fmt", type=click.Choice(choices), default=default or choices[0],
-                            show_default=True, help="Output format.")(f)
+        return click.option("--format", "fmt", type=FormatChoice(*names), default=names[0], show_default=True,
+                            help=help)(f)
     return deco
+
+
+# ---- -q / -v on every command (added by the command group), and the notes they govern ----
+VERBOSITY = {"level": 0}          # -1 quiet, 0 normal, 1 verbose
+
+
+def verbosity_options() -> list[click.Option]:
+    def set_level(value: int):
+        def callback(ctx, param, flag):
+            if flag:
+                VERBOSITY["level"] = value
+                if value > 0:
+                    logging.basicConfig(level=logging.INFO, format="ncclf: %(name)s: %(message)s")
+        return callback
+    return [click.Option(["-q", "--quiet"], is_flag=True, expose_value=False, is_eager=True, callback=set_level(-1),
+                         help="Only the result: no notes, warnings or progress on stderr."),
+            click.Option(["-v", "--verbose"], is_flag=True, expose_value=False, is_eager=True, callback=set_level(1),
+                         help="More detail on stderr (what was skipped and why, internal log messages).")]
+
+
+def note(message: str, detail: bool = False) -> None:
+    """A line on stderr for people: not with -q; a `detail` only with -v."""
+    if VERBOSITY["level"] >= (1 if detail else 0):
+        click.echo(message, err=True)
+
+
+def write_file(path: str, text: str, what: str) -> None:
+    """Write an output file the user asked for, and say so; an unwritable destination is bad input (exit 2)."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise BadInput(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
+    note(f"wrote the {what} to {path}")
+
+
+@contextlib.contextmanager
+def stdin_as_file(paths):
+    """`-` among the paths: what stdin holds, copied to a private temporary file for the time of the command
+    (`cat *.log | ncclf diagnose -`); it is read in blocks, never held in memory."""
+    paths = list(paths)
+    if "-" not in paths:
+        yield paths
+        return
+    if sys.stdin is None or sys.stdin.isatty():
+        raise BadInput("`-` reads evidence from stdin, but nothing is piped in (e.g. `cat rank*.log | ncclf diagnose -`)")
+    with tempfile.TemporaryDirectory(prefix="ncclf-stdin-") as tmp:
+        target = os.path.join(tmp, "stdin")
+        with open(target, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+        yield [target if p == "-" else p for p in paths]

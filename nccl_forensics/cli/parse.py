@@ -9,14 +9,13 @@ import click
 from ..outputs import collect, make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
-from .options import jobs_option, paths_argument
+from .options import format_option, jobs_option, note, paths_argument, stdin_as_file
 
 
 @click.command("parse")
 @paths_argument
-@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "csv", "json"]), default="table",
-              show_default=True, help="table: events + summary; jsonl/csv: one record per event "
-                                      "(json: with --inventory).")
+@format_option("text", "jsonl", "csv", "json", help="text: events + summary (alias: table); jsonl/csv: one record "
+              "per event; json: the --inventory rows.")
 @click.option("--inventory", is_flag=True, help="One row per file: kind, rank(s), host, pid(s), lines, events, "
                                                 "unparsed. Files that are not evidence are listed as skipped.")
 @click.option("--limit", type=int, default=200, show_default=True,
@@ -28,27 +27,33 @@ def command(paths, fmt, inventory, limit, jobs):
 
     \b
     Examples:
-      ncclf parse sample_logs/nccl/ --format table
+      ncclf parse sample_logs/nccl/
       ncclf parse rank3.log --format jsonl | jq 'select(.kind=="coll")'
       ncclf parse --inventory logs/
       ncclf parse --inventory logs/ --format json
+      cat rank3.log | ncclf parse - --format jsonl
     """
+    with stdin_as_file(paths) as readable:
+        return _parse(readable, fmt, inventory, limit, jobs)
+
+
+def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -> int:
     console = make_console()
     if inventory:
         rows = inventory_rows(collect.inventory(paths, jobs))
         if fmt == "json":
-            click.echo(json.dumps(rows, indent=2))
-        elif fmt == "table":
+            click.echo(json.dumps({"schema_version": 1, "files": rows}, indent=2))
+        elif fmt == "text":
             render_inventory(rows, console)
         else:
-            raise click.UsageError("--inventory takes --format table or json")
+            raise click.UsageError("--inventory takes --format text or json")
         return 0
     if fmt in ("jsonl", "csv"):
         summaries = collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs)
         sys.stdout.flush()
         for s in summaries:         # stdout holds only records: a cut or unreadable file is reported here
             if s.error:
-                click.echo(f"warning: {s.error}", err=True)
+                note(f"warning: {s.error}")
         return 0
     if fmt == "json":
         raise click.UsageError("--format json goes with --inventory; use jsonl for events")

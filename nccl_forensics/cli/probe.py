@@ -9,24 +9,25 @@ from ..bandwidth import cost as costmod
 from ..bandwidth import probe as probemod
 from ..outputs import make_console
 from ..outputs.probe_render import render_probe
+from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 
 
 @click.command("probe")
 @click.option("--nproc", type=click.IntRange(min=1), default=2, show_default=True, help="Local ranks to launch.")
 @click.option("--backend", type=click.Choice(["gloo", "nccl"]), default="gloo", show_default=True)
-@click.option("--min-bytes", type=int, default=8, show_default=True)
-@click.option("--max-bytes", type=int, default=256 << 20, show_default=True)
+@click.option("--min-bytes", type=POSITIVE_INT, default=8, show_default=True)
+@click.option("--max-bytes", type=POSITIVE_INT, default=256 << 20, show_default=True)
 @click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
 @click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
 @click.option("--nccl-tests", "nccl_tests", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Parse nccl-tests/rccl-tests output instead of measuring (repeatable).")
 @click.option("--link", help="Link preset for the prediction column (see `ncclf cost`).")
-@click.option("--link-gbps", type=float, help="Custom link bandwidth in Gbit/s for the prediction.")
-@click.option("--efficiency", type=click.FloatRange(0.01, 1.0), default=0.85, show_default=True)
+@click.option("--link-gbps", type=POSITIVE, help="Custom link bandwidth in Gbit/s for the prediction.")
+@click.option("--efficiency", type=FRACTION, default=0.85, show_default=True)
 @click.option("--scaling", is_flag=True, help="Run the DDP reproducer trainer with 1, 2 and 4 processes and "
                                               "print tokens/s and scaling efficiency.")
-@click.option("--format", "fmt", type=click.Choice(["rich", "json"]), default="rich", show_default=True)
+@format_option("text", "json")
 def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests, link, link_gbps, efficiency,
             scaling, fmt):
     """Measure allreduce, allgather, reducescatter and broadcast from 8 B to 256 MB (doubling), validate every

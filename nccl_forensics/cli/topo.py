@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import click
 
-from .options import paths_argument
+from .options import format_option, paths_argument, write_file
 
 
 @click.command("topo")
 @paths_argument
-@click.option("--format", "fmt", type=click.Choice(["rich", "json", "dot", "mermaid", "svg"]), default="rich",
-              show_default=True, help="Output format.")
+@format_option("text", "json", "dot", "mermaid", "svg")
 @click.option("--channel", type=click.IntRange(min=0), default=None, help="Show only this channel's ring and tree.")
 @click.option("--all", "all_channels", is_flag=True, help="Show every channel (default: the first one).")
 @click.option("--highlight", type=click.IntRange(min=0), default=None, metavar="RANK",
@@ -17,7 +16,8 @@ from .options import paths_argument
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of stdout.")
 def command(paths, fmt, channel, all_channels, highlight, output):
-    """Render the rings, trees and transports NCCL built, and check them.
+    """Render the rings, trees and transports NCCL built, and check them. Exits 1 when a check warns (as a
+    linter does on findings), 0 when every check passes.
 
     PATHS are NCCL_DEBUG=INFO logs: one file (often rank 0's, which alone
     prints the ring order), several files, or directories.
@@ -46,16 +46,16 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     comms = topology_from_paths(paths)
     warnings = check_topology(comms)
     options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
-    if fmt == "rich" and output is None:
+    if fmt == "text" and output is None:
         from ..outputs import PipeConsole
 
         console = PipeConsole(highlight=False, emoji=False)
         for item in terminal_renderables(comms, warnings, **options):
             console.print(item)
-        return
-    text = render(fmt, comms, warnings, **options)
+        return 1 if warnings else 0
+    text = render("rich" if fmt == "text" else fmt, comms, warnings, **options)
     if output is None:
         click.echo(text, nl=False)
     else:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_file(output, text, f"topology ({fmt})")
+    return 1 if warnings else 0

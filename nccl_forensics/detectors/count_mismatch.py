@@ -20,7 +20,7 @@ Evidence it needs:
     watchdog timeouts or DETAIL fingerprints).
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/shape-mismatch`` →
+    ``ncclf diagnose sample_logs/bundles/real-shape-mismatch`` →
     ``shape_mismatch: rank 3 used element count 2048 at group 0 seq 5, where 3 of 4 ranks used 1024``.
 
 Known limits:

@@ -18,7 +18,7 @@ Evidence it needs:
     or a flight-recorder dump missing for one rank.
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/dropped-rank`` →
+    ``ncclf diagnose sample_logs/bundles/real-dropped-rank`` →
     ``dropped_rank: rank 2 was killed by SIGKILL (exit code -9); ranks 0, 1, 3 then failed with
     "Connection closed by peer"``.
 

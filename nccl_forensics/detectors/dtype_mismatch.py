@@ -19,7 +19,7 @@ Evidence it needs:
     fingerprint mismatch (which quotes both ranks' dtypes).
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/dtype-mismatch`` →
+    ``ncclf diagnose sample_logs/bundles/dtype-mismatch-nccl`` →
     ``dtype_mismatch: rank 3 used dtype float64 at group 0 seq 5, where 3 of 4 ranks used float32``.
 
 Known limits:

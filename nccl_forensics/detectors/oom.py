@@ -14,7 +14,7 @@ Evidence it needs:
     NCCL init lines or py-spy dumps carry pids).
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/cgroup-oom`` →
+    ``ncclf diagnose sample_logs/bundles/real-cgroup-oom`` →
     ``oom: rank 1 (pid 14023) was killed by the kernel OOM killer (cgroup /ncclf, anon-rss 199.4 MiB)``.
 
 Known limits:

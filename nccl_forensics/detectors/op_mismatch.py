@@ -16,7 +16,7 @@ Evidence it needs:
     Per-collective rows from two or more ranks.
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/op-mismatch`` →
+    ``ncclf diagnose sample_logs/bundles/op-mismatch-nccl`` →
     ``op_mismatch: rank 3 used collective allgather at group 0 seq 5, where 3 of 4 ranks used allreduce``.
 
 Known limits:

@@ -21,7 +21,7 @@ Evidence it needs:
     skipping rank from a stuck or dead one.
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/skipped-collective`` →
+    ``ncclf diagnose sample_logs/bundles/real-skipped-collective`` →
     ``collective_skipped: rank 2 skipped a collective at group 0 seq 5: its later entries match the others'
     one seq later``.
 

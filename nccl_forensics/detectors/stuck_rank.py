@@ -16,7 +16,7 @@ Evidence it needs:
     py-spy dumps (``py-spy dump --pid``) of the ranks, ideally all; a timeline makes it stronger.
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/stuck-rank`` →
+    ``ncclf diagnose sample_logs/bundles/real-stuck-rank`` →
     ``stuck_rank: rank 3 is busy in load_batch (train.py:17) while ranks 0-2 wait in all_reduce``.
 
 Known limits:

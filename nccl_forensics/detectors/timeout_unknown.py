@@ -15,7 +15,7 @@ Evidence it needs:
     Any timeout line.
 
 Example:
-    ``ncclf diagnose sample_logs/bundles/timeout`` →
+    ``ncclf diagnose sample_logs/bundles/real-timeout`` →
     ``timeout_unknown: ranks 0, 1, 2 timed out in allreduce (seq 12); missing: py-spy dumps, flight-recorder
     dumps``.
 

@@ -7,9 +7,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..diagnosis.reduce import Diagnosis
+from ..model import SourceKind
 from . import PipeConsole
 from .diagnosis_json import divergence_of
 
+CELL_CHARS = 100            # a rank-table cell: at most two or three lines at 80 columns (the JSON has it all)
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim yellow"}
 MAX_RANK_ROWS = 32            # big jobs: culprits, cascades and a sample of the rest
 
@@ -60,7 +62,7 @@ def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
 def rank_table(d: Diagnosis) -> Table:
     t = Table(title="Ranks", show_lines=False, expand=False)
     for col in ("rank", "position", "py-spy", "ended", "first divergence"):
-        t.add_column(col, overflow="fold")
+        t.add_column(col, overflow="fold", min_width=len(col) if col != "first divergence" else 9)
     div = divergence_of(d)
     pos = d.timelines.positions
     where = {}
@@ -79,11 +81,16 @@ def rank_table(d: Diagnosis) -> Table:
         dv = div.get(rank)
         dtext = f"{dv['group']} seq {dv['seq']}: {dv['field']} {dv['value']} (others {dv['modal']})" if dv else "-"
         style = "bold red" if rank in d.verdict.culprit_ranks else None
-        t.add_row(*(Text(c) for c in (str(rank), ", ".join(where.get(rank, ["-"])), spy, end, dtext)), style=style)
+        cells = (str(rank), ", ".join(where.get(rank, ["-"])), spy, end, dtext)
+        t.add_row(*(Text(_cut(" ".join(c.split()), CELL_CHARS)) for c in cells), style=style)
     hidden = len(d.ranks) - len(shown)
     if hidden > 0:
         t.caption = f"{hidden} more ranks not shown (use --format json for all)"
     return t
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _ranks_to_show(d: Diagnosis) -> list[int]:
@@ -98,18 +105,25 @@ def _ranks_to_show(d: Diagnosis) -> list[int]:
     return sorted(keep)
 
 
-def evidence_table(d: Diagnosis) -> Table:
-    t = Table(title="Evidence", expand=False)
-    t.add_column("finding", no_wrap=True)
-    t.add_column("file:line", overflow="fold")
-    t.add_column("line", overflow="fold")
+def evidence_lines(d: Diagnosis) -> list[tuple[Text, bool]]:
+    """Each finding's citations as (text, keep whole): `file:line` is never wrapped or cut (it stays copyable and
+    clickable), the cited line is cut to the width with an ellipsis."""
     primary = d.verdict.primary
     ordered = sorted(d.findings, key=lambda f: (f is not primary, not f.cause, f.id))
+    fr_files = {s.path for s in d.sources if s.kind is SourceKind.FLIGHT_RECORDER}
+    lines = [(Text("Evidence", style="italic"), False)]
     for f in ordered:
-        label = f"{f.id} {f.name}" + ("" if f.cause else " (consequence)")
-        for i, e in enumerate(f.evidence[:4]):
-            t.add_row(Text(label if i == 0 else ""), Text(f"{e.file}:{e.line}"), Text(e.text.strip()[:300]))
-    return t
+        lines.append((Text(f"{f.id} {f.name}" + ("" if f.cause else " (consequence)"), style="bold"), False))
+        for e in f.evidence[:4]:
+            lines.append((Text(f"  {citation(e, fr_files)}"), True))
+            lines.append((Text(f"    {' '.join(e.text.split())[:300]}", no_wrap=True, overflow="ellipsis",
+                               style="dim"), False))
+    return lines
+
+
+def citation(e, fr_files: set[str]) -> str:
+    """`file:line`; a flight-recorder dump has entries, not lines: `file entry N`."""
+    return f"{e.file} entry {e.line}" if e.file in fr_files else f"{e.file}:{e.line}"
 
 
 def _ranges(ranks: list[int]) -> str:
@@ -128,13 +142,13 @@ def render(d: Diagnosis, console: Console | None = None) -> None:
     parts = [verdict_panel(d)]
     if d.ranks:
         parts.append(rank_table(d))
-    if d.findings:
-        parts.append(evidence_table(d))
     notes = []
     if d.missing:
         notes.append("missing evidence: " + "; ".join(d.missing))
     notes += [f"read error: {e}" for e in d.errors[:5]]
     notes += [f"warning: {w}" for w in d.warnings[:5]]
-    if notes:
-        parts.append(Text("\n".join(notes), style="dim"))
     console.print(Group(*parts))
+    for text, whole in evidence_lines(d) if d.findings else ():
+        console.print(text, soft_wrap=whole, no_wrap=not whole, overflow="ignore" if whole else "ellipsis")
+    if notes:
+        console.print(Text("\n".join(notes), style="dim"))

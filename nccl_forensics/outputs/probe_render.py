@@ -22,6 +22,10 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
         if gbps:
             table.add_column(f"pred us {link}", justify="right", no_wrap=True)
             table.add_column("meas/pred", justify="right", no_wrap=True)
+        alpha = run.latency_us(op)
+        if gbps:
+            table.caption = (f"pred = α + bytes/bandwidth: α = {alpha:.2f} us, the time at the smallest size; "
+                             f"bandwidth {link} × efficiency {efficiency:g}")
         for r in (row for row in run.rows if row.op == op):
             if r.error:
                 table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "", *([""] * (2 if gbps else 0)))
@@ -30,7 +34,7 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
                      _f(r.algbw, ".3f"), _f(r.busbw, ".3f"),
                      "N/A" if r.wrong is None else (f"[red]{r.wrong}[/]" if r.wrong else "0")]
             if gbps:
-                pred = r.predicted_us(gbps, efficiency)
+                pred = r.predicted_us(gbps, efficiency, alpha)
                 cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]
             table.add_row(*cells)
         console.print(table)

@@ -104,3 +104,46 @@ def test_explain_list_and_unknown(capsys):
 def test_help_has_an_example():
     res = CliRunner().invoke(cli, ["diagnose", "--help"])
     assert "Example:" in res.output and "ncclf diagnose" in res.output
+
+
+def _ncclf(*args: str, stdin: str | None = None):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "nccl_forensics", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+@needs_bundles
+def test_written_files_are_announced_and_an_unwritable_one_is_exit_2(tmp_path):
+    report, trace = tmp_path / "pm.md", tmp_path / "t.json"
+    done = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "--report", str(report),
+                  "--trace", str(trace), "--format", "json")
+    assert done.returncode == 1
+    assert f"wrote the postmortem to {report}" in done.stderr and f"wrote the Perfetto trace to {trace}" in done.stderr
+    assert json.loads(done.stdout)["schema_version"] == 1          # stdout keeps only the JSON
+    bad = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "--report", "/missing/dir/x.md")
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "cannot write the postmortem" in bad.stderr
+    quiet = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "-q", "--report", str(report))
+    assert quiet.returncode == 1 and "wrote" not in quiet.stderr
+
+
+@needs_bundles
+def test_stdin_dash_is_diagnosed_like_the_file():
+    text = "".join(p.read_text() for p in sorted((BUNDLES / "dtype-mismatch-nccl").glob("*.log")))
+    done = _ncclf("diagnose", "-", "-j", "1", "--format", "json", stdin=text)
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["verdict"]["class"] == "dtype_mismatch"
+
+
+@needs_bundles
+def test_markdown_format_and_old_format_names_still_work():
+    md = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "--format", "markdown")
+    assert md.returncode == 1 and md.stdout.startswith("# Postmortem: dtype mismatch")
+    old = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "--format", "rich")
+    assert old.returncode == 1 and "ncclf diagnose: dtype_mismatch" in old.stdout
+
+
+@needs_bundles
+def test_verbose_says_which_detectors_were_skipped():
+    done = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "-v")
+    assert done.returncode == 1 and "skipped: not enough evidence" in done.stderr

@@ -54,7 +54,7 @@ def test_json_on_a_sample():
 def test_other_formats_to_a_file(tmp_path, fmt, start):
     out = tmp_path / f"topo.{fmt}"
     result = invoke(write_logs(tmp_path, job_logs()), "--format", fmt, "--highlight", "3", "--all", "-o", out)
-    assert result.exit_code == 0 and result.output == ""
+    assert result.exit_code == 0 and result.output == f"wrote the topology ({fmt}) to {out}\n"    # on stderr
     assert out.read_text(encoding="utf-8").startswith(start)
 
 
@@ -81,3 +81,14 @@ def test_no_nccl_lines_is_no_evidence(tmp_path):
 def test_help_has_examples():
     result = CliRunner().invoke(cli, ["topo", "--help"])
     assert result.exit_code == 0 and "Examples:" in result.output and "--highlight RANK" in result.output
+
+
+@pytest.mark.parametrize("folder, code", [("socket-fallback", 1), ("ib-16rank-2node-2.21", 0)])
+def test_topo_exits_1_when_a_check_warns_like_a_linter(folder, code):
+    import subprocess
+    import sys
+    sample = Path(__file__).resolve().parents[2] / "sample_logs" / "nccl" / folder
+    for fmt in ("text", "json"):
+        done = subprocess.run([sys.executable, "-m", "nccl_forensics", "topo", str(sample), "--format", fmt],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == code, done.stderr
