@@ -14,7 +14,8 @@ MAX_EVIDENCE = 8
 
 
 def _warn(id_name: str, message: str, evidence: Iterable[Evidence | None], comms: Iterable[Communicator],
-          ranks: Iterable[int] = (), verdict_class: str = "none", per_host: bool = False) -> TopoWarning:
+          ranks: Iterable[int] = (), verdict_class: str = "none", per_host: bool = False,
+          channels: Iterable[int] = ()) -> TopoWarning:
     """A warning citing at most MAX_EVIDENCE lines; with `per_host`, one line of each shape per host
     (the same NET/IB line from 8 processes of one node is cited once)."""
     id_, _, name = id_name.partition(" ")
@@ -27,7 +28,8 @@ def _warn(id_name: str, message: str, evidence: Iterable[Evidence | None], comms
         if shape not in shapes:
             shapes.add(shape)
             seen.append(ev)
-    return TopoWarning(id_, name, message, seen, [c.comm_id for c in comms], sorted(set(ranks)), verdict_class)
+    return TopoWarning(id_, name, message, seen, [c.comm_id for c in comms], sorted(set(ranks)), verdict_class,
+                       sorted(set(channels)))
 
 
 def _shape(text: str) -> tuple[str, str]:

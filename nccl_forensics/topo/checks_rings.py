@@ -26,7 +26,7 @@ def check_ring_not_closed(comms: list[Communicator]) -> list[TopoWarning]:
             out.append(_warn("G001 ring-not-closed",
                              f"{_label(comm)}: the ring of {_channels(sorted(set(chans)))} does not close "
                              f"(neighbours disagree or a rank repeats) around ranks {_ranks(ranks)}",
-                             evidence, [comm], ranks))
+                             evidence, [comm], ranks, channels=chans))
     return out
 
 
@@ -67,7 +67,7 @@ def check_ring_differs(comms: list[Communicator]) -> list[TopoWarning]:
             out.append(_warn("G002 ring-differs-across-ranks",
                              f"{_label(comm)}: the ring order of {_channels(sorted(set(chans)))} printed by "
                              f"rank 0 differs from what ranks {_ranks(ranks) or '?'} report",
-                             evidence, [comm], ranks))
+                             evidence, [comm], ranks, channels=chans))
     return out
 
 
@@ -101,7 +101,8 @@ def check_rank_missing(comms: list[Communicator]) -> list[TopoWarning]:
         if chans:
             out.append(_warn("G003 rank-missing-from-ring",
                              f"{_label(comm)} has {comm.nranks} ranks but the ring of {_channels(chans)} "
-                             f"lacks ranks {_ranks(missing)}", evidence + comm.init_ev[:1], [comm], missing))
+                             f"lacks ranks {_ranks(missing)}", evidence + comm.init_ev[:1], [comm], missing,
+                             channels=chans))
     return out
 
 

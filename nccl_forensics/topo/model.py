@@ -262,10 +262,11 @@ class TopoWarning:
     comm_ids: list[str | None] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
     verdict_class: str = "none"          # what diagnose would call it (nic_misselection, version_mismatch…)
+    channels: list[int] = field(default_factory=list)   # the ring channels it is about (G001–G003: broken)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "message": self.message,
-                "ranks": sorted(set(self.ranks)),
+                "ranks": sorted(set(self.ranks)), "channels": sorted(set(self.channels)),
                 "evidence": [{"file": e.file, "line": e.line, "text": e.text} for e in self.evidence]}
 
     def as_finding(self, confidence: Confidence = Confidence.MEDIUM) -> Finding:

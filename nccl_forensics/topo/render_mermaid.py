@@ -23,7 +23,7 @@ def render_mermaid(comms: list[Communicator], warnings: list[TopoWarning], *, ch
                    all_channels: bool = False, highlight=None, **_options) -> str:
     lines, styles, link = ["flowchart LR"], [], 0
     for ci, comm in enumerate(comms):
-        chans = drawn_channels(comm, channel, all_channels)
+        chans = drawn_channels(comm, channel, all_channels, warnings)
         lines.append(f"  subgraph c{ci}[{_label(comm_title(comm))}]")
         for hi, (host, ranks) in enumerate(comm.nodes()):
             lines.append(f"    subgraph c{ci}h{hi}[{_label(node_name(host))}]")

@@ -1,9 +1,12 @@
 """`--format svg`: a self-contained SVG drawn in pure Python (no Graphviz, no fonts, no scripts).
 
-Per communicator: one box per host (up to 4 per row), its ranks inside laid out around the box (top row
-left to right, bottom row right to left, so an intra-node ring reads as a loop); the ring hops of the
-shown channels as curved arrows, one curve offset per channel, coloured by transport, thicker between
-nodes; `highlight` draws the stuck edge and rank in red. Every element has a <title> tooltip.
+Per communicator: one box per host (up to 4 per row), named along its left side (where no hop runs), its
+ranks inside laid out around the box (top row left to right, bottom row right to left, so an intra-node ring
+reads as a loop); the ring hops of the shown channels as curved arrows, one curve offset per channel,
+coloured by transport; a hop between nodes is a double line (a "bus") routed in lanes around the boxes; a
+channel whose ring a check found broken (G001–G003) is shown even when only the first channel is, its hops
+dashed over a red halo and named in the heading; `highlight` draws the stuck edge and rank in red. Every
+element has a <title> tooltip.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from html import escape
 from .model import Communicator, TopoWarning
 from .view import (
     HIGHLIGHT,
+    broken_channels,
     PXN_STYLE,
     TRANSPORT_STYLE,
     comm_title,
@@ -32,6 +36,7 @@ HOSTS_PER_ROW = 4
 GAP = 80               # between host boxes
 MARGIN = 24
 LANES = 56             # room for the inter-node lanes left of and above the hosts
+LABEL_X = 17           # the host label's baseline, from the box's left edge (left of every rank circle)
 FONT = "font-family:DejaVu Sans,Helvetica,Arial,sans-serif"
 
 
@@ -39,7 +44,7 @@ def render_svg(comms: list[Communicator], warnings: list[TopoWarning], *, channe
                all_channels: bool = False, highlight=None, **_options) -> str:
     body, colours, y, width = [], set(), MARGIN, 420
     for comm in comms:
-        chans = drawn_channels(comm, channel, all_channels)
+        chans = drawn_channels(comm, channel, all_channels, warnings)
         part, part_w, part_h, used = _comm_svg(comm, chans, highlight, y, warnings)
         body += part
         colours |= used
@@ -60,9 +65,14 @@ def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warning
            f'<text x="{MARGIN}" y="{top + 16}" font-size="16" font-weight="bold">{escape(comm_title(comm))}</text>']
     shown = ", ".join(str(c) for c in chans) or "none"
     mine = [w for w in warnings if comm.comm_id in w.comm_ids]
+    broken = {ch: ids for ch, ids in broken_channels(comm, warnings).items() if ch in chans}
     note = f"ring channel{'s' if len(chans) != 1 else ''} {shown}" + (f" · {len(mine)} warning(s): "
                                                                      + ", ".join(w.id for w in mine) if mine else "")
     out.append(f'<text x="{MARGIN}" y="{top + 34}" font-size="12" fill="#555">{escape(note)}</text>')
+    if broken:
+        says = "; ".join(f"channel {ch} BROKEN ({', '.join(sorted(set(ids)))})" for ch, ids in sorted(broken.items()))
+        out.append(f'<text class="broken-note" x="{MARGIN + 8 + 6.6 * len(note)}" y="{top + 34}" font-size="12" '
+                   f'font-weight="bold" fill="{HIGHLIGHT}">{escape(says)}</text>')
     pos, boxes, w, h = _layout(comm, chans, top + 48 + LANES)
     for box in boxes.values():
         out.append(_host_box(*box))
@@ -78,7 +88,7 @@ def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warning
             lane += 1
         else:
             route = _arc(pos[src], pos[dst], chans.index(ch))
-        svg, colour = _edge(comm, ch, src, dst, route, stuck)
+        svg, colour = _edge(comm, ch, src, dst, route, stuck, ch in broken)
         out.append(svg)
         used.add(colour)
     out += [_rank_node(comm, rank, xy[:2], rank == highlight) for rank, xy in sorted(pos.items())]
@@ -87,12 +97,14 @@ def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warning
 
 
 def _host_box(x, y, bw, bh, host, ranks) -> str:
+    """The host's box, its name and ranks written up its left side: hops leave ranks up or down and run in
+    lanes outside the box, so none crosses the label."""
+    lx, ly = x + LABEL_X, y + bh / 2
+    label = f"{node_name(host)} · ranks {rank_span(ranks)}"
     return (f'<g class="host"><title>{escape(node_name(host))}: ranks {rank_span(ranks)}</title>'
             f'<rect x="{x}" y="{y}" width="{bw}" height="{bh}" rx="14" fill="#f4f6f8" stroke="#8a949e" '
-            f'stroke-dasharray="6 4"/><text x="{x + 12}" y="{y + 20}" font-size="13" font-weight="bold" '
-            f'fill="#37414b">{escape(node_name(host))}</text>'
-            f'<text x="{x + bw - 12}" y="{y + 20}" font-size="11" fill="#6b7680" text-anchor="end">ranks '
-            f'{escape(rank_span(ranks))}</text></g>')
+            f'stroke-dasharray="6 4"/><text class="host-label" x="{lx}" y="{ly}" font-size="12" font-weight="bold" '
+            f'fill="#37414b" text-anchor="middle" transform="rotate(-90 {lx} {ly})">{escape(label)}</text></g>')
 
 
 def _layout(comm: Communicator, chans: list[int], top: int):
@@ -103,7 +115,7 @@ def _layout(comm: Communicator, chans: list[int], top: int):
     rank_at = {r: i for i, r in enumerate(ring.order)} if ring else {}
     cols = max((min(4, max(1, math.ceil(len(r) / 2))) for _, r in groups), default=1)
     rows = max((math.ceil(len(r) / cols) for _, r in groups), default=1)
-    bw, bh = (cols - 1) * STEP + 2 * PAD + 2 * R, (rows - 1) * STEP + 2 * PAD + 2 * R + 14
+    bw, bh = (cols - 1) * STEP + 2 * PAD + 2 * R + 8, (rows - 1) * STEP + 2 * PAD + 2 * R
     pos, boxes = {}, {}
     for i, (host, ranks) in enumerate(groups):
         x = MARGIN + LANES + (i % HOSTS_PER_ROW) * (bw + GAP)
@@ -113,7 +125,7 @@ def _layout(comm: Communicator, chans: list[int], top: int):
             row, col = divmod(j, cols)
             if row % 2 == 1:
                 col = cols - 1 - col           # snake: the second row runs back
-            pos[rank] = (x + PAD + R + col * STEP, y + PAD + R + 14 + row * STEP, i)
+            pos[rank] = (x + PAD + 8 + R + col * STEP, y + PAD + R + row * STEP, i)
     nrows = math.ceil(len(groups) / HOSTS_PER_ROW) or 1
     width = LANES + min(len(groups), HOSTS_PER_ROW) * (bw + GAP) - GAP
     return pos, boxes, width, nrows * (bh + GAP) - GAP
@@ -161,19 +173,28 @@ def _rounded(pts: list[tuple[float, float]], radius: float = 10) -> str:
     return path + f" L{pts[-1][0]:.1f},{pts[-1][1]:.1f}"
 
 
-def _edge(comm: Communicator, ch: int, src: int, dst: int, route: str, stuck: bool) -> tuple[str, str]:
+def _edge(comm: Communicator, ch: int, src: int, dst: int, route: str, stuck: bool,
+          broken: bool = False) -> tuple[str, str]:
     cls = hop_class(comm, ch, src, dst)
     colour = HIGHLIGHT if stuck else hop_style(cls)[1]
     inter = comm.is_inter_node(ch, src, dst)
-    width = 4.5 if stuck else (3.0 if inter else 1.8)
-    dash = ' stroke-dasharray="7 4"' if cls == "unknown" else ""
+    width = 4.5 if stuck else (5.0 if inter else 1.8)
+    dash = ' stroke-dasharray="7 4"' if cls == "unknown" or broken else ""
     edge = comm.edge(ch, src, dst)
     detail = f"{edge.transport}{'/' + edge.detail if edge.detail else ''}" if edge else "transport not printed"
     tip = (f"channel {ch}: {src} → {dst} via {detail}{' (inter-node)' if inter else ''}"
            f"{' — highlighted' if stuck else ''}")
-    svg = (f'<path class="edge{" stuck" if stuck else ""}" data-channel="{ch}" d="{route}" fill="none" '
+    if broken:
+        tip += f" — channel {ch}'s ring is broken"
+    kind = "edge" + (" stuck" if stuck else "") + (" inter-node" if inter else "") + (" broken" if broken else "")
+    halo = (f'<path class="broken-halo" data-channel="{ch}" d="{route}" fill="none" stroke="{HIGHLIGHT}" '
+            f'stroke-opacity="0.35" stroke-width="{width + 7}" stroke-linejoin="round"/>') if broken else ""
+    svg = (f'{halo}<path class="{kind}" data-channel="{ch}" d="{route}" fill="none" '
            f'stroke="{colour}" stroke-width="{width}"{dash} stroke-linejoin="round" '
            f'marker-end="url(#arrow-{colour[1:]})"><title>{escape(tip)}</title></path>')
+    if inter and not stuck:                            # a double line: the bus between nodes
+        svg += (f'<path class="bus-core" d="{route}" fill="none" stroke="#ffffff" stroke-width="1.6"'
+                f'{dash} stroke-linejoin="round"/>')
     return svg, colour
 
 
@@ -216,6 +237,6 @@ def _legend(top: int, used: set[str]) -> tuple[list[str], int]:
         out.append(f'<line x1="{x}" y1="{top}" x2="{x + 28}" y2="{top}" stroke="{colour}" stroke-width="3"/>'
                    f'<text x="{x + 34}" y="{top + 4}" font-size="12">{escape(label)}</text>')
         x += 48 + 7 * len(label)
-    out.append(f'<text x="{x + 10}" y="{top + 4}" font-size="11" fill="#6b7680">thick = between nodes, '
-               f'dashed = transport not printed</text></g>')
-    return out, 20, x + 300
+    key = "double line = between nodes, dashed = transport not printed, dashed on red = broken ring channel"
+    out.append(f'<text x="{x + 10}" y="{top + 4}" font-size="11" fill="#6b7680">{key}</text></g>')
+    return out, 20, x + 10 + int(6.2 * len(key))

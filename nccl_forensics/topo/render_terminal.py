@@ -23,6 +23,7 @@ from .view import (
     hop_style,
     rank_label,
     rank_span,
+    broken_channels,
     shown_channels,
 )
 
@@ -41,7 +42,7 @@ def render_terminal(comms: list[Communicator], warnings: list[TopoWarning], *, c
 
 def terminal_renderables(comms, warnings, *, channel=None, all_channels=False, highlight=None):
     for comm in comms:
-        chans = shown_channels(comm, channel, all_channels)
+        chans = shown_channels(comm, channel, all_channels, warnings)
         mine = [w for w in warnings if comm.comm_id in w.comm_ids]
         yield Panel(Group(*_comm_body(comm, chans, highlight, mine, channel is None and not all_channels)),
                     title=Text(comm_title(comm), style="bold"), title_align="left", expand=True)
@@ -57,7 +58,8 @@ def _comm_body(comm: Communicator, chans: list[int], highlight, warnings, compac
         more = len(comm.channels()) - len(chans)
         hint = f"  (+{more} more: --channel N or --all)" if compact and more > 0 else ""
         body.append(Text(f"Rings{hint}", style="bold"))
-        body += [_ring_line(comm, c, marked, highlight) for c in chans]
+        broken = broken_channels(comm, warnings)
+        body += [_ring_line(comm, c, marked, highlight, broken.get(c)) for c in chans]
     trees = [_tree(comm, c) for c in chans if any(k[0] == c for k in comm.trees)]
     if trees:
         body.append(Text("Trees", style="bold"))
@@ -105,9 +107,11 @@ def _features(comm: Communicator) -> Text:
     return text
 
 
-def _ring_line(comm: Communicator, channel: int, marked: set, highlight) -> Text:
+def _ring_line(comm: Communicator, channel: int, marked: set, highlight, broken: list[str] | None = None) -> Text:
     ring = comm.ring_order(channel)
     text = Text(f"  ch {channel:>2}: ", style="bold")
+    if broken:
+        text.append(f"BROKEN ({', '.join(sorted(set(broken)))}) ", style="bold white on red")
     if ring is None:
         return text.append("(no ring order printed)", style="dim")
     hops = comm.ring_hops(channel)

@@ -28,12 +28,26 @@ PXN_STYLE = ("PXN", "#e377c2")
 HIGHLIGHT = "#ff0000"
 
 
-def shown_channels(comm: Communicator, channel: int | None = None, all_channels: bool = False) -> list[int]:
-    """`--channel N` → [N]; `--all` → every channel; default → the first channel only."""
+BROKEN_RING = {"G001", "G002", "G003"}     # checks that say a channel's ring is broken or differs
+
+
+def broken_channels(comm: Communicator, warnings) -> dict[int, list[str]]:
+    """Channel → the ring checks that warned about it, for this communicator."""
+    out: dict[int, list[str]] = {}
+    for w in warnings or ():
+        if w.id in BROKEN_RING and comm.comm_id in w.comm_ids:
+            for ch in w.channels:
+                out.setdefault(ch, []).append(w.id)
+    return out
+
+
+def shown_channels(comm: Communicator, channel: int | None = None, all_channels: bool = False,
+                   warnings=None) -> list[int]:
+    """`--channel N` → [N]; `--all` → every channel; default → the first channel and every broken one."""
     chans = comm.channels()
     if channel is not None:
         return [channel] if channel in chans else []
-    return chans if all_channels else chans[:1]
+    return chans if all_channels else sorted(set(chans[:1]) | (set(broken_channels(comm, warnings)) & set(chans)))
 
 
 def hop_class(comm: Communicator, channel: int, src: int, dst: int) -> str:
@@ -105,12 +119,12 @@ def drawn_hops(comm: Communicator, channels: list[int]) -> list[tuple[int, int, 
     return out
 
 
-def drawn_channels(comm: Communicator, channel: int | None, all_channels: bool) -> list[int]:
+def drawn_channels(comm: Communicator, channel: int | None, all_channels: bool, warnings=None) -> list[int]:
     """Like shown_channels, but also channels known only from transport lines."""
     chans = sorted(set(comm.channels()) | {c for (c, _, _) in comm.edges})
     if channel is not None:
         return [channel] if channel in chans else []
-    return chans if all_channels else chans[:1]
+    return chans if all_channels else sorted(set(chans[:1]) | (set(broken_channels(comm, warnings)) & set(chans)))
 
 
 def node_name(host: str | None) -> str:

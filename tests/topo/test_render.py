@@ -9,7 +9,7 @@ import pytest
 
 from nccl_forensics.topo import build_topology, check_topology, render
 
-from .factories import all_events, job_logs
+from .factories import all_events, job_logs, reprint_ring
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -83,8 +83,9 @@ def test_svg_is_well_formed_and_shows_every_rank(topo):
     ranks = {g.get("data-rank") for g in root.iter(f"{SVG_NS}g") if g.get("class") == "rank"}
     assert ranks == {str(r) for r in range(8)}
     texts = {t.text for t in root.iter(f"{SVG_NS}text")}
-    assert {str(r) for r in range(8)} <= texts and {"nodeA", "nodeB"} <= texts
-    paths = [p for p in root.iter(f"{SVG_NS}path") if (p.get("class") or "").startswith("edge")]
+    labels = {t.text.split(" · ")[0] for t in root.iter(f"{SVG_NS}text") if t.get("class") == "host-label"}
+    assert {str(r) for r in range(8)} <= texts and {"nodeA", "nodeB"} <= labels
+    paths = [p for p in root.iter(f"{SVG_NS}path") if (p.get("class") or "").split(" ")[0] == "edge"]
     assert len(paths) == 16
     assert sum(1 for p in paths if "stuck" in p.get("class")) == 4       # 2 channels × (2→3, 3→4)
     assert "<script" not in svg and "href=\"http" not in svg
@@ -95,4 +96,57 @@ def test_svg_single_rank0_log_still_shows_every_rank():
     root = ET.fromstring(render("svg", comms, []))
     ranks = {g.get("data-rank") for g in root.iter(f"{SVG_NS}g") if g.get("class") == "rank"}
     assert ranks == {str(r) for r in range(8)}
-    assert "unknown host" in {t.text for t in root.iter(f"{SVG_NS}text")}
+    assert any(t.text.startswith("unknown host") for t in root.iter(f"{SVG_NS}text"))
+
+
+def broken_ring_topology():
+    """Two nodes × 4 GPUs, 2 channels; rank 0 prints a channel-1 ring that repeats rank 3 (G001)."""
+    logs = job_logs()
+    reprint_ring(logs, 1, [0, 1, 2, 3, 4, 5, 3, 7])
+    comms = build_topology(all_events(logs))
+    return comms, check_topology(comms)
+
+
+def test_a_broken_channel_is_drawn_and_marked_even_when_only_the_first_is_shown():
+    comms, warnings = broken_ring_topology()
+    assert any(w.id == "G001" and w.channels == [1] for w in warnings)
+    root = ET.fromstring(render("svg", comms, warnings))
+    edges = [p for p in root.iter(f"{SVG_NS}path") if (p.get("class") or "").split(" ")[0] == "edge"]
+    assert {p.get("data-channel") for p in edges} == {"0", "1"}
+    assert all("broken" in p.get("class") for p in edges if p.get("data-channel") == "1")
+    assert not any("broken" in p.get("class") for p in edges if p.get("data-channel") == "0")
+    note = next(t.text for t in root.iter(f"{SVG_NS}text") if t.get("class") == "broken-note")
+    assert note == "channel 1 BROKEN (G001, G003)"      # rank 3 repeats, so rank 6 is missing too
+    assert "BROKEN (G001, G003)" in render("rich", comms, warnings)
+    dot = render("dot", comms, warnings)
+    assert "layout=circo;" in dot and "BROKEN (G001, G003)" in dot and 'style="dashed"' in dot
+
+
+def test_inter_node_hops_are_double_lines_and_none_crosses_a_host_label(topo):
+    root = ET.fromstring(render("svg", *topo, all_channels=True))
+    edges = [p for p in root.iter(f"{SVG_NS}path") if (p.get("class") or "").split(" ")[0] == "edge"]
+    inter = [p for p in edges if "inter-node" in p.get("class")]
+    assert inter and all(float(p.get("stroke-width")) >= 2 * min(float(q.get("stroke-width")) for q in edges)
+                         for p in inter)
+    assert len([p for p in root.iter(f"{SVG_NS}path") if p.get("class") == "bus-core"]) == len(inter)
+    labels = [t for t in root.iter(f"{SVG_NS}text") if t.get("class") == "host-label"]
+    for label in labels:                      # rotated -90°: a vertical band left of its baseline
+        x, y, half = float(label.get("x")), float(label.get("y")), 3.8 * len(label.text)
+        band = (x - 11, x + 3, y - half, y + half)
+        for p in edges:
+            assert not _crosses(_points(p.get("d")), band), f"{p.get('data-channel')} crosses {label.text}"
+
+
+def _points(d: str) -> list[tuple[float, float]]:
+    nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", d)]
+    return list(zip(nums[::2], nums[1::2]))
+
+
+def _crosses(points, band) -> bool:
+    x0, x1, y0, y1 = band
+    for (ax, ay), (bx, by) in zip(points, points[1:]):
+        for t in (i / 20 for i in range(21)):
+            x, y = ax + (bx - ax) * t, ay + (by - ay) * t
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                return True
+    return False

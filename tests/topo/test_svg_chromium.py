@@ -11,7 +11,7 @@ import pytest
 
 from nccl_forensics.topo import build_topology, check_topology, render
 
-from .factories import all_events, job_logs
+from .factories import all_events, job_logs, reprint_ring
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -87,3 +87,22 @@ def test_svg_screenshot_is_not_blank(tmp_path):
     reds = sum(1 for r, g, b in ink if r > 200 and g < 60 and b < 60)
     greens = sum(1 for r, g, b in ink if g > r + 40 and g > b + 20)        # P2P hops
     assert reds > 200 and greens > 200, (reds, greens)
+
+
+def test_svg_screenshot_of_a_broken_ring_shows_the_channel_marked(tmp_path):
+    """The PNG stays in the test's own tmp_path (pytest keeps the last runs), never in the repository."""
+    healthy = job_logs()
+    broken = job_logs()
+    reprint_ring(broken, 1, [0, 1, 2, 3, 4, 5, 3, 7])
+    halo = {}
+    for name, logs in (("healthy", healthy), ("broken", broken)):
+        comms = build_topology(all_events(logs))
+        svg = tmp_path / f"{name}.svg"
+        svg.write_text(render("svg", comms, check_topology(comms)), encoding="utf-8")
+        png = tmp_path / f"{name}.png"
+        screenshot(svg, png, tmp_path / f"profile-{name}")
+        _, _, pixels = read_png(png)
+        halo[name] = sum(1 for r, g, b in pixels if r > 230 and 120 < g < 210 and 120 < b < 210)   # red at 35%
+        halo[name + " text"] = sum(1 for r, g, b in pixels if r > 200 and g < 60 and b < 60)
+    assert halo["broken"] > 2000 and halo["healthy"] < 200, halo
+    assert halo["broken text"] > halo["healthy text"] + 100, halo       # "channel 1 BROKEN (…)" in red
