@@ -61,3 +61,4 @@ def test_untimed_collectives_have_no_invented_durations():
     assert not [e for e in events if e["ph"] == "X"]
     assert {e["args"]["time"] for e in events if e["ph"] == "i" and e["s"] == "t" and e.get("cat") != "rank"} == \
         {"order only (no timestamp)"}
+
