@@ -69,3 +69,25 @@ def test_log_dir_files_without_a_host_map_through_a_one_host_summary():
     worker = result([ev("traceback")], "attempt_0/1/stderr.log", local_rank=1)
     assign_ranks([summary, worker])
     assert worker.events[0].rank == 5
+
+
+def test_two_hosts_reusing_a_pid_is_no_conflict_and_each_keeps_its_rank():
+    from nccl_forensics.model import Event
+    from nccl_forensics.sources.ranks import hints_from_events
+    a = hints_from_events([Event("comm_init", "nccl", "a.log", 3, rank=10, host="node-a", pid=41232,
+                                 data={"rank": 10, "nranks": 16})])
+    b = hints_from_events([Event("comm_init", "nccl", "b.log", 3, rank=2, host="node-b", pid=41232,
+                                 data={"rank": 2, "nranks": 16})])
+    a.merge(b)
+    assert a.conflicts == []
+    assert (a.rank_of("node-a", 41232), a.rank_of("node-b", 41232)) == (10, 2)
+    assert a.rank_of(None, 41232) is None                 # the pid alone is ambiguous now
+
+
+def test_one_host_whose_pid_is_claimed_by_two_ranks_is_a_conflict():
+    from nccl_forensics.model import Event
+    from nccl_forensics.sources.ranks import hints_from_events
+    hints = hints_from_events([Event("comm_init", "nccl", "a.log", 3, rank=r, host="node-a", pid=7,
+                                     data={"rank": r, "nranks": 16}) for r in (1, 5)])
+    assert any("(node-a, 7)" in c or "7 is claimed" in c for c in hints.conflicts)
+    assert hints.rank_of("node-a", 7) is None

@@ -3,7 +3,8 @@
 `map_sources(fn, items, jobs)` returns `[fn(item) for item in items]` in input order (`imap_sources` streams
 them, each as soon as it and all earlier ones are done). It runs serially
 for one job or one item, and falls back to serial when a process pool cannot start. Workers ignore
-SIGINT (the parent handles Ctrl-C) and the pool is torn down in `finally`.
+SIGINT (the parent handles Ctrl-C): on Ctrl-C or any error the parent terminates them at once, and a
+worker whose parent dies (even by SIGKILL) gets SIGTERM from the kernel, so none is ever left behind.
 """
 from __future__ import annotations
 
@@ -30,8 +31,25 @@ def worker_count(jobs: int, items: int) -> int:
     return max(1, min(jobs or default_jobs(), items))
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
+    """Ctrl-C is the parent's to handle; and a worker never outlives its parent, however the parent ends
+    (SIGKILL included: the kernel sends the worker SIGTERM when the parent dies)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):       # pragma: no cover - not Linux
+        return
+    if os.getppid() == 1:                   # the parent died before prctl took effect
+        os._exit(1)
+
+
+PR_SET_PDEATHSIG = 1
 
 
 def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
@@ -53,7 +71,7 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Ite
         yield from map(fn, items)
         return
     try:
-        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     except (OSError, ValueError, NotImplementedError) as exc:
         log.info("process pool unavailable (%s); running serially", exc)
         yield from map(fn, items)
@@ -62,5 +80,17 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Ite
         futures = [pool.submit(fn, item) for item in items]
         for fut in futures:
             yield fut.result()
+    except BaseException:                   # Ctrl-C, an error, a consumer that stopped: stop the workers now,
+        _terminate(pool)                    # not after they finish a multi-GB file
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM every worker of `pool` (they are ours: started by this pool, never anyone else's process)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except (OSError, ValueError):
+            pass

@@ -3,7 +3,8 @@
 Each parsed file contributes `RankHints`: facts that tie a process to a global rank (NCCL `comm_init`
 lines, torchrun's failure summary, error.json, flight-recorder dumps, wrapper prefixes, file names).
 Hints from all files are merged, then events whose rank is still unknown are filled by (host, pid),
-pid, or (host, local_rank). A pid claimed by two different ranks is a conflict: it is reported and not used.
+pid, or (host, local_rank). A (host, pid) claimed by two different ranks is a conflict: it is reported and
+not used; a pid that two hosts use for different ranks (containers reuse pids) is only ambiguous.
 
 Example: rank 3's py-spy dump is `py-spy-node1-4242.txt` (no rank inside). rank 3's NCCL log says
 `comm 0x… rank 3 nranks 4 … Init COMPLETE` from `node1:4242:4242`, so its hint (node1, 4242) → 3 fills the dump.
@@ -25,6 +26,17 @@ class RankHints:
     by_pid: dict[int, int] = field(default_factory=dict)
     by_host_local: dict[tuple[str, int], int] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)
+    pid_hosts: dict[int, str | None] = field(default_factory=dict)     # the host of each by_pid claim
+
+    def add_pid(self, pid: int, host: str | None, rank: int) -> None:
+        """A pid alone names a rank only while one host uses it: containers on different nodes reuse pids,
+        which makes the pid ambiguous (unused), not a conflict; a conflict is one host's pid claimed twice."""
+        first_host = self.pid_hosts.setdefault(pid, host)
+        if host and first_host and host != first_host:
+            if self.by_pid.get(pid, rank) != rank:
+                self.by_pid[pid] = -1
+            return
+        self.add(self.by_pid, pid, rank, "pid")
 
     def add(self, table: dict, key, rank: int, what: str) -> None:
         old = table.get(key)
@@ -35,10 +47,12 @@ class RankHints:
             table[key] = -1  # poisoned: never used
 
     def merge(self, other: "RankHints") -> None:
-        for name in ("by_host_pid", "by_pid", "by_host_local"):
+        for name in ("by_host_pid", "by_host_local"):
             mine, theirs = getattr(self, name), getattr(other, name)
             for key, rank in theirs.items():
                 self.add(mine, key, rank, name.removeprefix("by_").replace("_", "/"))
+        for pid, rank in other.by_pid.items():
+            self.add_pid(pid, other.pid_hosts.get(pid), rank)
         self.conflicts.extend(other.conflicts)
 
     def rank_of(self, host: str | None, pid: int | None, local_rank: int | None = None) -> int | None:
@@ -72,7 +86,7 @@ def hints_from_events(events: Iterable[Event]) -> RankHints:
         if isinstance(pid, int) and pid > 0:
             if host:
                 hints.add(hints.by_host_pid, (host, pid), rank, "host/pid")
-            hints.add(hints.by_pid, pid, rank, "pid")
+            hints.add_pid(pid, host, rank)
         local = ev.data.get("local_rank")
         if host and isinstance(local, int):
             hints.add(hints.by_host_local, (host, local), rank, "host/local_rank")
