@@ -192,15 +192,25 @@ def pool(fn, paths: list[str], jobs: int) -> tuple[list[tuple[int, float]], floa
         return results, time.perf_counter() - start
 
 
-def cli_jsonl(folder: Path, jobs: int) -> tuple[float, float]:
-    """(wall, CPU seconds of the CLI process and its workers) of one `ncclf parse --format jsonl` run."""
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    with open(os.devnull, "w") as sink:
-        subprocess.run([sys.executable, "-m", "nccl_forensics", "parse", str(folder), "--format", "jsonl",
-                        "-j", str(jobs)], stdout=sink, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return time.perf_counter() - start, cpu
+def cli_jsonl(folder: Path, jobs: int, fmt: str = "jsonl") -> tuple[float, float]:
+    """(wall, CPU seconds of the CLI process and its workers) of one `ncclf parse --format FMT` run."""
+    wall, cpu, _ = cli_parse(folder, jobs, fmt)
+    return wall, cpu
+
+
+def cli_parse(folder: Path, jobs: int, fmt: str) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak MB of the biggest process) of one `ncclf parse` run, in a fresh child so that
+    ru_maxrss is this run's own."""
+    code = ("import resource, subprocess, sys, time, os\n"
+            "start = time.perf_counter()\n"
+            "with open(os.devnull, 'w') as sink:\n"
+            f"    subprocess.run([sys.executable, '-m', 'nccl_forensics', 'parse', {str(folder)!r}, '--format', "
+            f"{fmt!r}, '-j', '{jobs}', '-q'], stdout=sink, check=True)\n"
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(time.perf_counter() - start, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    wall, cpu, peak = map(float, out.split())
+    return wall, cpu, peak
 
 
 def report(label: str, timing: tuple[float, float, int], mb: float, extra: str = "", ref: float = 0.0) -> None:
@@ -282,6 +292,15 @@ def main(argv: list[str] | None = None) -> None:
         for jobs in (1, 2):
             extra = f"\n{'':36} {speed_up(runs[1], runs[2])}" if jobs == 2 else ""
             report(f"ncclf parse --format jsonl -j{jobs}", best_of(runs[jobs]), mb, spread(runs[jobs]) + extra, ref=r)
+        table: dict[int, list] = {1: [], 2: []}
+        for _ in range(args.repeat):
+            for jobs in (1, 2):
+                table[jobs].append(cli_parse(DATA, jobs, "text"))
+        for jobs in (1, 2):
+            wall, cpu, peak = min(table[jobs])
+            ratio = wall / best_of(runs[jobs])[0]
+            report(f"ncclf parse (table) -j{jobs}", (wall, cpu, 0), mb,
+                   f"peak {peak:.0f} MB, {ratio:.2f}x jsonl's time (goal: ≤ 1.3x, < 200 MB)", ref=r)
     print(f"load average at the end {os.getloadavg()[0]:.1f} (wall figures are only meaningful on idle cores)")
 
 

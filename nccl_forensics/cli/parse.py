@@ -57,6 +57,5 @@ def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -
         return 0
     if fmt == "json":
         raise click.UsageError("--format json goes with --inventory; use jsonl for events")
-    run = collect.parse_paths(paths, jobs)
-    render_events_table(run, console, limit or None)
+    render_events_table(collect.preview_events(paths, jobs, limit or None), console)
     return 0

@@ -1,7 +1,8 @@
 """paths → parsed, rank-attributed events: the first three stages (discover → parse → ranks) as one call.
 
-Two ways to run them:
-- `parse_paths` keeps every event in memory (what `diagnose` and the table summary need);
+Three ways to run them:
+- `parse_paths` keeps every event in memory (for library users; the CLI streams);
+- `preview_events` (`parse`'s table) streams every file for its counts and reads only the first events again;
 - `spool_events` streams each file's events to the output in file order (jsonl or csv), so
   `ncclf parse --format jsonl` never holds a large log in memory: straight to the output where it can,
   through a per-file spool elsewhere (spool.py). A file whose events still lack a rank after the in-file
@@ -44,6 +45,51 @@ def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], No
     results = map_sources(parse_source, evidence_sources(sources), jobs, on_done)
     hints = assign_ranks(results)
     return ParseRun(sources, results, hints)
+
+
+@dataclass
+class EventsPreview:
+    """`parse`'s table: the first `limit` events (ranks filled across files) and every file's counts, from the
+    same streaming scan as jsonl: no file's events are held, and none cross processes."""
+    sources: list[Source]                 # every file found, skipped ones included
+    summaries: list[FileSummary]          # one per evidence source, in path order
+    first: list                           # the first events, in path order
+    hints: RankHints = field(default_factory=RankHints)
+
+
+def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200) -> EventsPreview:
+    sources = discover(paths)
+    usable = evidence_sources(sources)
+    summaries = scan(usable, jobs)
+    merged = RankHints()
+    for s in summaries:
+        merged.merge(s.hints)
+    single_node = len({h for s in summaries for h in s.hosts}) <= 1
+    return EventsPreview(sources, summaries, _first_events(usable, merged, limit, single_node), merged)
+
+
+def _first_events(sources: list[Source], hints: RankHints, limit: int | None, single_node: bool) -> list:
+    """The first `limit` events in path order (all with None), read again from the start of the first files."""
+    out: list = []
+    for src in sources:
+        if limit is not None and len(out) >= limit:
+            break
+        records = iter_records(src)
+        try:
+            for item in records:
+                batch = list(item.events()) if type(item) is CollRun else [item]
+                fill_ranks(batch, hints, src.local_rank)
+                for ev in batch:
+                    if ev.rank is None and single_node:
+                        ev.rank = src.local_rank if ev.local_rank is None else ev.local_rank
+                out += batch
+                if limit is not None and len(out) >= limit:
+                    break
+        except BadInput:
+            pass                          # its error is in its summary
+        finally:
+            records.close()
+    return out if limit is None else out[:limit]
 
 
 def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:

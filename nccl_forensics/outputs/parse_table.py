@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..model import Event
-from .collect import FileSummary, ParseRun
+from .collect import EventsPreview, FileSummary
 
 # The fields shown for each kind in the events table (everything else is in --format jsonl).
 _KEY_FIELDS = {
@@ -36,31 +36,24 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def render_events_table(run: ParseRun, console: Console, limit: int | None = None) -> None:
+def render_events_table(run: EventsPreview, console: Console) -> None:
     table = Table(title="events", show_lines=False)
     for col in ("file:line", "rank", "source", "kind", "fields"):
         table.add_column(col, overflow="fold")
-    shown = 0
-    for ev in run.events:
-        if limit is not None and shown >= limit:
-            break
+    for ev in run.first:
         table.add_row(f"{ev.file}:{ev.line}", "-" if ev.rank is None else str(ev.rank), ev.source, ev.kind,
                       _summary_of(ev))
-        shown += 1
     console.print(table)
-    render_summary(run, console, shown)
+    render_summary(run, console, len(run.first))
 
 
-def render_summary(run: ParseRun, console: Console, shown: int | None = None) -> None:
+def render_summary(run: EventsPreview, console: Console, shown: int | None = None) -> None:
     kinds: Counter = Counter()
     ranks: set[int] = set()
-    no_rank = 0
-    for ev in run.events:
-        kinds[ev.kind] += 1
-        if ev.rank is None:
-            no_rank += 1
-        else:
-            ranks.add(ev.rank)
+    for s in run.summaries:
+        kinds.update(s.kinds)
+        ranks |= {r for r in s.ranks if r is not None}
+    no_rank = sum(s.missing_rank for s in run.summaries)
     table = Table(title="summary")
     table.add_column("kind")
     table.add_column("events", justify="right")
@@ -69,14 +62,14 @@ def render_summary(run: ParseRun, console: Console, shown: int | None = None) ->
     console.print(table)
     total = sum(kinds.values())
     skipped = sum(1 for s in run.sources if s.kind.value == "unknown")
-    console.print(f"files: {len(run.results)} parsed, {skipped} skipped   events: {total}"
+    console.print(f"files: {len(run.summaries)} parsed, {skipped} skipped   events: {total}"
                   + (f" (showing {shown})" if shown is not None and shown < total else ""))
     console.print(f"unparsed lines: {kinds.get('unparsed', 0)}")
     console.print(f"ranks found: {_ranges(sorted(ranks)) or 'none'}"
                   + (f"   events with unknown rank: {no_rank}" if no_rank else ""))
-    for res in run.results:
-        if res.error:
-            console.print(f"[yellow]warning:[/] {res.error}")
+    for s in run.summaries:
+        if s.error:
+            console.print(f"[yellow]warning:[/] {s.error}")
     for conflict in run.hints.conflicts:
         console.print(f"[yellow]rank conflict:[/] {conflict}")
 
