@@ -21,7 +21,6 @@ import functools
 import multiprocessing as mp
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -91,32 +90,32 @@ def parse_file(path: str) -> int:
     """The parse stage for one file, events kept in memory, as diagnose and the jsonl writer take them:
     plain COLL lines as CollRuns (columns, every field decoded, every rank known), other lines as Events.
     Returns the number of events."""
-    from nccl_forensics.sources.discover import sniff
     from nccl_forensics.model import CollRun
     from nccl_forensics.sources import iter_records
+    from nccl_forensics.sources.discover import sniff
     return sum(len(r) if type(r) is CollRun else 1 for r in list(iter_records(sniff(path))))
 
 
 def parse_objects(path: str) -> int:
     """The same with an Event object per line (parse.parse_source, what `ncclf parse --format table` uses)."""
-    from nccl_forensics.sources.discover import sniff
     from nccl_forensics.sources import parse_source
+    from nccl_forensics.sources.discover import sniff
     return len(parse_source(sniff(path)).events)
 
 
 def parse_lines(path: str) -> int:
     """The reference line-by-line dispatcher (every line through the parser chain)."""
-    from nccl_forensics.sources.discover import sniff
     from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
+    from nccl_forensics.sources.discover import sniff
     src = sniff(path)
     return len(list(_fill(dispatch_lines(src.path, line_parsers(src), {}), src)))
 
 
 def jsonl_file(path: str) -> int:
     """The library path of `ncclf parse --format jsonl` for one file, written to /dev/null."""
-    from nccl_forensics.sources.discover import sniff
-    from nccl_forensics.sources import iter_records
     from nccl_forensics.outputs.events import writer_for
+    from nccl_forensics.sources import iter_records
+    from nccl_forensics.sources.discover import sniff
     n = 0
     with open(os.devnull, "w") as sink:
         write, batch = writer_for("jsonl", sink), []

@@ -166,6 +166,7 @@ class Source:
     compressed: bool = False
     reason: str = ""                 # why this kind / why skipped
     error: str | None = None         # the file exists but could not be read (an evidence gap, not silence)
+    window: tuple[int, int] | None = None   # (head, tail) bytes: read only those of a large file (lines.py)
 
 
 @dataclass(slots=True)

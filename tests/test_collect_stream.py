@@ -80,10 +80,17 @@ def test_a_parallel_run_into_a_real_file_writes_what_a_serial_run_writes(tmp_pat
 
 
 def test_jsonl_workers_take_over_the_output_on_their_turn(tmp_path):
-    """Later files' workers write straight to the output once every earlier file is in it."""
-    parallel, summaries = into_file(tmp_path, [str(SAMPLES / "nccl")], "jsonl", 2)
-    assert sum(1 for s in summaries[1:] if s.direct) >= 3
+    """A later file's worker writes straight to the output once every earlier file is in it: b.log is long, so
+    its worker is still busy when a.log (short) is done."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.log").write_text(INIT.format(h="n0", p=50, r=0) + "\n" + COLL.format(h="n0", p=50, n=0) + "\n")
+    b = [INIT.format(h="n1", p=60, r=1)] + [COLL.format(h="n1", p=60, n=n) for n in range(300_000)]
+    (folder / "b.log").write_text("\n".join(b) + "\n")
+    parallel, summaries = into_file(tmp_path, [str(folder)], "jsonl", 2)
+    assert summaries[1].direct > 0
     assert all(s.spool is None for s in summaries)
+    assert parallel == spooled([str(folder)], "jsonl", 1)[0]
     assert parallel.count("\n") == sum(s.events for s in summaries)
 
 
@@ -125,5 +132,6 @@ def test_a_file_that_spooled_a_rankless_event_before_its_turn_keeps_spooling(tmp
     parallel, summaries = into_file(tmp_path, [str(folder)], "jsonl", 2)
     same = parallel == spooled([str(folder)], "jsonl", 1)[0]
     assert same
-    assert summaries[0].direct == 100_001 and summaries[1].direct == 0
+    assert summaries[0].direct == 100_001
+    assert summaries[1].direct <= 1             # at most its first (ranked) line, if its turn came that early
     assert '"host": "n2", "pid": 200' in parallel and '"rank": null' not in parallel

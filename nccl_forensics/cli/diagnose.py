@@ -7,7 +7,15 @@ import sys
 import click
 
 from ..errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK
-from .options import format_option, jobs_option, note, paths_argument, stdin_as_file, write_file
+from .options import (
+    POSITIVE,
+    format_option,
+    jobs_option,
+    note,
+    paths_argument,
+    stdin_as_file,
+    write_file,
+)
 
 
 def _codes(values) -> list[str]:
@@ -38,7 +46,11 @@ def report_context(paths: list[str]) -> dict:
 @click.option("--select", multiple=True, metavar="CODES", help="Run only these detectors (codes, prefixes or names; "
               "comma-separated or repeated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these detectors.")
-def command(paths, fmt, report, trace, jobs, select, ignore):
+@click.option("--full", is_flag=True, help="Read every line of every file (default: a large text file is read at "
+              "its head and its last --window MB, where a hang or crash is).")
+@click.option("--window", "window_mb", type=POSITIVE, default=2.0, show_default=True, metavar="MB",
+              help="The tail of a large text file that is read.")
+def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb):
     """Align the ranks' timelines, find the last common collective, classify the failure and cite the evidence.
 
     PATHS are files or directories (searched recursively): NCCL logs, flight-recorder dumps, py-spy dumps,
@@ -58,7 +70,11 @@ def command(paths, fmt, report, trace, jobs, select, ignore):
 
     paths = list(paths)
     with stdin_as_file(paths) as readable:
-        result = diagnose(readable, jobs=jobs, select=_codes(select), ignore=_codes(ignore))
+        result = diagnose(readable, jobs=jobs, select=_codes(select), ignore=_codes(ignore),
+                          window_mb=None if full else window_mb)
+    if result.windowed:
+        note(f"read the head and the last {window_mb:g} MB of {len(result.windowed)} large file"
+             f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")
     context = report_context(paths)
     if report:
         from ..outputs.markdown_report import render as render_md

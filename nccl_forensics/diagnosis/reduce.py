@@ -12,6 +12,7 @@ few other events. The parent merges them, then analyses.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -22,10 +23,12 @@ from ..detectors import run_detectors, selected
 from ..detectors.base import Context
 from ..engines.local import map_sources
 from ..errors import NcclfError, NoEvidence
-from ..model import Event, Finding, Source, SourceKind
+from ..model import Event, Evidence, Finding, Source, SourceKind
+from ..sources import READERS
 from ..sources.discover import discover, evidence_sources
 from ..sources.flight_recorder import frames_of, table_of_dump
 from ..sources.fr_load import load_dump
+from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
 from .groups import label, relabel, split_by_membership
@@ -43,6 +46,9 @@ from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, report
 from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
+HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
+WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
+WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
 _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
                    "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
 
@@ -60,6 +66,7 @@ class Diagnosis:
     errors: list[str] = field(default_factory=list)                 # files that could not be read
     world: World | None = None                                      # expected ranks, and the ones without evidence
     warnings: list[str] = field(default_factory=list)               # internal errors (a parser or detector raised)
+    windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
 
     @property
     def failed(self) -> bool:
@@ -72,13 +79,28 @@ class Diagnosis:
 
 
 def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int], None] | None = None,
-             select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:
+             select: Iterable[str] = (), ignore: Iterable[str] = (), window_mb: float | None = WINDOW_MB) -> Diagnosis:
     """Diagnose a bundle of evidence. `progress(done, total)` is called as files finish.
+
+    A text file larger than HEAD_MB + 2 × `window_mb` is read at its head (its init, topology and version lines,
+    up to its first block of COLL lines or HEAD_MB) and its last `window_mb` MB (where a hang or a crash is);
+    `window_mb=None` reads everything. When the first divergence sits at the start of a window, the files are
+    read again with a window WIDEN times larger, then in full.
 
     Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
     """
-    sources = discover(list(paths))
+    paths = list(paths)
+    result = _diagnose(paths, jobs, progress, select, ignore, window_mb)
+    wider = [window_mb * WIDEN, None] if window_mb is not None else []
+    while result.windowed and wider and _divergence_at_window_start(result):
+        result = _diagnose(paths, jobs, progress, select, ignore, wider.pop(0))
+    return result
+
+
+def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
+    sources = discover(paths)
     usable = evidence_sources(sources)
+    windowed = _set_windows(usable, window_mb)
     if not usable:
         unread = [s.error for s in sources if s.error]
         raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
@@ -90,8 +112,69 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
     errors.update(_rankless_dumps(digests, file_ranks, errors))
     warnings = [w for d in digests for w in d.warnings]
-    return analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
-                   warnings=warnings, p2p=p2p)
+    result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
+                     warnings=warnings, p2p=p2p)
+    result.windowed = windowed
+    if windowed:
+        resolve_tail_lines(result, {s.path: s.window[1] for s in windowed})
+    return result
+
+
+def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
+    """Give every large plain text file a (head, tail) window; the windowed sources."""
+    if window_mb is None:
+        return []
+    head, tail = int(HEAD_MB * 1e6), int(window_mb * 1e6)
+    out = []
+    for src in sources:
+        if src.kind not in READERS and not src.compressed and src.size > head + 2 * tail:
+            src.window = (head, tail)
+            out.append(src)
+    return out
+
+
+def _divergence_at_window_start(d: Diagnosis) -> bool:
+    """Does a group's first divergence sit at the first collective its windowed rows hold (so that it may have
+    begun before the window)?"""
+    div, colls = d.divergence, d.timelines.colls
+    if div is None or div.empty or colls.empty:
+        return False
+    tails = colls[colls["file"].isin([s.path for s in d.windowed]) & (colls["line"] >= TAIL_BASE)]
+    if tails.empty:
+        return False
+    first_in_window = tails.groupby("group", observed=True)["seq"].min()
+    first_divergence = div.groupby("group", observed=True)["seq"].min()
+    both = first_in_window.index.intersection(first_divergence.index)
+    return bool((first_divergence[both] <= first_in_window[both] + 1).any())
+
+
+def resolve_tail_lines(d: Diagnosis, tails: dict[str, int]) -> None:
+    """Turn the tail-relative line numbers (>= TAIL_BASE) that the report cites into true line numbers: the
+    newlines before each cited file's tail are counted, once per file, only for the files cited (in threads:
+    the counting runs in numpy, outside the GIL)."""
+    cites = [ev for f in d.findings for ev in f.evidence] + [ev for st in d.ranks.values() for ev in st.evidence]
+    files = sorted({ev.file for ev in cites if ev.line >= TAIL_BASE and ev.file in tails})
+    if not files:
+        return
+    with ThreadPoolExecutor(max_workers=min(4, len(files))) as pool:
+        found = pool.map(lambda path: resolve_tail_line(path, tails[path], TAIL_BASE), files)
+        bases = {path: (None if true is None else true - TAIL_BASE) for path, true in zip(files, found)}
+
+    def fix(ev: Evidence) -> Evidence:
+        base = bases.get(ev.file) if ev.line >= TAIL_BASE else None
+        return ev if base is None else ev._replace(line=ev.line + base)
+
+    for f in d.findings:
+        f.evidence[:] = [fix(ev) for ev in f.evidence]
+    for st in d.ranks.values():
+        st.evidence[:] = [fix(ev) for ev in st.evidence]
+    for frame in (d.divergence, d.timelines.colls):
+        if frame is None or frame.empty:
+            continue
+        for path, base in bases.items():
+            if base is not None:
+                rows = (frame["file"] == path) & (frame["line"] >= TAIL_BASE)
+                frame.loc[rows, "line"] = frame.loc[rows, "line"] + base
 
 
 def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:

@@ -12,7 +12,8 @@
      "world":    {"size": int|null, "expected": [int], "present": [int],
                   "claims": [{"what", "size", "ranks", "file", "line"}]},
      "missing_ranks": [{"rank", "reason", "detail", "files"}],   # expected ranks without (full) evidence
-     "warnings": [...]}                                           # internal errors of a parser or detector
+     "warnings": [...],                                           # internal errors of a parser or detector
+     "windowed_files": [{"path", "head_bytes", "tail_bytes"}]}    # large files read at their head and tail
 """
 from __future__ import annotations
 
@@ -79,6 +80,8 @@ def to_dict(d: Diagnosis) -> dict:
         "world": world_of(d),
         "missing_ranks": missing_ranks_of(d),
         "warnings": d.warnings,
+        "windowed_files": [{"path": s.path, "head_bytes": s.window[0], "tail_bytes": s.window[1]}
+                           for s in d.windowed],
     }
 
 

@@ -85,14 +85,15 @@ def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event
     from .nccl_fast import (
         dispatch_blocks,  # the fast path; equal to dispatch_lines (differential test)
     )
-    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk)
+    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk, source.window)
 
 
-def dispatch_lines(path: str, parsers: list[LineParser], stats: dict) -> Iterator[Event]:
+def dispatch_lines(path: str, parsers: list[LineParser], stats: dict,
+                   window: tuple[int, int] | None = None) -> Iterator[Event]:
     """The reference dispatcher: every line offered to the parser chain, one at a time."""
     stats["lines"] = 0
     try:
-        for line in iter_lines(path):
+        for line in iter_lines(path, window=window):
             stats["lines"] = line.no
             yield from offer(line, parsers)
     except BadInput:                 # a cut gzip: what the parsers hold from the lines before it still counts

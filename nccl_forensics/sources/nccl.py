@@ -7,6 +7,7 @@ inside topology lines, and back-fills events seen before the line that names the
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from lark import Token, Transformer
@@ -409,11 +410,27 @@ _TRANSFORMER = NcclTransformer()
 
 
 def grammar_parse(text: str) -> Parsed | None:
-    """Parse one cleaned line with the Lark grammar; None when no rule matches."""
+    """Parse one cleaned line with the Lark grammar; None when no rule matches. A process repeats its INFO lines
+    (the same transport or channel line thousands of times): a repeated line is parsed once (a fresh copy of
+    its result each time, so that no caller shares another's data)."""
+    parsed = _grammar_parse_once(text)
+    return None if parsed is None else (parsed[0], parsed[1], _fresh(parsed[2]))
+
+
+@lru_cache(maxsize=8192)
+def _grammar_parse_once(text: str) -> Parsed | None:
     try:
         return _TRANSFORMER.transform(lalr("nccl").parse(text))
     except LarkError:   # no rule matches, or a value the transformer refuses (a 5,000-digit number)
         return None
+
+
+def _fresh(value):
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_fresh(v) for v in value]
+    return value
 
 
 def parse_message(text: str, use_fast: bool = True) -> Parsed | None:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, split_block
 from .gc_pause import gc_paused
-from .lines import iter_blocks, make_line
+from .lines import GAP, TAIL_BASE, HeadDone, iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -225,7 +225,8 @@ TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,1
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
 
-def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False) -> Iterator[Any]:
+def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False,
+                    window: tuple[int, int] | None = None) -> Iterator[Any]:
     """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
 
     Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
@@ -234,9 +235,9 @@ def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False) -
     """
     from . import dispatch_lines
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
-        yield from dispatch_lines(path, parsers, stats)
+        yield from dispatch_lines(path, parsers, stats, window)
         return
-    for item in BlockScanner(path, parsers, stats).items():
+    for item in BlockScanner(path, parsers, stats, window).items():
         if bulk or type(item) is Event:
             yield item
         else:
@@ -247,8 +248,8 @@ class BlockScanner:
     """One file's blocks → Events and CollRuns. A block made only of plain COLL lines of ranked processes is
     decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
 
-    def __init__(self, path: str, parsers: list, stats: dict):
-        self.path, self.parsers, self.stats = path, parsers, stats
+    def __init__(self, path: str, parsers: list, stats: dict, window: tuple[int, int] | None = None):
+        self.path, self.parsers, self.stats, self.window = path, parsers, stats, window
         self.nccl = parsers[0]
         self.no = 0                   # the last line number handed out
         self.busy = False             # a parser is inside a multi-line block
@@ -256,9 +257,15 @@ class BlockScanner:
 
     def items(self) -> Iterator[Any]:
         try:
-            for block in iter_blocks(self.path):
+            head = HeadDone()
+            for block in iter_blocks(self.path, self.window, head):
+                if block is GAP:                     # a windowed file: the tail's lines are numbered apart
+                    yield from self._drain()
+                    self.no = TAIL_BASE
+                    continue
                 run = None if self.busy else self._whole_block(block)
                 if run is not None:
+                    head.done = True                 # the init lines are over: on to the tail
                     yield from self._drain()
                     yield run
                     self.no += len(run)

@@ -16,9 +16,9 @@ from html import escape
 from .model import Communicator, TopoWarning
 from .view import (
     HIGHLIGHT,
-    broken_channels,
     PXN_STYLE,
     TRANSPORT_STYLE,
+    broken_channels,
     comm_title,
     drawn_channels,
     drawn_hops,

@@ -17,13 +17,13 @@ from rich.tree import Tree
 
 from .model import Communicator, TopoWarning
 from .view import (
+    broken_channels,
     comm_title,
     highlighted_hops,
     hop_class,
     hop_style,
     rank_label,
     rank_span,
-    broken_channels,
     shown_channels,
 )
 
