@@ -19,6 +19,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 COMMANDS = {
     "parse": "Parse evidence files into structured events (or list them with --inventory).",
     "diagnose": "Find the rank(s) that broke a hung or crashed job, and why.",
+    "summarize": "Digest this node's evidence into one small file for `ncclf diagnose` (one file per node).",
     "topo": "Render the rings, trees and transports NCCL built, and check them.",
     "capture": "Take a live (hung) job's evidence on this node: py-spy, flight recorder, logs, kernel, context.",
     "run": "Start a job with the evidence switched on; on a hang, capture and diagnose it.",

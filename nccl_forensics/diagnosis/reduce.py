@@ -33,6 +33,7 @@ from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
 from .groups import label, relabel, split_by_membership
 from .map import Digest, declared_groups, digest_source, fr_event_rows
+from .summary import read_summary, write_summary
 from .rank_state import RankState, rank_states
 from .timeline import (
     RowBuffer,
@@ -98,15 +99,13 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
 
 
 def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
-    sources = discover(paths)
-    usable = evidence_sources(sources)
-    windowed = _set_windows(usable, window_mb)
-    if not usable:
-        unread = [s.error for s in sources if s.error]
-        raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
-                         "dumps, torchrun output, dmesg) found" +
-                         (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
-    digests = _map(usable, jobs, progress)
+    sources, usable, windowed = map_inputs(paths, window_mb)
+    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
+    sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
+    for summary in (s for s in usable if s.kind is SourceKind.SUMMARY):     # other nodes' map steps
+        theirs, their_digests = read_summary(summary.path)
+        sources += theirs
+        digests += their_digests
     events, frames, declared, file_ranks, p2p = _collect(digests, [s for s in sources if s.error])
     errors = {s.path: s.error for s in sources if s.error}
     errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
@@ -118,6 +117,50 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     if windowed:
         resolve_tail_lines(result, {s.path: s.window[1] for s in windowed})
     return result
+
+
+def map_inputs(paths: list[str], window_mb: float | None) -> tuple[list[Source], list[Source], list[Source]]:
+    """(every file found, the evidence files, the windowed ones); NoEvidence when there is no evidence."""
+    sources = discover(paths)
+    usable = evidence_sources(sources)
+    windowed = _set_windows(usable, window_mb)
+    if not usable:
+        unread = [s.error for s in sources if s.error]
+        raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
+                         "dumps, torchrun output, dmesg, ncclf summaries) found" +
+                         (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
+    return sources, usable, windowed
+
+
+def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
+              progress: Callable[[int, int], None] | None = None) -> list[Digest]:
+    """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
+    to `out` (diagnosis/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
+    window get their true numbers here (this node has the files)."""
+    paths = list(paths)
+    sources, usable, windowed = map_inputs(paths, window_mb)
+    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
+    tails = {s.path: s.window[1] for s in windowed}
+    for d in digests:
+        if d.result.source.path in tails:
+            absolute_lines(d, tails[d.result.source.path])
+    write_summary(out, [s for s in sources if s.kind is not SourceKind.SUMMARY], digests, paths)
+    return digests
+
+
+def absolute_lines(d: Digest, tail: int) -> None:
+    """Give a windowed file's digest its true line numbers (events and rows)."""
+    true = resolve_tail_line(d.result.source.path, tail, TAIL_BASE)
+    if true is None:
+        return
+    base = true - TAIL_BASE
+    for ev in d.result.events:
+        if ev.line >= TAIL_BASE:
+            ev.line += base
+    part = d.rows.get("line")
+    if part is not None and part[0] == "num":
+        lines = part[1].astype(np.int64)
+        d.rows["line"] = ("num", np.where(lines >= TAIL_BASE, lines + base, lines))
 
 
 def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:

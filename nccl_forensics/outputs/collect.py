@@ -18,7 +18,7 @@ from typing import IO, Callable, Iterable
 
 from ..engines.local import imap_sources, map_sources, worker_count
 from ..errors import BadInput
-from ..model import CollRun, Source, SourceResult
+from ..model import CollRun, Source, SourceKind, SourceResult
 from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
 from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
@@ -42,7 +42,7 @@ class ParseRun:
 def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], None] | None = None) -> ParseRun:
     """Discover, parse every evidence file (in parallel), and recover ranks across files."""
     sources = discover(paths)
-    results = map_sources(parse_source, evidence_sources(sources), jobs, on_done)
+    results = map_sources(parse_source, _parsable(sources), jobs, on_done)
     hints = assign_ranks(results)
     return ParseRun(sources, results, hints)
 
@@ -59,7 +59,7 @@ class EventsPreview:
 
 def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200) -> EventsPreview:
     sources = discover(paths)
-    usable = evidence_sources(sources)
+    usable = _parsable(sources)
     summaries = scan(usable, jobs)
     merged = RankHints()
     for s in summaries:
@@ -98,13 +98,18 @@ def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
     Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
     """
     sources = discover(paths)
-    summaries = scan(evidence_sources(sources), jobs)
+    summaries = scan(_parsable(sources), jobs)
     if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
         for s in summaries:
             if not s.ranks and s.source.local_rank is not None:
                 s.ranks.add(s.source.local_rank)
     by_path = {s.source.path: s for s in summaries}
     return [by_path.get(src.path) or FileSummary(src) for src in sources]
+
+
+def _parsable(sources: list[Source]) -> list[Source]:
+    """The evidence `parse` reads: an ncclf summary is another node's digests, for `diagnose` only."""
+    return [s for s in evidence_sources(sources) if s.kind is not SourceKind.SUMMARY]
 
 
 # --- streaming -----------------------------------------------------------------------------------------
@@ -228,7 +233,7 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
     callable that writes a batch of events; for "csv" it writes the header line first.
     """
-    sources = evidence_sources(discover(paths))
+    sources = _parsable(discover(paths))
     sink = Sink(out, fmt, writer_for)
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
         summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)

@@ -123,6 +123,8 @@ _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # P
 def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
     name = os.path.basename(path).lower()
     stripped = head.lstrip()
+    if head[:4] == b"PK\x03\x04" and name.endswith(".ncclf"):
+        return SourceKind.SUMMARY, "ncclf summary"
     if head[:2] in _PICKLE_STARTS or (name.endswith((".pkl", ".pickle")) and head[:1] in (b"\x80", b"(")):
         return SourceKind.FLIGHT_RECORDER, "pickle"
     if stripped[:1] in (b"{", b"["):

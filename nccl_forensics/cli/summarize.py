@@ -1,0 +1,34 @@
+"""`ncclf summarize`: the map step where the logs are (one node), for `ncclf diagnose` to reduce elsewhere."""
+from __future__ import annotations
+
+import click
+
+from .options import POSITIVE, jobs_option, note, paths_argument
+
+
+@click.command("summarize")
+@paths_argument
+@click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The summary file to write (name it NODE.ncclf; `%h` is replaced by this host's name).")
+@jobs_option
+@click.option("--full", is_flag=True, help="Read every line of every file (default: head and tail of large ones).")
+@click.option("--window", "window_mb", type=POSITIVE, default=2.0, show_default=True, metavar="MB",
+              help="The tail of a large text file that is read.")
+def command(paths, out, jobs, full, window_mb):
+    """Digest the evidence under PATHS on this node into one small file that `ncclf diagnose` reads like
+    logs: each node summarizes its own local logs, one machine diagnoses every summary together.
+
+    \b
+    Examples:
+      ncclf summarize /local/logs -o /shared/sum/$(hostname).ncclf
+      srun --ntasks-per-node=1 ncclf summarize /local/logs -o /shared/sum/%h.ncclf
+      ncclf diagnose /shared/sum/
+    """
+    import socket
+
+    from ..diagnosis.reduce import summarize
+
+    target = out.replace("%h", socket.gethostname())
+    digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb)
+    note(f"wrote the summary of {len(digests)} evidence file{'s' if len(digests) != 1 else ''} to {target}")
+    return 0
