@@ -78,6 +78,10 @@ print(json.dumps({"rc": p.returncode, "wall_s": wall, "cpu_s": use.ru_utime + us
 """
 
 
+# The single-process floor of any tool that unpickles every dump (what torchfrtrace and ncclf both start from).
+FLOOR = "import pickle, sys, pathlib\nfor p in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n    pickle.loads(p.read_bytes())\n"
+
+
 def measure(cmd: list[str], timeout: int) -> dict:
     """Run `cmd` in a fresh measuring parent so ru_maxrss is this command's alone."""
     try:
@@ -152,6 +156,8 @@ def main() -> None:
                 found = "culprit found" if f"Culprit rank {diverge}" in ft["stdout"] + ft["stderr"] else ""
                 runs.setdefault("torchfrtrace (same FR dumps)", []).append(
                     {**ft, "what": found or ft["stderr"].strip()[-80:]})
+            floor = measure([sys.executable, "-c", FLOOR, str(fr_dir)], args.timeout)
+            runs.setdefault("pickle.load of every dump, 1 process", []).append({**floor, "what": "the floor"})
             whole = measure(ncclf_cmd([fr_dir, nccl_dir], args.jobs), args.timeout)
             runs.setdefault("ncclf diagnose (FR dumps + NCCL logs)", []).append({**whole, "what": verdict_of(whole)})
         rows = [(name, best_run(results)) for name, results in runs.items()]

@@ -52,7 +52,7 @@ def logs(tmp_path_factory):
     return big_logs(tmp_path_factory.mktemp("big") / "logs")
 
 
-@pytest.mark.parametrize("command", [["diagnose"], ["parse", "--format", "jsonl"]], ids=["diagnose", "parse"])
+@pytest.mark.parametrize("command", [["diagnose", "--full"], ["parse", "--format", "jsonl"]], ids=["diagnose", "parse"])
 def test_ctrl_c_stops_within_a_second_and_leaves_no_worker(logs, command):
     proc = subprocess.Popen([sys.executable, "-m", "nccl_forensics", *command, str(logs), "-j", "0"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -75,7 +75,7 @@ def test_ctrl_c_stops_within_a_second_and_leaves_no_worker(logs, command):
 
 
 def test_a_worker_dies_with_a_parent_killed_by_sigkill(logs):
-    proc = subprocess.Popen([sys.executable, "-m", "nccl_forensics", "diagnose", str(logs), "-j", "2"],
+    proc = subprocess.Popen([sys.executable, "-m", "nccl_forensics", "diagnose", "--full", str(logs), "-j", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers: list[int] = []
     deadline = time.monotonic() + 60
