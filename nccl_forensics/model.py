@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 
 class SourceKind(str, enum.Enum):
@@ -222,3 +222,16 @@ class Finding:
             "evidence": [e.to_dict() for e in self.evidence], "fix": self.fix,
             "group": self.group, "seq": self.seq, "cause": self.cause,
         }
+
+
+def rank_span(ranks: Iterable[int], sep: str = ", ") -> str:
+    """[0, 1, 2, 5] → "0-2, 5": ranks (sorted, each once) as runs."""
+    nums = sorted(set(ranks))
+    parts, i = [], 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        parts.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
+        i = j + 1
+    return sep.join(parts)

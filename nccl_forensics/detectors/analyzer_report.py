@@ -32,7 +32,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, rank_list
 
 _CLASS_OF = {"COLLECTIVE_TYPE_MISMATCH": "op_mismatch", "COLLECTIVE_DTYPE_MISMATCH": "dtype_mismatch",
              "SIZE_OR_SYNTAX_MISMATCH": "shape_mismatch", "COLLECTIVE_STATE_MISMATCH": "stuck_rank"}
@@ -49,12 +49,12 @@ class AnalyzerReport(BaseDetector):
             where = f"{d.get('op_raw') or 'a collective'} seq {d.get('seq')} of group {d.get('group')}"
             if d.get("problem") == "not_joining" and d.get("missing_ranks"):
                 ranks = d["missing_ranks"]
-                msg = (f"torchfrtrace found that rank{'s' if len(ranks) > 1 else ''} {_span(ranks)} never joined "
+                msg = (f"torchfrtrace found that rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)} never joined "
                        f"{where} (state {d.get('state')}): stuck before it, or dead")
                 yield self.finding(ranks, msg, Confidence.MEDIUM, [ev], _FIX, d.get("group"), d.get("seq"))
             elif d.get("culprits"):
                 cls = next((_CLASS_OF[e] for e in d.get("errors") or () if e in _CLASS_OF), "stuck_rank")
-                msg = (f"torchfrtrace blames rank{'s' if len(d['culprits']) > 1 else ''} {_span(d['culprits'])} at "
+                msg = (f"torchfrtrace blames rank{'s' if len(d['culprits']) > 1 else ''} {rank_list(d['culprits'])} at "
                        f"{where}: {', '.join(d.get('errors') or ['an error'])}")
                 finding = self.finding(d["culprits"], msg, Confidence.LOW, [ev], _FIX, d.get("group"), d.get("seq"))
                 finding.cls = cls
@@ -74,7 +74,7 @@ class AnalyzerReport(BaseDetector):
                 "never_joined": f"never joined collective #{seq}",
                 "joined_not_finished": f"joined collective #{seq} but never finished it"}[first.data["state"]]
         msg = (f"the desync report (TORCH_NCCL_DESYNC_DEBUG) names rank{'s' if len(ranks) > 1 else ''} "
-               f"{_span(ranks)}: {what}")
+               f"{rank_list(ranks)}: {what}")
         group = next((str(ev.data.get("pg_name")) for ev in ctx.of("watchdog_timeout") if ev.data.get("pg_name")), "0")
         yield self.finding(ranks, msg, Confidence.MEDIUM, named[:3], _FIX, group, missed)
 
@@ -83,10 +83,3 @@ class AnalyzerReport(BaseDetector):
 _DESYNC_BLAME = ("finished_not_joined", "never_joined", "joined_not_finished")
 _FIX = ("run ncclf diagnose on the flight-recorder dumps themselves; for the ranks named, take `py-spy dump --pid` "
         "while the job hangs and look at the call site of their last collective.")
-
-
-def _span(ranks: list[int]) -> str:
-    ranks = sorted(ranks)
-    if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
-        return f"{ranks[0]}-{ranks[-1]}"
-    return ", ".join(map(str, ranks))

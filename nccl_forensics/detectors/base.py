@@ -156,3 +156,11 @@ def _plain(value):
 
 def lower(conf: Confidence) -> Confidence:
     return {Confidence.HIGH: Confidence.MEDIUM, Confidence.MEDIUM: Confidence.LOW}.get(conf, Confidence.LOW)
+
+
+def rank_list(ranks) -> str:
+    """Ranks for a message: "3-7" for a run of three or more, else "0, 4"."""
+    ranks = sorted(ranks)
+    if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
+        return f"{ranks[0]}-{ranks[-1]}"
+    return ", ".join(map(str, ranks))

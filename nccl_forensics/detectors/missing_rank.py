@@ -37,7 +37,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, rank_span
 from .base import BaseDetector, Context, row_evidence
 
 _DEATH = {"connection_closed", "connection_reset"}
@@ -60,9 +60,9 @@ class MissingRank(BaseDetector):
             return
         died = _peers_saw_death(ctx)
         ranks = sorted(gaps)
-        who = f"rank{'s' if len(ranks) > 1 else ''} {_span(ranks)}"
+        who = f"rank{'s' if len(ranks) > 1 else ''} {rank_span(ranks)}"
         one = len(world.present) == 1
-        peers = f"rank {world.present[0]}" if one else f"ranks {_span(world.present)} all"
+        peers = f"rank {world.present[0]}" if one else f"ranks {rank_span(world.present)} all"
         msg = f"{who} left no usable evidence ({_why(gaps)}) while {peers} {halt[0] if one else halt[1]}"
         if died:
             msg += "; its peers saw its connection close (it died)"
@@ -119,14 +119,3 @@ def _hang_signs(ctx: Context) -> bool:
 
 def _peers_saw_death(ctx: Context) -> bool:
     return any(ev.data.get("category") in _DEATH for ev in ctx.of("gloo_error"))
-
-
-def _span(ranks: list[int]) -> str:
-    ranks = sorted(ranks)
-    out, start = [], None
-    for i, r in enumerate(ranks):
-        start = r if start is None else start
-        if i + 1 == len(ranks) or ranks[i + 1] != r + 1:
-            out.append(str(start) if start == r else f"{start}-{r}")
-            start = None
-    return ", ".join(out)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
-from .base import BaseDetector, Context, row_evidence
+from .base import BaseDetector, Context, rank_list, row_evidence
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
@@ -62,9 +62,9 @@ class StuckRank(BaseDetector):
             if not started or not waiting or len(waiting) > len(started):
                 continue
             op = at["op"].iloc[0]
-            msg = (f"rank{'s' if len(waiting) > 1 else ''} {_span(waiting)} never started {op} seq {seq} of group "
-                   f"{group} on the device, while rank{'s' if len(started) > 1 else ''} {_span(started)} "
-                   f"{'are' if len(started) > 1 else 'is'} inside it: the GPU of {_span(waiting)} is stuck in "
+            msg = (f"rank{'s' if len(waiting) > 1 else ''} {rank_list(waiting)} never started {op} seq {seq} of group "
+                   f"{group} on the device, while rank{'s' if len(started) > 1 else ''} {rank_list(started)} "
+                   f"{'are' if len(started) > 1 else 'is'} inside it: the GPU of {rank_list(waiting)} is stuck in "
                    "earlier work or the process never launched it")
             rows_cited = at[at["rank"].isin(waiting[:2] + started[:1])]
             yield self.finding(waiting, msg, Confidence.HIGH, row_evidence(rows_cited), _STATE_FIX, group, seq)
@@ -105,7 +105,7 @@ class StuckRank(BaseDetector):
         for st in outside:
             ops = sorted({ctx.ranks[r].op for r in inside if ctx.ranks[r].op})
             many = len(inside) > 1
-            peers = (f"rank{'s' if many else ''} {_span(inside)} wait{'' if many else 's'} in "
+            peers = (f"rank{'s' if many else ''} {rank_list(inside)} wait{'' if many else 's'} in "
                      f"{'/'.join(ops) or 'a collective'}") if inside else "its peers went on"
             msg = f"rank {st.rank} is {_doing(st)} at {st.at or 'an unknown frame'} while {peers}"
             conf = Confidence.HIGH if inside and (st.rank in behind or len(inside) >= len(outside)) else Confidence.MEDIUM
@@ -135,11 +135,6 @@ def _doing(st) -> str:
     return {"data_loading": "loading data", "checkpointing": "checkpointing", "busy": "busy (on CPU) outside any "
             "collective", "waiting": "idle outside any collective (sleeping or blocked)"}[st.where]
 
-
-def _span(ranks: list[int]) -> str:
-    if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
-        return f"{ranks[0]}-{ranks[-1]}"
-    return ", ".join(map(str, ranks))
 
 
 def _fix(st) -> str:

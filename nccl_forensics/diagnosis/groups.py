@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+from ..model import rank_span
+
 
 def split_by_membership(declared: Iterable[dict[str, set[int]]]) -> dict[str, bool]:
     """For each PG name, whether the dumps disagree on its members (one name, several groups)."""
@@ -28,18 +30,9 @@ def split_by_membership(declared: Iterable[dict[str, set[int]]]) -> dict[str, bo
 
 
 def label(name: str, members: Iterable[int]) -> str:
-    return f"{name}:{span(sorted(members))}"
+    return f"{name}:{rank_span(members, ',')}"
 
 
-def span(ranks: list[int]) -> str:
-    """[0, 1, 2, 5] → '0-2,5'."""
-    out, start = [], None
-    for i, r in enumerate(ranks):
-        start = r if start is None else start
-        if i + 1 == len(ranks) or ranks[i + 1] != r + 1:
-            out.append(str(start) if start == r else f"{start}-{r}")
-            start = None
-    return ",".join(out)
 
 
 def relabel(names: dict[str, str], column: tuple | list) -> tuple | list:

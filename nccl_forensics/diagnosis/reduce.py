@@ -33,8 +33,8 @@ from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
 from .groups import label, relabel, split_by_membership
 from .map import Digest, declared_groups, digest_source, fr_event_rows
-from .summary import read_summary, write_summary
 from .rank_state import RankState, rank_states
+from .summary import read_summary, write_summary
 from .timeline import (
     RowBuffer,
     Timelines,

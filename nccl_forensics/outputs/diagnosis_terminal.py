@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..diagnosis.reduce import Diagnosis
-from ..model import SourceKind
+from ..model import SourceKind, rank_span
 from . import PipeConsole
 from .diagnosis_json import divergence_of
 
@@ -33,7 +33,7 @@ def verdict_panel(d: Diagnosis) -> Panel:
         body.append(f"group {name} seq {seq if seq is not None else '-'}\n")
     if v.cascade_ranks:
         body.append("cascade (consequences): ", style="dim")
-        body.append(_ranges(v.cascade_ranks) + "\n")
+        body.append(rank_span(v.cascade_ranks) + "\n")
     if v.fix:
         body.append("fix: ", style="dim")
         body.append(v.fix, style="green")
@@ -125,16 +125,6 @@ def citation(e, fr_files: set[str]) -> str:
     """`file:line`; a flight-recorder dump has entries, not lines: `file entry N`."""
     return f"{e.file} entry {e.line}" if e.file in fr_files else f"{e.file}:{e.line}"
 
-
-def _ranges(ranks: list[int]) -> str:
-    out, start = [], None
-    for i, r in enumerate(ranks):
-        if start is None:
-            start = r
-        if i + 1 == len(ranks) or ranks[i + 1] != r + 1:
-            out.append(str(start) if start == r else f"{start}-{r}")
-            start = None
-    return ", ".join(out)
 
 
 def render(d: Diagnosis, console: Console | None = None) -> None:

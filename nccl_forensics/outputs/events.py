@@ -13,7 +13,7 @@ from typing import IO, Callable, Iterable
 
 from rich.table import Table
 
-from ..model import CollRun, Event
+from ..model import CollRun, Event, rank_span
 
 try:
     from _json import (
@@ -227,16 +227,5 @@ def summary_table(summary: dict) -> Table:
     table.add_section()
     table.add_row("total", str(summary["events"]))
     table.add_row("unparsed", str(summary["unparsed"]))
-    table.add_row("ranks found", _ranges(summary["ranks"]) or "none")
+    table.add_row("ranks found", rank_span(summary["ranks"]) or "none")
     return table
-
-
-def _ranges(ranks: list[int]) -> str:
-    """[0, 1, 2, 3, 7] → '0-3, 7'."""
-    spans: list[list[int]] = []
-    for r in ranks:
-        if spans and r == spans[-1][1] + 1:
-            spans[-1][1] = r
-        else:
-            spans.append([r, r])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)

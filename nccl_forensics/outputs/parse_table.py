@@ -9,7 +9,7 @@ from typing import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from ..model import Event
+from ..model import Event, rank_span
 from .collect import EventsPreview, FileSummary
 
 # The fields shown for each kind in the events table (everything else is in --format jsonl).
@@ -65,7 +65,7 @@ def render_summary(run: EventsPreview, console: Console, shown: int | None = Non
     console.print(f"files: {len(run.summaries)} parsed, {skipped} skipped   events: {total}"
                   + (f" (showing {shown})" if shown is not None and shown < total else ""))
     console.print(f"unparsed lines: {kinds.get('unparsed', 0)}")
-    console.print(f"ranks found: {_ranges(sorted(ranks)) or 'none'}"
+    console.print(f"ranks found: {rank_span(ranks, ',') or 'none'}"
                   + (f"   events with unknown rank: {no_rank}" if no_rank else ""))
     for s in run.summaries:
         if s.error:
@@ -73,19 +73,6 @@ def render_summary(run: EventsPreview, console: Console, shown: int | None = Non
     for conflict in run.hints.conflicts:
         console.print(f"[yellow]rank conflict:[/] {conflict}")
 
-
-def _ranges(values: list[int]) -> str:
-    """[0,1,2,3,7] → '0-3,7'."""
-    out, start, prev = [], None, None
-    for v in values + [None]:
-        if start is None:
-            start = prev = v
-        elif v is not None and v == prev + 1:
-            prev = v
-        else:
-            out.append(str(start) if start == prev else f"{start}-{prev}")
-            start = prev = v
-    return ",".join(out)
 
 
 def inventory_rows(rows: Iterable[FileSummary]) -> list[dict]:
@@ -110,9 +97,9 @@ def render_inventory(rows: list[dict], console: Console) -> None:
         table.add_column(col, overflow="fold", justify="right" if col in ("lines", "events", "unparsed") else "left")
     for r in rows:
         shown = os.path.relpath(r["file"], root) if root else r["file"]
-        rank_text = (_ranges(r["ranks"]) if r["ranks"] else "-" if r["skipped"]
+        rank_text = (rank_span(r["ranks"]) if r["ranks"] else "-" if r["skipped"]
                      else "node-level" if r["kind"] in _NODE_LEVEL else "[yellow]unknown[/]")
         table.add_row(shown, "skipped" if r["skipped"] else r["kind"], rank_text, ",".join(r["hosts"]) or "-",
-                      _ranges(r["pids"]) if len(r["pids"]) < 2 else ",".join(map(str, r["pids"][:4])),
+                      rank_span(r["pids"]) if len(r["pids"]) < 2 else ",".join(map(str, r["pids"][:4])),
                       str(r["lines"]), str(r["events"]), str(r["unparsed"]), r["note"])
     console.print(table)

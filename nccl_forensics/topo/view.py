@@ -1,8 +1,7 @@
 """What every renderer shares: which channels to show, colours by transport, the highlighted edges."""
 from __future__ import annotations
 
-from typing import Iterable
-
+from ..model import rank_span  # noqa: F401 - the topology renderers import it from here
 from .model import (
     COLLNET,
     NET_IB,
@@ -95,17 +94,6 @@ def rank_label(comm: Communicator, rank: int) -> str:
     return f"{rank} (GPU{info.device})"
 
 
-def rank_span(ranks: Iterable[int]) -> str:
-    """[0,1,2,5] → "0-2, 5"."""
-    nums = sorted(set(ranks))
-    parts, i = [], 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        parts.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
-        i = j + 1
-    return ", ".join(parts)
 
 
 def drawn_hops(comm: Communicator, channels: list[int]) -> list[tuple[int, int, int]]:
