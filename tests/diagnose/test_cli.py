@@ -147,3 +147,19 @@ def test_markdown_format_and_old_format_names_still_work():
 def test_verbose_says_which_detectors_were_skipped():
     done = _ncclf("diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "-j", "1", "-v")
     assert done.returncode == 1 and "skipped: not enough evidence" in done.stderr
+
+
+@needs_bundles
+def test_at_80_columns_every_cited_file_line_stays_on_one_line():
+    import os
+    import subprocess
+    import sys
+    bundle = BUNDLES / "real-slow-rank-timeout"
+    done = subprocess.run([sys.executable, "-m", "nccl_forensics", "diagnose", str(bundle), "-j", "1"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+    lines = done.stdout.splitlines()
+    cites = [line.strip() for line in lines if line.startswith(f"  {bundle}")]
+    assert cites and all(c.startswith(str(bundle)) for c in cites), cites
+    assert any(len(c) > 80 for c in cites)           # longer than the terminal, and still one line
+    raw = [line for line in lines if line.startswith("    ")]
+    assert raw and all(len(line) <= 80 for line in raw)     # quoted log lines are cut to the width
