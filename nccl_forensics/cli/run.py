@@ -7,6 +7,7 @@ import time
 import click
 
 from ..errors import EXIT_FOUND
+from .options import VERBOSITY
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -52,7 +53,8 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
     report = make_console(file=sys.stderr)
 
     def say(line: str) -> None:
-        report.print(f"ncclf run: {line}", highlight=False, soft_wrap=True, markup=False)
+        if VERBOSITY["level"] >= 0:                 # -q: only the diagnosis and the exit code
+            report.print(f"ncclf run: {line}", highlight=False, soft_wrap=True, markup=False)
 
     supervisor = Supervisor(list(launcher), options, report=say, on_capture=lambda b: _diagnose(b, say))
     outcome = supervisor.run()
