@@ -13,8 +13,9 @@ Why it hangs or dies:
     makes everyone wait; if its lag grows past the process-group timeout, the others time out.
 
 Evidence it needs:
-    Timed per-collective rows from two or more ranks: flight-recorder dumps (``time_created_ns``) or NCCL
-    COLL lines with timestamps.
+    Timed per-collective rows from two or more ranks: flight-recorder dumps (``time_created_ns``), NCCL
+    COLL lines with timestamps, or NCCL Inspector records written with ``NCCL_INSPECTOR_DUMP_VERBOSE=1``
+    (``coll_start_ts``).
 
 Example:
     ``ncclf diagnose sample_logs/bundles/real-slow-rank`` →

@@ -37,6 +37,7 @@ READERS: dict[SourceKind, str] = {
     SourceKind.PYSPY_JSON: "pyspy:read_pyspy_json",
     SourceKind.DEBUG_SERVER: "debug_server:read_debug_server_dump",
     SourceKind.ERROR_JSON: "torchrun:read_error_json",
+    SourceKind.NCCL_INSPECTOR: "inspector:read_inspector",
 }
 
 

@@ -132,6 +132,8 @@ def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
             return SourceKind.FLIGHT_RECORDER, "flight-recorder JSON"
         if b'"message"' in head and (b'"timestamp"' in head or b'"errorTraits"' in head or b'"extraInfo"' in head):
             return SourceKind.ERROR_JSON, "torchelastic error.json"
+        if b'"coll_perf"' in head and b'"header"' in head:
+            return SourceKind.NCCL_INSPECTOR, "NCCL Inspector records"
         if b'"frames"' in head and (b'"thread_id"' in head or b'"thread_name"' in head):
             return SourceKind.PYSPY_JSON, "py-spy --json"
     if b"\x00" in head:
