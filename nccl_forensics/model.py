@@ -169,6 +169,7 @@ class Source:
     reason: str = ""                 # why this kind / why skipped
     error: str | None = None         # the file exists but could not be read (an evidence gap, not silence)
     window: tuple[int, int] | None = None   # (head, tail) bytes: read only those of a large file (lines.py)
+    tail_entries: int | None = None         # a flight-recorder dump: decode only its last this many entries
 
 
 @dataclass(slots=True)

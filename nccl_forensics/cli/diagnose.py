@@ -66,7 +66,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb):
       ncclf diagnose traces/ --select C1,R2 -j 8
       cat rank*.log | ncclf diagnose -
     """
-    from ..diagnosis.reduce import diagnose
+    from ..diagnosis.reduce import FR_ENTRIES_PER_MB, diagnose
 
     paths = list(paths)
     with stdin_as_file(paths) as readable:
@@ -75,6 +75,10 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb):
     if result.windowed:
         note(f"read the head and the last {window_mb:g} MB of {len(result.windowed)} large file"
              f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")
+    if result.windowed_dumps:
+        note(f"decoded the last {max(16, int(window_mb * FR_ENTRIES_PER_MB))} entries of {len(result.windowed_dumps)} "
+             f"flight-recorder dump{'s' if len(result.windowed_dumps) > 1 else ''}, where a hang shows "
+             "(--full reads everything)")
     context = report_context(paths)
     if report:
         from ..outputs.markdown_report import render as render_md

@@ -18,7 +18,7 @@ from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
 from ..sources.flight_recorder import host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
-from ..sources.fr_load import load_dump
+from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
 from .fr_semantics import Entry, rows_and_p2p
 from .timeline import (
@@ -101,12 +101,16 @@ FR_FIELDS = ("pg_name", "seq", "p2p_seq", "op", "peer", "is_p2p", "in_sizes", "o
 def digest_flight_recorder(source: Source) -> Digest:
     """A dump's timeline rows, straight from its columns: no Event per entry, no per-row text (evidence rows
     get theirs later). `fr_columns` codes the common shape of dump; the general table reader (through
-    fr_semantics: P2P apart, coalesced members as one row, all_to_all by totals) takes the rest."""
+    fr_semantics: P2P apart, coalesced members as one row, all_to_all by totals) takes the rest.
+
+    With `source.tail_entries`, only the dump's last entries are decoded (`fr_load.load_dump_tail`) when the
+    fast path takes them: the fr_dump event then says `first_entry`, the window's first entry number."""
     p2p: list = []
     try:
         with gc_paused():                                    # many small objects: GC passes only cost here
-            dump = load_dump(source.path)
-            fast = coded_columns(dump, source.path, source)
+            fast, first = _coded_tail(source) if source.tail_entries else (None, None)
+            dump = load_dump(source.path) if fast is None else None
+            fast = fast or coded_columns(dump, source.path, source)
             if fast is not None:
                 meta, rows = fast[0], coded_rows(source, *fast)
             else:
@@ -117,10 +121,25 @@ def digest_flight_recorder(source: Source) -> Digest:
         return Digest(SourceResult(source, [], error=str(exc)))
     event = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"),
                   host=source.host or host_in_name(source.path), text=f"flight-recorder dump "
-                  f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})",
+                  f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})"
+                  + (f", read from entry {first}" if first else ""),
                   data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
-                                                 "comm_lib_version")})
+                                                 "comm_lib_version")} | ({"first_entry": first} if first else {}))
     return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
+
+
+def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None]:
+    """The fast path's (meta, columns) of the dump's tail and the tail's first entry number, or (None, None)
+    when the dump is small or the tail is not in the common shape (the whole dump is then read)."""
+    tail = load_dump_tail(source.path, source.tail_entries)
+    if tail is None:
+        return None, None
+    dump, first, total = tail
+    fast = coded_columns(dump, source.path, source, first_line=first)
+    if fast is None:
+        return None, None
+    fast[0]["entries"] = total
+    return fast, first
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:

@@ -50,6 +50,7 @@ SCHEMA_VERSION = 1
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
 WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
+FR_ENTRIES_PER_MB = 128       # a flight-recorder dump's window: its last 256 entries at the default 2 MB
 _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
                    "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
 
@@ -68,6 +69,7 @@ class Diagnosis:
     world: World | None = None                                      # expected ranks, and the ones without evidence
     warnings: list[str] = field(default_factory=list)               # internal errors (a parser or detector raised)
     windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
+    windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
 
     @property
     def failed(self) -> bool:
@@ -85,7 +87,8 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
 
     A text file larger than HEAD_MB + 2 × `window_mb` is read at its head (its init, topology and version lines,
     up to its first block of COLL lines or HEAD_MB) and its last `window_mb` MB (where a hang or a crash is);
-    `window_mb=None` reads everything. When the first divergence sits at the start of a window, the files are
+    of a flight-recorder dump, only the last FR_ENTRIES_PER_MB × `window_mb` entries are decoded (a dump's
+    entries beyond those are a ring buffer's older history); `window_mb=None` reads everything. When the first divergence sits at the start of a window, the files are
     read again with a window WIDEN times larger, then in full.
 
     Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
@@ -93,7 +96,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     paths = list(paths)
     result = _diagnose(paths, jobs, progress, select, ignore, window_mb)
     wider = [window_mb * WIDEN, None] if window_mb is not None else []
-    while result.windowed and wider and _divergence_at_window_start(result):
+    while (result.windowed or result.windowed_dumps) and wider and _divergence_at_window_start(result):
         result = _diagnose(paths, jobs, progress, select, ignore, wider.pop(0))
     return result
 
@@ -114,6 +117,8 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                      warnings=warnings, p2p=p2p)
     result.windowed = windowed
+    result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
+                             for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
         resolve_tail_lines(result, {s.path: s.window[1] for s in windowed})
     return result
@@ -164,13 +169,16 @@ def absolute_lines(d: Digest, tail: int) -> None:
 
 
 def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
-    """Give every large plain text file a (head, tail) window; the windowed sources."""
+    """Give every large plain text file a (head, tail) window, and every flight-recorder dump its tail entries;
+    the windowed text files."""
     if window_mb is None:
         return []
     head, tail = int(HEAD_MB * 1e6), int(window_mb * 1e6)
     out = []
     for src in sources:
-        if src.kind not in READERS and not src.compressed and src.size > head + 2 * tail:
+        if src.kind is SourceKind.FLIGHT_RECORDER:
+            src.tail_entries = max(16, int(window_mb * FR_ENTRIES_PER_MB))
+        elif src.kind not in READERS and not src.compressed and src.size > head + 2 * tail:
             src.window = (head, tail)
             out.append(src)
     return out
@@ -182,7 +190,8 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
     div, colls = d.divergence, d.timelines.colls
     if div is None or div.empty or colls.empty:
         return False
-    tails = colls[colls["file"].isin([s.path for s in d.windowed]) & (colls["line"] >= TAIL_BASE)]
+    in_text_tail = colls["file"].isin([s.path for s in d.windowed]) & (colls["line"] >= TAIL_BASE)
+    tails = colls[in_text_tail | colls["file"].isin(list(d.windowed_dumps))]
     if tails.empty:
         return False
     first_in_window = tails.groupby("group", observed=True)["seq"].min()

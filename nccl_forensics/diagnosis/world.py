@@ -15,6 +15,7 @@ Example: eight NCCL logs of which rank 6's was deleted::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 from ..model import Event, Evidence, Source
@@ -176,13 +177,19 @@ def _fr_claims(ev: Event, seen_sizes: set):
     if isinstance(size, int) and size > 0 and ("world_size", size) not in seen_sizes:
         seen_sizes.add(("world_size", size))
         yield Claim(f"world_size {size}", size, frozenset(), _cite(ev))
-    members = set()
+    members = frozenset()
     for cfg in (ev.data.get("pg_config") or {}).values():
         ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
         if isinstance(ranks, (list, tuple, set, frozenset)):
-            members |= {r for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31}
+            members |= _valid_ranks(tuple(ranks))
     if members:
         yield Claim("named in a process group's membership", None, frozenset(members), _cite(ev))
+
+
+@lru_cache(maxsize=256)
+def _valid_ranks(ranks: tuple) -> frozenset:
+    """The ranks of a membership that are ranks at all; every dump of a job repeats the same memberships."""
+    return frozenset(r for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31)
 
 
 def _cite(ev: Event) -> Evidence:

@@ -38,21 +38,22 @@ class _Unusual(Exception):
     """The dump is not in the common shape: the general path handles it."""
 
 
-def coded_columns(dump: dict, path: str, source: Source | str) -> tuple[dict, dict] | None:
+def coded_columns(dump: dict, path: str, source: Source | str, first_line: int = 1) -> tuple[dict, dict] | None:
     """(meta, columns) or None. `meta` is `read_flight_recorder_table`'s; `columns` holds ("cats", codes) for
     group, op, dtype (joined, e.g. "float32") and state, and numpy arrays for seq, numel, time (seconds) and
     line: the values `read_flight_recorder_table(..., fields=(pg_name, seq, op, in_numel, in_dtypes, state,
-    time_created_ns))` gives, entry for entry."""
+    time_created_ns))` gives, entry for entry. `first_line`: the entry number of the first entry (a dump's tail,
+    `fr_load.load_dump_tail`, starts past 1)."""
     entries = dump.get("entries")
     if type(entries) is not list or not entries or not set(map(type, entries)) <= {dict}:
         return None
     try:
-        return _coded(dump, entries, path, source)
+        return _coded(dump, entries, path, source, first_line)
     except (_Unusual, KeyError, TypeError, OverflowError):
         return None
 
 
-def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> tuple[dict, dict]:
+def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, first_line: int) -> tuple[dict, dict]:
     pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
@@ -74,7 +75,7 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str) -> 
     _expect_sizes_agree(op, numel, out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[pg_codes])
     cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": op, "state": (state_cats, state_codes),
             "dtype": _dtypes(dtypes), "numel": numel, "out_numel": out_numel, "seq": seq,
-            "time": np.array(times, np.int64) / 1e9, "line": np.arange(1, len(entries) + 1, dtype=np.int64)}
+            "time": np.array(times, np.int64) / 1e9, "line": np.arange(first_line, first_line + len(entries), dtype=np.int64)}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
                      pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
                      backend=next((s[0] for s in split if s[0]), None),

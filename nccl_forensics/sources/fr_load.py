@@ -20,12 +20,15 @@ import pickle
 import re
 import threading
 import zlib
+from operator import itemgetter
 from typing import Any, Iterator
 
 try:
     import resource
 except ImportError:  # pragma: no cover - not a Unix
     resource = None  # type: ignore[assignment]
+
+import numpy as np
 
 from ..errors import BadInput, NcclfError, UnsafeDump
 from .lines import open_binary
@@ -117,22 +120,25 @@ def load_dump(path: str) -> dict:
     return dump
 
 
-def _load_pickle(data: bytes, path: str) -> Any:
+def _load_pickle(data: bytes, path: str, memo: Any = None) -> Any:
     """The C unpickler under an address-space cap when this process can take one (the cap stops a memo-index
     bomb); otherwise, or when the cap is hit, only after the opcode walk."""
     with _memory_cap(len(data)) as capped:
         if capped:
             try:
-                return _unpickle(data, path)
+                return _unpickle(data, path, memo)
             except MemoryError:
                 pass   # a bomb, or a dump that needs more: the walk decides, then nothing caps the load
     _check_opcodes(data, path)
-    return _unpickle(data, path)
+    return _unpickle(data, path, memo)
 
 
-def _unpickle(data: bytes, path: str) -> Any:
+def _unpickle(data: bytes, path: str, memo: Any = None) -> Any:
     try:
-        return _SafeUnpickler(_Buffer(data)).load()
+        unpickler = _SafeUnpickler(_Buffer(data))
+        if memo:
+            unpickler.memo = memo
+        return unpickler.load()
     except UnsafeDump as exc:
         raise UnsafeDump(f"{path}: {exc}") from None
     except (NcclfError, MemoryError):
@@ -193,3 +199,119 @@ def _read_bytes(path: str) -> bytes:
     if not data:
         raise BadInput(f"{path}: empty file")
     return data
+
+
+# ---- the tail of a dump ----
+# A hang is decided by each rank's last collectives; unpickling all of a ring buffer costs ~2 us an entry, 4.5 s
+# for 1,024 ranks x 2,000 entries. `load_dump_tail` unpickles the dump's head (the top-level keys and the first
+# HEAD_ENTRIES entries: they define the strings and frames later entries point to) spliced onto its last `tail`
+# entries. Entry starts are found by their bytes (an EMPTY_DICT, a MARK, the reference to the first key); the
+# splice is kept only if it proves itself: every entry a dict with the first entry's keys, record ids consecutive
+# over the head, the skipped middle and the tail. Whatever the skipped middle defined and the tail points to
+# loads as UNKNOWN, a 1-tuple no field of an entry can be, so a reader that needs it reads the whole dump.
+
+HEAD_ENTRIES = 64      # the first training step's collectives: what defines the op names and dtypes
+MAX_MEMO_INDEX = 1 << 20
+
+
+UNKNOWN = ("ncclf: defined in the skipped middle of the dump",)
+_UNKNOWN_PICKLE = pickle.dumps(UNKNOWN, protocol=2)[:-1]     # without its STOP: memo puts of it follow
+_MEMO_PUT = rb"(?:q.|r....)?"
+_ENTRIES_OPEN = re.compile(rb"X\x07\x00\x00\x00entries" + _MEMO_PUT + rb"\]" + _MEMO_PUT + rb"\(", re.S)
+_FIRST_KEY = re.compile(rb"\}" + _MEMO_PUT + rb"\((?:X(....)|h(.)|j(....))", re.S)
+
+
+def load_dump_tail(path: str, tail: int) -> tuple[dict, int, int] | None:
+    """(dump whose `entries` are its last `tail`, the entry number (1-based) of the first of them, the dump's
+    entry count), or None when the dump is small, JSON, or not in the shape torch writes (read it whole)."""
+    data = _read_bytes(path)
+    if data.lstrip()[:1] in (b"{", b"["):
+        return None
+    bounds = _entry_bounds(data, tail)
+    if bounds is None:
+        return None
+    head_end, cut, total = bounds
+    try:
+        dump = _load_pickle(data[:head_end] + data[cut:], path, _unknown_refs(data, cut))
+    except (NcclfError, MemoryError):
+        return None
+    entries = dump.get("entries") if type(dump) is dict else None
+    if not _spliced_right(entries, tail, total):
+        return None
+    dump["entries"] = entries[HEAD_ENTRIES:]
+    return dump, total - tail + 1, total
+
+
+def _entry_bounds(data: bytes, tail: int) -> tuple[int, int, int] | None:
+    """(where entry HEAD_ENTRIES starts, where the last `tail` entries start, how many entries), or None for a
+    dump too small to be worth it. An entry after the first starts with an EMPTY_DICT, maybe a memo put, then a
+    MARK and a reference to the first entry's first key; the reference (with its MARK) is counted and found
+    with bytes methods. A look-alike elsewhere makes the count wrong, which the record ids then show."""
+    opened = _ENTRIES_OPEN.search(data)
+    first = _FIRST_KEY.match(data, opened.end()) if opened else None
+    index = _first_key_index(data, first) if first else None
+    if index is None:
+        return None
+    marker = b"(" + (b"h" + bytes([index]) if index < 256 else b"j" + index.to_bytes(4, "little"))
+    total = 1 + data.count(marker, first.end())
+    if total <= 2 * HEAD_ENTRIES + tail:
+        return None
+    at = first.end()
+    for _ in range(HEAD_ENTRIES):
+        at = data.find(marker, at + 1)
+    cut = len(data)
+    for _ in range(tail):
+        cut = data.rfind(marker, 0, cut)
+    head_end, cut = _dict_start(data, at), _dict_start(data, cut)
+    return None if head_end is None or cut is None else (head_end, cut, total)
+
+
+def _first_key_index(data: bytes, first: re.Match) -> int | None:
+    """The memo index of the first entry's first key: its definition's put, or the reference itself."""
+    if first.group(1) is None:
+        return first.group(2)[0] if first.group(2) is not None else int.from_bytes(first.group(3), "little")
+    end = first.end() + int.from_bytes(first.group(1), "little")
+    put = data[end:end + 5]
+    return put[1] if put[:1] == b"q" and len(put) > 1 else \
+        int.from_bytes(put[1:5], "little") if put[:1] == b"r" and len(put) == 5 else None
+
+
+def _dict_start(data: bytes, mark: int) -> int | None:
+    """Where the entry whose MARK is at `mark` starts: its EMPTY_DICT, then no memo put, a BINPUT or a LONG_BINPUT."""
+    for back, put in ((1, b""), (3, b"q"), (6, b"r")):
+        if mark >= back and data[mark - back] == 0x7D and data[mark - back + 1:mark - back + 1 + len(put)] == put:
+            return mark - back
+    return None
+
+
+def _unknown_refs(data: bytes, cut: int) -> Any:
+    """A memo with UNKNOWN at every index the tail may point to: all that a BINGET reaches (0-255), and each
+    index after a byte `j` (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a
+    definition in the head or the tail replaces them); an index past any plain dump's is left out (a real one
+    fails the load, and the whole dump is read). The memo is built by unpickling puts, since CPython (3.11-3.13)
+    sizes a memo set from a dict by the dict's length, not its largest index."""
+    tail = np.frombuffer(data, np.uint8, offset=cut)
+    at = np.flatnonzero(tail[:-4] == ord("j"))
+    far = tail[at + 1].astype(np.int64) | tail[at + 2].astype(np.int64) << 8 | tail[at + 3].astype(np.int64) << 16 \
+        | tail[at + 4].astype(np.int64) << 24
+    refs = np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
+    puts = np.empty((len(refs), 5), np.uint8)
+    puts[:, 0] = ord("r")
+    puts[:, 1:] = refs.astype("<u4").view(np.uint8).reshape(-1, 4)
+    unpickler = _SafeUnpickler(_Buffer(_UNKNOWN_PICKLE + puts.tobytes() + b"."))
+    unpickler.load()
+    return unpickler.memo
+
+
+def _spliced_right(entries: Any, tail: int, total: int) -> bool:
+    """Are these the head's and the tail's entries, the record ids consecutive over the skipped middle?"""
+    if type(entries) is not list or len(entries) != HEAD_ENTRIES + tail or set(map(type, entries)) != {dict}:
+        return False
+    try:
+        ids = list(map(itemgetter("record_id"), entries))
+    except KeyError:
+        return False
+    if set(map(type, ids)) != {int}:
+        return False
+    first = ids[0]
+    return ids == list(range(first, first + HEAD_ENTRIES)) + list(range(first + total - tail, first + total))
