@@ -50,7 +50,10 @@ def report_context(paths: list[str]) -> dict:
               "its head and its last --window MB, where a hang or crash is).")
 @click.option("--window", "window_mb", type=POSITIVE, default=2.0, show_default=True, metavar="MB",
               help="The tail of a large text file that is read.")
-def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb):
+@click.option("--ray", "ray_address", metavar="ADDRESS", help="Read PATHS on every node of this running Ray "
+              "cluster (one task per node; '{node_id}' or '{host}' in a path is filled per node) and reduce here. "
+              "Needs the ray extra.")
+def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ray_address):
     """Align the ranks' timelines, find the last common collective, classify the failure and cite the evidence.
 
     PATHS are files or directories (searched recursively): NCCL logs, flight-recorder dumps, py-spy dumps,
@@ -65,13 +68,21 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb):
       ncclf diagnose logs/ --format json --report postmortem.md --trace hang.json
       ncclf diagnose traces/ --select C1,R2 -j 8
       cat rank*.log | ncclf diagnose -
+      ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
     from ..diagnosis.reduce import FR_ENTRIES_PER_MB, diagnose
 
     paths = list(paths)
-    with stdin_as_file(paths) as readable:
-        result = diagnose(readable, jobs=jobs, select=_codes(select), ignore=_codes(ignore),
-                          window_mb=None if full else window_mb)
+    options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore), "window_mb": None if full else window_mb}
+    if ray_address:
+        from ..engines.ray_cluster import diagnose_on_ray
+        result = diagnose_on_ray(ray_address, paths, **options)
+        with_evidence = sum(1 for node in result.ray_nodes if node[2])
+        note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
+             f"{with_evidence} with evidence")
+    else:
+        with stdin_as_file(paths) as readable:
+            result = diagnose(readable, **options)
     if result.windowed:
         note(f"read the head and the last {window_mb:g} MB of {len(result.windowed)} large file"
              f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")

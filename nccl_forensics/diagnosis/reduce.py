@@ -70,6 +70,7 @@ class Diagnosis:
     warnings: list[str] = field(default_factory=list)               # internal errors (a parser or detector raised)
     windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
     windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
+    ray_nodes: list[tuple] = field(default_factory=list)            # (node id, host, sent evidence, note) of --ray
 
     @property
     def failed(self) -> bool:
