@@ -75,7 +75,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore), "window_mb": None if full else window_mb}
     if ray_address:
-        from ..engines.ray_cluster import diagnose_on_ray
+        from ..diagnosis.on_ray import diagnose_on_ray
         result = diagnose_on_ray(ray_address, paths, **options)
         with_evidence = sum(1 for node in result.ray_nodes if node[2])
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..detectors import run_detectors, selected
 from ..detectors.base import Context
-from ..engines.local import map_sources
+from ..engines.local import imap_sources
 from ..errors import NcclfError, NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import READERS
@@ -276,9 +276,26 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
 
 
 def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
-    total = len(sources)
-    on_done = (lambda i: progress(i + 1, total)) if progress else None
-    return map_sources(digest_source, sources, jobs, on_done)
+    total, shared, out = len(sources), {}, []
+    for i, digest in enumerate(imap_sources(digest_source, sources, jobs)):
+        _share_memberships(digest, shared)
+        out.append(digest)
+        if progress:
+            progress(i + 1, total)
+    return out
+
+
+def _share_memberships(d: Digest, shared: dict) -> None:
+    """Every dump of a job repeats the same process-group memberships (4,096 ranks: 4,096 lists and sets of
+    4,096 each): keep one object per distinct membership, as the digests arrive."""
+    for name, members in d.declared.items():
+        members = frozenset(members)
+        d.declared[name] = shared.setdefault(members, members)
+    for ev in d.result.events[:1]:
+        for cfg in (ev.data.get("pg_config") or {}).values() if ev.kind == "fr_dump" else ():
+            ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
+            if type(ranks) is list:
+                cfg["ranks"] = shared.setdefault(tuple(ranks), ranks)
 
 
 def _collect(digests: list[Digest], unread: list[Source] = ()):

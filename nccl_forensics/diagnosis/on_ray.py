@@ -35,7 +35,7 @@ def summarize_here(paths: list[str], window_mb: float | None, jobs: int) -> Node
     """The map step on the node this runs on (a Ray task body; also callable directly)."""
     import ray
 
-    from ..diagnosis.reduce import summarize
+    from .reduce import summarize
 
     node_id, host = ray.get_runtime_context().get_node_id(), socket.gethostname()
     mine = [p for p in node_paths(paths, node_id, host) if os.path.exists(p)]
@@ -78,7 +78,7 @@ def map_on_ray(address: str, paths: list[str], window_mb: float | None, jobs: in
 def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = 2.0, jobs: int = 0, **options):
     """`diagnose` of the logs on every node of a Ray cluster: the nodes' summaries reduced here. Raises
     NoEvidence when no node had any."""
-    from ..diagnosis.reduce import diagnose
+    from .reduce import diagnose
     from ..errors import NoEvidence
 
     answers = map_on_ray(address, paths, window_mb, jobs)
