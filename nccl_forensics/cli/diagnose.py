@@ -70,7 +70,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
       cat rank*.log | ncclf diagnose -
       ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
-    from ..diagnosis.reduce import FR_ENTRIES_PER_MB, diagnose
+    from ..diagnosis.reduce import diagnose, fr_tail_entries
 
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore), "window_mb": None if full else window_mb}
@@ -87,7 +87,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"read the head and the last {window_mb:g} MB of {len(result.windowed)} large file"
              f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")
     if result.windowed_dumps:
-        note(f"decoded the last {max(16, int(window_mb * FR_ENTRIES_PER_MB))} entries of {len(result.windowed_dumps)} "
+        note(f"decoded the last {fr_tail_entries(window_mb)} entries of {len(result.windowed_dumps)} "
              f"flight-recorder dump{'s' if len(result.windowed_dumps) > 1 else ''}, where a hang shows "
              "(--full reads everything)")
     context = report_context(paths)

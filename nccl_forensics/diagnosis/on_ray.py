@@ -15,7 +15,7 @@ import socket
 import tempfile
 from dataclasses import dataclass
 
-from ..errors import BadInput, NcclfError
+from ..errors import BadInput, NcclfError, NoEvidence
 
 
 @dataclass
@@ -79,7 +79,6 @@ def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = 2.
     """`diagnose` of the logs on every node of a Ray cluster: the nodes' summaries reduced here. Raises
     NoEvidence when no node had any."""
     from .reduce import diagnose
-    from ..errors import NoEvidence
 
     answers = map_on_ray(address, paths, window_mb, jobs)
     with tempfile.TemporaryDirectory(prefix="ncclf-ray-") as tmp:

@@ -178,11 +178,16 @@ def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]
     out = []
     for src in sources:
         if src.kind is SourceKind.FLIGHT_RECORDER:
-            src.tail_entries = max(16, int(window_mb * FR_ENTRIES_PER_MB))
+            src.tail_entries = fr_tail_entries(window_mb)
         elif src.kind not in READERS and not src.compressed and src.size > head + 2 * tail:
             src.window = (head, tail)
             out.append(src)
     return out
+
+
+def fr_tail_entries(window_mb: float) -> int:
+    """How many of a flight-recorder dump's last entries a window of `window_mb` decodes."""
+    return max(16, int(window_mb * FR_ENTRIES_PER_MB))
 
 
 def _divergence_at_window_start(d: Diagnosis) -> bool:
@@ -291,11 +296,11 @@ def _share_memberships(d: Digest, shared: dict) -> None:
     for name, members in d.declared.items():
         members = frozenset(members)
         d.declared[name] = shared.setdefault(members, members)
-    for ev in d.result.events[:1]:
-        for cfg in (ev.data.get("pg_config") or {}).values() if ev.kind == "fr_dump" else ():
-            ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
-            if type(ranks) is list:
-                cfg["ranks"] = shared.setdefault(tuple(ranks), ranks)
+    dump = next((ev for ev in d.result.events[:1] if ev.kind == "fr_dump"), None)
+    for cfg in (dump.data.get("pg_config") or {}).values() if dump else ():
+        ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
+        if type(ranks) is list:
+            cfg["ranks"] = shared.setdefault(tuple(ranks), ranks)
 
 
 def _collect(digests: list[Digest], unread: list[Source] = ()):

@@ -108,7 +108,7 @@ def _check_opcodes(data: bytes, path: str) -> None:
 def load_dump(path: str) -> dict:
     """Read one dump (pickle or JSON, optionally gzipped) into plain data. Raises UnsafeDump/BadInput."""
     data = _read_bytes(path)
-    if data.lstrip()[:1] not in (b"{", b"["):   # torch writes pickle protocol 2; anything else is refused too
+    if not _is_json(data):   # torch writes pickle protocol 2; anything else is refused too
         dump = _load_pickle(data, path)
     else:
         try:
@@ -118,6 +118,10 @@ def load_dump(path: str) -> dict:
     if not isinstance(dump, dict) or not ({"entries", "pg_config", "pg_status", "version"} & dump.keys()):
         raise BadInput(f"{path}: not a flight-recorder dump (no version/pg_config/entries)")
     return dump
+
+
+def _is_json(data: bytes) -> bool:
+    return data.lstrip()[:1] in (b"{", b"[")
 
 
 def _load_pickle(data: bytes, path: str, memo: Any = None) -> Any:
@@ -206,8 +210,8 @@ def _read_bytes(path: str) -> bytes:
 # for 1,024 ranks x 2,000 entries. `load_dump_tail` unpickles the dump's head (the top-level keys and the first
 # HEAD_ENTRIES entries: they define the strings and frames later entries point to) spliced onto its last `tail`
 # entries. Entry starts are found by their bytes (an EMPTY_DICT, a MARK, the reference to the first key); the
-# splice is kept only if it proves itself: every entry a dict with the first entry's keys, record ids consecutive
-# over the head, the skipped middle and the tail. Whatever the skipped middle defined and the tail points to
+# splice is kept only if it proves itself: every entry a dict, their record ids consecutive over the head, the
+# skipped middle and the tail (the fast path then checks each field it reads). Whatever the skipped middle defined and the tail points to
 # loads as UNKNOWN, a 1-tuple no field of an entry can be, so a reader that needs it reads the whole dump.
 
 HEAD_ENTRIES = 64      # the first training step's collectives: what defines the op names and dtypes
@@ -225,7 +229,7 @@ def load_dump_tail(path: str, tail: int) -> tuple[dict, int, int] | None:
     """(dump whose `entries` are its last `tail`, the entry number (1-based) of the first of them, the dump's
     entry count), or None when the dump is small, JSON, or not in the shape torch writes (read it whole)."""
     data = _read_bytes(path)
-    if data.lstrip()[:1] in (b"{", b"["):
+    if _is_json(data):
         return None
     bounds = _entry_bounds(data, tail)
     if bounds is None:
