@@ -86,6 +86,8 @@ MIN_GAP = 1e-3                 # s: below this a lag is clock noise
 RATIO = 10.0                   # its lag against the usual gap
 OUTLIER = 2.0                  # and against the others' worst (p95) gaps: a late rank stands out from them
 MIN_SHARE = 0.6                # of all the waiting
+MIN_WAIT = 0.05                # s: the others' waiting for it in all; less costs the job nothing worth a verdict,
+                               # and a loaded host's scheduler alone reaches ~10 ms (a 2-rank CI job: 3 lags, 13 ms)
 
 
 def straggler(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> Straggling | None:
@@ -112,7 +114,7 @@ def _who(table: pd.DataFrame, members, kind: str | None) -> Straggling | None:
     worst_other = float(np.percentile(gaps[~mine], 95)) if (~mine).any() else 0.0
     clear = mine & (gaps >= max(MIN_GAP, RATIO * baseline, OUTLIER * worst_other))
     share = float(gaps[clear].sum() / gaps.sum())
-    if clear.sum() < MIN_LATE or share < MIN_SHARE:
+    if clear.sum() < MIN_LATE or share < MIN_SHARE or gaps[clear].sum() < MIN_WAIT:
         return None
     late = [Late(str(g), int(s), gap, int(row)) for g, s, gap, row in
             table.loc[clear, ["group", "seq", "gap", "row"]].itertuples(index=False)]
