@@ -139,8 +139,9 @@ def _same_strings(obj, seen: dict, done: set):
 
 def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_rank: int | None,
                backend: str = "nccl", version: str = "2.10", mode: str = "skip",
-               start_record_id: int = 0, prefix: str = PREFIX) -> list[Path]:
-    """Write one pickle per rank (`<prefix><rank>`) into out_dir and return their paths."""
+               start_record_id: int = 0, prefix: str = PREFIX, only=None) -> list[Path]:
+    """Write one pickle per rank (`<prefix><rank>`) into out_dir and return their paths; `only`: write just
+    these ranks' dumps of the `ranks`-rank job."""
     if backend not in ("nccl", "gloo") or version not in VERSIONS or mode not in ("skip", "shape", "dtype", "op"):
         raise ValueError(f"unsupported backend/version/mode: {backend}/{version}/{mode}")
     out = Path(out_dir)
@@ -148,7 +149,7 @@ def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_ran
     template = _template(start_record_id + 1, entries, ranks)
     shifted = _template(max(1, start_record_id), entries if start_record_id else entries - 1, ranks)
     paths = []
-    for rank in range(ranks):
+    for rank in range(ranks) if only is None else only:
         rows = template
         if rank == diverge_rank:
             rows = shifted if mode == "skip" else template[:-1] + [_diverge(template[-1], mode)]

@@ -14,18 +14,41 @@ Example::
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from functools import lru_cache
+from typing import Iterable, Sequence
 
 from ..model import rank_span
 
 
-def split_by_membership(declared: Iterable[dict[str, set[int]]]) -> dict[str, bool]:
+def compact(ranks: Sequence[int]) -> range | tuple[int, ...]:
+    """A membership as it travels and is kept: a `range` when its ranks step evenly (the world, a node's
+    ranks, a strided data-parallel group: a few bytes whatever the size), else a tuple. Every dump of a job
+    repeats the same memberships, so this is cached, and equal memberships come back as one object."""
+    return _compact(ranks if type(ranks) in (tuple, range) else tuple(ranks))
+
+
+@lru_cache(maxsize=256)
+def _compact(ranks: tuple | range) -> range | tuple[int, ...]:
+    if type(ranks) is range or len(ranks) < 2 or not all(type(r) is int for r in ranks):
+        return ranks
+    step = ranks[1] - ranks[0]
+    as_range = range(ranks[0], ranks[0] + step * len(ranks), step) if step else None
+    return as_range if as_range is not None and tuple(as_range) == ranks else ranks
+
+
+@lru_cache(maxsize=256)
+def as_set(members: range | tuple) -> frozenset:
+    """A membership's ranks as a set, once per distinct membership."""
+    return frozenset(members)
+
+
+def split_by_membership(declared: Iterable[dict[str, range | tuple]]) -> dict[str, bool]:
     """For each PG name, whether the dumps disagree on its members (one name, several groups)."""
     seen: dict[str, set[frozenset]] = defaultdict(set)
     for per_dump in declared:
         for name, members in per_dump.items():
             if members:
-                seen[name].add(frozenset(members))
+                seen[name].add(as_set(members))
     return {name: len(sets) > 1 for name, sets in seen.items()}
 
 

@@ -21,6 +21,7 @@ from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
 from .fr_semantics import Entry, rows_and_p2p
+from .groups import compact
 from .timeline import (
     COLUMNS,
     RowBuffer,
@@ -123,8 +124,8 @@ def digest_flight_recorder(source: Source) -> Digest:
                   host=source.host or host_in_name(source.path), text=f"flight-recorder dump "
                   f"({meta.get('entries')} entries, backend {meta.get('backend')}, version {meta.get('version')})"
                   + (f", read from entry {first}" if first else ""),
-                  data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "pg_config",
-                                                 "comm_lib_version")} | ({"first_entry": first} if first else {}))
+                  data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "comm_lib_version")}
+                  | {"pg_config": compact_config(meta.get("pg_config"))} | ({"first_entry": first} if first else {}))
     return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
 
 
@@ -230,12 +231,21 @@ def _entry_of(ev: Event) -> Entry:
                  ns(d.get("time_completed_ns")), d.get("p2p_seq"), user_frame(d.get("frames")), ev.text)
 
 
-def declared_groups(events: list[Event]) -> dict:
-    """Group name -> the ranks the flight-recorder dumps' pg_config says it has (where it says)."""
+def declared_groups(events: list[Event]) -> dict[str, range | tuple]:
+    """Group name -> the ranks the flight-recorder dumps' pg_config says it has (where it says), compact."""
     out = {}
     for ev in events:
         if ev.kind == "fr_dump":
             for name, cfg in (ev.data.get("pg_config") or {}).items():
                 if cfg and cfg.get("ranks"):
-                    out[str(name)] = set(cfg["ranks"])
+                    out[str(name)] = compact(cfg["ranks"])
     return out
+
+
+def compact_config(config: dict | None) -> dict | None:
+    """pg_config with each membership in its compact form (`groups.compact`): at 16,384 ranks a digest would
+    otherwise carry 16,384 ints per dump, and the parent 16,384 copies of them."""
+    if not isinstance(config, dict):
+        return config
+    return {name: {**cfg, "ranks": compact(cfg["ranks"])} if isinstance(cfg, dict) and cfg.get("ranks") else cfg
+            for name, cfg in config.items()}

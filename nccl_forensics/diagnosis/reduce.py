@@ -31,7 +31,7 @@ from ..sources.fr_load import load_dump
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
-from .groups import label, relabel, split_by_membership
+from .groups import as_set, compact, label, relabel, split_by_membership
 from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .rank_state import RankState, rank_states
 from .summary import read_summary, write_summary
@@ -291,16 +291,16 @@ def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
 
 
 def _share_memberships(d: Digest, shared: dict) -> None:
-    """Every dump of a job repeats the same process-group memberships (4,096 ranks: 4,096 lists and sets of
-    4,096 each): keep one object per distinct membership, as the digests arrive."""
+    """Every dump of a job repeats the same process-group memberships (`groups.compact`, hashable): keep one
+    object per distinct membership, as the digests arrive."""
     for name, members in d.declared.items():
-        members = frozenset(members)
+        members = compact(members)
         d.declared[name] = shared.setdefault(members, members)
     dump = next((ev for ev in d.result.events[:1] if ev.kind == "fr_dump"), None)
     for cfg in (dump.data.get("pg_config") or {}).values() if dump else ():
         ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
-        if type(ranks) is list:
-            cfg["ranks"] = shared.setdefault(tuple(ranks), ranks)
+        if type(ranks) in (range, tuple):
+            cfg["ranks"] = shared.setdefault(ranks, ranks)
 
 
 def _collect(digests: list[Digest], unread: list[Source] = ()):
@@ -328,12 +328,13 @@ def _collect(digests: list[Digest], unread: list[Source] = ()):
             ranks = {UNKNOWN_RANK}                            # evidence whose rank nothing names
         file_ranks[d.result.source.path] = ranks
         for group, members in d.declared.items():
-            declared.setdefault(group, set()).update(members)
+            declared.setdefault(group, {})[compact(members)] = None    # distinct ones first: no 16k x 16k
     for src in unread:
         file_ranks[src.path] = _named_rank(src, hints)
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
+    declared = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
     return events, [frame_from_packed(packs)], declared, file_ranks, p2p
 
 

@@ -2,13 +2,16 @@
 
 A summary (`*.ncclf`) is a zip archive, versioned and safe to read (nothing in it is unpickled):
 
-    manifest.json          {"format": "ncclf-summary", "schema_version": 1, "ncclf_version", "created", "host",
+    manifest.json          {"format": "ncclf-summary", "schema_version": 2, "ncclf_version", "created", "host",
                             "inputs": [...], "sources": [every file found, unreadable ones included],
                             "digests": [one per evidence file: its source, lines, error, declared groups,
                                         warnings, row pids/hosts, P2P ops, and how each timeline column
                                         is stored]}
-    events/<i>.jsonl       digest i's events (Event fields; tuples and sets tagged so that they come back)
+    events/<i>.jsonl       digest i's events (Event fields; tuples, sets and ranges tagged so that they come back)
     rows/<i>/<column>.npy  digest i's numeric columns and category codes (numpy, allow_pickle=False)
+
+Schema 2 keeps process-group memberships compact (`{"__range__": [start, stop, step]}` for evenly stepped
+ranks: a 16,384-rank job's summary would otherwise repeat 16,384 ints per dump); schema 1 files still read.
 
 A large file read at its head and tail is summarized with its true line numbers: the newlines before its tail
 are counted on the node that has the file (the reducing node has only the summary).
@@ -27,8 +30,11 @@ import numpy as np
 
 from ..errors import BadInput
 from ..model import Event, Source, SourceKind, SourceResult
+from .groups import compact
 
-FORMAT, SCHEMA_VERSION = "ncclf-summary", 1
+FORMAT, SCHEMA_VERSION = "ncclf-summary", 2
+_READABLE_SCHEMAS = (1, 2)
+_MAX_RANKS = 1 << 24               # a larger range is damage, not a job
 SUFFIX = ".ncclf"
 _EVENT_FIELDS = [f.name for f in fields(Event)]
 
@@ -51,7 +57,7 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
                 manifest["digests"].append({
                     "source": _source_dict(d.result.source), "lines": d.result.lines,
                     "unparsed": d.result.unparsed, "error": d.result.error,
-                    "declared": {g: sorted(m) for g, m in d.declared.items()}, "warnings": d.warnings,
+                    "declared": {g: _tag(compact(m)) for g, m in d.declared.items()}, "warnings": d.warnings,
                     "row_pids": d.row_pids, "row_hosts": d.row_hosts, "p2p": [_tag(list(op)) for op in d.p2p],
                     "rows": {name: _store(zf, f"rows/{i}/{name}", part) for name, part in d.rows.items()}})
             zf.writestr("manifest.json", _dumps(manifest))
@@ -66,8 +72,8 @@ def read_summary(path: str) -> tuple[list[Source], list]:
     try:
         with zipfile.ZipFile(path) as zf:
             manifest = json.loads(zf.read("manifest.json"))
-            if manifest.get("format") != FORMAT or manifest.get("schema_version") != SCHEMA_VERSION:
-                raise BadInput(f"{path}: not an ncclf summary of schema_version {SCHEMA_VERSION} "
+            if manifest.get("format") != FORMAT or manifest.get("schema_version") not in _READABLE_SCHEMAS:
+                raise BadInput(f"{path}: not an ncclf summary of schema_version {_READABLE_SCHEMAS} "
                                f"(found {manifest.get('format')!r} {manifest.get('schema_version')!r})")
             sources = [_source(s) for s in manifest["sources"]]
             digests = []
@@ -78,7 +84,8 @@ def read_summary(path: str) -> tuple[list[Source], list]:
                                       entry["error"])
                 rows = {name: _load(zf, f"rows/{i}/{name}", spec) for name, spec in entry["rows"].items()}
                 digests.append(Digest(result, rows, entry["row_pids"], entry["row_hosts"],
-                                      {g: set(m) for g, m in entry["declared"].items()}, entry["warnings"],
+                                      {g: compact(_untag_all(m)) for g, m in entry["declared"].items()},
+                                      entry["warnings"],
                                       [P2POp(*_untag_all(op)) for op in entry["p2p"]]))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile, TypeError) as exc:
         raise BadInput(f"{path}: a damaged ncclf summary ({type(exc).__name__}: {exc})") from None
@@ -110,6 +117,8 @@ def _tag(value):
     """JSON keeps lists and dicts; tuples and sets come back only when tagged."""
     if type(value) is tuple:
         return {"__tuple__": [_tag(v) for v in value]}
+    if type(value) is range:
+        return {"__range__": [value.start, value.stop, value.step]}
     if type(value) in (set, frozenset):
         return {"__set__": [_tag(v) for v in sorted(value, key=repr)]}
     if type(value) is list:
@@ -128,6 +137,11 @@ def _untag(d: dict):
         return tuple(d["__tuple__"])
     if len(d) == 1 and "__set__" in d:
         return set(d["__set__"])
+    if len(d) == 1 and "__range__" in d:
+        members = range(*d["__range__"])
+        if len(members) > _MAX_RANKS:
+            raise ValueError(f"a membership of {len(members)} ranks")
+        return members
     return d
 
 

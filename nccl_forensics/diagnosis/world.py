@@ -136,13 +136,18 @@ def _named_by(rank: int, claims: list[Claim], size: int | None) -> str:
 
 
 def _merged(claims: Iterable[Claim]) -> list[Claim]:
-    """One claim per kind of statement (and size): the ranks it names together, cited by its first line."""
-    out: dict[tuple, Claim] = {}
+    """One claim per kind of statement (and size): the ranks it names together, cited by its first line.
+    Each distinct rank set is added once (16,384 dumps repeat one membership 16,384 times)."""
+    first: dict[tuple, Claim] = {}
+    ranks: dict[tuple, set[int]] = {}
+    added: dict[tuple, set[frozenset]] = {}
     for c in claims:
         key = (c.what, c.size)
-        old = out.get(key)
-        out[key] = c if old is None else Claim(c.what, c.size, old.ranks | c.ranks, old.evidence)
-    return list(out.values())
+        first.setdefault(key, c)
+        if c.ranks not in added.setdefault(key, set()):
+            added[key].add(c.ranks)
+            ranks.setdefault(key, set()).update(c.ranks)
+    return [Claim(c.what, c.size, frozenset(ranks[key]), c.evidence) for key, c in first.items()]
 
 
 def _claims(events: list[Event], sources: Iterable[Source]):
@@ -177,19 +182,20 @@ def _fr_claims(ev: Event, seen_sizes: set):
     if isinstance(size, int) and size > 0 and ("world_size", size) not in seen_sizes:
         seen_sizes.add(("world_size", size))
         yield Claim(f"world_size {size}", size, frozenset(), _cite(ev))
-    members = frozenset()
+    memberships = []
     for cfg in (ev.data.get("pg_config") or {}).values():
         ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
-        if isinstance(ranks, (list, tuple, set, frozenset)):
-            members |= _valid_ranks(tuple(ranks))
+        if isinstance(ranks, (list, tuple, range, set, frozenset)):
+            memberships.append(tuple(ranks) if isinstance(ranks, (list, set)) else ranks)
+    members = _valid_ranks(tuple(memberships))
     if members:
-        yield Claim("named in a process group's membership", None, frozenset(members), _cite(ev))
+        yield Claim("named in a process group's membership", None, members, _cite(ev))
 
 
 @lru_cache(maxsize=256)
-def _valid_ranks(ranks: tuple) -> frozenset:
-    """The ranks of a membership that are ranks at all; every dump of a job repeats the same memberships."""
-    return frozenset(r for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31)
+def _valid_ranks(memberships: tuple) -> frozenset:
+    """The ranks of a dump's memberships that are ranks at all; every dump of a job repeats the same ones."""
+    return frozenset(r for ranks in memberships for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31)
 
 
 def _cite(ev: Event) -> Evidence:

@@ -285,10 +285,11 @@ def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = Fa
     return meta, cols
 
 
-def _ranks(v: Any) -> list[int] | None:
-    """pg_config 'ranks' is a string "[0, 1, 2]" (a list in some JSON writers); empty means unknown."""
+def _ranks(v: Any) -> tuple[int, ...] | list[int] | None:
+    """pg_config 'ranks' is a string "[0, 1, 2]" (a list in some JSON writers); empty means unknown. The
+    string's ranks come back as one shared tuple per distinct string (every dump of a job repeats them)."""
     if type(v) is str and len(v) < 10_000_000:
-        return list(ranks_in_text(v)) or None     # ints by construction
+        return ranks_in_text(v) or None           # ints by construction
     if type(v) is list and all(type(r) is int for r in v):
         return v or None
     return None

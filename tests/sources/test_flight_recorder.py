@@ -109,7 +109,7 @@ def test_synthetic_nccl_versions(tmp_path, version):
     ev = events_by_kind(tmp_path / "nccl_trace_rank_1")
     dump = ev["fr_dump"][0].data
     assert (dump["version"], dump["backend"], dump["world_size"], dump["rank"]) == (version, "nccl", 4, 1)
-    assert dump["pg_config"] == {"0": {"desc": "default_pg", "ranks": [0, 1, 2, 3]}}
+    assert dump["pg_config"] == {"0": {"desc": "default_pg", "ranks": (0, 1, 2, 3)}}
     assert dump["comm_lib_version"] == {"2.4": None, "2.7": "2.26.2", "2.10": "2.27.5"}[version]
     first, last = ev["fr_entry"][0], ev["fr_entry"][-1]
     assert first.data["state"] == "completed" and first.data["time_completed_ns"] is not None
