@@ -83,11 +83,12 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     else:
         with stdin_as_file(paths) as readable:
             result = diagnose(readable, **options)
+    used_mb = result.window_mb or window_mb                  # wider than asked when a divergence sat at its start
     if result.windowed:
-        note(f"read the head and the last {window_mb:g} MB of {len(result.windowed)} large file"
+        note(f"read the head and the last {used_mb:g} MB of {len(result.windowed)} large file"
              f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")
     if result.windowed_dumps:
-        note(f"decoded the last {fr_tail_entries(window_mb)} entries of {len(result.windowed_dumps)} "
+        note(f"decoded the last {fr_tail_entries(used_mb)} entries of {len(result.windowed_dumps)} "
              f"flight-recorder dump{'s' if len(result.windowed_dumps) > 1 else ''}, where a hang shows "
              "(--full reads everything)")
     context = report_context(paths)

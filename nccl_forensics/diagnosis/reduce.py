@@ -70,6 +70,7 @@ class Diagnosis:
     warnings: list[str] = field(default_factory=list)               # internal errors (a parser or detector raised)
     windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
     windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
+    window_mb: float | None = None                                  # the window they were read with (widened?)
     ray_nodes: list[tuple] = field(default_factory=list)            # (node id, host, sent evidence, note) of --ray
 
     @property
@@ -117,7 +118,7 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     warnings = [w for d in digests for w in d.warnings]
     result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                      warnings=warnings, p2p=p2p)
-    result.windowed = windowed
+    result.windowed, result.window_mb = windowed, window_mb
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:

@@ -188,3 +188,9 @@ def test_a_collective_skipped_before_the_window_widens_it(tmp_path):
     _, expected = _diagnose_json(paths, None)
     assert got == expected and got[0] == "collective_skipped"
     assert all(first <= 200 for first in windowed.windowed_dumps.values())   # read again, wide enough to hold it
+    assert windowed.window_mb == 0.5 * 16
+    from click.testing import CliRunner
+
+    from nccl_forensics.cli import cli
+    res = CliRunner().invoke(cli, ["diagnose", "-j", "1", "--window", "0.5", *map(str, paths)])
+    assert "decoded the last 1024 entries of 4 flight-recorder dumps" in res.output, res.output   # not 64
