@@ -2,7 +2,7 @@
 
 Each rank's log (NCCL 2.21 line shapes, formats/nccl.md) holds the init lines, then COLL lines up to SIZE MB;
 at the last all-reduce one rank passes another count and every rank stops there. `ncclf diagnose` reads each
-file's head and last 16 MB (the default window); `--full` reads everything. Both must give the same verdict
+file's head and last 2 MB (the default `--window`); `--full` reads everything. Both must give the same verdict
 and cite the same lines; the figures are wall time and peak memory (ru_maxrss of the diagnosing process
 tree, measured in a fresh parent).
 

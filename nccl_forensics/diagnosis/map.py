@@ -86,11 +86,18 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     shared = {}
     for ctx in set(run.contexts):
         d = ctx.data
-        group = nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids)
-        shared[ctx] = (ctx.rank, group, d["op"], d["dtype"], d["redop"], ctx.pid, ctx.host)
-    ranks, groups, ops, dtypes, redops, run_pids, run_hosts = zip(*map(shared.__getitem__, run.contexts))
-    rows.rows.extend(zip(ranks, groups, run.opcounts, ops, run.counts, repeat(None), dtypes, repeat("enqueued"),
-                         repeat("nccl"), repeat(run.file), run.lines, run.texts, run.times, repeat(None), redops))
+        shared[ctx] = (ctx.rank, nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids), d["op"],
+                       d["dtype"], d["redop"], ctx.pid, ctx.host)
+    n = len(run)
+    if len(shared) == 1:                            # the common case: one process, one communicator
+        per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
+    else:
+        per_ctx = [[shared[ctx][i] for ctx in run.contexts] for i in range(7)]
+    rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
+    rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
+                    "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
+                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts, "time": run.times,
+                    "redop": redop})
     pids.extend(run_pids)
     hosts.extend(run_hosts)
 

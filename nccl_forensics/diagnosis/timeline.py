@@ -22,6 +22,7 @@ gives ``last_common_seq`` 7 for group 0, rank 3 ``at`` it and ranks 0-2 ``ahead`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 from math import prod
 from typing import Iterable
 
@@ -44,35 +45,43 @@ _REDUCING = {"allreduce", "reduce", "reducescatter"}
 
 
 class RowBuffer:
-    """Timeline rows under construction: tuples appended one by one, or whole columns set at once (plain lists:
-    cheap to build, small to pickle back from a worker)."""
+    """Timeline rows under construction, kept as columns (plain lists: cheap to build, small to pickle back from
+    a worker): rows appended one by one (`add`), or many at once column by column (`extend`, for COLL runs that
+    are columns already), in file order."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple] = []
-        self.cols: dict[str, list] | None = None
+        self.rows: list[tuple] = []                  # added rows not yet moved into the columns
+        self.cols: dict[str, list] = {name: [] for name in COLUMNS}
 
     def __len__(self) -> int:
-        return len(self.rows) + (len(self.cols["rank"]) if self.cols else 0)
+        return len(self.rows) + len(self.cols["rank"])
 
     def add(self, *values) -> None:
-        """One row, values in COLUMNS order."""
+        """One row, values in COLUMNS order; a row may stop early (the rest are None)."""
         self.rows.append(values)
 
-    def set_columns(self, cols: dict[str, list]) -> None:
-        self.cols = cols
+    def extend(self, n: int, columns: dict[str, Iterable]) -> None:
+        """`n` rows given as columns; a column not given is None throughout."""
+        self._flush()
+        for name, values in self.cols.items():
+            given = columns.get(name)
+            values.extend(repeat(None, n) if given is None else given)
 
     def columns(self) -> dict[str, list]:
-        """Rows may be shorter than COLUMNS (sources that know only the first columns): the rest are None."""
-        out = {name: list(self.cols[name]) if self.cols else [] for name in COLUMNS}
-        if self.rows:
-            filled = set()
-            for name, values in zip(COLUMNS, zip(*self.rows)):
-                out[name].extend(values)
-                filled.add(name)
-            for name in COLUMNS:
-                if name not in filled:
-                    out[name].extend([None] * len(self.rows))
-        return out
+        self._flush()
+        return self.cols
+
+    def _flush(self) -> None:
+        if not self.rows:
+            return
+        filled = set()
+        for name, values in zip(COLUMNS, zip(*self.rows)):
+            self.cols[name].extend(values)
+            filled.add(name)
+        for name in COLUMNS:
+            if name not in filled:
+                self.cols[name].extend(repeat(None, len(self.rows)))
+        self.rows = []
 
     @staticmethod
     def frame_of(buffers: Iterable["RowBuffer"]) -> pd.DataFrame:

@@ -133,3 +133,46 @@ def test_narrowed_parts_come_back_as_int64_and_small_codes_stay_exact():
     frame = frame_from_packed(packs)
     assert frame["seq"].dtype == np.int64 and frame["seq"].iloc[-1] == 2**40 and frame["seq"].iloc[399] == 399
     assert list(frame["group"].astype(str)) == [f"g{i % 200}" for i in range(400)] + ["g7"] * 3
+
+
+def _interleaved_log(path, comms=("0x55d0c0001000", "0x55d0c0002000"), lines=600):
+    """One process, two communicators whose COLL lines alternate, a warning now and then (NCCL 2.21 shapes)."""
+    head = "node0:4242:4242 [0] NCCL INFO "
+    out = [f"{head}NCCL version 2.21.5+cuda12.4"]
+    for i, comm in enumerate(comms):
+        out.append(f"{head}ncclCommInitRank comm {comm} rank {i} nranks 2 cudaDev 0 nvmlDev 0 busId 18000 "
+                   f"commId 0x{i + 1:016x} - Init COMPLETE")
+    for n in range(lines):
+        comm = comms[n % 2 if n % 7 else 0]
+        out.append(f"{head}{'AllReduce' if n % 3 else 'Broadcast'}: opCount {n // 2:x} sendbuff 0x7f3a000 recvbuff "
+                   f"0x7f3b000 count {1024 + n % 5} datatype {7 if n % 4 else 9} op 0 root 0 comm {comm} "
+                   "[nranks=2] stream 0x55d0d1000000")
+        if n % 97 == 0:
+            out.append("node0:4242:4250 [0] NCCL WARN some warning in the middle")
+    path.write_text("\n".join(out) + "\n")
+
+
+def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
+    """map._add_run builds a run's rows column-wise; they must be the rows add_event makes line by line."""
+    from nccl_forensics.diagnosis.map import digest_source
+    from nccl_forensics.diagnosis.timeline import comm_ids_of, frame_from_packed, pack_columns
+    from nccl_forensics.model import CollRun
+    from nccl_forensics.sources import iter_records
+    from nccl_forensics.sources.discover import discover
+
+    _interleaved_log(tmp_path / "nccl.rank0.log")
+    (source,) = discover([str(tmp_path)])
+    items = list(iter_records(source))
+    assert any(type(i) is CollRun and len(set(i.contexts)) > 1 for i in items)   # the multi-context path is tested
+    buf, comm_ids = RowBuffer(), {}
+    for ev in (e for i in items for e in (i.events() if type(i) is CollRun else [i])):
+        if ev.kind == "comm_init":
+            comm_ids.update(comm_ids_of([ev]))
+        if ev.kind == "coll":
+            add_event(buf, ev, comm_ids)
+    packs = [pack_columns(buf.columns()), digest_source(source).rows]
+    for pack in packs:                               # the parent packs ranks once it has filled the missing ones
+        pack["rank"] = ("num", np.array(pack["rank"]))
+    by_events, by_runs = map(frame_from_packed, ([p] for p in packs))
+    assert len(by_runs) == 600
+    assert by_runs.astype(object).equals(by_events.astype(object))
