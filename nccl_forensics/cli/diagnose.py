@@ -73,7 +73,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     from ..diagnosis.reduce import diagnose, fr_tail_entries
 
     paths = list(paths)
-    options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore), "window_mb": None if full else window_mb}
+    options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore),
+               "window_mb": None if full else window_mb}
     if ray_address:
         from ..diagnosis.on_ray import diagnose_on_ray
         result = diagnose_on_ray(ray_address, paths, **options)

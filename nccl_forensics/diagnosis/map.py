@@ -41,7 +41,7 @@ class Digest:
     rows: dict = field(default_factory=dict)              # timeline.pack_columns of the file's rows
     row_pids: list = field(default_factory=list)
     row_hosts: list = field(default_factory=list)
-    declared: dict = field(default_factory=dict)           # group -> ranks from pg_config
+    declared: dict = field(default_factory=dict)           # group -> ranks from pg_config, groups.compact form
     warnings: list = field(default_factory=list)           # internal errors, one line each
     p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
@@ -92,7 +92,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     if len(shared) == 1:                            # the common case: one process, one communicator
         per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
     else:
-        per_ctx = [[shared[ctx][i] for ctx in run.contexts] for i in range(7)]
+        per_ctx = zip(*map(shared.__getitem__, run.contexts))
     rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
     rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
                     "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),

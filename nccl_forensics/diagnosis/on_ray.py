@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import BadInput, NcclfError, NoEvidence
+from .reduce import WINDOW_MB, diagnose, summarize
 
 
 @dataclass
@@ -34,8 +35,6 @@ def node_paths(paths: list[str], node_id: str, host: str) -> list[str]:
 def summarize_here(paths: list[str], window_mb: float | None, jobs: int) -> NodeSummary:
     """The map step on the node this runs on (a Ray task body; also callable directly)."""
     import ray
-
-    from .reduce import summarize
 
     node_id, host = ray.get_runtime_context().get_node_id(), socket.gethostname()
     mine = [p for p in node_paths(paths, node_id, host) if os.path.exists(p)]
@@ -75,11 +74,10 @@ def map_on_ray(address: str, paths: list[str], window_mb: float | None, jobs: in
             ray.shutdown()
 
 
-def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = 2.0, jobs: int = 0, **options):
+def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = WINDOW_MB, jobs: int = 0,
+                    **options):
     """`diagnose` of the logs on every node of a Ray cluster: the nodes' summaries reduced here. Raises
     NoEvidence when no node had any."""
-    from .reduce import diagnose
-
     answers = map_on_ray(address, paths, window_mb, jobs)
     with tempfile.TemporaryDirectory(prefix="ncclf-ray-") as tmp:
         written = []

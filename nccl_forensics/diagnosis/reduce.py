@@ -31,7 +31,7 @@ from ..sources.fr_load import load_dump
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
-from .groups import as_set, compact, label, relabel, split_by_membership
+from .groups import as_set, label, relabel, split_by_membership
 from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .rank_state import RankState, rank_states
 from .summary import read_summary, write_summary
@@ -90,8 +90,9 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     A text file larger than HEAD_MB + 2 × `window_mb` is read at its head (its init, topology and version lines,
     up to its first block of COLL lines or HEAD_MB) and its last `window_mb` MB (where a hang or a crash is);
     of a flight-recorder dump, only the last FR_ENTRIES_PER_MB × `window_mb` entries are decoded (a dump's
-    entries beyond those are a ring buffer's older history); `window_mb=None` reads everything. When the first divergence sits at the start of a window, the files are
-    read again with a window WIDEN times larger, then in full.
+    entries beyond those are a ring buffer's older history); `window_mb=None` reads everything. When the first
+    divergence sits at the start of a window, the files are read again with a window WIDEN times larger, then
+    in full.
 
     Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
     """
@@ -295,7 +296,6 @@ def _share_memberships(d: Digest, shared: dict) -> None:
     """Every dump of a job repeats the same process-group memberships (`groups.compact`, hashable): keep one
     object per distinct membership, as the digests arrive."""
     for name, members in d.declared.items():
-        members = compact(members)
         d.declared[name] = shared.setdefault(members, members)
     dump = next((ev for ev in d.result.events[:1] if ev.kind == "fr_dump"), None)
     for cfg in (dump.data.get("pg_config") or {}).values() if dump else ():
@@ -329,7 +329,7 @@ def _collect(digests: list[Digest], unread: list[Source] = ()):
             ranks = {UNKNOWN_RANK}                            # evidence whose rank nothing names
         file_ranks[d.result.source.path] = ranks
         for group, members in d.declared.items():
-            declared.setdefault(group, {})[compact(members)] = None    # distinct ones first: no 16k x 16k
+            declared.setdefault(group, {})[members] = None             # distinct ones first: no 16k x 16k
     for src in unread:
         file_ranks[src.path] = _named_rank(src, hints)
     events = sorted((ev for r in results for ev in r.events),

@@ -57,7 +57,7 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
                 manifest["digests"].append({
                     "source": _source_dict(d.result.source), "lines": d.result.lines,
                     "unparsed": d.result.unparsed, "error": d.result.error,
-                    "declared": {g: _tag(compact(m)) for g, m in d.declared.items()}, "warnings": d.warnings,
+                    "declared": {g: _tag(m) for g, m in d.declared.items()}, "warnings": d.warnings,
                     "row_pids": d.row_pids, "row_hosts": d.row_hosts, "p2p": [_tag(list(op)) for op in d.p2p],
                     "rows": {name: _store(zf, f"rows/{i}/{name}", part) for name, part in d.rows.items()}})
             zf.writestr("manifest.json", _dumps(manifest))

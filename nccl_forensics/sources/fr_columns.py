@@ -75,7 +75,8 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     _expect_sizes_agree(op, numel, out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[pg_codes])
     cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": op, "state": (state_cats, state_codes),
             "dtype": _dtypes(dtypes), "numel": numel, "out_numel": out_numel, "seq": seq,
-            "time": np.array(times, np.int64) / 1e9, "line": np.arange(first_line, first_line + len(entries), dtype=np.int64)}
+            "time": np.array(times, np.int64) / 1e9,
+            "line": np.arange(first_line, first_line + len(entries), dtype=np.int64)}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
                      pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
                      backend=next((s[0] for s in split if s[0]), None),

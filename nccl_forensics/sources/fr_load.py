@@ -211,8 +211,9 @@ def _read_bytes(path: str) -> bytes:
 # HEAD_ENTRIES entries: they define the strings and frames later entries point to) spliced onto its last `tail`
 # entries. Entry starts are found by their bytes (an EMPTY_DICT, a MARK, the reference to the first key); the
 # splice is kept only if it proves itself: every entry a dict, their record ids consecutive over the head, the
-# skipped middle and the tail (the fast path then checks each field it reads). Whatever the skipped middle defined and the tail points to
-# loads as UNKNOWN, a 1-tuple no field of an entry can be, so a reader that needs it reads the whole dump.
+# skipped middle and the tail (the fast path then checks each field it reads). Whatever the skipped middle
+# defined and the tail points to loads as UNKNOWN, a 1-tuple no field of an entry can be, so a reader that
+# needs it reads the whole dump.
 
 HEAD_ENTRIES = 64      # the first training step's collectives: what defines the op names and dtypes
 MAX_MEMO_INDEX = 1 << 20
