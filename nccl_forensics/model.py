@@ -237,3 +237,29 @@ def rank_span(ranks: Iterable[int], sep: str = ", ") -> str:
         parts.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
         i = j + 1
     return sep.join(parts)
+
+
+# What a line means for the job, set by the parser from the message catalogue as `Event.data["meaning"]`:
+# "failure" (this rank or the job failed here), "consequence" (a failure elsewhere reached this rank),
+# "benign" (looks alarming, is not), "healthy" (positive evidence that a rank finished or progressed).
+MEANINGS = ("failure", "consequence", "benign", "healthy")
+# Kinds that show a failure when the parser set no meaning: a health claim is refused while one is present.
+FAILURE_KINDS = frozenset({
+    "traceback", "oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled", "gloo_error", "dist_backend_error",
+    "cuda_error", "nccl_error", "error_trace", "faulthandler", "watchdog_timeout", "heartbeat", "desync_report",
+    "monitored_barrier", "fingerprint_mismatch", "child_failed", "worker_failed", "error_json", "sigterm_sent",
+    "hung_task", "slurm_cancelled", "comm_abort", "frtrace_report", "cpp_terminate", "signal_report",
+})
+
+
+def shows_failure(ev: Event) -> bool:
+    """Does this event show that some rank failed or hung (its own failure or a consequence of another's)?"""
+    meaning = ev.data.get("meaning")
+    if meaning is not None:
+        return meaning in ("failure", "consequence")
+    return ev.kind in FAILURE_KINDS
+
+
+def shows_health(ev: Event) -> bool:
+    """Is this event positive evidence that its rank (or the job) finished or progressed normally?"""
+    return ev.data.get("meaning") == "healthy"
