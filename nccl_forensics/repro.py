@@ -151,7 +151,9 @@ def _job_spec(scenario: Scenario, nproc, step, rank, pg_timeout, out: Path, fsdp
 
     trainer = "train_llama_fsdp2.py" if fsdp else "train_gpt_ddp.py"
     steps = max(6, step + 3)
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "TORCH_FR_BUFFER_SIZE": "2000",
+    # PYTHONUNBUFFERED: the harness reads the ranks' --tee output as it comes, whatever the caller's shell set;
+    # LOGLEVEL=INFO: torchrun prints its rendezvous result (the world size) and how its workers ended.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "LOGLEVEL": "INFO", "OMP_NUM_THREADS": "1", "TORCH_FR_BUFFER_SIZE": "2000",
            "TORCH_FR_DUMP_TEMP_FILE": str(out / "fr" / "nccl_trace_rank_"), CONTROL_ENV: str(control)}
     if scenario.name != "healthy":
         env[PLAN_ENV] = FaultPlan(scenario.name, step, rank).to_env()

@@ -43,5 +43,5 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
              "oom", True),
     Scenario("cuda-oom", "one rank allocates more GPU memory than exists (GPU only)", "oom", True, gpu_only=True),
     Scenario("timeout", "one rank enters the collective later than the process-group timeout allows",
-             "timeout_unknown", False),
+             "stuck_rank", True),
 ]}

@@ -79,7 +79,8 @@ def run_job(spec: JobSpec) -> JobOutcome:
     with interrupt_on_sigterm(), MemoryCgroup(OOM_LIMIT_BYTES) as cgroup:
         with open(spec.out / "console.log", "wb") as console:
             proc = subprocess.Popen(torchrun_command(spec), stdout=console, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=spec.env, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, env={**spec.env, "PYTHONUNBUFFERED": "1"},
+                                    start_new_session=True)
         try:
             outcome.how, outcome.last_step = _watch(proc, spec, seen, cgroup, outcome)
             if outcome.how != "exited":

@@ -84,6 +84,8 @@ def job_env(base: dict[str, str], bundle: Path, subsys: str) -> tuple[dict[str, 
         "TORCH_FR_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
         "TORCH_FR_DUMP_TEMP_FILE": str(bundle / "fr" / "nccl_trace_rank_"),
         "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": str(bundle / ".fr-pipes" / "rank_"),
+        "LOGLEVEL": "INFO",              # torchrun: the rendezvous result (world size) and how workers ended
+        "PYTHONUNBUFFERED": "1",         # the ranks' output arrives as it is written, not at exit
     }
     env, lines = dict(base), []
     for name, value in wanted.items():

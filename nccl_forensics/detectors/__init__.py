@@ -2,7 +2,7 @@
 
 Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
 N4xx network/NIC, V5xx versions, T6xx timeouts, S7xx speed,
-X9xx the failure no other detector classes. A code is never reused; a retired detector keeps its row
+X9xx the failure no other detector classes, H0xx health (the only way to an all-clear: `healthy.py`). A code is never reused; a retired detector keeps its row
 with status "removed". `ncclf explain CODE` prints a detector's docstring.
 """
 from __future__ import annotations
@@ -13,8 +13,10 @@ import os
 import re
 from typing import Iterable, NamedTuple
 
+from ..errors import BadInput
 from ..model import Finding
 from .base import Context
+from .healthy import Health, Healthy
 
 log = logging.getLogger(__name__)
 CODE_PATTERN = re.compile(r"^[A-Z]\d{3}$")
@@ -45,7 +47,9 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("T601", "timeout-unknown", "timeout_unknown", "TimeoutUnknown", "stable"),
     Entry("S701", "straggler", "straggler", "Straggler", "stable"),
     Entry("X901", "unclassified-failure", "unclassified_failure", "UnclassifiedFailure", "stable"),
+    Entry("H001", "healthy", "healthy", "Healthy", "stable"),
 )
+HEALTH = "H001"
 
 
 def detector_class(entry: Entry):
@@ -58,12 +62,24 @@ def lookup(code_or_name: str) -> Entry | None:
 
 
 def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Entry]:
-    """Registry rows to run: `select`/`ignore` take codes, code prefixes (``C1``) or kebab names."""
-    def match(entry: Entry, keys) -> bool:
-        return any(entry.code.startswith(k.upper()) or entry.name == k.lower() for k in keys)
+    """Registry rows to run: `select`/`ignore` take codes, code prefixes (``C1``) or kebab names; a key that
+    names no detector is BadInput (a typo must not silently run nothing)."""
     select, ignore = [s for s in select if s], [i for i in ignore if i]
-    return [e for e in REGISTRY if e.status != "removed" and (not select or match(e, select))
-            and not match(e, ignore)]
+    for key in (*select, *ignore):
+        if not any(_matches(e, key) for e in REGISTRY):
+            raise BadInput(f"unknown detector code or name '{key}' (see `ncclf explain --list`)")
+    return [e for e in REGISTRY if e.status != "removed" and (not select or any(_matches(e, k) for k in select))
+            and not any(_matches(e, k) for k in ignore)]
+
+
+def not_run(entries: Iterable[Entry]) -> list[str]:
+    """The codes of the registry's live detectors missing from `entries` (a --select/--ignore subset)."""
+    chosen = {e.code for e in entries}
+    return [e.code for e in REGISTRY if e.status != "removed" and e.code not in chosen]
+
+
+def _matches(entry: Entry, key: str) -> bool:
+    return entry.code.startswith(key.strip().upper()) or entry.name == key.strip().lower()
 
 
 class RunReport(NamedTuple):
@@ -77,6 +93,8 @@ def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunRe
     the exception becomes a one-line warning and the others' verdict stands (NCCLF_DEBUG=1 re-raises)."""
     findings, skipped, warnings = [], [], []
     for entry in (selected() if entries is None else entries):
+        if entry.code == HEALTH:
+            continue                                   # assessed after the others (assess_health)
         try:
             det = detector_class(entry)()
             if det.needs and not any(ctx.has(n) for n in det.needs):
@@ -90,3 +108,9 @@ def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunRe
             warnings.append(f"internal error in detector {entry.code} {entry.name} ({type(exc).__name__}: {exc}), "
                             "please report")
     return RunReport(findings, skipped, warnings)
+
+
+def assess_health(ctx: Context, entries: Iterable[Entry], report: RunReport, parser_warnings: Iterable[str] = ()) -> Health:
+    """The health rule (H001) over what the failure detectors left: the one place an all-clear is decided. A
+    subset of detectors (H001 itself left out included) is never an all-clear."""
+    return Healthy().assess(ctx, not_run(entries), [*report.warnings, *parser_warnings])

@@ -10,7 +10,7 @@ import pandas as pd
 from ..diagnosis.rank_state import RankState, cite
 from ..diagnosis.timeline import Timelines
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding
+from ..model import Confidence, Event, Evidence, Finding, shows_failure
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS = {
@@ -23,6 +23,8 @@ NEEDS_KINDS = {
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
     "versions": {"nccl_version", "fr_dump"},
+    "failures": None,                    # any line that shows a failure (model.shows_failure)
+    "anything": None,                    # the health rule reads whatever there is
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
                  "desync_report", "faulthandler", "hung_task", "work_status", "frtrace_report"},
 }
@@ -55,6 +57,10 @@ class Context:
     def has(self, need: str) -> bool:
         if need == "timeline":
             return not self.timelines.empty
+        if need == "failures":
+            return any(shows_failure(ev) for ev in self.events)
+        if need == "anything":
+            return True
         if need == "flight_recorder" and "flight_recorder" in self.timelines.sources():
             return True
         if need == "nccl_coll" and "nccl" in self.timelines.sources():
@@ -71,12 +77,6 @@ class Context:
         if self.expected is None:
             return set()
         return set(self.expected.gaps) | set(self.expected.partial)
-
-    def has_behaviour(self) -> bool:
-        """Is there evidence of what the ranks did (collectives, stacks, how processes ended, completion)?"""
-        shown = ("gloo_error", "dist_backend_error", "cuda_error", "nccl_error", "traceback", "comm_abort")
-        return any(self.has(need) for need in ("timeline", "pyspy", "process_end", "timeouts", "oom")) \
-            or any(self.by_kind.get(kind) for kind in shown) or self.completed()
 
     def failed(self) -> bool:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""

@@ -5,7 +5,9 @@ What it detects:
     rank's main thread is elsewhere: loading data, checkpointing, a busy loop, or sleeping. Or the
     timeline shows the rank stopped at the last common collective and py-spy shows it outside one.
     With a timeline alone (no py-spy, no exit status), a rank that stopped issuing collectives while the
-    others went on is reported here with low confidence: logs alone cannot tell stuck from dead.
+    others went on is reported here with low confidence: logs alone cannot tell stuck from dead. A rank
+    whose flight recorder shows it entering a collective later than the timeout its peers hit waiting for
+    it is the cause of that timeout (high confidence), never one of its consequences.
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -20,9 +22,11 @@ Example:
     ``stuck_rank: rank 3 is busy in load_batch (train.py:17) while ranks 0-2 wait in all_reduce``.
 
 Known limits:
-    A py-spy dump is a snapshot: a straggler caught between steps looks stuck. With no sign the job hung
-    or failed and no timeline lag, it is reported with medium confidence, and not at all when the job
-    shows it finished (every flight-recorder entry completed, every communicator destroyed).
+    A py-spy dump is a snapshot: a straggler caught between steps looks stuck. py-spy alone decides (a
+    capture is taken because the job hangs), but with no sign the job hung or failed and no timeline lag it
+    is reported one confidence step lower, lower again when more ranks are outside than inside a collective
+    or the stacks do not cover every expected rank, and not at all when the job shows it finished (every
+    flight-recorder entry completed, every communicator destroyed).
 
 Suggested fix:
     Look at the named frame: unbounded data loading, a checkpoint written by one rank inside the step,
@@ -30,9 +34,10 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from ..diagnosis.arrivals import arrivals
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
-from .base import BaseDetector, Context, rank_list, row_evidence
+from .base import BaseDetector, Context, lower, rank_list, row_evidence
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
@@ -42,9 +47,30 @@ class StuckRank(BaseDetector):
     needs = ("pyspy", "timeline")
 
     def check(self, ctx: Context):
+        yield from self._late_past_timeout(ctx)
         yield from self._from_pyspy(ctx)
         yield from self._from_timeline(ctx)
         yield from self._from_states(ctx)
+
+    def _late_past_timeout(self, ctx: Context):
+        """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout
+        is the consequence, that rank the cause (the flight recorder's enqueue times show it)."""
+        timeout_s = _shortest_timeout(ctx)
+        colls = ctx.timelines.colls
+        if timeout_s is None or colls.empty or "time" not in colls:
+            return
+        late = arrivals(colls)
+        late = late[late["gap"] > timeout_s]
+        for row in late.itertuples(index=False):
+            who, at = int(row.who), colls.loc[int(row.row)]
+            peers = colls[(colls["group"] == row.group) & (colls["seq"] == row.seq) & (colls["rank"] != who)]
+            msg = (f"rank {who} entered {at['op']} seq {int(row.seq)} of group {row.group} {row.gap:.1f} s after "
+                   f"rank{'s' if len(peers) > 1 else ''} {rank_list(int(r) for r in peers['rank'])}, later than the "
+                   f"{timeout_s:g} s timeout {'they' if len(peers) > 1 else 'it'} hit waiting for it: the timeout is the consequence, rank {who} the "
+                   "cause (it was busy or stuck before this collective)")
+            evidence = row_evidence(colls.loc[[int(row.row)]]) + row_evidence(peers.head(1))
+            evidence += [ev for ev in ctx.of(*_TIMEOUT_KINDS) if _timeout_s(ev) is not None][:1]
+            yield self.finding([who], msg, Confidence.HIGH, evidence, _LATE_FIX, row.group, int(row.seq))
 
     def _from_states(self, ctx: Context):
         """Flight recorder: at a group's first collective not completed everywhere, the peers have it `started`
@@ -92,6 +118,9 @@ class StuckRank(BaseDetector):
             yield self.finding(quiet, msg, Confidence.LOW, cited, _TIMELINE_FIX, group, missed)
 
     def _from_pyspy(self, ctx: Context):
+        """py-spy decides on its own: ranks inside a collective (or its wait) while a rank is elsewhere make that
+        rank the culprit, with 2 ranks as with 1,024. Confidence comes from the other evidence (a timeline lag, a
+        failure or timeout) and from how many expected ranks the stacks cover."""
         states = ctx.ranks.values()
         inside = sorted(st.rank for st in states if st.where == "collective")
         outside = [st for st in states if st.where in _OUTSIDE and st.end not in ("killed", "crashed", "oom_killed")]
@@ -100,20 +129,51 @@ class StuckRank(BaseDetector):
             outside = [st for st in outside if st.rank in behind or st.rank not in ctx.timelines.colls["rank"].values]
         if not outside or not (inside or behind):
             return
-        if not behind and not ctx.failed() and (ctx.completed() or len(outside) >= len(inside)):
-            return                                      # a snapshot of a healthy job, most likely
+        hung = bool(behind) or ctx.failed()
+        if not hung and ctx.completed():
+            return                                      # the job shows it finished: a snapshot from before its end
+        conf = _pyspy_confidence(ctx, hung, len(inside), len(outside))
+        ops = sorted({ctx.ranks[r].op for r in inside if ctx.ranks[r].op})
+        many = len(inside) > 1
+        peers = (f"rank{'s' if many else ''} {rank_list(inside)} wait{'' if many else 's'} in "
+                 f"{'/'.join(ops) or 'a collective'}") if inside else "its peers went on"
         for st in outside:
-            ops = sorted({ctx.ranks[r].op for r in inside if ctx.ranks[r].op})
-            many = len(inside) > 1
-            peers = (f"rank{'s' if many else ''} {rank_list(inside)} wait{'' if many else 's'} in "
-                     f"{'/'.join(ops) or 'a collective'}") if inside else "its peers went on"
             msg = f"rank {st.rank} is {_doing(st)} at {st.at or 'an unknown frame'} while {peers}"
-            conf = Confidence.HIGH if inside and (st.rank in behind or len(inside) >= len(outside)) else Confidence.MEDIUM
-            if not behind and not ctx.failed():
-                conf = Confidence.MEDIUM                # a live snapshot: a straggler between steps looks the same
             evidence = st.evidence[:2] + [e for r in inside[:1] for e in ctx.ranks[r].evidence[:1]]
             evidence += _last_rows(ctx, [st.rank] + inside[:1])
             yield self.finding([st.rank], msg, conf, evidence, _fix(st))
+
+
+def _pyspy_confidence(ctx: Context, hung: bool, inside: int, outside: int) -> Confidence:
+    """High when other evidence shows the hang and most ranks wait; one step lower for a live snapshot alone (a
+    straggler between steps looks the same), or when more ranks are outside than inside; one step lower again
+    when the stacks leave some expected ranks uncovered."""
+    conf = Confidence.HIGH if hung else Confidence.MEDIUM
+    if outside > inside:
+        conf = lower(conf)
+    expected = set(ctx.expected.expected) if ctx.expected is not None else set()
+    stacked = {st.rank for st in ctx.ranks.values() if st.where is not None}
+    if expected - stacked:
+        conf = lower(conf)
+    return conf
+
+
+_TIMEOUT_KINDS = ("gloo_error", "watchdog_timeout", "monitored_barrier")
+_LATE_FIX = ("look at what that rank ran just before this collective (its own earlier entries' frames, a py-spy dump "
+             "of it during the next hang): work outside the collective that took longer than the process-group "
+             "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")
+
+
+def _timeout_s(ev) -> float | None:
+    if ev.kind == "gloo_error" and ev.data.get("category") != "timeout":
+        return None
+    ms = ev.data.get("timeout_ms")
+    return ms / 1000 if isinstance(ms, (int, float)) and ms > 0 else None
+
+
+def _shortest_timeout(ctx: Context) -> float | None:
+    found = [t for ev in ctx.of(*_TIMEOUT_KINDS) for t in [_timeout_s(ev)] if t is not None]
+    return min(found) if found else None
 
 
 _STATE_FIX = ("look at what that rank ran before this collective (py-spy dump --native of its process, or its own "

@@ -12,8 +12,8 @@ Why it hangs or dies:
     from the NCCL watchdog, "connection closed").
 
 Evidence it needs:
-    Any process-end or error evidence: torchrun's failure table or agent lines, error.json, tracebacks,
-    CUDA/NCCL error lines.
+    Any line that shows a failure (`model.shows_failure`: the message catalogue's failure and consequence
+    lines, tracebacks, C++ ``terminate``, signal reports, NCCL error traces, launcher exits, CUDA/NCCL errors).
 
 Example:
     torchrun's ``Failures:`` table listing ranks 1 and 2 with ``exitcode: -15`` (SIGTERM) and no root cause
@@ -31,21 +31,22 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, shows_failure
 from .base import BaseDetector, Context
 
-_ERRORS = ("cuda_error", "nccl_error", "dist_backend_error", "comm_abort", "error_json")
+_TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
+                       "hung_task", "work_status", "frtrace_report"})   # T601's
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
 
 
 class UnclassifiedFailure(BaseDetector):
     code, name, cls = "X901", "unclassified-failure", "unclassified_failure"
-    needs = ("process_end", "errors")
+    needs = ("process_end", "failures")
 
     def check(self, ctx: Context):
         ended = [st for st in ctx.ranks.values() if st.end]
-        errors = ctx.of(*_ERRORS)
+        errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS]
         if not ended and not errors:
             return
         causes = sorted(st.rank for st in ended if st.cause)

@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ..detectors import run_detectors, selected
+from ..detectors import assess_health, run_detectors, selected
 from ..detectors.base import Context
 from ..engines.local import imap_sources
 from ..errors import NcclfError, NoEvidence
@@ -43,7 +43,7 @@ from .timeline import (
     comm_ids_of,
     frame_from_packed,
 )
-from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
+from .verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
@@ -269,14 +269,18 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
     ranks = rank_states(events, world.expected)
     ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
-    report = run_detectors(ctx, selected(select, ignore))
+    entries = selected(select, ignore)
+    report = run_detectors(ctx, entries)
     missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
     cascade = [st.rank for st in ranks.values() if st.end and not st.cause]
     root = [ev for ev in ctx.of("child_failed") if ev.data.get("root_cause")]
     findings = reported(report.findings)
-    verdict = decide(findings, cascade, root, missing)
-    if verdict.cls == "none":
-        verdict = none_or_inconclusive(verdict, world, ctx.has_behaviour())
+    if findings:
+        verdict = decide(findings, cascade, root, missing)
+    else:
+        health = assess_health(ctx, entries, report, warnings or ())
+        verdict = healthy_or_inconclusive(health.healthy, health.confidence, health.shown, health.why_not,
+                                          {**world.gaps, **world.partial})
     return Diagnosis(verdict, sorted(findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
                      ranks, first_divergence(outliers), sources or [], report.skipped, missing,
                      list(errors.values()), world, [*(warnings or ()), *report.warnings])

@@ -9,9 +9,9 @@ ranks are listed as the cascade.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from ..model import Confidence, Event, Finding
-from .world import World
 
 CLASS_ORDER = ("oom", "dropped_rank", "op_mismatch", "dtype_mismatch", "shape_mismatch", "collective_skipped",
                "stuck_rank", "nic_misselection", "version_mismatch", "network_error", "straggler",
@@ -59,9 +59,7 @@ def decide(findings: list[Finding], cascade_ranks: list[int] = (), root_cause: l
            missing: list[str] = ()) -> Verdict:
     """Pick the primary finding and build the verdict around it (pass `reported(findings)`)."""
     if not findings:
-        return Verdict("none", [], Confidence.HIGH if not missing else Confidence.MEDIUM,
-                       "no detector found a failure" + (f" (missing: {', '.join(missing)})" if missing else ""),
-                       "no hang or failure found")
+        raise ValueError("decide() needs findings: without any, the health rule decides (healthy_or_inconclusive)")
     ordered = sorted(findings, key=rank_key)
     primary = ordered[0]
     same = [f for f in ordered if f.cls == primary.cls]
@@ -103,27 +101,18 @@ def _confidence(primary: Finding, same: list[Finding], supporting: list[Finding]
     return conf, f"{conf.value}: " + "; ".join(why)
 
 
-def none_or_inconclusive(verdict: Verdict, world: World, has_behaviour: bool) -> Verdict:
-    """`none` only when the evidence covers every expected rank and shows what the job did; otherwise say which
-    evidence is missing (never a false all-clear)."""
-    gaps = {**world.gaps, **world.partial}
-    why = []
-    if gaps:
-        why.append("incomplete evidence for rank" + ("s " if len(gaps) > 1 else " ")
-                   + ", ".join(f"{r} ({g.reason})" for r, g in sorted(gaps.items())[:8])
-                   + (f" and {len(gaps) - 8} more" if len(gaps) > 8 else ""))
-    if world.unranked:
-        why.append(f"{len(world.unranked)} file{'s' if len(world.unranked) > 1 else ''} hold evidence of an unknown "
-                   f"rank (e.g. {world.unranked[0]})")
-    if world.unattributed:
-        why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank "
-                   "could not be read or placed")
-    if not has_behaviour:
-        why.append("nothing shows what the ranks did (no collective records, py-spy dumps or exit status)")
-    if not why:
-        return verdict
-    summary = "inconclusive: no failure found in the evidence read, but " + "; ".join(why)
-    fix = ("collect the missing evidence and run again: each rank's NCCL_DEBUG=INFO log (NCCL_DEBUG_FILE), "
-           "`py-spy dump --pid` of every rank while it hangs, flight-recorder dumps (TORCH_FR_BUFFER_SIZE), "
-           "torchrun --log-dir, dmesg")
-    return Verdict(INCONCLUSIVE, sorted(gaps), Confidence.LOW, "low: " + "; ".join(why), summary, fix)
+def healthy_or_inconclusive(healthy: bool, confidence: Confidence, shown: str, why_not: list[str],
+                            gap_ranks: Iterable[int] = ()) -> Verdict:
+    """The verdict when no detector found a failure: `none` only on the health rule's positive evidence
+    (detectors/healthy.py), else `inconclusive` with every reason there is no all-clear."""
+    if healthy:
+        return Verdict("none", [], confidence, f"{confidence.value}: H001 healthy: {shown}",
+                       "no hang or failure found: " + shown)
+    summary = "inconclusive: no failure found in the evidence read, but why not none: " + "; ".join(why_not)
+    return Verdict(INCONCLUSIVE, sorted(gap_ranks), Confidence.LOW, "low: why not none: " + "; ".join(why_not),
+                   summary, _COLLECT)
+
+
+_COLLECT = ("collect the missing evidence and run again: each rank's NCCL_DEBUG=INFO log (NCCL_DEBUG_FILE), "
+            "`py-spy dump --pid` of every rank while it hangs, flight-recorder dumps (TORCH_FR_BUFFER_SIZE), "
+            "torchrun --log-dir, dmesg")

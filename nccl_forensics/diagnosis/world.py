@@ -14,6 +14,7 @@ Example: eight NCCL logs of which rank 6's was deleted::
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
@@ -161,6 +162,8 @@ def _claims(events: list[Event], sources: Iterable[Source]):
                 yield Claim(f"nranks {d['nranks']}", d["nranks"], frozenset(), _cite(ev))
         elif ev.kind == "fr_dump":
             yield from _fr_claims(ev, seen_sizes)
+        elif ev.kind == "agent_log":
+            yield from _agent_claims(ev, seen_sizes)
         elif ev.kind == "child_failed" and isinstance(d.get("rank"), int):
             yield Claim("named in torchrun's failure table", None, frozenset({d["rank"]}), _cite(ev))
         elif ev.kind == "fingerprint_mismatch":
@@ -175,6 +178,22 @@ def _claims(events: list[Event], sources: Iterable[Source]):
     for src in sources:
         if src.rank is not None:
             yield Claim("named by its file name", None, frozenset({src.rank}), Evidence(src.path, 0, src.path))
+
+
+_AGENT_SIZES = re.compile(r"^\s*global_world_sizes=\[(\d+)")
+_AGENT_RANKS = re.compile(r"^\s*global_ranks=\[([\d, ]*)\]")
+
+
+def _agent_claims(ev: Event, seen_sizes: set):
+    """torchrun's rendezvous result (printed at LOGLEVEL=INFO): `global_world_sizes=[16, 16]`, `global_ranks=[8, 9]`."""
+    message = str(ev.data.get("message") or "")
+    size = _AGENT_SIZES.match(message)
+    if size and int(size[1]) > 0 and ("world_size", int(size[1])) not in seen_sizes:
+        seen_sizes.add(("world_size", int(size[1])))
+        yield Claim(f"global_world_sizes {size[1]}", int(size[1]), frozenset(), _cite(ev))
+    ranks = _AGENT_RANKS.match(message)
+    if ranks and ranks[1].strip():
+        yield Claim("started by torchrun", None, frozenset(int(r) for r in ranks[1].split(",")), _cite(ev))
 
 
 def _fr_claims(ev: Event, seen_sizes: set):

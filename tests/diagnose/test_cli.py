@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,10 +46,29 @@ def test_report_and_trace_files(tmp_path):
 
 
 @needs_bundles
-def test_select_can_silence_everything(tmp_path):
+def test_a_detector_subset_is_never_an_all_clear(tmp_path):
+    """--select that leaves out the detectors able to see the failure says so: inconclusive, exit 4, not none."""
     shutil.copytree(BUNDLES / "dtype-mismatch-nccl", tmp_path / "b")
     res = _run(["diagnose", str(tmp_path / "b"), "--select", "V501", "--format", "json", "-j", "1"])
-    assert res.return_value == 0 and json.loads(res.output)["verdict"]["class"] == "none"
+    verdict = json.loads(res.output)["verdict"]
+    assert res.return_value == 4 and verdict["class"] == "inconclusive"
+    assert "did not run (--select/--ignore)" in verdict["summary"] and "C102" in verdict["summary"]
+
+
+@needs_bundles
+@pytest.mark.parametrize("flag,key", [("--select", "Q9"), ("--ignore", "C9"), ("--select", "no-such-rule")])
+def test_an_unknown_detector_code_is_bad_input(tmp_path, flag, key):
+    proc = subprocess.run([sys.executable, "-m", "nccl_forensics", "diagnose", str(BUNDLES / "dtype-mismatch-nccl"),
+                           flag, key, "-j", "1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == f"Error: unknown detector code or name '{key}' (see `ncclf explain --list`)"
+
+
+@needs_bundles
+def test_select_c1_on_a_stuck_rank_says_what_did_not_run():
+    res = _run(["diagnose", str(BUNDLES / "real-stuck-rank"), "--select", "C1", "--format", "json", "-j", "1"])
+    verdict = json.loads(res.output)["verdict"]
+    assert res.return_value == 4 and "R202" in verdict["summary"]
 
 
 @needs_bundles

@@ -1,7 +1,9 @@
 """findings → verdict: ranking, tie-breaks, confidence, consequences."""
 from __future__ import annotations
 
-from nccl_forensics.diagnosis.verdict import decide
+import pytest
+
+from nccl_forensics.diagnosis.verdict import decide, healthy_or_inconclusive
 from nccl_forensics.model import Confidence, Evidence, Finding
 
 from . import factories as F
@@ -12,13 +14,17 @@ def _f(code, cls, ranks, conf=Confidence.MEDIUM, cause=True, file="a.log"):
                    cause=cause)
 
 
-def test_no_findings_is_none():
-    v = decide([])
-    assert v.cls == "none" and v.culprit_ranks == [] and v.confidence is Confidence.HIGH
+def test_no_findings_is_not_a_verdict_by_itself():
+    with pytest.raises(ValueError):
+        decide([])
 
 
-def test_missing_evidence_lowers_a_none():
-    assert decide([], missing=["py-spy dumps"]).confidence is Confidence.MEDIUM
+def test_health_gives_none_and_its_absence_inconclusive_with_reasons():
+    v = healthy_or_inconclusive(True, Confidence.HIGH, "every expected rank (0-3) shows health", [])
+    assert v.cls == "none" and v.culprit_ranks == [] and "H001" in v.reason
+    v = healthy_or_inconclusive(False, Confidence.LOW, "", ["no usable evidence from rank 2 (unreadable)"], [2])
+    assert v.cls == "inconclusive" and v.culprit_ranks == [2]
+    assert "why not none: no usable evidence from rank 2" in v.summary
 
 
 def test_specific_cause_beats_network_error_and_timeout():

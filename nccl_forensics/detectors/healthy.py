@@ -1,0 +1,179 @@
+"""H001 healthy: the job was healthy, shown by positive evidence for every expected rank.
+
+What it detects:
+    Health, never the mere absence of findings. The all-clear (`none`) is given only when all of these hold:
+
+    - the world is known: some line states the job's size (NCCL's ``nranks``, the flight recorder's
+      ``world_size``, torchrun's table), and every expected rank left readable evidence of its own (no
+      missing, unreadable, truncated or refused file, no file whose rank nothing names);
+    - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, its
+      communicators destroyed, every collective it enqueued completed, a completed nccl-tests run), or
+      that it reached the last collective any rank reached in each of its groups;
+    - no line anywhere shows a failure (a traceback, a C++ ``terminate``, a signal, an NCCL error trace
+      ``file.cc:N -> N``, a timeout, a launcher's non-zero exit), whether or not a detector explains it;
+    - every detector ran (no ``--select``/``--ignore`` subset) and none, and no parser, failed inside.
+
+    Otherwise the verdict is the failure another detector found or, when none did, ``inconclusive``
+    (exit 4) with each reason after ``why not none:``.
+
+Why it hangs or dies:
+    It does not: this is the rule for saying that nothing did.
+
+Evidence it needs:
+    Any. Health of a finished job is strongest (communicators destroyed, exit codes 0, torchrun's
+    ``SUCCEEDED``); ranks that kept pace to the same last collective are healthy with medium confidence.
+
+Example:
+    ``ncclf diagnose sample_logs/bundles/healthy-nccl`` → ``none: every expected rank (0-7) shows health:
+    8 destroyed their communicators``; the same bundle without ``nccl.rank6…log`` → ``inconclusive``,
+    ``why not none: no usable evidence from rank 6 (no evidence)``.
+
+Known limits:
+    A fragment of a running job (ranks in step, nothing finished) is healthy only as far as it goes:
+    medium confidence. py-spy stacks alone never show health: a snapshot cannot tell progress.
+
+Suggested fix:
+    To get an all-clear where ncclf is inconclusive, collect what the reasons name: every rank's log
+    (``NCCL_DEBUG_FILE=…/nccl.%h.%p.log``), torchrun ``--log-dir`` with exit codes, flight-recorder dumps.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, NamedTuple
+
+from ..diagnosis.rank_state import cite
+from ..model import Confidence, Evidence, rank_span, shows_failure, shows_health
+from .base import BaseDetector, Context
+
+_SHOWN = 3           # failure lines quoted in a reason
+
+
+class Health(NamedTuple):
+    """The health rule's answer: healthy or not, with what shows it and why not."""
+
+    healthy: bool
+    confidence: Confidence
+    shown: str                        # what shows health ("ranks 0-7 destroyed their communicators")
+    why_not: list[str]                # the reasons there is no all-clear (empty when healthy)
+    evidence: list[Evidence]
+
+
+class Healthy(BaseDetector):
+    code, name, cls = "H001", "healthy", "none"
+    needs = ("anything",)
+
+    def check(self, ctx: Context):            # health is assessed after the failure detectors (assess)
+        return ()
+
+    def assess(self, ctx: Context, not_run: Iterable[str] = (), internal_errors: Iterable[str] = ()) -> Health:
+        finished, progressed = finished_ranks(ctx), progressed_ranks(ctx)
+        why: list[str] = _world_reasons(ctx, finished)
+        failures = [ev for ev in ctx.events if shows_failure(ev)]
+        if failures:
+            quoted = "; ".join(f"{ev.file}:{ev.line}" for ev in failures[:_SHOWN])
+            why.append(f"{len(failures)} line{'s' if len(failures) > 1 else ''} show{'' if len(failures) > 1 else 's'}"
+                       f" a failure that no detector explains ({quoted})")
+        not_run = list(not_run)
+        if not_run:
+            why.append(f"detector{'s' if len(not_run) > 1 else ''} {', '.join(not_run)} did not run (--select/--ignore)")
+        errors = list(internal_errors)
+        if errors:
+            why.append(f"{len(errors)} internal error{'s' if len(errors) > 1 else ''} ({errors[0]})")
+        expected = _expected(ctx)
+        unhealthy = [r for r in expected if r not in finished and r not in progressed]
+        if expected and unhealthy:
+            why.append(f"nothing shows that rank{'s' if len(unhealthy) > 1 else ''} {rank_span(unhealthy)} finished "
+                       "or kept pace with the others (an exit code, a success line, communicators destroyed, "
+                       "completed collectives)")
+        if why:
+            return Health(False, Confidence.LOW, "", why, [ev for ev in failures[:_SHOWN]])
+        all_finished = all(r in finished for r in expected)
+        shown = _shown(expected, finished, progressed)
+        conf = Confidence.HIGH if all_finished else Confidence.MEDIUM
+        evidence = [finished[r] for r in expected if r in finished][:2] + \
+                   [progressed[r] for r in expected if r not in finished and r in progressed][:2]
+        return Health(True, conf, shown, [], evidence)
+
+
+def _world_reasons(ctx: Context, finished: dict[int, Evidence]) -> list[str]:
+    """A rank without evidence of its own is no gap when the launcher's success covers it (its exit code 0)."""
+    world = ctx.expected
+    if world is None or not world.size:
+        return ["nothing states the job's world size, so ranks beyond those seen may be missing"]
+    why = []
+    gaps = {rank: gap for rank, gap in {**world.gaps, **world.partial}.items()
+            if not (gap.reason == "no evidence" and rank in finished)}
+    if gaps:
+        by_reason = defaultdict(list)
+        for rank, gap in sorted(gaps.items()):
+            by_reason[gap.reason].append(rank)
+        why.append("no usable evidence from " + "; ".join(f"rank{'s' if len(r) > 1 else ''} {rank_span(r)} ({reason})"
+                                                          for reason, r in sorted(by_reason.items())))
+    if world.unattributed:
+        why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank could "
+                   f"not be read ({world.unattributed[0]})")
+    return why
+
+
+def _expected(ctx: Context) -> list[int]:
+    return list(ctx.expected.expected) if ctx.expected is not None else sorted(ctx.ranks)
+
+
+def finished_ranks(ctx: Context) -> dict[int, Evidence]:
+    """Ranks that show they finished: a healthy-meaning line of their own (or of the whole job), communicators
+    destroyed, the launcher's success, every collective their flight recorder enqueued completed."""
+    out: dict[int, Evidence] = {}
+    job = [ev for ev in ctx.events if ev.rank is None and shows_health(ev)]
+    job += [ev for ev in ctx.of("agent_log") if "SUCCEEDED" in str(ev.data.get("message"))]
+    if job:
+        for rank in _expected(ctx):
+            out.setdefault(rank, cite(job[0]))
+    for ev in ctx.events:
+        if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"):
+            out.setdefault(ev.rank, cite(ev))
+    status = defaultdict(list)
+    for ev in ctx.of("fr_pg_status"):
+        if ev.rank is not None:
+            status[ev.rank].append(ev)
+    for rank, evs in status.items():
+        done = [ev for ev in evs if _all_completed(ev.data)]
+        if done and len(done) == len(evs):
+            out.setdefault(rank, cite(done[0]))
+    return out
+
+
+def _all_completed(data: dict) -> bool:
+    enq, comp = data.get("last_enqueued"), data.get("last_completed")
+    return isinstance(enq, int) and isinstance(comp, int) and comp >= enq
+
+
+def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
+    """Ranks whose timeline reached, in every group it has rows in, the last collective any rank reached there."""
+    colls = ctx.timelines.colls
+    if colls.empty:
+        return {}
+    rows = colls[["group", "rank", "seq", "file", "line"]].dropna(subset=["seq", "rank"])
+    if rows.empty:
+        return {}
+    head = rows.groupby("group", observed=True)["seq"].transform("max")
+    at_head = rows["seq"] >= head
+    reached = at_head.groupby([rows["group"], rows["rank"]], observed=True).any()
+    behind = {int(rank) for (_, rank), ok in reached.items() if not ok}
+    out: dict[int, Evidence] = {}
+    for row in rows[at_head].itertuples(index=False):
+        rank = int(row.rank)
+        if rank not in behind and rank not in out:
+            out[rank] = Evidence(str(row.file), int(row.line), f"seq {int(row.seq)} of group {row.group}")
+    return out
+
+
+def _shown(expected: list[int], finished: dict, progressed: dict) -> str:
+    done = [r for r in expected if r in finished]
+    pace = [r for r in expected if r not in finished and r in progressed]
+    parts = []
+    if done:
+        parts.append(f"rank{'s' if len(done) > 1 else ''} {rank_span(done)} finished")
+    if pace:
+        parts.append(f"rank{'s' if len(pace) > 1 else ''} {rank_span(pace)} reached the last collective any rank "
+                     "reached (still running, or its end not recorded)")
+    return f"every expected rank ({rank_span(expected)}) shows health: " + "; ".join(parts)
