@@ -30,6 +30,9 @@ NEEDS_KINDS = {
 }
 
 
+_READ_IN_PART = {"truncated", "corrupt"}
+
+
 @dataclass
 class Context:
     """Everything the detectors may look at, built once per diagnosis."""
@@ -72,11 +75,13 @@ class Context:
         return dict(self.expected.gaps) if self.expected is not None else {}
 
     def cut_short(self) -> set[int]:
-        """Ranks whose evidence ends because a file could not be read to its end: a short timeline there says
-        nothing about where the rank stopped."""
+        """Ranks whose evidence ends because a file was read only in part (truncated, corrupt): a short timeline
+        there says nothing about where the rank stopped. A file that could not be opened at all removes only its
+        own evidence, as if it were absent."""
         if self.expected is None:
             return set()
-        return set(self.expected.gaps) | set(self.expected.partial)
+        gaps = {**self.expected.gaps, **self.expected.partial}
+        return {rank for rank, gap in gaps.items() if gap.reason in _READ_IN_PART}
 
     def failed(self) -> bool:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""
@@ -140,12 +145,18 @@ def _dedupe(evidence) -> list[Evidence]:
 
 
 def row_evidence(rows: pd.DataFrame) -> list[Evidence]:
-    """Citations for timeline rows; rows read on the fast path have no text, so one is made from the row."""
+    """Citations for timeline rows. Rows read on the fast path carry no text: one line is made from the row, in
+    one format for every source (`<source> seq S <op> numel=N dtype=D state=S at <call site>`); a column the
+    frame lacks is left out, never an error."""
     out = []
     for row in rows.itertuples(index=False):
-        text = row.text if isinstance(row.text, str) else (
-            f"{row.source} seq {row.seq} {row.op} numel={_plain(row.numel)} dtype={_plain(row.dtype)} "
-            f"state={_plain(row.state)}")
+        text = getattr(row, "text", None)
+        if not isinstance(text, str):
+            fields = [f"{name}={_plain(getattr(row, name, None))}" for name in ("numel", "dtype", "state")
+                      if _plain(getattr(row, name, None)) is not None]
+            site = getattr(row, "frame", None)
+            text = " ".join([f"{getattr(row, 'source', 'timeline')} seq {_plain(getattr(row, 'seq', None))} "
+                             f"{getattr(row, 'op', '?')}", *fields] + ([f"at {site}"] if isinstance(site, str) else []))
         out.append(Evidence(str(row.file), int(row.line), text))
     return out
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from ..model import Confidence, rank_span
 from .base import BaseDetector, Context, row_evidence
+from .healthy import finished_ranks
 
 _DEATH = {"connection_closed", "connection_reset"}
 _UNUSABLE = {"no evidence", "unreadable", "refused", "binary", "corrupt"}
@@ -55,6 +56,8 @@ class MissingRank(BaseDetector):
             return                                          # (its evidence may be in a file of unknown rank)
         if len(gaps) > max(1, len(world.expected) // 2):
             return                                          # too little evidence to single anyone out
+        if set(world.present) <= set(finished_ranks(ctx)) and not _hang_signs(ctx):
+            return                                          # the others finished: a gap (H001 says so), no hang
         halt, evidence, where = _halt(ctx, world.present)
         if not halt:
             return

@@ -16,7 +16,7 @@ from .. import sources as parse_pkg
 from ..errors import NcclfError
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
-from ..sources.flight_recorder import host_in_name, table_of_dump
+from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
@@ -116,8 +116,10 @@ def digest_flight_recorder(source: Source) -> Digest:
     p2p: list = []
     try:
         with gc_paused():                                    # many small objects: GC passes only cost here
-            fast, first = _coded_tail(source) if source.tail_entries else (None, None)
+            fast, first, sites = _coded_tail(source) if source.tail_entries else (None, None, {})
             dump = load_dump(source.path) if fast is None else None
+            if dump is not None:
+                sites = call_sites(dump, len(dump.get("entries") or ()))
             fast = fast or coded_columns(dump, source.path, source)
             if fast is not None:
                 meta, rows = fast[0], coded_rows(source, *fast)
@@ -125,6 +127,7 @@ def digest_flight_recorder(source: Source) -> Digest:
                 meta, cols = table_of_dump(dump, source.path, source, fields=FR_FIELDS)
                 rows, p2p = fr_rows(source, meta, cols)
             del dump                                         # freed while the collector is still paused
+            _add_call_sites(rows, sites)
     except NcclfError as exc:
         return Digest(SourceResult(source, [], error=str(exc)))
     event = Event("fr_dump", "flight_recorder", source.path, 1, meta.get("rank"),
@@ -136,18 +139,44 @@ def digest_flight_recorder(source: Source) -> Digest:
     return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
 
 
-def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None]:
-    """The fast path's (meta, columns) of the dump's tail and the tail's first entry number, or (None, None)
-    when the dump is small or the tail is not in the common shape (the whole dump is then read)."""
+def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:
+    """The fast path's (meta, columns) of the dump's tail, the tail's first entry number and the call sites of its
+    last entries, or (None, None, {}) when the dump is small or the tail is not in the common shape (the whole
+    dump is then read)."""
     tail = load_dump_tail(source.path, source.tail_entries)
     if tail is None:
-        return None, None
+        return None, None, {}
     dump, first, total = tail
     fast = coded_columns(dump, source.path, source, first_line=first)
     if fast is None:
-        return None, None
+        return None, None, {}
     fast[0]["entries"] = total
-    return fast, first
+    return fast, first, call_sites(dump, total)
+
+
+CALL_SITES_KEPT = 64      # a dump's last entries whose call site (user frame) travels in the digest
+
+
+def call_sites(dump: dict, total: int) -> dict[int, str]:
+    """Entry number → `file:line (function)` of the user code that issued it, for the dump's last CALL_SITES_KEPT
+    entries: where a hang's first divergence is. The digest carries them, so the reduce never reopens the dump
+    (a summary reduced far from the raw files cites them too)."""
+    entries = dump.get("entries") if isinstance(dump, dict) else None
+    if type(entries) is not list or total < len(entries[-CALL_SITES_KEPT:]):
+        return {}
+    last = entries[-CALL_SITES_KEPT:]
+    sites = {}
+    for number, entry in zip(range(total - len(last) + 1, total + 1), last, strict=True):
+        site = user_frame(frames_of(entry.get("frames"))) if type(entry) is dict else None
+        if site:
+            sites[number] = site
+    return sites
+
+
+def _add_call_sites(rows: dict, sites: dict[int, str]) -> None:
+    if not rows or not sites or rows.get("line", ("",))[0] != "num":
+        return
+    rows["frame"] = ("obj", [sites.get(int(line)) for line in rows["line"][1]])
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:

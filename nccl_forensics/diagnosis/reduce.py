@@ -26,8 +26,6 @@ from ..errors import NcclfError, NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import READERS
 from ..sources.discover import discover, evidence_sources
-from ..sources.flight_recorder import frames_of, table_of_dump
-from ..sources.fr_load import load_dump
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .divergence import find_outliers, first_divergence
@@ -265,7 +263,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
             add_event(buf, ev)
             frames = [*frames, buf.to_frame()]
     timelines = build_timelines(frames, declared)
-    outliers = _with_frames(find_outliers(timelines.colls))
+    outliers = find_outliers(timelines.colls)
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
     ranks = rank_states(events, world.expected)
     ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
@@ -394,31 +392,3 @@ def _fill_row_ranks(ranks: list, d: Digest, hints) -> None:
 def _timeline_ranks(timelines: Timelines) -> list[int]:
     """Ranks with a timeline row of their own (a group's declared members are claims, not evidence)."""
     return [] if timelines.empty else [int(r) for r in timelines.colls["rank"].unique()]
-
-
-def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:
-    """Fill the call-site frame and text of the first flight-recorder outliers (frames are costly to read for all)."""
-    if outliers.empty or "frame" not in outliers:
-        return outliers
-    need = outliers[outliers["frame"].isna() & (outliers["source"] == "flight_recorder")]
-    if need.empty:
-        return outliers
-    from .timeline import user_frame
-    for path in sorted(need["file"].unique())[:16]:
-        try:
-            dump = load_dump(path)
-            _, cols = table_of_dump(dump, path, path)
-        except NcclfError:
-            continue
-        index = {line: i for i, line in enumerate(cols["line"])}
-        mask = (outliers["file"] == path) & outliers["frame"].isna()
-        at = [index.get(line) for line in outliers.loc[mask, "line"]]
-        outliers.loc[mask, "frame"] = [user_frame(frames_of(dump["entries"][cols["line"][i] - 1].get("frames")))
-                                       if i is not None else None for i in at]
-        outliers.loc[mask, "text"] = [_fr_text(cols, i) if i is not None else None for i in at]
-    return outliers
-
-
-def _fr_text(cols: dict, i: int) -> str:
-    return (f"record {cols['record_id'][i]} pg {cols['pg_name'][i]} seq {cols['seq'][i]} {cols['op_raw'][i]} "
-            f"in={cols['in_sizes'][i]} {cols['in_dtypes'][i]} state={cols['state'][i]}")
