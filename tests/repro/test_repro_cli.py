@@ -1,6 +1,7 @@
 """`ncclf repro` wiring that needs no job: the list, usage errors (exit 2, one line)."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -86,3 +87,19 @@ def test_a_missing_py_spy_is_never_skipped_silently(monkeypatch):
         run_scenario("stuck-rank", nproc=2)
     assert str(err.value).startswith("py-spy is needed to dump the stacks of a hung job's ranks")
     assert f"{sys.executable} -m pip install py-spy" in str(err.value)
+
+
+@pytest.mark.repro
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_repro_stuck_rank_matches_from_a_bare_shell(tmp_path):
+    """`env -i PATH=/usr/bin:/bin ncclf repro stuck-rank`: no PYTHONUNBUFFERED from the caller, and still the
+    harness sees each step as it is printed, captures the hang and matches."""
+    from .conftest import TOKEN_ENV
+
+    ncclf = Path(sys.executable).with_name("ncclf")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), TOKEN_ENV: os.environ[TOKEN_ENV]}
+    proc = subprocess.run([str(ncclf), "repro", "stuck-rank", "--check", "--out", str(tmp_path / "out")],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "MISMATCH" not in proc.stdout
