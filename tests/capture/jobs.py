@@ -39,7 +39,7 @@ class HangingJob:
 
     @classmethod
     def start(cls, out: Path, mode: str, culprit: int, nproc: int = 4, step: int = 3, debug_server: bool = False,
-              nnodes: int = 1) -> HangingJob:
+              nnodes: int = 1, flight_recorder: bool = True) -> HangingJob:
         job = cls(out)
         out.mkdir(parents=True, exist_ok=True)
         port = free_port()
@@ -47,6 +47,8 @@ class HangingJob:
                "HANG_STEP": str(step), "TORCH_FR_BUFFER_SIZE": "2000", MATCH_VAR: job.marker}
         if debug_server:
             env.update(HANG_DEBUG_SERVER="1", HANG_FRONTEND_PORT=str(free_port()))
+        if not flight_recorder:
+            env.pop("TORCH_FR_BUFFER_SIZE")
         for node in range(nnodes):
             args = [*torchrun_command(), "--nnodes", str(nnodes), "--node-rank", str(node),
                     "--nproc-per-node", str(nproc), "--master-addr", "127.0.0.1", "--master-port", str(port),

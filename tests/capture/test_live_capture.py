@@ -156,3 +156,19 @@ def test_two_nodes_captured_apart_merge_into_one_diagnosis(tmp_path):
 
 def test_the_host_label_defaults_to_this_machines_name():
     assert HOST == socket.gethostname().split(".")[0].replace(" ", "_")
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_a_gloo_hang_without_flight_recorder_is_diagnosed_from_py_spy_alone(tmp_path, nproc):
+    """FR off, the culprit sleeping outside any collective: the py-spy stacks alone name it (issue 30), with 2
+    ranks as with 4, and the capture is limited to the job's launcher with --pid."""
+    job = HangingJob.start(tmp_path / "job", mode="sleep", culprit=nproc - 1, nproc=nproc, flight_recorder=False)
+    try:
+        done = ncclf("capture", "--pid", str(job.popens[0].pid), "--out", str(tmp_path / "cap"))
+        assert done.returncode == 0, done.stdout + done.stderr
+        pyspy = list((tmp_path / "cap" / HOST / "pyspy").glob("rank*.py-spy-*.txt"))
+        assert len(pyspy) == nproc and not list((tmp_path / "cap" / HOST).glob("fr/*"))
+        assert verdict(tmp_path / "cap" / HOST / "pyspy") == ("stuck_rank", [nproc - 1])
+        assert verdict(tmp_path / "cap") == ("stuck_rank", [nproc - 1])
+    finally:
+        assert job.stop() == []
