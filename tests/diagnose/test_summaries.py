@@ -77,3 +77,23 @@ def test_a_windowed_file_is_summarized_with_its_true_line_numbers(tmp_path, monk
     summarize([str(logs)], str(tmp_path / "n.ncclf"), jobs=1, window_mb=0.2)
     assert outcome(diagnose([str(tmp_path / "n.ncclf")], jobs=1)) == outcome(diagnose([str(logs)], jobs=1,
                                                                                      window_mb=None))
+
+
+def test_a_large_job_summarized_per_node_diagnoses_without_its_dumps(tmp_path):
+    """512 ranks of flight-recorder dumps (rank 300 with a wrong size in its last all-reduce), summarized as 8
+    nodes of 64 ranks, the dumps then deleted: the summaries alone name rank 300 (issue 30, at scale)."""
+    fr_synth = pytest.importorskip("benchmarks.fr_synth")
+    dumps = tmp_path / "dumps"
+    fr_synth.make_dumps(dumps, ranks=512, entries=40, diverge_rank=300, mode="shape")
+    files = sorted(dumps.iterdir(), key=lambda p: int(p.name.rsplit("_", 1)[1]))
+    out = tmp_path / "summaries"
+    out.mkdir()
+    for node in range(8):
+        folder = tmp_path / f"node{node}"
+        folder.mkdir()
+        for path in files[node * 64:(node + 1) * 64]:
+            path.rename(folder / path.name)
+        summarize([str(folder)], str(out / f"node{node}.ncclf"), jobs=1)
+        shutil.rmtree(folder)
+    v = diagnose([str(out)], jobs=1).verdict
+    assert (v.cls, v.culprit_ranks) == ("shape_mismatch", [300])
