@@ -80,7 +80,8 @@ class Healthy(BaseDetector):
         if errors:
             why.append(f"{len(errors)} internal error{'s' if len(errors) > 1 else ''} ({errors[0]})")
         expected = _expected(ctx)
-        unhealthy = [r for r in expected if r not in finished and r not in progressed]
+        gaps = set(ctx.expected.gaps) | set(ctx.expected.partial) if ctx.expected is not None else set()
+        unhealthy = [r for r in expected if r not in finished and r not in progressed and r not in gaps]
         if expected and unhealthy:
             why.append(f"nothing shows that rank{'s' if len(unhealthy) > 1 else ''} {rank_span(unhealthy)} finished "
                        "or kept pace with the others (an exit code, a success line, communicators destroyed, "

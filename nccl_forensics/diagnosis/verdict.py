@@ -109,8 +109,8 @@ def healthy_or_inconclusive(healthy: bool, confidence: Confidence, shown: str, w
         return Verdict("none", [], confidence, f"{confidence.value}: H001 healthy: {shown}",
                        "no hang or failure found: " + shown)
     summary = "inconclusive: no failure found in the evidence read, but why not none: " + "; ".join(why_not)
-    return Verdict(INCONCLUSIVE, sorted(gap_ranks), Confidence.LOW, "low: why not none: " + "; ".join(why_not),
-                   summary, _COLLECT)
+    reason = f"low: {len(why_not)} reason{'s' if len(why_not) > 1 else ''} the evidence does not show health (H001)"
+    return Verdict(INCONCLUSIVE, sorted(gap_ranks), Confidence.LOW, reason, summary, _COLLECT)
 
 
 _COLLECT = ("collect the missing evidence and run again: each rank's NCCL_DEBUG=INFO log (NCCL_DEBUG_FILE), "
