@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from . import procs
 from .procs import Proc
+from .redact import redact_argv
 
 _PYTHON = re.compile(r"^python[\d.]*[dmu]?$|^pt_elastic$")
 _LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(run|launch)")
@@ -255,7 +256,7 @@ def _note_empty_pids(pids: list[int], table: dict[int, Proc], found: Found) -> N
         tree = {pid} | {p.pid for p in procs.descendants(pid, everyone)}
         if tree & held:
             continue
-        argv = " ".join(procs.cmdline(pid))[:80] or "?"
+        argv = " ".join(redact_argv(procs.cmdline(pid)))[:80] or "?"
         why = "its environment is unreadable" if tree & refused else "no process in its tree has RANK/WORLD_SIZE"
         found.notes.append(f"pid {pid} ({argv}) is not a training process: {why}")
 

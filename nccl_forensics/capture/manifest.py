@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..sources.capture_manifest import MANIFEST_NAME, MARK
 from .find import Job
-from .node import env_snapshot, redact_argv
+from .node import env_snapshot
+from .redact import redact_argv
 from .procs import is_alive
 
 SCHEMA_VERSION = 1
