@@ -12,6 +12,7 @@ import tempfile
 import click
 
 from ..errors import BadInput
+from ..hygiene import strip_escapes
 
 
 def paths_argument(f):
@@ -94,7 +95,7 @@ def verbosity_options() -> list[click.Option]:
 def note(message: str, detail: bool = False) -> None:
     """A line on stderr for people: not with -q; a `detail` only with -v."""
     if VERBOSITY["level"] >= (1 if detail else 0):
-        click.echo(message, err=True)
+        click.echo(strip_escapes(message), err=True)
 
 
 def write_file(path: str, text: str, what: str) -> None:

@@ -14,13 +14,13 @@ import zlib
 from typing import IO, Iterator
 
 from ..errors import BadInput
+from ..hygiene import strip_escapes
 from ..model import Line, split_block
 
 MAX_LINE = 64 * 1024          # longer lines are cut here (the rest of the physical line is skipped)
 _CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples stay near a core's L2 cache;
                               # 1 MiB blocks parsed ~15% slower, and more so with both cores busy
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]")
 
 # One wrapper at the start of a line. Wrappers can stack (`[default0]:[rank0]:`), so this is applied in a loop.
 WRAPPER_RE = re.compile(
@@ -131,12 +131,13 @@ def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
 
 
 def clean(raw: str) -> str:
-    """Drop the line end, stray CRs and ANSI colour codes."""
+    """Drop the line end, stray CRs, and every escape sequence and control character (hygiene.strip_escapes:
+    colours, and what a hostile line could do to a terminal)."""
     text = raw.rstrip("\r\n")
     if "\r" in text:
         text = text.rsplit("\r", 1)[-1] or text.replace("\r", "")
-    if "\x1b" in text:
-        text = ANSI_RE.sub("", text)
+    if not (text.isascii() and text.isprintable()):
+        text = strip_escapes(text)
     return text
 
 
