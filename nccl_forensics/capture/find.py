@@ -25,7 +25,7 @@ from .procs import Proc
 from .redact import redact_argv
 
 _PYTHON = re.compile(r"^python[\d.]*[dmu]?$|^pt_elastic$")
-_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(run|launch)")
+_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(run|launch)|nccl_forensics\.capture\.local_launch")
 _LABEL_CHARS = re.compile(r"[^\w.-]+")
 
 

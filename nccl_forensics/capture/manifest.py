@@ -17,8 +17,8 @@ from pathlib import Path
 from ..sources.capture_manifest import MANIFEST_NAME, MARK
 from .find import Job
 from .node import env_snapshot
-from .redact import redact_argv
 from .procs import is_alive
+from .redact import redact_argv
 
 SCHEMA_VERSION = 1
 

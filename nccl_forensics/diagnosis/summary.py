@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import BadInput
+from ..files import atomic_output, open_regular
 from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
 from .groups import compact
@@ -52,7 +53,8 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "inputs": inputs,
         "sources": [_source_dict(s) for s in sources], "digests": []}
     try:
-        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        with atomic_output(path, binary=True) as out, \
+                zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
             for i, d in enumerate(digests):
                 zf.writestr(f"events/{i}.jsonl", "".join(_dumps(_event_dict(ev)) + "\n" for ev in d.result.events))
                 manifest["digests"].append({
@@ -73,7 +75,7 @@ def read_summary(path: str) -> tuple[list[Source], list]:
     from .fr_semantics import P2POp
     from .map import Digest
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open_regular(path) as raw, zipfile.ZipFile(raw) as zf:
             budget = _Budget(path)
             manifest = json.loads(budget.read(zf, "manifest.json"))
             if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
@@ -97,7 +99,7 @@ def read_summary(path: str) -> tuple[list[Source], list]:
                                       [P2POp(*_untag_all(op)) for op in entry["p2p"]]))
     except BadInput:
         raise
-    except Exception as exc:  # whatever a damaged or hostile file makes the readers raise: bad input, not a crash
+    except Exception as exc:  # noqa: BLE001 (whatever a damaged or hostile file makes the readers raise: bad input)
         raise BadInput(f"{path}: a damaged ncclf summary ({type(exc).__name__}: {str(exc)[:200]})") from None
     return sources, digests
 

@@ -14,6 +14,7 @@ import zlib
 from typing import IO, Iterator
 
 from ..errors import BadInput
+from ..files import NotRegular, open_regular
 from ..hygiene import strip_escapes
 from ..model import Line, split_block
 
@@ -52,9 +53,12 @@ LEADING_TS_RE = re.compile(
 
 
 def open_binary(path: str) -> IO[bytes]:
-    """Open a file for streaming, transparently gunzipping `.gz` (sniffed by magic, not name)."""
+    """Open a file for streaming, transparently gunzipping `.gz` (sniffed by magic, not name). Only a regular
+    file is read (a FIFO or a device swapped in after discovery is refused at once, files.open_regular)."""
     try:
-        raw = open(path, "rb")
+        raw = open_regular(path)
+    except NotRegular as exc:
+        raise BadInput(f"{path}: {exc.strerror}") from None
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -305,7 +309,7 @@ def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
     buf = bytearray(1 << 22)
     counts = np.frombuffer(buf, np.uint8)
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_regular(path) as fh:
             end = tail_offset(fh, tail)
             fh.seek(0)
             before, done = 0, 0
@@ -322,7 +326,7 @@ def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
 
 def _is_gzip(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False

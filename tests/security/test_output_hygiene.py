@@ -18,7 +18,7 @@ OSC8 = "\x1b]8;;http://evil.example/\x1b\\click\x1b]8;;\x1b\\"
 DCS = "\x1bP1$qm\x1b\\"
 C1 = "\x9b2J\x9d0;pwned\x9c"
 TITLE = "\x1b]0;owned\x07"
-HOSTILE = OSC52 + OSC8 + DCS + C1 + TITLE + "\x1b[2K\x1b[1A\r\x08\x07"
+HOSTILE = OSC52 + OSC8 + DCS + C1 + TITLE + "\x1b[2K\x1b[1A\x08\x07"
 BAD = ("\x1b", "\x9b", "\x9d", "\x9c", "\x07", "\x08", "\x90")
 
 
@@ -36,8 +36,8 @@ def hostile_logs(tmp_path) -> Path:
         lines = [f"{head}NCCL version 2.21.5+cuda12.4",
                  f"{head}ncclCommInitRank comm 0x55d0c000000{rank} rank {rank} nranks 2 cudaDev {rank} nvmlDev "
                  f"{rank} busId {rank + 1}8000 commId 0x7a11c0ffee5eed01 - Init COMPLETE",
-                 f"node0:{3000 + rank}:{3000 + rank} [{rank}] misc/socket.cc:50 NCCL WARN {HOSTILE}"
-                 f"<img src=x onerror=alert(1)> [x](javascript:alert(1)) =cmd|' /C calc'!A0"]
+                 (f"node0:{3000 + rank}:{3000 + rank} [{rank}] misc/socket.cc:50 NCCL WARN {HOSTILE}"
+                  f"<img src=x onerror=alert(1)> [x](javascript:alert(1)) =cmd|' /C calc'!A0")]
         (logs / f"nccl.rank{rank}.{OSC52}{C1}.log").write_text("\n".join(lines) + "\n")
     (logs / "rank1.py-spy-node0-3001.txt").write_text(
         f"Process 3001: python train.py\nPython v3.11.7 (/usr/bin/python3.11)\n\n"
