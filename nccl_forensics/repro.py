@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .capture.tools import install_hint, require_tool
 from .errors import ReproError
+from .files import write_atomic
 from .reproducers import harness
 from .scenarios import SCENARIOS, Scenario
 
@@ -188,7 +189,7 @@ def _write_repro_json(result: ReproResult, scenario: Scenario, pg_timeout: float
         "torchrun_exit_code": outcome.torchrun_rc, "last_step_printed": outcome.last_step,
         "oom_mode": outcome.oom_mode, "notes": outcome.notes,
     }
-    result.repro_json.write_text(json.dumps(doc, indent=2) + "\n")
+    write_atomic(result.repro_json, json.dumps(doc, indent=2) + "\n")
 
 
 def _diagnose(result: ReproResult) -> None:

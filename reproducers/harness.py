@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nccl_forensics.capture.procs import Proc, descendants, interrupt_on_sigterm, is_alive, stop_tree
-from nccl_forensics.capture.tools import torchrun_command as launcher_command
+from nccl_forensics.capture.tools import local_torchrun_command as launcher_command
 
 from . import capture
 from .cgroup import MemoryCgroup

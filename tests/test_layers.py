@@ -17,7 +17,7 @@ PKG = Path(__file__).resolve().parents[1] / "nccl_forensics"
 # module-name prefix → stage; the longest matching prefix decides. A module may only import modules of a
 # stage ≤ its own.
 STAGES = {
-    "model": 0, "errors": 0, "scenarios": 0,
+    "model": 0, "errors": 0, "scenarios": 0, "limits": 0, "hygiene": 0, "files": 0,
     "sources": 1,
     "engines": 2,
     "diagnosis.timeline": 3, "diagnosis.divergence": 3, "diagnosis.map": 3, "diagnosis.rank_state": 3,

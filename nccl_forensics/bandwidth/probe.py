@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lark import Lark, LarkError, Tree
 
+from ..capture.tools import local_torchrun_command
 from ..errors import BadInput, ReproError
 from ..sources.grammars import lalr
 from ..sources.lines import iter_lines
@@ -166,7 +167,7 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
                          f"with {install_hint('torch')}, or read nccl-tests output with --nccl-tests FILE")
     with tempfile.TemporaryDirectory(prefix="ncclf-probe-") as tmp:
         out = Path(tmp) / "rows.json"
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
+        cmd = [*local_torchrun_command(), "--nproc_per_node", str(nproc),
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
                "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out), "--backend", backend,
                "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 import statistics
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..capture.tools import local_torchrun_command
 from ..errors import ReproError
 from .probe import free_port, run_job
 
@@ -45,7 +45,7 @@ def measure_scaling(nprocs: tuple[int, ...] = (1, 2, 4), steps: int = 12, timeou
     for n in nprocs:
         with tempfile.TemporaryDirectory(prefix="ncclf-scaling-") as tmp:
             log = Path(tmp) / "console.log"
-            run_job([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(n),
+            run_job([*local_torchrun_command(), "--nproc_per_node", str(n),
                      "--master_addr", "127.0.0.1", "--master_port", str(free_port()), str(trainer_path()),
                      "--steps", str(steps)], timeout_s, log)
             tps = tokens_per_second(log.read_text(errors="replace"))

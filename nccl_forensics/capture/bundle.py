@@ -71,21 +71,27 @@ class CaptureResult:
 
 
 def capture(pids: list[int] | None = None, out: str | os.PathLike = "ncclf-capture", host: str | None = None,
-            options: CaptureOptions | None = None, match: tuple[str, str] | None = None) -> CaptureResult:
-    """Capture every training job on this node (or the ones under `pids`, or whose environment holds
-    `match` = (NAME, VALUE)) into `out`."""
+            options: CaptureOptions | None = None, match: tuple[str, str] | None = None,
+            users: set[int] | None = None) -> CaptureResult:
+    """Capture every training job of this user on this node (or the ones under `pids`, or of `users`, or
+    whose environment holds `match` = (NAME, VALUE)) into `out`. The bundle is private: folders 0700,
+    files 0600 (a bundle holds stacks and logs; share it on purpose, with chmod)."""
     started = time.monotonic()
     options = options or CaptureOptions()
     label = node.host_label(host)
     out = Path(out)
-    check_writable(out)
-    found = find_jobs(pids, match)
-    bundles = []
-    if not found.jobs:
-        bundles.append(_empty_bundle(_fresh(out / label), label, found))
-    for job in found.jobs:
-        dest = out / label if len(found.jobs) == 1 else out / job.label / label
-        bundles.append(capture_job(job, _fresh(dest), label, options, found))
+    previous_umask = os.umask(0o077)
+    try:
+        check_writable(out)
+        found = find_jobs(pids, match, users)
+        bundles = []
+        if not found.jobs:
+            bundles.append(_empty_bundle(_fresh(out / label), label, found))
+        for job in found.jobs:
+            dest = out / label if len(found.jobs) == 1 else out / job.label / label
+            bundles.append(capture_job(job, _fresh(dest), label, options, found))
+    finally:
+        os.umask(previous_umask)
     return CaptureResult(found, bundles, round(time.monotonic() - started, 2))
 
 
@@ -136,9 +142,13 @@ def check_writable(out: Path) -> None:
 
 
 def _fresh(dest: Path) -> Path:
+    if dest.is_symlink():
+        raise CaptureError(f"{dest} is a symbolic link; pick another --out")
     if dest.exists() and any(dest.iterdir()):
         raise CaptureError(f"{dest} already holds a capture; pick another --out")
     dest.mkdir(parents=True, exist_ok=True)
+    if dest.stat().st_uid == os.geteuid():
+        dest.chmod(0o700)
     return dest
 
 

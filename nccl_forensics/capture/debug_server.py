@@ -1,8 +1,9 @@
 """Flight-recorder dumps and stacks from torch's debug server (`torch.distributed.debug.start_debug_server`).
 
 Every rank of such a job runs a worker HTTP server and writes its address (`http://<host>:<port>`) into the
-job's TCPStore under `debug_server/rank<R>`. We read those keys with the job's own interpreter
-(store_lookup.py), then ask each rank *of this node* directly — so a hung or dead rank 0, which hosts the
+job's TCPStore under `debug_server/rank<R>`. We read those keys with ncclf's own interpreter, isolated
+(store_lookup.py; never the job's interpreter or paths), then ask each rank *of this node* directly (an
+address that is not this node's is not contacted) — so a hung or dead rank 0, which hosts the
 HTML frontend, does not matter. Only JSON and text come back: `fr_trace_json` is parsed with `json`
 (nothing received is ever unpickled) and saved as `fr/fr_trace_json_rank_<R>.json`; `dump_traceback`
 (faulthandler's format) as `stacks/rank<R>.stack-<host>-<pid>.txt`. Addresses are used only as the job
@@ -10,10 +11,11 @@ wrote them: no scanning, no proxies, no redirects.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
-import shutil
+import socket
 import subprocess
 import sys
 import urllib.parse
@@ -21,9 +23,8 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .evidence import Item
+from .evidence import Item, write_private
 from .find import Job, RankProc
-from .procs import cwd
 
 STORE_PREFIX = "debug_server"
 LOOKUP_TIMEOUT_S = 30.0
@@ -49,40 +50,55 @@ def capture_from_debug_server(job: Job, bundle: Path, host: str) -> tuple[list[I
 
 def worker_urls(ranks: list[RankProc], addr: str, port: int) -> tuple[dict[int, str], str]:
     args = [str(_LOOKUP), addr, str(port), STORE_PREFIX, *(str(r.rank) for r in ranks)]
-    why = "no interpreter with torch to read the job's store"
-    for python, env in job_interpreters(ranks[0]):
-        try:
-            done = subprocess.run([python, *args], capture_output=True, text=True, timeout=LOOKUP_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL, env=env)
-            reply = json.loads(done.stdout.strip().splitlines()[-1])
-        except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
-            why = f"store lookup with {python} failed: {type(exc).__name__}"
+    python, env = lookup_interpreter()
+    try:
+        done = subprocess.run([python, "-I", *args], capture_output=True, text=True, timeout=LOOKUP_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL, env=env, cwd="/")
+        reply = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        return {}, f"store lookup with {python} failed: {type(exc).__name__}"
+    if "error" in reply:
+        if "ModuleNotFoundError" in reply["error"]:
+            return {}, "no torch beside ncclf's interpreter to read the job's store"
+        return {}, f"store {addr}:{port} not readable: {reply['error']}"
+    urls = {int(k): v for k, v in reply.get("urls", {}).items() if _valid_url(v)}
+    local = {r: u for r, u in urls.items() if on_this_node(urllib.parse.urlsplit(u).hostname or "")}
+    how = (f"debug server: {len(local)} worker address(es) in the store" if local
+           else "no debug server (no worker address of this node in the job's store)")
+    if len(local) < len(urls):
+        how += f"; {len(urls) - len(local)} address(es) of other hosts not contacted"
+    return local, how
+
+
+def lookup_interpreter() -> tuple[str, dict[str, str]]:
+    """(interpreter, environment) for the store lookup: ncclf's own interpreter, run isolated (`-I`) with an
+    environment of ours. Nothing the job's environment or argv names (its interpreter, PATH, PYTHONPATH,
+    LD_LIBRARY_PATH, HOME) is ever run: the job may belong to another user."""
+    env = {"PATH": os.defpath, "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    if os.environ.get("HOME"):
+        env["HOME"] = os.environ["HOME"]
+    return sys.executable, env
+
+
+def on_this_node(host: str) -> bool:
+    """Is `host` (a name or an address) one of this node's addresses? Each address it resolves to (through
+    the resolver the system is configured with) must be bindable here, i.e. local."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    if not infos:
+        return False
+    for family, _, _, _, address in infos:
+        ip = ipaddress.ip_address(address[0].split("%")[0])
+        if ip.is_loopback:
             continue
-        if "error" in reply:
-            why = f"store {addr}:{port} not readable: {reply['error']}"
-            if "ModuleNotFoundError" in reply["error"]:
-                continue
-            return {}, why
-        urls = {int(k): v for k, v in reply.get("urls", {}).items() if _valid_url(v)}
-        return urls, (f"debug server: {len(urls)} worker address(es) in the store" if urls
-                      else "no debug server (no worker address in the job's store)")
-    return {}, why
-
-
-def job_interpreters(r: RankProc) -> list[tuple[str, dict[str, str]]]:
-    """(interpreter, environment) to run the lookup with: the rank's own interpreter with the rank's paths
-    (its torch speaks the job's store protocol), then ours."""
-    found = []
-    argv0 = r.cmdline[0] if r.cmdline else ""
-    if argv0:
-        path = argv0 if os.path.isabs(argv0) else shutil.which(argv0, path=r.env.get("PATH"))
-        if path and not os.path.isabs(path):
-            path = os.path.join(cwd(r.pid) or "/", path)
-        if path and os.path.basename(path).startswith("python") and os.access(path, os.X_OK):
-            found.append((path, _lookup_env(r.env)))
-    if sys.executable not in (p for p, _ in found):
-        found.append((sys.executable, _lookup_env(dict(os.environ))))
-    return found
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.bind((address[0], 0, *address[2:]) if family == socket.AF_INET6 else (address[0], 0))
+        except OSError:
+            return False
+    return True
 
 
 def _fetch_rank(r: RankProc, url: str | None, bundle: Path, host: str) -> list[Item]:
@@ -100,7 +116,7 @@ def _fetch_rank(r: RankProc, url: str | None, bundle: Path, host: str) -> list[I
             if handler == "fr_trace_json" and not isinstance(json.loads(body), dict):
                 raise ValueError("not a JSON object")
             (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
-            (bundle / rel).write_bytes(body)
+            write_private(bundle / rel, body)
         except (OSError, ValueError) as exc:
             item.path, item.status, item.reason = None, "failed", _one_line(exc)
         items.append(item)
@@ -129,11 +145,6 @@ def _valid_url(url: str) -> bool:
         return parts.scheme == "http" and bool(parts.hostname) and parts.port is not None and not parts.path.strip("/")
     except ValueError:
         return False
-
-
-def _lookup_env(env: dict[str, str]) -> dict[str, str]:
-    keep = ("PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH", "LD_LIBRARY_PATH", "VIRTUAL_ENV")
-    return {k: v for k, v in env.items() if k in keep} | {"OMP_NUM_THREADS": "1"}
 
 
 def _one_line(exc: Exception) -> str:

@@ -13,13 +13,18 @@ and copied (never moved) into the bundle.
   (a dump holds no rank: the name must). A dump older than the job is an earlier job's and is left out.
 
 Files already inside the bundle (`ncclf run` and the reproducers point the job there) are recorded in place.
+
+The job's environment names these files, and the job may be another user's while capture runs as root: a
+file is copied only when it is a regular file owned by the job's user, opened without following a symbolic
+link in its last component (`O_NOFOLLOW`) and checked on the opened descriptor (no swap in between). Copies
+are 0600 (the bundle's folders 0700).
 """
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
-import shutil
 import socket
 import stat
 from dataclasses import dataclass
@@ -46,7 +51,7 @@ def copy_job_files(job: Job, bundle: Path, job_started_epoch: float) -> list[Ite
     for r in job.ranks:
         items.extend(_nccl_logs(r, bundle))
     run_dirs = torchrun_run_dirs(job, job_started_epoch)
-    items.extend(_torchrun_logs(run_dirs, bundle))
+    items.extend(_torchrun_logs(run_dirs, bundle, job.owner))
     items.extend(_consoles(job, bundle, run_dirs))
     for r in job.ranks:
         items.extend(copy_fr_dumps(r, bundle, job_started_epoch))
@@ -79,7 +84,7 @@ def _nccl_logs(r: RankProc, bundle: Path) -> list[Item]:
     if not matches:
         return [Item("nccl_log", r.rank, exact, status="missing",
                      reason="NCCL_DEBUG_FILE names no file yet (NCCL writes it when the rank initialises NCCL)")]
-    return [_copy_file("nccl_log", r.rank, Path(m), bundle, Path("nccl") / Path(m).name) for m in matches]
+    return [_copy_file("nccl_log", r.rank, Path(m), bundle, Path("nccl") / Path(m).name, r.owner) for m in matches]
 
 
 def torchrun_run_dirs(job: Job, job_started_epoch: float) -> list[Path]:
@@ -100,13 +105,37 @@ def torchrun_run_dirs(job: Job, job_started_epoch: float) -> list[Path]:
     return sorted(d for d in _subdirs(root) if d.name.startswith(prefix) and d.stat().st_mtime >= job_started_epoch - 1)
 
 
-def _torchrun_logs(run_dirs: list[Path], bundle: Path) -> list[Item]:
+def _torchrun_logs(run_dirs: list[Path], bundle: Path, owner: int | None) -> list[Item]:
     items = []
     for run_dir in run_dirs:
-        for src in sorted(p for p in run_dir.rglob("*") if _regular(p)):
+        if _owned_dir(run_dir, owner) is not None:
+            items.append(Item("torchrun_logs", None, str(run_dir), status="failed", reason=_owned_dir(run_dir, owner)))
+            continue
+        for src in sorted(p for p in _walk(run_dir) if _regular(p)):
             items.append(_copy_file("torchrun_logs", None, src, bundle,
-                                    Path("torchrun_logs") / run_dir.name / src.relative_to(run_dir)))
+                                    Path("torchrun_logs") / run_dir.name / src.relative_to(run_dir), owner))
     return items
+
+
+def _owned_dir(path: Path, owner: int | None) -> str | None:
+    """Why the folder `path` may not be read for the job (None: it may): not a folder of the job's user."""
+    try:
+        st = path.lstat()
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path}: not a folder (a symbolic link is not followed)"
+    if owner is not None and st.st_uid != owner:
+        return f"{path}: owned by uid {st.st_uid}, not by the job's user (uid {owner}): not copied"
+    return None
+
+
+def _walk(root: Path) -> list[Path]:
+    """Every file below `root`, without following a symbolic link to a folder."""
+    out = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        out.extend(Path(folder) / f for f in files)
+    return out
 
 
 def console_files(job: Job) -> list[str]:
@@ -128,7 +157,7 @@ def _consoles(job: Job, bundle: Path, run_dirs: list[Path]) -> list[Item]:
     """The consoles, but not torchrun's `--tee` files: those come with its log folder."""
     files = [Path(f) for f in console_files(job) if not any(Path(f).is_relative_to(d) for d in run_dirs)]
     names = [f.name if [g.name for g in files].count(f.name) == 1 else f"{i}-{f.name}" for i, f in enumerate(files)]
-    return [_copy_file("console", None, f, bundle, Path("console") / name) for f, name in zip(files, names)]
+    return [_copy_file("console", None, f, bundle, Path("console") / name, job.owner) for f, name in zip(files, names)]
 
 
 def fr_dump_candidates(r: RankProc) -> list[str]:
@@ -154,11 +183,12 @@ def copy_fr_dumps(r: RankProc, bundle: Path, job_started_epoch: float) -> list[I
             items.append(Item("flight_recorder", r.rank, src, status="stale",
                               reason="older than the job: an earlier job's dump"))
             continue
-        items.append(_copy_file("flight_recorder", r.rank, Path(src), bundle, Path("fr") / f"nccl_trace_rank_{r.rank}"))
+        items.append(_copy_file("flight_recorder", r.rank, Path(src), bundle, Path("fr") / f"nccl_trace_rank_{r.rank}",
+                                r.owner))
     return items
 
 
-def _copy_file(kind: str, rank: int | None, src: Path, bundle: Path, rel: Path) -> Item:
+def _copy_file(kind: str, rank: int | None, src: Path, bundle: Path, rel: Path, owner: int | None) -> Item:
     item = Item(kind, rank, str(src), str(rel))
     try:
         inside = src.resolve().relative_to(bundle.resolve())
@@ -170,10 +200,43 @@ def _copy_file(kind: str, rank: int | None, src: Path, bundle: Path, rel: Path) 
     dest = bundle / rel
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+        copy_owned(src, dest, owner)
     except OSError as exc:
         item.path, item.status, item.reason = None, "failed", f"{src}: {exc.strerror or exc}"
     return item
+
+
+def copy_owned(src: Path, dest: Path, owner: int | None) -> None:
+    """Copy `src` to a new private file `dest` (0600) when `src` is a regular file owned by `owner` (the job's
+    user; None: anyone), opened without following a symbolic link and without blocking; checked on the fd."""
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(exc.errno, "a symbolic link: not followed") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if owner is not None and st.st_uid != owner:
+            raise OSError(errno.EPERM, f"owned by uid {st.st_uid}, not by the job's user (uid {owner}): not copied")
+        with _create_private(dest) as out:
+            while chunk := fh.read(1 << 20):
+                out.write(chunk)
+
+
+def write_private(dest: Path, data: bytes) -> None:
+    """A new file `dest` (0600, not through a symbolic link) holding `data`."""
+    with _create_private(dest) as out:
+        out.write(data)
+
+
+def _create_private(dest: Path):
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "wb")
 
 
 def _dedupe(items: list[Item]) -> list[Item]:

@@ -7,6 +7,10 @@ ranks: of the processes sharing one (job, rank), the topmost is the rank. A proc
 rank runs is a launcher (a torchrun agent inside a pod that sets `RANK` for the node), not a rank. A job is keyed by `MASTER_ADDR:MASTER_PORT` and `TORCHELASTIC_RUN_ID`: every node of a job sees the
 same key, so each node's bundle lands under the same job label.
 
+Only the invoking user's processes are acted on by default. Root sees the other users' jobs too and says
+whose they are (`Found.others`), but acts on one only when it is named: its PID (`--pid`) or its user
+(`--user`). A process's own environment and argv are data: nothing in them is ever executed.
+
 With `--pid`, only the process trees under the given PIDs count (a torchrun agent, an `srun` step, a
 rank), and `SLURM_PROCID`/`SLURM_NTASKS` stand in for `RANK`/`WORLD_SIZE` where those are absent.
 """
@@ -18,9 +22,10 @@ from dataclasses import dataclass, field
 
 from . import procs
 from .procs import Proc
+from .redact import redact_argv
 
 _PYTHON = re.compile(r"^python[\d.]*[dmu]?$|^pt_elastic$")
-_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(run|launch)")
+_LAUNCHER = re.compile(r"torchrun|torch\.distributed\.(run|launch)|nccl_forensics\.capture\.local_launch")
 _LABEL_CHARS = re.compile(r"[^\w.-]+")
 
 
@@ -34,6 +39,11 @@ class RankProc:
     env: dict[str, str]                  # the whole environment, in memory only (the manifest keeps an allow-list)
     cmdline: list[str]
     helpers: list[int] = field(default_factory=list)
+    uid: int | None = None               # the user it runs as (None: read from /proc when asked)
+
+    @property
+    def owner(self) -> int | None:
+        return self.uid if self.uid is not None else procs.owner(self.pid)
 
 
 @dataclass
@@ -55,34 +65,68 @@ class Job:
     def pids(self) -> set[int]:
         return {r.pid for r in self.ranks} | {h for r in self.ranks for h in r.helpers}
 
+    @property
+    def owner(self) -> int | None:
+        """The user the job's ranks run as (the first rank's; files it names must be this user's)."""
+        return next((r.owner for r in self.ranks if r.owner is not None), None)
+
 
 @dataclass
 class Found:
     jobs: list[Job]
     refused: list[tuple[int, str]] = field(default_factory=list)    # (pid, why its environment is unreadable)
     notes: list[str] = field(default_factory=list)                  # given PIDs that hold no training process
+    others: dict[int, list[str]] = field(default_factory=dict)      # uid -> labels of its jobs, seen, not taken
 
 
-def find_jobs(pids: list[int] | None = None, match: tuple[str, str] | None = None) -> Found:
+def find_jobs(pids: list[int] | None = None, match: tuple[str, str] | None = None,
+              users: set[int] | None = None) -> Found:
     """The training jobs on this node (all of them, or those under `pids`), ranks sorted.
 
     `match` = (NAME, VALUE) keeps only processes whose environment holds NAME=VALUE (one user's job on a
-    shared node: `SLURM_JOB_ID=1234`).
+    shared node: `SLURM_JOB_ID=1234`). `users` (uids) are the users whose processes are taken; by default
+    the invoking user alone, or, with `pids`, whoever owns the processes named.
     """
     table = {p.pid: p for p in procs.all_procs()}
     found = Found(jobs=[])
     candidates = _candidates(pids, table, found)
+    wanted = users if users is not None else (None if pids is not None else {os.geteuid()})
     ranks: list[RankProc] = []
+    others: list[RankProc] = []
     for pid in sorted(candidates):
+        uid = procs.owner(pid)
+        if wanted is not None and uid not in wanted and os.geteuid() != 0:
+            continue                          # another user's process: not ours to read or act on
         rank = _rank_proc(table[pid], explicit=pids is not None, given=pid in (pids or ()), found=found)
-        if rank is not None and (match is None or rank.env.get(match[0]) == match[1] or not rank.env):
-            ranks.append(rank)
-    ranks = _drop_launchers(ranks, table)
-    found.jobs = [_job(members, table) for members in _group(ranks, table).values()]
-    found.jobs.sort(key=lambda j: j.label)
+        if rank is None or not (match is None or rank.env.get(match[0]) == match[1] or not rank.env):
+            continue
+        rank.uid = uid
+        (ranks if wanted is None or uid in wanted else others).append(rank)
+    found.jobs = _jobs(ranks, table)
+    if others:
+        for job in _jobs(others, table):
+            found.others.setdefault(job.owner if job.owner is not None else -1, []).append(job.label)
+        for uid, labels in sorted(found.others.items()):
+            found.notes.append(f"left alone: {len(labels)} job(s) of another user, {user_name(uid)}: "
+                               f"{', '.join(labels[:5])}{' …' if len(labels) > 5 else ''} "
+                               "(name them with --pid or --user to capture them)")
     if pids:
         _note_empty_pids(pids, table, found)
     return found
+
+
+def _jobs(ranks: list[RankProc], table: dict[int, Proc]) -> list[Job]:
+    ranks = _drop_launchers(ranks, table)
+    jobs = [_job(members, table) for members in _group(ranks, table).values()]
+    return sorted(jobs, key=lambda j: j.label)
+
+
+def user_name(uid: int) -> str:
+    try:
+        import pwd
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (KeyError, ImportError):
+        return f"uid {uid}"
 
 
 def _candidates(pids: list[int] | None, table: dict[int, Proc], found: Found) -> set[int]:
@@ -212,7 +256,7 @@ def _note_empty_pids(pids: list[int], table: dict[int, Proc], found: Found) -> N
         tree = {pid} | {p.pid for p in procs.descendants(pid, everyone)}
         if tree & held:
             continue
-        argv = " ".join(procs.cmdline(pid))[:80] or "?"
+        argv = " ".join(redact_argv(procs.cmdline(pid)))[:80] or "?"
         why = "its environment is unreadable" if tree & refused else "no process in its tree has RANK/WORLD_SIZE"
         found.notes.append(f"pid {pid} ({argv}) is not a training process: {why}")
 

@@ -40,7 +40,7 @@ def trigger_dumps(ranks: list[RankProc], wait_s: float = WAIT_S) -> dict[int, st
             continue
         targets = fr_dump_candidates(r)
         before = {t: _mtime(t) for t in targets}
-        outcome[r.rank] = _poke(path)
+        outcome[r.rank] = _poke(path, r.owner)
         if outcome[r.rank] == "asked":
             asked[r.rank] = (targets, before)
     deadline = time.monotonic() + wait_s
@@ -55,16 +55,24 @@ def trigger_dumps(ranks: list[RankProc], wait_s: float = WAIT_S) -> dict[int, st
     return outcome
 
 
-def _poke(path: str) -> str:
+def _poke(path: str, owner: int | None) -> str:
+    """One byte into the rank's pipe: only a FIFO (not through a symbolic link) owned by the rank's user."""
     try:
-        if not stat.S_ISFIFO(os.stat(path).st_mode):
+        if not stat.S_ISFIFO(os.lstat(path).st_mode):      # no device is ever opened for writing
             return f"{path} is not a pipe"
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ENXIO:
             return f"{path}: no reader (the rank does not watch its pipe)"
+        if exc.errno == errno.ELOOP:
+            return f"{path} is a symbolic link: not followed"
         return f"{path}: {exc.strerror or exc}"
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISFIFO(st.st_mode):
+            return f"{path} is not a pipe"
+        if owner is not None and st.st_uid != owner:
+            return f"{path} is owned by uid {st.st_uid}, not by the rank's user (uid {owner}): not written"
         os.write(fd, b"1")
     except OSError as exc:
         return f"{path}: {exc.strerror or exc}"

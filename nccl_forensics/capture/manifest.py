@@ -16,8 +16,9 @@ from pathlib import Path
 
 from ..sources.capture_manifest import MANIFEST_NAME, MARK
 from .find import Job
-from .node import env_snapshot, redact_argv
+from .node import env_snapshot
 from .procs import is_alive
+from .redact import redact_argv
 
 SCHEMA_VERSION = 1
 

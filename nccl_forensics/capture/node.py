@@ -13,6 +13,7 @@ import socket
 import subprocess
 from pathlib import Path
 
+from .redact import redact_argv  # noqa: F401  (the one redaction; kept importable from here)
 from .tools import find_tool
 
 TOOL_TIMEOUT_S = 10.0
@@ -36,22 +37,6 @@ def env_snapshot(env: dict[str, str]) -> dict[str, str]:
     """The variables that matter to a collective job, never one that looks like a secret."""
     return {k: v for k, v in sorted(env.items())
             if (k in ENV_NAMES or k.startswith(ENV_PREFIXES)) and not _SECRET.search(k)}
-
-
-def redact_argv(argv: list[str]) -> list[str]:
-    """A command line with the value of any option that looks like a secret (`--hf-token X`, `--api_key=X`) hidden."""
-    out, hide_next = [], False
-    for arg in argv:
-        if hide_next:
-            out.append("<redacted>")
-            hide_next = False
-        elif arg.startswith("-") and _SECRET.search(arg):
-            name, eq, _ = arg.partition("=")
-            out.append(f"{name}=<redacted>" if eq else arg)
-            hide_next = not eq
-        else:
-            out.append(arg)
-    return out
 
 
 def kernel_log() -> tuple[list[str], str]:

@@ -94,6 +94,14 @@ def signal_proc(proc: Proc, sig: int) -> None:
             pass
 
 
+def owner(pid: int) -> int | None:
+    """The user a process runs as (the owner of /proc/PID: its effective uid), or None once it is gone."""
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
 def environ(pid: int) -> dict[str, str]:
     """The environment a process started with. Raises PermissionError / FileNotFoundError (gone)."""
     with open(f"/proc/{pid}/environ", "rb") as fh:

@@ -7,6 +7,7 @@ the rank when py-spy ends, and the rank carries on).
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from .find import RankProc
 from .procs import is_alive
+from .redact import redact_command_line
 
 DEFAULT_TIMEOUT_S = 10.0
 
@@ -46,7 +48,7 @@ def dump_stacks(ranks: list[RankProc], dest: Path, host: str, pyspy: str, native
             continue
         path = dest / dump_file_name(r.rank, host, r.pid)
         args = [pyspy, "dump", "--pid", str(r.pid)] + (["--native"] if native else [])
-        fh = open(path, "wb")
+        fh = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600), "wb")
         child = subprocess.Popen(args, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         started.append((r, path, fh, child, time.monotonic()))
         results.append(None)
@@ -63,6 +65,7 @@ def _wait(item, timeout_s: float) -> StackDump:
         child.wait()
         rc = None
     fh.close()
+    redact_header(path)
     result = StackDump(r.rank, r.pid, "ok", path, seconds=round(time.monotonic() - t0, 2))
     if rc is None:
         result.status, result.reason = "timeout", f"py-spy did not finish within {timeout_s:g} s"
@@ -74,6 +77,19 @@ def _wait(item, timeout_s: float) -> StackDump:
         if result.status == "ok":
             result.status, result.reason = "failed", "py-spy printed nothing"
     return result
+
+
+_HEADER = re.compile(rb"^(Process \d+: )(.*)$", re.M)
+
+
+def redact_header(path: Path) -> None:
+    """py-spy starts a dump with the rank's whole command line (`Process 42: python train.py --token x`): the
+    one redaction (redact.py) goes over it before the file stays in the bundle."""
+    data = path.read_bytes()
+    redacted = _HEADER.sub(lambda m: m.group(1) + redact_command_line(m.group(2).decode(errors="replace")).encode(),
+                           data)
+    if redacted != data:
+        path.write_bytes(redacted)
 
 
 def _failure(text: str, r: RankProc) -> tuple[str, str]:

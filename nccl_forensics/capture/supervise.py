@@ -22,6 +22,7 @@ every other way out, only the processes this run started are ended, and none is 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -175,8 +176,13 @@ class Supervisor:
             (self.bundle / sub).mkdir(parents=True, exist_ok=True)
 
     def _start(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+        """The launcher, under a keeper (keeper.py) that ends the whole job if this process dies, even by
+        SIGKILL, so that no job outlives its `ncclf run`."""
+        if shutil.which(argv[0], path=env.get("PATH")) is None and not os.access(argv[0], os.X_OK):
+            raise CaptureError(f"cannot start {argv[0]}: No such file or directory")
+        keeper = [sys.executable, "-m", "nccl_forensics.capture.keeper", str(os.getpid()), "--"]
         try:
-            return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            return subprocess.Popen(keeper + argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             raise CaptureError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None

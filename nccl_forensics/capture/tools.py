@@ -64,6 +64,12 @@ def torchrun_command() -> list[str]:
     return [require_tool("torchrun", "to launch the job")]
 
 
+def local_torchrun_command() -> list[str]:
+    """torchrun for a job ncclf starts on this machine alone (probe, repro): its store listens on 127.0.0.1
+    only (local_launch.py)."""
+    return [sys.executable, "-m", "nccl_forensics.capture.local_launch"]
+
+
 def install_hint(name: str) -> str:
     """The command that installs `name` into the interpreter ncclf runs on (ncclf itself is not on PyPI)."""
     python = sys.executable

@@ -12,6 +12,7 @@ import sys
 import click
 
 from ..errors import EXIT_INTERNAL, NcclfError, OutputClosed
+from ..hygiene import strip_escapes
 from .options import verbosity_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -90,7 +91,7 @@ def main(argv=None) -> None:
         exc.show()
         sys.exit(exc.exit_code)
     except NcclfError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {strip_escapes(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
@@ -98,7 +99,7 @@ def main(argv=None) -> None:
     except Exception as exc:  # a bug in ncclf, not the user's fault: still one line, unless asked for more
         if os.environ.get("NCCLF_DEBUG"):
             raise
-        click.echo(f"Error: internal error ({type(exc).__name__}: {exc}); "
+        click.echo(f"Error: internal error ({type(exc).__name__}: {strip_escapes(str(exc))}); "
                    "rerun with NCCLF_DEBUG=1 for the traceback and please report it", err=True)
         sys.exit(EXIT_INTERNAL)
     sys.exit(rc if isinstance(rc, int) else 0)

@@ -1,6 +1,7 @@
 """`ncclf capture`: take a live (hung) job's evidence on this node into one bundle per job."""
 from __future__ import annotations
 
+import os
 import time
 
 import click
@@ -21,7 +22,10 @@ from ..errors import CaptureError
 @click.option("--env", "match", metavar="NAME=VALUE", envvar="NCCLF_CAPTURE_ENV", default=None,
               help="Only processes whose environment holds NAME=VALUE (your job on a shared node: "
                    "SLURM_JOB_ID=1234) [env: NCCLF_CAPTURE_ENV].")
-def command(pids, out, host, native, timeout, no_debug_server, match):
+@click.option("--user", "users", metavar="USER", multiple=True,
+              help="Also capture this user's jobs (a name or a uid; repeat it). By default only your own processes "
+                   "are captured; root lists the other users' jobs it saw and leaves them alone.")
+def command(pids, out, host, native, timeout, no_debug_server, match, users):
     """Capture a live (hung) job's evidence on this node, read-only towards it.
 
     Finds the training processes (torch's RANK/WORLD_SIZE in /proc/PID/environ, grouped by job), takes a
@@ -49,7 +53,8 @@ def command(pids, out, host, native, timeout, no_debug_server, match):
     out = out or time.strftime("ncclf-capture-%Y%m%d-%H%M%S")
     options = CaptureOptions(native=native, timeout_s=timeout, debug_server=not no_debug_server)
     result = capture(pids=list(pids) or None, out=out, host=host, options=options,
-                     match=tuple(match.split("=", 1)) if match else None)
+                     match=tuple(match.split("=", 1)) if match else None,
+                     users={_uid(u) for u in users} | {os.geteuid()} if users else None)
     console = PipeConsole(highlight=False)
     render_capture(result, host_label(host), console)
     manifest = result.bundles[0].path / "manifest.json"
@@ -61,3 +66,13 @@ def command(pids, out, host, native, timeout, no_debug_server, match):
                            f"{manifest}")
     console.print(f"next: ncclf diagnose {out}", highlight=False, soft_wrap=True)
     return 0
+
+
+def _uid(user: str) -> int:
+    if user.isdigit():
+        return int(user)
+    import pwd
+    try:
+        return pwd.getpwnam(user).pw_uid
+    except KeyError:
+        raise click.BadParameter(f"no such user: {user}", param_hint="--user") from None

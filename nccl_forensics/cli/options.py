@@ -12,6 +12,8 @@ import tempfile
 import click
 
 from ..errors import BadInput
+from ..files import write_atomic
+from ..hygiene import strip_escapes
 
 
 def paths_argument(f):
@@ -94,14 +96,14 @@ def verbosity_options() -> list[click.Option]:
 def note(message: str, detail: bool = False) -> None:
     """A line on stderr for people: not with -q; a `detail` only with -v."""
     if VERBOSITY["level"] >= (1 if detail else 0):
-        click.echo(message, err=True)
+        click.echo(strip_escapes(message), err=True)
 
 
 def write_file(path: str, text: str, what: str) -> None:
-    """Write an output file the user asked for, and say so; an unwritable destination is bad input (exit 2)."""
+    """Write an output file the user asked for (atomically, through a new temporary file: files.atomic_output),
+    and say so; an unwritable destination is bad input (exit 2)."""
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_atomic(path, text)
     except OSError as exc:
         raise BadInput(f"cannot write the {what} to {path}: {exc.strerror or exc}") from None
     note(f"wrote the {what} to {path}")

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import sources as parse_pkg
 from ..errors import NcclfError
+from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
 from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
@@ -223,7 +224,8 @@ def group_members(meta: dict) -> dict[str, list[int]]:
            if cfg and cfg.get("ranks")}
     world = meta.get("world_size")
     for name, cfg in (meta.get("pg_config") or {}).items():
-        if str(name) not in out and cfg and cfg.get("desc") == "default_pg" and isinstance(world, int):
+        if str(name) not in out and cfg and cfg.get("desc") == "default_pg" and isinstance(world, int) \
+                and 0 < world <= MAX_RANK:
             out[str(name)] = list(range(world))
     return out
 

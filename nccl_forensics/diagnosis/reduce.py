@@ -179,7 +179,8 @@ def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]
     for src in sources:
         if src.kind is SourceKind.FLIGHT_RECORDER:
             src.tail_entries = fr_tail_entries(window_mb)
-        elif src.kind not in READERS and not src.compressed and src.size > head + 2 * tail:
+        elif src.kind not in READERS and (src.compressed or src.size > head + 2 * tail):
+            # a compressed file's size says nothing of its text: it gets the window whatever its size
             src.window = (head, tail)
             out.append(src)
     return out

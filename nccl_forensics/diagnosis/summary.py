@@ -29,12 +29,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import BadInput
+from ..files import atomic_output, open_regular
+from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
 from .groups import compact
 
 FORMAT, SCHEMA_VERSION = "ncclf-summary", 2
 _READABLE_SCHEMAS = (1, 2)
-_MAX_RANKS = 1 << 24               # a larger range is damage, not a job
+_MAX_RANKS = LISTED_RANKS          # a larger membership is damage, not a job
 SUFFIX = ".ncclf"
 _EVENT_FIELDS = [f.name for f in fields(Event)]
 
@@ -51,7 +53,8 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "inputs": inputs,
         "sources": [_source_dict(s) for s in sources], "digests": []}
     try:
-        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        with atomic_output(path, binary=True) as out, \
+                zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
             for i, d in enumerate(digests):
                 zf.writestr(f"events/{i}.jsonl", "".join(_dumps(_event_dict(ev)) + "\n" for ev in d.result.events))
                 manifest["digests"].append({
@@ -66,30 +69,76 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
 
 
 def read_summary(path: str) -> tuple[list[Source], list]:
-    """(every source the summary lists, its digests). A damaged or foreign file is BadInput."""
+    """(every source the summary lists, its digests). A damaged, foreign or oversized file is BadInput: every
+    member is read at most limits.SUMMARY_MEMBER_BYTES decompressed, all of them SUMMARY_TOTAL_BYTES, a
+    membership holds at most LISTED_RANKS ranks, and a digest's row columns agree in length."""
     from .fr_semantics import P2POp
     from .map import Digest
     try:
-        with zipfile.ZipFile(path) as zf:
-            manifest = json.loads(zf.read("manifest.json"))
-            if manifest.get("format") != FORMAT or manifest.get("schema_version") not in _READABLE_SCHEMAS:
+        with open_regular(path) as raw, zipfile.ZipFile(raw) as zf:
+            budget = _Budget(path)
+            manifest = json.loads(budget.read(zf, "manifest.json"))
+            if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or \
+                    manifest.get("schema_version") not in _READABLE_SCHEMAS:
+                found = manifest if not isinstance(manifest, dict) else manifest.get("format")
+                version = manifest.get("schema_version") if isinstance(manifest, dict) else None
                 raise BadInput(f"{path}: not an ncclf summary of schema_version {_READABLE_SCHEMAS} "
-                               f"(found {manifest.get('format')!r} {manifest.get('schema_version')!r})")
+                               f"(found {found!r:.60} {version!r})")
             sources = [_source(s) for s in manifest["sources"]]
             digests = []
             for i, entry in enumerate(manifest["digests"]):
                 events = [_event(json.loads(line, object_hook=_untag))
-                          for line in zf.read(f"events/{i}.jsonl").decode().splitlines() if line]
+                          for line in budget.read(zf, f"events/{i}.jsonl").decode().splitlines() if line]
                 result = SourceResult(_source(entry["source"]), events, entry["lines"], entry["unparsed"],
                                       entry["error"])
-                rows = {name: _load(zf, f"rows/{i}/{name}", spec) for name, spec in entry["rows"].items()}
+                rows = {name: _load(zf, f"rows/{i}/{name}", spec, budget) for name, spec in entry["rows"].items()}
+                _check_rows(rows)
                 digests.append(Digest(result, rows, entry["row_pids"], entry["row_hosts"],
                                       {g: compact(_untag_all(m)) for g, m in entry["declared"].items()},
                                       entry["warnings"],
                                       [P2POp(*_untag_all(op)) for op in entry["p2p"]]))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, TypeError) as exc:
-        raise BadInput(f"{path}: a damaged ncclf summary ({type(exc).__name__}: {exc})") from None
+    except BadInput:
+        raise
+    except Exception as exc:  # noqa: BLE001 (whatever a damaged or hostile file makes the readers raise: bad input)
+        raise BadInput(f"{path}: a damaged ncclf summary ({type(exc).__name__}: {str(exc)[:200]})") from None
     return sources, digests
+
+
+class _Budget:
+    """Reads zip members within the per-member and total limits, whatever their headers claim."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.left = path, SUMMARY_TOTAL_BYTES
+
+    def read(self, zf: zipfile.ZipFile, name: str) -> bytes:
+        limit = min(SUMMARY_MEMBER_BYTES, self.left)
+        with zf.open(name) as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise BadInput(f"{self.path}: member {name} decompresses to more than {limit >> 20} MiB "
+                           f"(a summary's members are limited to {SUMMARY_MEMBER_BYTES >> 20} MiB each, "
+                           f"{SUMMARY_TOTAL_BYTES >> 20} MiB in all)")
+        self.left -= len(data)
+        return data
+
+
+def _check_rows(rows: dict) -> None:
+    """Every row column of a digest has the same length (a "none" column states its own)."""
+    lengths = set()
+    for name, part in rows.items():
+        if type(part) is list:
+            lengths.add(len(part))
+        elif part[0] == "none":
+            lengths.add(part[1])
+        elif part[0] == "cat":
+            lengths.add(len(part[2]))
+            codes = part[2]
+            if len(codes) and (int(codes.min()) < 0 or int(codes.max()) >= len(part[1])):
+                raise ValueError(f"row column {name}: codes outside its {len(part[1])} categories")
+        else:
+            lengths.add(len(part[1]))
+    if len(lengths) > 1:
+        raise ValueError(f"row columns of different lengths {sorted(lengths)[:4]}")
 
 
 # ---- sources and events ----
@@ -136,6 +185,8 @@ def _untag(d: dict):
     if len(d) == 1 and "__tuple__" in d:
         return tuple(d["__tuple__"])
     if len(d) == 1 and "__set__" in d:
+        if len(d["__set__"]) > _MAX_RANKS:
+            raise ValueError(f"a set of {len(d['__set__'])} members")
         return set(d["__set__"])
     if len(d) == 1 and "__range__" in d:
         members = range(*d["__range__"])
@@ -174,16 +225,19 @@ def _store(zf: zipfile.ZipFile, stem: str, part) -> dict:
     return {"type": "obj", "values": _tag(list(part[1]))}
 
 
-def _load(zf: zipfile.ZipFile, stem: str, spec: dict):
+def _load(zf: zipfile.ZipFile, stem: str, spec: dict, budget: _Budget):
     kind = spec["type"]
     if kind == "list":
         return _untag_all(spec["values"])
     if kind == "num":
-        return ("num", _read_npy(zf, f"{stem}.npy"))
+        return ("num", _read_npy(zf, f"{stem}.npy", budget))
     if kind == "cat":
-        return ("cat", _untag_all(spec["categories"]), _read_npy(zf, f"{stem}.npy"))
+        return ("cat", _untag_all(spec["categories"]), _read_npy(zf, f"{stem}.npy", budget))
     if kind == "none":
-        return ("none", int(spec["n"]))
+        n = int(spec["n"])
+        if not 0 <= n <= SUMMARY_MEMBER_BYTES:
+            raise ValueError(f"a column of {n} rows")
+        return ("none", n)
     return ("obj", _untag_all(spec["values"]))
 
 
@@ -193,5 +247,8 @@ def _npy(zf: zipfile.ZipFile, name: str, array: np.ndarray) -> None:
     zf.writestr(name, buf.getvalue())
 
 
-def _read_npy(zf: zipfile.ZipFile, name: str) -> np.ndarray:
-    return np.load(io.BytesIO(zf.read(name)), allow_pickle=False)
+def _read_npy(zf: zipfile.ZipFile, name: str, budget: _Budget) -> np.ndarray:
+    array = np.load(io.BytesIO(budget.read(zf, name)), allow_pickle=False)
+    if array.ndim != 1 or array.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: not a column of numbers ({array.dtype}, {array.ndim} dimensions)")
+    return array

@@ -4,7 +4,8 @@ Many lines state how big the job is or that a rank exists: NCCL's init lines (`c
 flight recorder's `world_size` and process-group membership, torchrun's failure table, a DETAIL mismatch
 (`Rank 1 is running … but Rank 0 …`), a monitored barrier (`ranks 6 failed to pass`), a desync report, and the
 file names (`nccl.rank6.log`). Each such line is a `Claim`. The expected world is `range(size)` for the largest
-stated size, plus every rank named anywhere. A rank of it that left no readable evidence of its own is
+stated size (listed one by one only up to limits.LISTED_RANKS; beyond, the ranks no line names are a count,
+`World.unlisted`), plus every rank named anywhere. A rank of it that left no readable evidence of its own is
 *missing*; a rank whose every file could not be read (unreadable, refused, truncated, binary) is a *gap*. Both
 are reported next to the verdict and are suspects, never silence.
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
+from ..limits import LISTED_RANKS, listed_world
 from ..model import Event, Evidence, Source
 
 _READ_ERRORS = (("permission denied", "unreadable"), ("cannot read", "unreadable"), ("refus", "refused"),
@@ -61,11 +63,12 @@ class World:
     unattributed: list[str] = field(default_factory=list)  # read errors of files whose rank is unknown
     unranked: list[str] = field(default_factory=list)      # files with evidence of an unknown rank: a missing
                                                            # rank's evidence may be in one of them
+    unlisted: int = 0                                  # ranks below `size` too many to list: no evidence of theirs
 
     @property
     def complete(self) -> bool:
         """Does the evidence cover every expected rank (no gap, no partial read, no unknown failed file)?"""
-        return not (self.gaps or self.partial or self.unattributed)
+        return not (self.gaps or self.partial or self.unattributed or self.unlisted)
 
     def size_claim(self) -> Claim | None:
         sized = [c for c in self.claims if c.size is not None and c.size == self.size]
@@ -97,8 +100,9 @@ def expected_world(events: Iterable[Event], timeline_ranks: Iterable[int], sourc
     good_files = {r for path, ranks in file_ranks.items() if path not in errors for r in ranks}
     present = sorted(own | good_files)
     size = max((c.size for c in claims if c.size), default=None)
-    expected = set(range(size)) if size else set()
+    expected = set(listed_world(size))
     expected |= {r for c in claims for r in c.ranks} | set(present) | set(failed_by_rank)
+    unlisted = size - sum(1 for r in expected if r < size) if size and size > LISTED_RANKS else 0
     gaps, partial = {}, {}
     for rank in sorted(expected):
         files = tuple(failed_by_rank.get(rank, ()))
@@ -108,7 +112,8 @@ def expected_world(events: Iterable[Event], timeline_ranks: Iterable[int], sourc
             (partial if read_in_part else gaps)[rank] = gap
         elif rank not in present:
             gaps[rank] = Gap("no evidence", _named_by(rank, claims, size))
-    return World(size, sorted(expected), present, claims, gaps, partial, unattributed, unranked if gaps else [])
+    return World(size, sorted(expected), present, claims, gaps, partial, unattributed,
+                 unranked if gaps or unlisted else [], unlisted)
 
 
 def _has_clean_file(rank: int, file_ranks: dict[str, set[int]], errors: dict[str, str]) -> bool:

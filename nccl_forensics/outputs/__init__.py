@@ -6,10 +6,13 @@ import sys
 
 from rich.console import Console
 
+from ..hygiene import SafeConsoleMixin
 
-class PipeConsole(Console):
+
+class PipeConsole(SafeConsoleMixin, Console):
     """A rich console that reports a closed output pipe as BrokenPipeError (rich itself exits 1, which in ncclf
-    means "a failure was diagnosed"; the CLI turns the error into a silent exit 141)."""
+    means "a failure was diagnosed"; the CLI turns the error into a silent exit 141). No escape sequence from
+    evidence gets through it (hygiene.SafeConsoleMixin)."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True

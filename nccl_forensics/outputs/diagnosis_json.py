@@ -105,7 +105,7 @@ def world_of(d: Diagnosis) -> dict | None:
     claims = [{"what": c.what, "size": c.size, "ranks": sorted(c.ranks), "file": c.evidence.file,
                "line": c.evidence.line} for c in w.claims if c.evidence.line]    # file-name claims: see sources
     return {"size": w.size, "expected": w.expected, "present": w.present, "claims": claims[:64],
-            "unattributed_errors": w.unattributed}
+            "unattributed_errors": w.unattributed, "unlisted": w.unlisted}
 
 
 def render(d: Diagnosis) -> str:

@@ -56,6 +56,8 @@ def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
     if len(gaps) > limit:
         out.append(f"… and {len(gaps) - limit} more ranks (--format json lists them all)")
     out += [f"file of unknown rank: {e}" for e in w.unattributed[:3]]
+    if w.unlisted:
+        out.append(f"{w.unlisted:,} more ranks of the stated size {w.size:,} left no evidence (counted, not listed)")
     return out
 
 

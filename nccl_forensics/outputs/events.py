@@ -13,6 +13,7 @@ from typing import IO, Callable, Iterable
 
 from rich.table import Table
 
+from ..hygiene import csv_cell
 from ..model import CollRun, Event, rank_span
 
 try:
@@ -178,8 +179,9 @@ def expand(items: Iterable[Event | CollRun]) -> Iterable[Event]:
 
 
 def csv_row(ev: Event) -> list:
-    return [ev.kind, ev.source, ev.file, ev.line, ev.rank, ev.host, ev.pid, ev.tid, ev.device, ev.comm, ev.time,
-            json.dumps(ev.data, sort_keys=True, default=str), ev.text]
+    """One event's cells; text cells that a spreadsheet would run as a formula are neutralised (hygiene)."""
+    return [csv_cell(c) for c in (ev.kind, ev.source, ev.file, ev.line, ev.rank, ev.host, ev.pid, ev.tid, ev.device,
+                                  ev.comm, ev.time, json.dumps(ev.data, sort_keys=True, default=str), ev.text)]
 
 
 def write_csv(events: Iterable[Event], fh: IO[str], header: bool = True) -> int:

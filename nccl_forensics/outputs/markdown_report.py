@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..diagnosis.reduce import Diagnosis
+from ..hygiene import markdown_code, markdown_text, strip_escapes
 from ..model import SourceKind
 from .diagnosis_json import divergence_of, groups_of
 from .diagnosis_terminal import citation, missing_rank_lines
@@ -33,7 +34,15 @@ PREVENTION = {
 
 
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text)
+
+
+def _code_list(items) -> str:
+    return ", ".join(f"`{markdown_code(p)}`" for p in items)
+
+
+def _prose(text) -> str:
+    return markdown_text(text, code_spans=True)
 
 
 def render(d: Diagnosis, context: dict | None = None) -> str:
@@ -43,7 +52,7 @@ def render(d: Diagnosis, context: dict | None = None) -> str:
     context = context or {}
     fr_files = {s.path for s in d.sources if s.kind is SourceKind.FLIGHT_RECORDER}
     out = [f"# Postmortem: {v.cls.replace('_', ' ')}", ""]
-    out += [f"- **{label}:** {_cell(context[key]) if key != 'inputs' else ', '.join(f'`{p}`' for p in context[key])}"
+    out += [f"- **{label}:** {_cell(context[key]) if key != 'inputs' else _code_list(context[key])}"
             for key, label in (("date", "Date"), ("version", "ncclf version"), ("command", "Command"),
                                ("inputs", "Inputs")) if context.get(key)]
     out += ([""] if out[-1] else []) + ["## Summary", "", _summary(v), "", "## Impact", ""] + _impact(d)
@@ -51,29 +60,29 @@ def render(d: Diagnosis, context: dict | None = None) -> str:
     out += ["", "## Root cause", ""]
     if v.primary:
         said = v.summary.split(": ", 1)[1] if v.summary.startswith(f"{v.cls}: ") else v.primary.message
-        out += [f"**{v.primary.id} {v.primary.name}**: {said}", ""]
+        out += [f"**{v.primary.id} {v.primary.name}**: {_prose(said)}", ""]
         out += _citations(v.primary, fr_files)
         for f in v.supporting:
-            out += ["", f"Corroborated by **{f.id} {f.name}**: {f.message}", ""] + _citations(f, fr_files)
+            out += ["", f"Corroborated by **{f.id} {f.name}**: {_prose(f.message)}", ""] + _citations(f, fr_files)
     else:
-        out.append("No failure was found in the evidence read." if v.cls == "none" else v.summary)
+        out.append("No failure was found in the evidence read." if v.cls == "none" else _prose(v.summary))
     later = [f for f in d.findings if f is not v.primary and f not in v.supporting]
     out += ["", "## Consequences", ""]
     if later or v.cascade_ranks:
         if v.cascade_ranks:
             out += [f"{_ranks(v.cascade_ranks).capitalize()} failed after the culprit, because of it.", ""]
         for f in later:
-            out += [f"**{f.id} {f.name}**: {f.message}", ""] + _citations(f, fr_files) + [""]
+            out += [f"**{f.id} {f.name}**: {_prose(f.message)}", ""] + _citations(f, fr_files) + [""]
         out.pop()
     else:
         out.append("None recorded.")
-    out += ["", "## Fix", "", v.fix or "Nothing to fix.", "", "## Prevention", ""]
+    out += ["", "## Fix", "", _prose(v.fix) if v.fix else "Nothing to fix.", "", "## Prevention", ""]
     out += [f"- {p}" for p in PREVENTION.get(v.cls, ["keep collecting the same evidence"])]
     if d.missing:
-        out += ["", f"Evidence missing from this bundle: {'; '.join(d.missing)}."]
+        out += ["", f"Evidence missing from this bundle: {_prose('; '.join(d.missing))}."]
     if d.errors or d.warnings:
         out += ["", "Read errors and warnings:", ""] + [f"- {_cell(e)}" for e in [*d.errors, *d.warnings]]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return strip_escapes("\n".join(out).rstrip("\n")) + "\n"
 
 
 def _summary(v) -> str:
@@ -81,7 +90,7 @@ def _summary(v) -> str:
     who = f"rank{'s' if len(v.culprit_ranks) > 1 else ''} {', '.join(map(str, v.culprit_ranks))}" \
         if v.culprit_ranks else "no single rank"
     if v.cls in ("none", "inconclusive"):
-        return v.summary
+        return _prose(v.summary)
     return f"{v.cls.replace('_', ' ').capitalize()}: {who} (confidence {v.confidence.value})."
 
 
@@ -119,8 +128,8 @@ def _timeline(d: Diagnosis, fr_files: set[str]) -> list[str]:
         out += ["", "First divergent entries:", ""]
         for rank, e in sorted(div.items())[:10]:
             where = f"{e['file']} entry {e['line']}" if e["file"] in fr_files else f"{e['file']}:{e['line']}"
-            out.append(f"- rank {rank}: group {e['group']} seq {e['seq']}: {e['field']} `{e['value']}` "
-                       f"(others `{e['modal']}`) — `{where}`")
+            out.append(f"- rank {rank}: group {_cell(e['group'])} seq {e['seq']}: {e['field']} "
+                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{markdown_code(where)}`")
     return out
 
 
@@ -130,7 +139,8 @@ def _ranks(ranks) -> str:
 
 
 def _citations(f, fr_files: set[str]) -> list[str]:
-    return [f"    {citation(e, fr_files)}: {' '.join(e.text.split())[:240]}" for e in f.evidence[:4]]
+    return [f"    {markdown_code(citation(e, fr_files))}: {markdown_code(' '.join(e.text.split())[:240])}"
+            for e in f.evidence[:4]]
 
 
 def _short(ranks: list[str]) -> str:

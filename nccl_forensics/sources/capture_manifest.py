@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from ..files import open_regular
 from ..model import Source, SourceKind
 
 MANIFEST_NAME = "manifest.json"
@@ -36,8 +37,8 @@ def read_bundle_facts(path: str) -> BundleFacts | None:
     try:
         if os.path.getsize(path) > _MAX_BYTES:
             return None
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        with open_regular(path) as fh:
+            doc = json.loads(fh.read(_MAX_BYTES + 1).decode("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or MARK not in doc:

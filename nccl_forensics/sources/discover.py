@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import BadInput, NoEvidence
+from ..files import open_regular
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
 from .lines import read_head
@@ -189,7 +190,7 @@ def _hints_from_name(src: Source) -> None:
 
 def _is_gzip(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             return fh.read(2) == b"\x1f\x8b"
     except OSError:
         return False

@@ -14,13 +14,14 @@ import zlib
 from typing import IO, Iterator
 
 from ..errors import BadInput
+from ..files import NotRegular, open_regular
+from ..hygiene import strip_escapes
 from ..model import Line, split_block
 
 MAX_LINE = 64 * 1024          # longer lines are cut here (the rest of the physical line is skipped)
 _CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples stay near a core's L2 cache;
                               # 1 MiB blocks parsed ~15% slower, and more so with both cores busy
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]")
 
 # One wrapper at the start of a line. Wrappers can stack (`[default0]:[rank0]:`), so this is applied in a loop.
 WRAPPER_RE = re.compile(
@@ -52,9 +53,12 @@ LEADING_TS_RE = re.compile(
 
 
 def open_binary(path: str) -> IO[bytes]:
-    """Open a file for streaming, transparently gunzipping `.gz` (sniffed by magic, not name)."""
+    """Open a file for streaming, transparently gunzipping `.gz` (sniffed by magic, not name). Only a regular
+    file is read (a FIFO or a device swapped in after discovery is refused at once, files.open_regular)."""
     try:
-        raw = open(path, "rb")
+        raw = open_regular(path)
+    except NotRegular as exc:
+        raise BadInput(f"{path}: {exc.strerror}") from None
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -131,12 +135,13 @@ def unwrap(text: str) -> tuple[str, int | None, str | None, int | None]:
 
 
 def clean(raw: str) -> str:
-    """Drop the line end, stray CRs and ANSI colour codes."""
+    """Drop the line end, stray CRs, and every escape sequence and control character (hygiene.strip_escapes:
+    colours, and what a hostile line could do to a terminal)."""
     text = raw.rstrip("\r\n")
     if "\r" in text:
         text = text.rsplit("\r", 1)[-1] or text.replace("\r", "")
-    if "\x1b" in text:
-        text = ANSI_RE.sub("", text)
+    if not (text.isascii() and text.isprintable()):
+        text = strip_escapes(text)
     return text
 
 
@@ -167,12 +172,16 @@ def iter_blocks(path: str, window: tuple[int, int] | None = None, head: HeadDone
 
     With `window` = (head bytes, tail bytes), a plain file larger than both only has its head and its tail
     read: the whole lines of the first `head` bytes, then GAP, then every line that starts in the last
-    `tail` bytes.
+    `tail` bytes. A gzip file gets the same window over its decompressed text: the stream is decompressed
+    once, the middle dropped as it passes, only the last `tail` bytes kept.
     """
     fh = open_binary(path)
     read = _reader(fh)
     try:
-        if window and not isinstance(fh, gzip.GzipFile) and _size(fh) > sum(window):
+        if window and isinstance(fh, gzip.GzipFile):
+            yield from _gzip_window(read, path, window, head)
+            return
+        if window and _size(fh) > sum(window):
             for block in _blocks(read, path, limit=window[0]):
                 yield block
                 if head is not None and head.done:
@@ -182,6 +191,90 @@ def iter_blocks(path: str, window: tuple[int, int] | None = None, head: HeadDone
         yield from _blocks(read, path)
     finally:
         fh.close()
+
+
+def _gzip_window(read, path: str, window: tuple[int, int], head: HeadDone | None) -> Iterator[str]:
+    """A decompressed stream's head blocks, then (when more than `tail` bytes followed) GAP and its tail."""
+    head_bytes, tail_bytes = window
+    carry, taken = b"", 0
+    while taken < head_bytes and not (head is not None and head.done):
+        chunk = _read_chunk(read, path, min(_CHUNK, head_bytes - taken))
+        if not chunk:
+            break
+        taken += len(chunk)
+        buf = carry + chunk
+        cut = buf.rfind(b"\n") + 1
+        if cut == 0 and len(buf) >= MAX_LINE:
+            cut = len(buf)                     # one overlong run: pass it on, _blocks cuts it at MAX_LINE
+        carry = buf[cut:]
+        if cut:
+            yield from _blocks(_reads_once(buf[:cut]), path)
+    kept, size, dropped = [carry] if carry else [], len(carry), False
+    try:
+        while True:
+            chunk = read(_CHUNK)
+            if not chunk:
+                break
+            kept.append(chunk)
+            size += len(chunk)
+            while kept and size - len(kept[0]) >= tail_bytes:
+                size -= len(kept.pop(0))
+                dropped = True
+    except (EOFError, zlib.error, OSError) as exc:
+        error = exc
+    else:
+        error = None
+    data = b"".join(kept)
+    if dropped and len(data) > tail_bytes:
+        start = len(data) - tail_bytes
+        nl = data.find(b"\n", start)
+        data = data[nl + 1:] if nl >= 0 else data[start:]
+    if dropped:
+        yield GAP
+    yield from _blocks(_reads_once(data), path)
+    if error is not None:
+        raise BadInput(f"{path}: truncated or corrupt ({error})") from None
+
+
+def _reads_once(data: bytes):
+    """A `read` over `data` in _CHUNK pieces (the shape _blocks reads)."""
+    view, pos = memoryview(data), [0]
+
+    def read(n: int) -> bytes:
+        piece = bytes(view[pos[0]:pos[0] + n])
+        pos[0] += len(piece)
+        return piece
+    return read
+
+
+def _read_chunk(read, path: str, n: int) -> bytes:
+    try:
+        return read(n)
+    except (EOFError, zlib.error, OSError) as exc:
+        raise BadInput(f"{path}: truncated or corrupt ({exc})") from None
+
+
+def gzip_lines_before_tail(path: str, tail: int) -> int | None:
+    """Of a gzip file read with a tail window of `tail` bytes: how many lines come before its tail (the
+    stream decompressed once more, counting newlines, in bounded memory)."""
+    try:
+        with open_binary(path) as fh:
+            read = _reader(fh)
+            kept, size, before = [], 0, 0
+            while chunk := read(_CHUNK):
+                kept.append(chunk)
+                size += len(chunk)
+                while kept and size - len(kept[0]) >= tail:
+                    gone = kept.pop(0)
+                    size -= len(gone)
+                    before += gone.count(b"\n")
+    except (OSError, EOFError, zlib.error, BadInput):
+        return None
+    data = b"".join(kept)
+    if len(data) > tail:
+        nl = data.find(b"\n", len(data) - tail)
+        before += data[: nl + 1 if nl >= 0 else len(data) - tail].count(b"\n")
+    return before
 
 
 def _size(fh: IO[bytes]) -> int:
@@ -209,11 +302,14 @@ def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
     """The true number of line `line` (>= TAIL_BASE) of a file read with a tail window of `tail` bytes: the
     newlines before the tail are counted (about 4 GB/s in 4 MiB reads with numpy, in bounded memory and outside
     the GIL; a file that has grown since may shift it)."""
+    if _is_gzip(path):
+        before_tail = gzip_lines_before_tail(path, tail)
+        return None if before_tail is None else before_tail + (line - TAIL_BASE)
     import numpy as np
     buf = bytearray(1 << 22)
     counts = np.frombuffer(buf, np.uint8)
     try:
-        with open(path, "rb", buffering=0) as fh:
+        with open_regular(path) as fh:
             end = tail_offset(fh, tail)
             fh.seek(0)
             before, done = 0, 0
@@ -226,6 +322,14 @@ def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
     except OSError:
         return None
     return before + (line - TAIL_BASE)
+
+
+def _is_gzip(path: str) -> bool:
+    try:
+        with open_regular(path) as fh:
+            return fh.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
 def _blocks(read, path: str, limit: int | None = None) -> Iterator[str]:

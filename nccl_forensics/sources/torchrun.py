@@ -16,6 +16,7 @@ from typing import Any, Iterator
 from lark import Transformer, v_args
 
 from ..errors import BadInput
+from ..files import open_regular
 from ..model import Event, Line, Source
 from .base import LineParser
 from .grammars import parse_with
@@ -258,7 +259,7 @@ def read_error_json(source: Source) -> Iterator[Event]:
     if source.size > MAX_ERROR_JSON:
         raise BadInput(f"{source.path}: too large for an error.json ({source.size} bytes)")
     try:
-        with open(source.path, "rb") as fh:
+        with open_regular(source.path) as fh:
             doc = json.loads(fh.read(MAX_ERROR_JSON + 1).decode("utf-8", "replace"))
     except OSError as exc:
         raise BadInput(f"{source.path}: cannot read ({exc.strerror or exc})") from None

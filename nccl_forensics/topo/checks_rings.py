@@ -1,6 +1,7 @@
 """Ring and channel checks (G001–G004, G010); see checks.py for the table."""
 from __future__ import annotations
 
+from ..limits import listed_world
 from ..model import Evidence
 from .checks_base import _channels, _label, _ranks, _warn
 from .model import Communicator, TopoWarning
@@ -93,7 +94,7 @@ def check_rank_missing(comms: list[Communicator]) -> list[TopoWarning]:
             ring = comm.ring_order(channel)
             if ring is None or ring.truncated or (ring.source == "graph" and not _closed(comm, channel)):
                 continue
-            lacking = set(range(comm.nranks)) - set(ring.order)
+            lacking = set(listed_world(comm.nranks)) - set(ring.order)
             if lacking:
                 chans.append(channel)
                 missing |= lacking

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import LISTED_RANKS, listed_world
 from ..model import Confidence, Event, Evidence, Finding
 
 # Transport classes, used for colours and checks.
@@ -171,7 +172,8 @@ class Communicator:
 
     @property
     def all_ranks(self) -> list[int]:
-        """Every rank of the communicator (0..nranks-1), plus any rank seen in a line."""
+        """Every rank of the communicator (0..nranks-1, listed up to limits.LISTED_RANKS; `unlisted_ranks`
+        counts the rest), plus any rank seen in a line."""
         seen = set(self.ranks)
         for ring in self.rings.values():
             seen.update(ring.order)
@@ -179,9 +181,15 @@ class Communicator:
             seen.update((src, dst))
         for (_, rank) in self.trees:
             seen.add(rank)
-        if self.nranks:
-            seen.update(range(self.nranks))
+        seen.update(listed_world(self.nranks))
         return sorted(r for r in seen if r >= 0)
+
+    @property
+    def unlisted_ranks(self) -> int:
+        """Ranks of a stated size too large to list one by one that no line names."""
+        if not self.nranks or self.nranks <= LISTED_RANKS:
+            return 0
+        return self.nranks - sum(1 for r in self.all_ranks if r < self.nranks)
 
     def host_of(self, rank: int) -> str | None:
         info = self.ranks.get(rank)

@@ -2,6 +2,7 @@
 shown channels as links (`==>` between nodes), coloured by transport with `linkStyle`."""
 from __future__ import annotations
 
+from ..hygiene import mermaid_label
 from .model import Communicator, TopoWarning
 from .view import (
     HIGHLIGHT,
@@ -16,7 +17,7 @@ from .view import (
 
 
 def _label(text: str) -> str:
-    return '"' + str(text).replace('"', "#quot;") + '"'
+    return mermaid_label(text)
 
 
 def render_mermaid(comms: list[Communicator], warnings: list[TopoWarning], *, channel: int | None = None,

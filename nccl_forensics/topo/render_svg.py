@@ -11,8 +11,8 @@ element has a <title> tooltip.
 from __future__ import annotations
 
 import math
-from html import escape
 
+from ..hygiene import html_text as escape
 from .model import Communicator, TopoWarning
 from .view import (
     HIGHLIGHT,

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from ..hygiene import SafeConsoleMixin
 from .model import Communicator, TopoWarning
 from .view import (
     broken_channels,
@@ -28,11 +29,15 @@ from .view import (
 )
 
 
+class _SafeConsole(SafeConsoleMixin, Console):
+    """A rich console that strips escape sequences from the text it is given (hygiene.py)."""
+
+
 def render_terminal(comms: list[Communicator], warnings: list[TopoWarning], *, channel: int | None = None,
                     all_channels: bool = False, highlight=None, width: int = 110, color: bool = False) -> str:
     """Plain text (or ANSI with color=True) of `terminal_renderables`."""
     buf = io.StringIO()
-    console = Console(file=buf, width=width, force_terminal=color, color_system="truecolor" if color else None,
+    console = _SafeConsole(file=buf, width=width, force_terminal=color, color_system="truecolor" if color else None,
                       highlight=False, emoji=False)
     for item in terminal_renderables(comms, warnings, channel=channel, all_channels=all_channels,
                                      highlight=highlight):

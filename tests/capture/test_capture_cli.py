@@ -50,8 +50,8 @@ def test_a_rank_that_exits_during_the_capture_is_recorded_as_such(tmp_path, monk
     env = {**os.environ, "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
     ranks = [subprocess.Popen([sys.executable, "-c", FAKE_RANK], env={**env, "RANK": str(r)}) for r in (0, 1)]
 
-    def find_then_lose_rank_1(pids=None, match=None):
-        found = find_jobs(pids, match)
+    def find_then_lose_rank_1(pids=None, match=None, users=None):
+        found = find_jobs(pids, match, users)
         ranks[1].send_signal(signal.SIGKILL)
         ranks[1].wait()
         return found
