@@ -110,6 +110,8 @@ def _world_reasons(ctx: Context, finished: dict[int, Evidence]) -> list[str]:
             by_reason[gap.reason].append(rank)
         why.append("no usable evidence from " + "; ".join(f"rank{'s' if len(r) > 1 else ''} {rank_span(r)} ({reason})"
                                                           for reason, r in sorted(by_reason.items())))
+    if world.unlisted:
+        why.append(f"{world.unlisted} more rank{'s' if world.unlisted > 1 else ''} of the stated world left no evidence")
     if world.unattributed:
         why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank could "
                    f"not be read ({world.unattributed[0]})")
