@@ -45,14 +45,18 @@ class MessageParser(LineParser):
         hits = catalogue.match(text) if text and catalogue.might_match(text) else []
         if not hits and text and self._prev is not None:
             hits = self._wrapped(text)
-        self._prev = line if len(text) >= WRAP_MIN and not hits else None
+        self._prev = line if len(text) >= WRAP_MIN else None
         out = produced
         if hits:
             out = self._apply(line, hits, produced, busy)
+        elif not busy and text and not produced and catalogue.LOOKS_LIKE_ERROR.search(text):
+            out = [Event(
+                "unknown_message", "catalogue", self.file, line.no, line.rank, line.host, text=line.raw or text,
+                data={"message": text.strip()[:300]}, local_rank=line.local_rank)]
+        if not hits and self._table is not None and text.strip() and not text.lstrip().startswith("error_file:"):
+            out = out + self._end_table()
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
-        elif self._table is not None and text.strip():
-            out = out + self._end_table()
         if self._held and not busy:
             out = self._release(out)
         return out
@@ -62,7 +66,8 @@ class MessageParser(LineParser):
 
     def flush(self, produced: list[Event]) -> list[Event]:
         """The end of the input: the held events that the blocks' own events do not repeat."""
-        return self._release(produced + self.out if self.out else produced)
+        out = self._release(produced + self.out if self.out else produced)
+        return [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
 
     # ---- one line's hits
     def _apply(self, line: Line, hits: list[catalogue.Hit], produced: list[Event], busy: bool) -> list[Event]:
@@ -135,8 +140,17 @@ class MessageParser(LineParser):
     # ---- events held while a block was open
     def _release(self, produced: list[Event]) -> list[Event]:
         held, self._held = self._held, []
-        said = {(ev.kind, ev.line) for ev in produced}
-        keep = [h for h in held if not any((h.kind, n) in said for n in range(h.line - _NEAR, h.line + _NEAR + 1))]
+        said = {(ev.kind, ev.line): ev for ev in produced}
+        keep = []
+        for h in held:
+            same = next((said[(h.kind, n)] for n in range(h.line - _NEAR, h.line + _NEAR + 1) if (h.kind, n) in said),
+                        None)
+            if same is None:
+                keep.append(h)
+            elif "message_id" not in same.data:      # the block's own event: give it the entry's meaning
+                for key in ("message_id", "meaning", "implies"):
+                    if key in h.data:
+                        same.data[key] = h.data[key]
         return produced + keep
 
 

@@ -76,7 +76,7 @@ MESSAGES = [
     # ---- NCCLUtils: NCCL result codes as torch raises them (1.x "NCCL error in: file:line, <text>")
     M("pytorch.nccl_error_in",
       r"NCCL error in: (?P<where>[^,]+), (?P<reason>[^,]+?)(?:, NCCL version (?P<version>[\d.]+))?"
-      r"(?:\s+(?P<code>nccl[A-Z]\w+))?(?:.*?Last error:\s*(?P<last_error>.+))?$",
+      r"(?:\s+(?P<code>nccl[A-Z]\w+))?(?:.*?Last error:\s*(?P<last_error>.+))?",
       "nccl_error", "failure", None, "1.6 - 2.13", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.hpp:C10D_NCCL_CHECK",
       "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled "
       "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
