@@ -77,6 +77,8 @@ class MessageParser(LineParser):
         for hit in hits:
             msg = hit.message
             if msg.id in _TABLE:
+                if busy:
+                    continue                # inside torchrun's own failure summary: it reads the rows
                 table_hit = True
                 new.extend(self._table_row(line, hit))
                 continue
