@@ -2,7 +2,8 @@
 report does not say enough for the shape, dtype, op or skip detectors.
 
 What it detects:
-    A ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
+    DDP's ``Expected to have finished reduction in the prior iteration`` (with ``Parameters which did not receive
+    grad for rank N``): the ranks' backward passes reduced different parameters. A ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
     line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
     (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.6's
     own check ``Mismatched collective detected, please check your collective calls at and around rank N``.
@@ -38,6 +39,7 @@ class ReportedMismatch(BaseDetector):
     needs = ()                 # its events (DETAIL lines without a seq, NCCL WARNs) may be all there is
 
     def check(self, ctx: Context):
+        yield from self._ddp(ctx)
         for ev in ctx.of("fingerprint_mismatch", "warn"):
             d = ev.data
             if d.get("implies") != "collective_mismatch":
@@ -59,6 +61,20 @@ class ReportedMismatch(BaseDetector):
                 yield finding
 
 
+    def _ddp(self, ctx: Context):
+        """DDP's reducer: a backward pass that left some parameters without a gradient (on the ranks it names)."""
+        hits = [ev for ev in ctx.of("traceback") if ev.data.get("category") == "ddp_unused_parameters"]
+        if not hits:
+            return
+        ranks = sorted({ev.data["rank"] for ev in hits if isinstance(ev.data.get("rank"), int)})
+        where = f" on rank {', '.join(map(str, ranks))}" if ranks else ""
+        msg = (f"DDP found parameters that received no gradient{where}: the ranks' backward passes reduced different "
+               "parameter sets, so the gradient all-reduces no longer pair up (Expected to have finished reduction)")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _DDP_FIX)
+
+
+_DDP_FIX = ("make every parameter take part in the loss on every rank, or pass find_unused_parameters=True to "
+            "DistributedDataParallel (TORCH_DISTRIBUTED_DEBUG=DETAIL names the parameters).")
 _FIX = ("make every rank issue the same collectives in the same order with the same sizes: look for a rank-dependent "
         "branch or data-dependent shapes near the call (all_gather vs all_gather_into_tensor, metrics whose keys "
         "differ across ranks).")

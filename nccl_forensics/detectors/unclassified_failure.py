@@ -34,7 +34,8 @@ from __future__ import annotations
 from ..model import Confidence
 from .base import BaseDetector, Context
 
-_ERRORS = ("cuda_error", "nccl_error", "dist_backend_error", "comm_abort", "error_json")
+_ERRORS = ("cuda_error", "nccl_error", "dist_backend_error", "comm_abort", "error_json", "cpp_terminate",
+           "signal_report", "xid", "worker_failed", "slurm_exit")
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
 

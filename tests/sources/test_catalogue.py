@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.model import MEANINGS, Source, SourceKind, shows_failure, shows_health
+from nccl_forensics.model import (
+    MEANINGS,
+    Source,
+    SourceKind,
+    shows_failure,
+    shows_health,
+)
 from nccl_forensics.sources import catalogue, parse_source
 
 ENTRIES = catalogue.messages()

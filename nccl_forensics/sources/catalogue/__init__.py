@@ -52,8 +52,9 @@ class Message:
         return self.id.split(".", 1)[0]
 
 
-# Entries that only say "an exception was raised": they yield to any specific entry found inside them.
-GENERIC = frozenset({"python.bare_exception"})
+# Entries that only frame a message ("an exception was raised", "NCCL warns"): they yield to any specific entry
+# found inside them, and lend it their fields.
+GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25"})
 
 
 class Hit(NamedTuple):
@@ -135,8 +136,15 @@ def match(text: str) -> list[Hit]:
                 hits.append(Hit(msg, m.start(), m.end(), fields_of(msg, m)))
     hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
     specific = [h for h in hits if h.message.id not in GENERIC]
-    hits = [h for h in hits if h.message.id not in GENERIC
-            or not any(h.start <= k.start and k.end <= h.end for k in specific)]
+    kept_generic = []
+    for g in (h for h in hits if h.message.id in GENERIC):
+        inside = [k for k in specific if g.start <= k.start and k.end <= g.end]
+        for k in inside:                 # the frame's fields (a WARN's file:line) go to the message inside it
+            for key, value in g.fields.items():
+                k.fields.setdefault(key, value)
+        if not inside:
+            kept_generic.append(g)
+    hits = specific + kept_generic
     kept: list[Hit] = []
     for h in hits:
         if any(k.start <= h.start and h.end <= k.end and k.message.kind == h.message.kind for k in kept):
