@@ -37,6 +37,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
     Entry("C105", "analyzer-report", "analyzer_report", "AnalyzerReport", "stable"),
     Entry("C106", "p2p-unmatched", "p2p_unmatched", "P2PUnmatched", "stable"),
+    Entry("C107", "reported-mismatch", "reported_mismatch", "ReportedMismatch", "stable"),
     Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
     Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
     Entry("R203", "missing-rank", "missing_rank", "MissingRank", "stable"),

@@ -20,7 +20,8 @@ NEEDS_KINDS = {
     "pyspy": {"pyspy_thread"},
     "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
     "oom": {"oom", "oom_kill", "slurm_oom", "k8s_oomkilled"},
-    "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error"},
+    "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",
+               "cpp_terminate", "signal_report", "xid"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
     "versions": {"nccl_version", "fr_dump"},
     "failures": None,                    # any line that shows a failure (model.shows_failure)

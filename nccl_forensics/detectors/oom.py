@@ -27,8 +27,6 @@ Suggested fix:
 """
 from __future__ import annotations
 
-import re
-
 from ..model import Confidence
 from .base import BaseDetector, Context
 
@@ -62,12 +60,13 @@ class OutOfMemory(BaseDetector):
             d = ev.data
             need = _mib(d.get("requested_bytes"))
             gpu = f" on GPU {d.get('gpu')}" if d.get("gpu") is not None else ""
-            msg = f"rank {ev.rank} ran out of {d.get('oom_kind')} memory{gpu}: it tried to allocate {need}"
+            who = f"rank {ev.rank}" if ev.rank is not None else "a process (no line names its rank)"
+            msg = f"{who} ran out of {d.get('oom_kind')} memory{gpu}: it tried to allocate {need}"
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
             yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _FIX)
         for ev in ctx.of("warn"):
-            if _NCCL_OOM.search(ev.data.get("message") or ""):
+            if ev.data.get("implies") == "oom":      # the catalogue's NCCL device-allocation failures
                 yield self._nccl_oom(ctx, ev)
         for ev in ctx.of("slurm_oom", "k8s_oomkilled"):
             yield self.finding([ev.rank] if ev.rank is not None else [], f"the scheduler reports an OOM kill: "
@@ -89,7 +88,5 @@ class OutOfMemory(BaseDetector):
         return self.finding([rank] if rank is not None else [], msg, conf, [ev], _FIX)
 
 
-_NCCL_OOM = re.compile(r"Cuda failure (?:\d+ )?'out of memory'|Failed to CUDA (?:calloc|malloc|host alloc)|"
-                       r"cudaMalloc\w* failed|hipErrorOutOfMemory|HIP failure 'out of memory'")
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "
         "watch memory per step for a leak (torch.cuda.max_memory_allocated / RSS).")

@@ -33,11 +33,24 @@ from ..model import Confidence
 from .base import BaseDetector, Context
 
 _PEER_CLOSED = ("connection_closed", "connection_reset")
-_HARD = re.compile(r"completion from peer|status=\d+|ncclRemoteError|ncclSystemError|IBV_WC|Connection refused|"
-                   r"No route to host|Network is unreachable|Call to (?:ibv|connect)", re.I)
-# NCCL's warnings that only say it falls back (no libibverbs: sockets are used instead), not that a link failed
-_BENIGN = re.compile(r"Failed to open libibverbs|NET/IB : No device found|Could not get speed", re.I)
+# NCCL's own socket and IB warnings that the message catalogue has no entry for still point at the transport
+_TRANSPORT_WARN = ("socket", "ib")
 _PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
+
+
+def _network(ev) -> bool:
+    """Does the parser's classification (the message catalogue's `implies`) say this line is a network error?"""
+    d = ev.data
+    if d.get("meaning") == "benign":
+        return False
+    if d.get("implies") == "network_error":
+        return True
+    return ev.kind == "warn" and "message_id" not in d and d.get("category") in _TRANSPORT_WARN
+
+
+def _hard(ev) -> bool:
+    """A failure of the link itself (not a peer that closed its end after failing elsewhere)."""
+    return ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure"
 
 
 class NetworkError(BaseDetector):
@@ -45,24 +58,20 @@ class NetworkError(BaseDetector):
     needs = ("errors",)
 
     def check(self, ctx: Context):
-        hits = [ev for ev in ctx.of("gloo_error") if ev.data.get("category") in _PEER_CLOSED]
-        hits += [ev for ev in ctx.of("warn") if (ev.data.get("category") in ("socket", "ib") or _HARD.search(ev.text))
-                 and not _BENIGN.search(ev.text)]
-        hits += [ev for ev in ctx.of("dist_backend_error") if _HARD.search(ev.text)]
+        hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error") if _network(ev)]
         if not hits:
             return
         hits.sort(key=lambda e: (e.time if e.time is not None else float("inf"),
                                  e.rank if e.rank is not None else 1 << 30, e.file, e.line))
         first = hits[0]
-        hard = [ev for ev in hits if _HARD.search(ev.text)]
+        hard = [ev for ev in hits if _hard(ev)]
         lead = hard[0] if hard else first
         died = [st.rank for st in ctx.ranks.values() if st.cause]
         first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch")
                          if ev.kind != "gloo_error" or ev.data.get("category") not in _PEER_CLOSED]
         aborted = [st.rank for st in ctx.ranks.values() if st.end == "aborted"]
         cause = not died and (bool(hard) or not (first_failure or aborted))
-        peer = _PEER.search(lead.text)
-        at = f" (peer {peer.group(1)}:{peer.group(2)})" if peer else ""
+        at = f" (peer {_peer(lead)})" if _peer(lead) else ""
         reporters = sorted({ev.rank for ev in hits if ev.rank is not None})
         who = f"rank {lead.rank}" if lead.rank is not None else (
             f"the process {lead.pid} on {lead.host}" if lead.pid is not None and lead.host else "a rank")
@@ -76,6 +85,16 @@ class NetworkError(BaseDetector):
         conf = Confidence.MEDIUM if hard else Confidence.LOW
         yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3], _FIX,
                            cause=cause)
+
+
+def _peer(ev) -> str | None:
+    peer = ev.data.get("peer")
+    if peer is None and ev.data.get("host") and ev.data.get("port"):
+        peer = f"{ev.data['host']}:{ev.data['port']}"
+    if peer is None:                     # a transport WARN no catalogue entry reads: its `peer/from/to ADDR<PORT>`
+        m = _PEER.search(ev.data.get("message") or ev.text)
+        peer = f"{m.group(1)}:{m.group(2)}" if m else None
+    return str(peer).replace("<", ":").rstrip(">") if peer else None
 
 
 _FIX = ("check the link and host of the peer named above (ibstat, dmesg for link flaps, switch logs); for socket "

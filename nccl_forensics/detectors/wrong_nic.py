@@ -36,11 +36,6 @@ from .base import BaseDetector, Context
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
 
 
-# NCCL found no interface it may use (NCCL_SOCKET_IFNAME names none that exists, or only excluded ones are up)
-_NO_INTERFACE = re.compile(r"Bootstrap ?: no socket interface found|NET/Socket ?: (?:no interface found|"
-                           r"No usable listening interface found)|No interface found in the same subnet", re.I)
-
-
 class NicMisselection(BaseDetector):
     code, name, cls = "N402", "nic-misselection", "nic_misselection"
     needs = ("nccl_init", "errors")
@@ -51,7 +46,7 @@ class NicMisselection(BaseDetector):
 
     def _no_interface(self, ctx: Context):
         hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
-                if _NO_INTERFACE.search(ev.text) or _NO_INTERFACE.search(str(ev.data.get("last_error") or ""))]
+                if ev.data.get("implies") == "nic_misselection"]
         if not hits:
             return
         named = sorted({str(ev.data.get("value")) for ev in ctx.of("env")
@@ -70,7 +65,10 @@ class NicMisselection(BaseDetector):
             devs = ev.data.get("interfaces") or ev.data.get("devices") or []
             if not devs or not ev.host:
                 continue
-            entry = picks.setdefault((ev.host, ev.kind), [devs[0].get("name"), devs[0].get("addr"), ev, set()])
+            # NET/Socket uses every interface it lists ([0]bond0 [1]br-… [2]veth…): a virtual one anywhere counts
+            dev = next((d for d in devs if _VIRTUAL.match(str(d.get("name")))), devs[0]) \
+                if ev.kind == "net_socket" else devs[0]
+            entry = picks.setdefault((ev.host, ev.kind), [dev.get("name"), dev.get("addr"), ev, set()])
             if ev.rank is not None:
                 entry[3].add(ev.rank)
         hosts = sorted({h for h, _ in picks} | {ev.host for ev in ctx.of("comm_init", "bootstrap", "net_socket")

@@ -65,6 +65,9 @@ def render_summary(run: EventsPreview, console: Console, shown: int | None = Non
     console.print(f"files: {len(run.summaries)} parsed, {skipped} skipped   events: {total}"
                   + (f" (showing {shown})" if shown is not None and shown < total else ""))
     console.print(f"unparsed lines: {kinds.get('unparsed', 0)}")
+    if kinds.get("unknown_message"):
+        console.print(f"lines that look like errors but match no catalogue message: {kinds['unknown_message']} "
+                      "(kind unknown_message; see `ncclf explain --messages`)")
     console.print(f"ranks found: {rank_span(ranks, ',') or 'none'}"
                   + (f"   events with unknown rank: {no_rank}" if no_rank else ""))
     for s in run.summaries:

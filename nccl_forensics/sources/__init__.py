@@ -22,14 +22,14 @@ _NCCL = "nccl:NcclParser"
 _TEXT_CHAIN = [
     "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
     "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
-    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser",
+    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser", "messages:MessageParser",
 ]
 LINE_PARSERS: dict[SourceKind, list[str]] = {
     SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
     SourceKind.CONSOLE: [_NCCL, *_TEXT_CHAIN],
     SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser", "faulthandler:FaulthandlerParser"],
-    SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser"],
-    SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3]],
+    SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser", "messages:MessageParser"],
+    SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3], "messages:MessageParser"],
 }
 # Whole-file readers: fn(source) -> Iterator[Event].
 READERS: dict[SourceKind, str] = {
@@ -107,8 +107,12 @@ def finish(parsers: list[LineParser]) -> Iterator[Event]:
     """The end of the input: each parser closes what it holds open (held events, a multi-line block)."""
     for p in parsers:
         p.finish()
-        yield from p.out
-        p.out.clear()
+    produced = _drain(parsers)
+    messages = _messages(parsers)
+    if messages is not None:
+        produced = messages.flush(produced)
+        messages.out.clear()
+    yield from produced
 
 
 def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
@@ -118,10 +122,26 @@ def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
         for p in chain:
             if p.feed(line):
                 break
+    produced = _drain(parsers)
+    messages = _messages(parsers)
+    if messages is not None:
+        produced = messages.classify(line, produced, any(p.busy for p in parsers))
+    yield from produced
+
+
+def _drain(parsers: list[LineParser]) -> list[Event]:
+    produced: list[Event] = []
     for p in parsers:
         if p.out:
-            yield from p.out
+            produced.extend(p.out)
             p.out.clear()
+    return produced
+
+
+def _messages(parsers: list[LineParser]):
+    """The chain's message catalogue (always last), if it has one."""
+    last = parsers[-1] if parsers else None
+    return last if last is not None and last.source == "catalogue" else None
 
 
 def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:

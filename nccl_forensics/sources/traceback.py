@@ -111,10 +111,12 @@ class TracebackParser(LineParser):
         if text.rstrip().endswith("Last error:"):
             self._last_error_next = True
         if not self.blocks and not text.startswith(_STARTS) and "Error" not in text and "error" not in text \
-                and "_LAUNCH_BLOCKING" not in text:
+                and "_LAUNCH_BLOCKING" not in text and not text.endswith(" | Traceback (most recent call last):"):
             return False                        # the common case: not a traceback line at all
         key = (line.rank, line.local_rank, line.host)
         block = self.blocks.get(key)
+        if block is None and key == _NO_WRAPPER and len(self.blocks) == 1:
+            key, block = next(iter(self.blocks.items()))   # a logger prefixed only the header line (`rank: 3 | …`)
         if block is None:
             claimed = self._outside(line, key)
         else:
@@ -132,7 +134,7 @@ class TracebackParser(LineParser):
 
     def _outside(self, line: Line, key: tuple) -> bool:
         text = line.text
-        if text.startswith("Traceback (most recent call last):"):
+        if text.startswith("Traceback (most recent call last):") or text.endswith(" | Traceback (most recent call last):"):
             self.blocks[key] = _Block(line, cpp=False)
             return True
         if text.startswith("terminate called after throwing an instance of '"):
@@ -145,10 +147,12 @@ class TracebackParser(LineParser):
                 self._emit_cause(kind, line, data)
         return False
 
-    def _emit_cause(self, kind: str, line: Line, data: dict[str, Any]) -> None:
+    def _emit_cause(self, kind: str, line: Line, data: dict[str, Any], block: _Block | None = None) -> None:
         ev = self.emit(kind, line, **data)
         if ev.rank is None:
             ev.rank = rank_in_message(line.text)
+        if ev.rank is None and block is not None:
+            ev.rank = block.start.rank
 
     def _inside(self, line: Line, key: tuple, block: _Block) -> bool:
         parsed = classify(line.text)
@@ -188,14 +192,19 @@ class TracebackParser(LineParser):
     def _close(self, key: tuple, chained: bool = False) -> None:
         block = self.blocks.pop(key)
         where = block.exc_line or block.start
-        self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
-                  chained=chained, start_line=block.start.no)
+        ev = self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
+                       chained=chained, start_line=block.start.no)
+        if ev.rank is None:
+            ev.rank = block.start.rank
         for line, kind, data in block.causes:
-            self._emit_cause(kind, line, data)
+            self._emit_cause(kind, line, data, block)
 
 
 # c10d's own tag names the rank inside a process group; in the default group (PG 0) that is the global rank
 _DEFAULT_PG_RANK = re.compile(r"\[(?:PG ID 0 PG GUID 0(?:\(default_pg\))? |PG 0 (?:\(default_pg\) )?)?Rank (\d+)\]")
+
+
+_NO_WRAPPER = (None, None, None)
 
 
 def rank_in_message(text: str) -> int | None:

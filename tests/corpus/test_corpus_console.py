@@ -10,15 +10,17 @@ from nccl_forensics.diagnosis import diagnose
 
 from .corpus import CORPUS, corpus_files, stripped
 
-TRUTH = json.loads((CORPUS / "console" / "truth.json").read_text()) if CORPUS.is_dir() else {}
-CASES = sorted(k for k in TRUTH if not k.startswith("_"))
+SETS = ("console", "console2")
+TRUTH = {(sub, name): case for sub in SETS if (CORPUS / sub / "truth.json").is_file()
+         for name, case in json.loads((CORPUS / sub / "truth.json").read_text()).items() if not name.startswith("_")}
+CASES = sorted(TRUTH)
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_the_stated_cause_is_found(name, tmp_path):
-    stripped(CORPUS / "console" / name, tmp_path)
+@pytest.mark.parametrize("sub,name", CASES, ids=[f"{s}/{n}" for s, n in CASES])
+def test_the_stated_cause_is_found(sub, name, tmp_path):
+    stripped(CORPUS / sub / name, tmp_path)
     verdict = diagnose([str(tmp_path)], jobs=1).verdict
-    case = TRUTH[name]
+    case = TRUTH[(sub, name)]
     assert verdict.cls in case["accept"], verdict.summary
     if case["culprit_ranks"] is not None:
         assert verdict.culprit_ranks == case["culprit_ranks"], verdict.summary
@@ -29,3 +31,11 @@ def test_a_failed_job_s_log_is_never_called_healthy(path, tmp_path):
     d = diagnose([str(stripped(path, tmp_path).parent)], jobs=1)
     assert d.verdict.cls not in ("none", "inconclusive"), d.verdict.summary
     assert d.verdict.primary is not None and d.verdict.primary.evidence
+
+
+@pytest.mark.parametrize("path", corpus_files("console2", "*.log"), ids=lambda p: p.name)
+def test_console2_never_crashes_nor_calls_a_failure_healthy(path, tmp_path):
+    d = diagnose([str(stripped(path, tmp_path).parent)], jobs=1)
+    accept = TRUTH.get(("console2", path.name), {}).get("accept", [])
+    if "none" not in accept:
+        assert d.verdict.cls != "none", d.verdict.summary

@@ -1,0 +1,80 @@
+"""C107 reported-mismatch: the software itself reported that the ranks called different collectives, but the
+report does not say enough for the shape, dtype, op or skip detectors.
+
+What it detects:
+    DDP's ``Expected to have finished reduction in the prior iteration`` (with ``Parameters which did not receive
+    grad for rank N``): the ranks' backward passes reduced different parameters. A ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
+    line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
+    (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.6's
+    own check ``Mismatched collective detected, please check your collective calls at and around rank N``.
+
+Why it hangs or dies:
+    Collectives pair up by order. Ranks that issue different ones (another op, another size, one skipped)
+    wait on partners that never come, or exchange the wrong buffers.
+
+Evidence it needs:
+    The DETAIL check's exception line or NCCL's WARN line (``NCCL_DEBUG=WARN``).
+
+Example:
+    ``ncclf diagnose logs/`` →
+    ``op_mismatch: rank 1 runs ALLGATHER while rank 0 runs _ALLGATHER_BASE (TORCH_DISTRIBUTED_DEBUG=DETAIL)``.
+
+Known limits:
+    A report cut before the second fingerprint names one side only: the class (skipped, other op or size)
+    is a guess, with low confidence; the more specific detectors win wherever they have the evidence.
+
+Suggested fix:
+    Make every rank issue the same collectives in the same order with the same sizes: look for a
+    rank-dependent branch or data-dependent shapes near the named call (all_gather vs all_gather_into_tensor,
+    metrics logged with keys that differ across ranks).
+"""
+from __future__ import annotations
+
+from ..model import Confidence
+from .base import BaseDetector, Context
+
+
+class ReportedMismatch(BaseDetector):
+    code, name, cls = "C107", "reported-mismatch", "collective_skipped"
+    needs = ()                 # its events (DETAIL lines without a seq, NCCL WARNs) may be all there is
+
+    def check(self, ctx: Context):
+        yield from self._ddp(ctx)
+        for ev in ctx.of("fingerprint_mismatch", "warn"):
+            d = ev.data
+            if d.get("implies") != "collective_mismatch":
+                continue
+            if ev.kind == "warn":
+                where = f" at and around rank {d['rank']}" if d.get("rank") is not None else ""
+                yield self.finding([], f"NCCL reported mismatched collectives{where}: the ranks called different "
+                                   "collectives (order or size)", Confidence.MEDIUM, [ev], _FIX)
+            elif d.get("other_rank") is None:
+                yield self.finding([], f"the DETAIL check reported a collective mismatch (rank {d.get('rank')} runs "
+                                   f"{d.get('op_raw') or d.get('op') or 'a collective'} at seq {d.get('seq')}); the "
+                                   "line is cut before the other rank's fingerprint", Confidence.LOW, [ev], _FIX)
+            elif d.get("op_raw") and d.get("other_op_raw") and d["op_raw"] != d["other_op_raw"] \
+                    and d.get("op") == d.get("other_op"):
+                finding = self.finding([], f"rank {d.get('rank')} runs {d['op_raw']} while rank {d['other_rank']} "
+                                       f"runs {d['other_op_raw']} (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+                                       Confidence.MEDIUM, [ev], _FIX)
+                finding.cls = "op_mismatch"
+                yield finding
+
+
+    def _ddp(self, ctx: Context):
+        """DDP's reducer: a backward pass that left some parameters without a gradient (on the ranks it names)."""
+        hits = [ev for ev in ctx.of("traceback") if ev.data.get("category") == "ddp_unused_parameters"]
+        if not hits:
+            return
+        ranks = sorted({ev.data["rank"] for ev in hits if isinstance(ev.data.get("rank"), int)})
+        where = f" on rank {', '.join(map(str, ranks))}" if ranks else ""
+        msg = (f"DDP found parameters that received no gradient{where}: the ranks' backward passes reduced different "
+               "parameter sets, so the gradient all-reduces no longer pair up (Expected to have finished reduction)")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _DDP_FIX)
+
+
+_DDP_FIX = ("make every parameter take part in the loss on every rank, or pass find_unused_parameters=True to "
+            "DistributedDataParallel (TORCH_DISTRIBUTED_DEBUG=DETAIL names the parameters).")
+_FIX = ("make every rank issue the same collectives in the same order with the same sizes: look for a rank-dependent "
+        "branch or data-dependent shapes near the call (all_gather vs all_gather_into_tensor, metrics whose keys "
+        "differ across ranks).")

@@ -1,0 +1,190 @@
+"""The message catalogue: every line the stack prints when a job fails (or, for some, when it is healthy),
+as data, one module per source family (pytorch.py, nccl.py, gloo.py, launchers.py, kernel.py, cuda.py).
+
+Each `Message` says: the words as printed (`pattern`, a regex whose named groups are the fields it carries),
+the versions that print them, what they mean (`meaning`, one of model.MEANINGS, and `implies`, the verdict
+class they point to), the event kind ncclf makes of them and the source file they come from. `example` is one
+line as printed (the generated tests read every entry in every arrival form from it); `decisive` is the
+shortest prefix of the example that already decides the meaning (a line cut after it still matches).
+
+`match(text)` finds every catalogue message inside one line of text, wherever it stands (behind any prefix,
+several glued on one line). It is called for lines that look like messages only (`might_match`), so it costs
+nothing on the bulk of a log.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Iterator, NamedTuple
+
+FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda")
+# Fields that are numbers; every other field is kept as printed.
+_INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "numel_in", "numel_out", "timeout_ms",
+                   "elapsed_ms", "requested_bytes", "other_rank", "src_line", "code", "xid", "task", "count",
+                   "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed"})
+_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
+            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
+_SIGNAL_WORDS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Killed": "SIGKILL", "Bus error": "SIGBUS",
+                 "Terminated": "SIGTERM", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str                   # family.name, stable
+    pattern: str | tuple[str, ...]   # regex; named groups are the fields (a trailing digit tells alternatives apart).
+                                     # A tuple: the decisive words' regex, then optional pieces, each only after the
+                                     # one before it (a line cut anywhere after the decisive words still matches)
+    kind: str                 # the event kind it becomes (docs/events.md)
+    meaning: str              # "failure", "consequence", "benign" or "healthy" (model.MEANINGS)
+    implies: str | None       # the verdict class it points to, None when it names no class by itself
+    versions: str             # which versions print it, as read in the sources
+    source: str               # repository:path[:function] it is printed from
+    example: str              # one line as printed
+    decisive: str             # the example's shortest prefix that decides the meaning
+    data: dict[str, Any] = field(default_factory=dict)   # fixed fields (category, oom_kind, signal, ...)
+    anchor: str = ""          # literal words every printing contains, `|` between alternatives (default: the
+                              # pattern's longest literal)
+    flags: int = 0
+
+    @property
+    def family(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+# Entries that only frame a message ("an exception was raised", "NCCL warns"): they yield to any specific entry
+# found inside them, and lend it their fields.
+GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25"})
+
+
+class Hit(NamedTuple):
+    message: Message
+    start: int
+    end: int
+    fields: dict[str, Any]
+
+
+def _first_literal(pattern: str, decisive: str) -> str:
+    """The longest run of plain characters in a pattern that the decisive words hold (the anchor when none is
+    given): a line cut after the decisive words still holds it."""
+    best = ""
+    for run in re.findall(r"(?:\\[^dswbDSWB\d]|[^\\()\[\]{}?*+|.^$])+", pattern):
+        text = re.sub(r"\\(.)", r"\1", run)
+        while text and text not in decisive:
+            text = text[:-1]
+        if len(text) > len(best):
+            best = text
+    return best
+
+
+@lru_cache(maxsize=1)
+def messages() -> tuple[Message, ...]:
+    """Every catalogue entry, family by family."""
+    from . import cuda, gloo, kernel, launchers, nccl, pytorch
+    out: list[Message] = []
+    for module in (pytorch, nccl, gloo, launchers, kernel, cuda):
+        out.extend(module.MESSAGES)
+    return tuple(out)
+
+
+class _Compiled(NamedTuple):
+    quick: re.Pattern[str]                              # any anchor
+    by_anchor: dict[str, list[tuple[Message, re.Pattern[str]]]]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> _Compiled:
+    by_anchor: dict[str, list[tuple[Message, re.Pattern[str]]]] = {}
+    for msg in messages():
+        rx = re.compile(full_pattern(msg), msg.flags)
+        for anchor in (msg.anchor or _first_literal(msg.pattern if isinstance(msg.pattern, str) else msg.pattern[0], msg.decisive)).split("|"):
+            by_anchor.setdefault(anchor, []).append((msg, rx))
+    anchors = sorted(by_anchor, key=len, reverse=True)
+    return _Compiled(re.compile("|".join(re.escape(a) for a in anchors)), by_anchor)
+
+
+def full_pattern(msg: Message) -> str:
+    """The decisive pattern, then the tail pieces nested optionally: a line cut anywhere in the tail still matches
+    and keeps the fields before the cut."""
+    if isinstance(msg.pattern, str):
+        return msg.pattern
+    head, *pieces = msg.pattern
+    tail = ""
+    for piece in reversed(pieces):
+        tail = f"(?:{piece}{tail})?"
+    return head + tail
+
+
+def might_match(text: str) -> bool:
+    return _compiled().quick.search(text) is not None
+
+
+def match(text: str) -> list[Hit]:
+    """Every catalogue message in one line, left to right; where two overlap, the longer (more specific) wins."""
+    comp = _compiled()
+    found = {m.group(0) for m in comp.quick.finditer(text)}
+    if not found:
+        return []
+    hits: list[Hit] = []
+    tried = set()
+    for anchor in found:
+        for msg, rx in comp.by_anchor[anchor]:
+            if msg.id in tried:
+                continue
+            tried.add(msg.id)
+            for m in rx.finditer(text):
+                hits.append(Hit(msg, m.start(), m.end(), fields_of(msg, m)))
+    hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    specific = [h for h in hits if h.message.id not in GENERIC]
+    kept_generic = []
+    for g in (h for h in hits if h.message.id in GENERIC):
+        inside = [k for k in specific if g.start <= k.start and k.end <= g.end]
+        for k in inside:                 # the frame's fields (a WARN's file:line) go to the message inside it
+            for key, value in g.fields.items():
+                k.fields.setdefault(key, value)
+        if not inside:
+            kept_generic.append(g)
+    hits = specific + kept_generic
+    kept: list[Hit] = []
+    for h in hits:
+        if any(k.start <= h.start and h.end <= k.end and k.message.kind == h.message.kind for k in kept):
+            continue
+        kept.append(h)
+    return kept
+
+
+def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
+    data: dict[str, Any] = dict(msg.data)
+    for name, value in m.groupdict().items():
+        if value is None:
+            continue
+        key = name.rstrip("0123456789")
+        if key in _INTS:
+            try:
+                data[key] = int(value)
+            except ValueError:
+                continue
+        else:
+            data[key] = value.strip()
+    if "signal" not in data and "signum" in data:
+        data["signal"] = _SIGNALS.get(abs(data["signum"]))
+    if isinstance(data.get("signal"), str) and not data["signal"].startswith("SIG"):
+        data["signal"] = _SIGNAL_WORDS.get(data["signal"], "SIG" + data["signal"].upper())
+    if "exitcode" in data and data.get("signal") is None and isinstance(data["exitcode"], int) and data["exitcode"] < 0:
+        data["signal"] = _SIGNALS.get(-data["exitcode"])
+    return data
+
+
+def by_id(message_id: str) -> Message | None:
+    return next((m for m in messages() if m.id == message_id), None)
+
+
+def iter_table() -> Iterator[tuple[str, str, str, str, str]]:
+    """(id, example, versions, meaning, implies) for every entry: what `ncclf explain --messages` lists."""
+    for m in messages():
+        yield m.id, m.example, m.versions, m.meaning, m.implies or "-"
+
+
+# Words that make a line look like an error: a line with one that matches no entry is a wording to add.
+LOOKS_LIKE_ERROR = re.compile(r"\berror\b|\bfail(?:ed|ure|s)?\b|\bWARN\b|\babort(?:ed|ing)?\b|\bkilled\b|\bsignal\b",
+                              re.I)

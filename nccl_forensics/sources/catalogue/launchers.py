@@ -1,0 +1,195 @@
+"""The launchers' lines about their workers: torchrun / torch.distributed.elastic, torch.distributed.launch,
+DeepSpeed, composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd, Horovod, Ray.
+
+Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
+multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
+(sigkill_handler), mosaicml/composer composer/cli/launcher.py, huggingface/accelerate
+src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files and
+opal/util/stacktrace.c, pmodels/mpich src/pm/hydra (pmiserv_cb.c), SchedMD/slurm src/srun and src/slurmd/slurmstepd,
+horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py.
+"""
+from __future__ import annotations
+
+from . import Message as M
+
+_ELASTIC = "pytorch:torch/distributed/elastic/multiprocessing/api.py"
+_SIG = r"(?P<signal>SIG[A-Z]+)"
+
+MESSAGES = [
+    # ---- torch elastic (torchrun, torch.distributed.launch >= 1.9)
+    M("torchrun.worker_failed",
+      (r"failed \(exitcode: (?P<exitcode>-?\d+)\) local_rank: (?P<local_rank>\d+)", r" \(pid: (?P<pid>\d+)\)", r" of (?:binary|fn): (?P<entrypoint>\S+)"),
+      "worker_failed", "failure", None, "1.9 - 2.13", _ELASTIC + ":PContext.wait",
+      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 0 (pid: 1932) of binary: "
+      "/usr/bin/python3", "failed (exitcode: -11) local_rank: 0", anchor="failed (exitcode:"),
+    M("torchrun.worker_failed_located",
+      r"failed \(exitcode: (?P<exitcode>-?\d+)\) for (?:binary|fn) located at (?P<entrypoint>\S+) with local_rank: "
+      r"(?P<local_rank>\d+)(?: \((?:process ID|pid): (?P<pid>\d+)\))?",
+      "worker_failed", "failure", None, "2.6 - 2.13", _ELASTIC + ":PContext.wait",
+      "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3 (process ID: 812917)",
+      "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3", anchor="failed (exitcode:"),
+    M("torchrun.closing_signal",
+      r"Sending process (?P<pid>\d+) (?:the )?closing signal " + _SIG,
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":PContext._close",
+      "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal SIGTERM",
+      "Sending process 812914 closing signal SIGTERM", anchor="Sending process"),
+    M("torchrun.forced_kill",
+      (r"Unable to shutdown process (?P<pid>\d+) via Signals\.(?P<signal>SIG[A-Z]+)", r", forcefully exiting via"),
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":PContext._close",
+      "Unable to shutdown process 812914 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL",
+      "Unable to shutdown process 812914 via Signals.SIGTERM", anchor="Unable to shutdown process"),
+    M("torchrun.rc_rank",
+      r"^\s*rank\s*: (?P<rank>\d+) \(local_rank: (?P<local_rank>\d+)\)",
+      "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/"
+      "__init__.py:ChildFailedError.format_msg", "  rank      : 0 (local_rank: 0)", "  rank      : 0 (local_rank: 0)",
+      data={"root_cause": None}, anchor="(local_rank: "),
+    M("torchrun.rc_exitcode",
+      r"^\s*exitcode\s*: (?P<exitcode>-?\d+) \(pid: (?P<pid>\d+)\)(?:\s+\((?P<signal>SIG[A-Z]+)\))?",
+      "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/"
+      "__init__.py:ChildFailedError.format_msg", "  exitcode  : -11 (pid: 6421)", "  exitcode  : -11 (pid: 6421)",
+      anchor="(pid: "),
+    M("torchrun.signal_received",
+      r"Signal (?P<signum>\d+) \((?P<signal>SIG[A-Z]+)\) received by PID (?P<pid>\d+)",
+      "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/api.py:"
+      "_wrap / errors.ProcessFailure", "  traceback : Signal 11 (SIGSEGV) received by PID 6421",
+      "Signal 11 (SIGSEGV) received by PID 6421", anchor="received by PID"),
+    M("torchrun.worker_group_failed",
+      (r"Worker group FAILED\.", r" (?P<count>\d+)/(?P<max>\d+) attempts left"),
+      "agent_log", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_invoke_run",
+      "[default] Worker group FAILED. 3/3 attempts left; will restart worker group", "Worker group FAILED.",
+      anchor="Worker group FAILED"),
+    M("torchrun.worker_group_succeeded",
+      r"(?:Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)|worker group successfully finished)",
+      "agent_log", "healthy", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_invoke_run",
+      "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 "
+      "seconds for other agents to finish.", "worker group successfully finished",
+      anchor="Local worker group finished|worker group successfully finished"),
+    M("torchrun.death_signal",
+      (r"Received (?:Signals\.)?(?P<signal>SIG[A-Z]+) death signal", r", shutting down workers"),
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py",
+      "Received Signals.SIGTERM death signal, shutting down workers", "Received Signals.SIGTERM death signal",
+      anchor="death signal"),
+    # ---- torch.distributed.launch before elastic (<= 1.8)
+    M("launch.subprocess_error",
+      r"subprocess\.CalledProcessError: Command '(?P<cmd>.*?)' died with <Signals\.(?P<signal>SIG[A-Z]+): (?P<signum>\d+)>",
+      "worker_failed", "failure", None, "1.0 - 1.8", "pytorch:torch/distributed/launch.py:main",
+      "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3']' died with "
+      "<Signals.SIGKILL: 9>.", "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', "
+      "'--local_rank=3']' died with <Signals.SIGKILL: 9>", anchor="subprocess.CalledProcessError"),
+    # ---- DeepSpeed's launcher
+    M("deepspeed.exit_code",
+      r"(?:sigkill_handler\] )?\[.*?'--local_rank=(?P<local_rank>\d+)'.*?\] exits with return code = (?P<exitcode>-?\d+)",
+      "worker_failed", "failure", None, "DeepSpeed 0.3 - 0.17", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
+      "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py', '--local_rank=7', '--deepspeed'] "
+      "exits with return code = -9", "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py', "
+      "'--local_rank=7', '--deepspeed'] exits with return code = -9", anchor="exits with return code"),
+    M("deepspeed.exit_code_bare",
+      r"(?:sigkill_handler\] )?exits with return code = (?P<exitcode>-?\d+)",
+      "worker_failed", "failure", None, "DeepSpeed 0.3 - 0.17", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
+      "[launch.py:184:sigkill_handler] exits with return code = 247", "exits with return code = 247",
+      anchor="exits with return code"),
+    M("deepspeed.killing_subprocess",
+      r"Killing subprocess (?P<pid>\d+)",
+      "sigterm_sent", "consequence", None, "DeepSpeed 0.3 - 0.17", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
+      "[INFO] [launch.py:315:sigkill_handler] Killing subprocess 24905", "Killing subprocess 24905",
+      data={"signal": "SIGKILL"}, anchor="Killing subprocess"),
+    # ---- composer
+    M("composer.rank_crashed",
+      r"Rank (?P<rank>\d+) crashed with exit code (?P<exitcode>-?\d+)",
+      "worker_failed", "failure", None, "composer 0.8 - 0.30", "composer:composer/cli/launcher.py:_monitor_processes",
+      "Rank 3 crashed with exit code -9.", "Rank 3 crashed with exit code -9", anchor="crashed with exit code"),
+    M("composer.killing_ranks",
+      r"Killing (?:remaining )?(?:local )?ranks? (?P<ranks>[\d, ]+)",
+      "sigterm_sent", "consequence", None, "composer 0.8 - 0.30", "composer:composer/cli/launcher.py:_cleanup_processes",
+      "Killing local rank 2", "Killing local rank 2", anchor="Killing"),
+    # ---- accelerate
+    M("launch.subprocess_nonzero",
+      r"subprocess\.CalledProcessError: Command '(?P<cmd>.*?)' returned non-zero exit status (?P<exitcode>\d+)",
+      "worker_failed", "consequence", None, "torch.distributed.launch 1.0 - 1.8, accelerate 0.x - 1.x",
+      "pytorch:torch/distributed/launch.py:main; accelerate:src/accelerate/commands/launch.py",
+      "subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', 'accelerate.commands.launch', 'train.py']' "
+      "returned non-zero exit status 1.", "subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', "
+      "'accelerate.commands.launch', 'train.py']' returned non-zero exit status 1", anchor="subprocess.CalledProcessError"),
+    # ---- Open MPI
+    M("ompi.noticed_signal",
+      r"noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
+      r"(?P<signum>\d+)(?: \((?P<signal>[\w ]+)\))?",
+      "worker_failed", "failure", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
+      "mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11 (Segmentation fault).",
+      "mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11",
+      anchor="noticed that process rank"),
+    M("ompi.nonzero_status",
+      r"(?:Primary job\s+terminated normally, but )?(?P<count>\d+) process(?:es)? returned\s*(?:a )?non-zero exit codes?",
+      "worker_failed", "consequence", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
+      "Primary job  terminated normally, but 1 process returned a non-zero exit code.",
+      "1 process returned a non-zero exit code", anchor="returned a non-zero exit code|returned non-zero exit code"),
+    M("ompi.first_nonzero",
+      r"mpirun detected that one or more processes exited with non-zero status",
+      "worker_failed", "consequence", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
+      "mpirun detected that one or more processes exited with non-zero status, thus causing",
+      "mpirun detected that one or more processes exited with non-zero status", anchor="exited with non-zero status"),
+    M("ompi.signal_block",
+      r"\*\*\* Process received signal \*\*\*",
+      "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal), also UCX", "ompi:opal/util/stacktrace.c:show_stackframe",
+      "[gpu-07:04021] *** Process received signal ***", "*** Process received signal ***",
+      anchor="*** Process received signal ***"),
+    M("ompi.signal_line",
+      r"\] Signal: (?P<signal>[A-Z][\w ]+) \((?P<signum>\d+)\)",
+      "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal)", "ompi:opal/util/stacktrace.c:show_stackframe",
+      "[gpu-07:04021] Signal: Segmentation fault (11)", "[gpu-07:04021] Signal: Segmentation fault (11)",
+      anchor="] Signal: "),
+    # ---- MPICH / Hydra (and Intel MPI)
+    M("hydra.bad_termination",
+      r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+      "worker_failed", "failure", None, "MPICH 3 - 4, Intel MPI", "mpich:src/pm/hydra/pm/pmiserv/pmiserv_cb.c",
+      "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"),
+    M("hydra.killed_by_signal",
+      r"KILLED BY SIGNAL: (?P<signum>\d+) \((?P<signal>[\w ]+)\)",
+      "worker_failed", "failure", None, "MPICH 3 - 4, Intel MPI", "mpich:src/pm/hydra/pm/pmiserv/pmiserv_cb.c",
+      "=   KILLED BY SIGNAL: 9 (Killed)", "KILLED BY SIGNAL: 9 (Killed)", anchor="KILLED BY SIGNAL:"),
+    M("hydra.exit_code",
+      r"=\s+EXIT CODE: (?P<exitcode>\d+)",
+      "worker_failed", "failure", None, "MPICH 3 - 4, Intel MPI", "mpich:src/pm/hydra/pm/pmiserv/pmiserv_cb.c",
+      "=   EXIT CODE: 139", "=   EXIT CODE: 139", anchor="EXIT CODE: "),
+    # ---- Slurm
+    M("slurm.task_exit",
+      r"srun: error: (?P<node>\S+): tasks? (?P<task>\d+)(?:[-,\d\[\]]*)?: (?:Exited with exit code (?P<exitcode>\d+)|"
+      r"(?P<signal>Killed|Segmentation fault|Aborted|Bus error|Terminated))",
+      "slurm_exit", "failure", None, "Slurm 17 - 24", "slurm:src/srun/srun_job.c / launch.c:_task_finish",
+      "srun: error: gpu-07: task 3: Exited with exit code 1", "srun: error: gpu-07: task 3: Exited with exit code 1",
+      anchor="srun: error:"),
+    M("slurm.step_cancelled",
+      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) ON (?P<node>\S+) CANCELLED AT \S+(?: DUE TO (?P<reason>[A-Z ]+))?",
+      "slurm_cancelled", "failure", None, "Slurm 17 - 24", "slurm:src/slurmd/slurmstepd/req.c",
+      "slurmstepd: error: *** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***",
+      "*** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00", anchor="CANCELLED AT"),
+    M("slurm.oom_kill",
+      r"Detected (?P<count>\d+) oom[-_]kill events? in (?:StepId=)?(?P<job_id>\S+)",
+      "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
+      "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
+      "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),
+    # ---- Horovod
+    M("horovod.shut_down",
+      r"Horovod has been shut down\. This was caused by an exception on one of the ranks",
+      "dist_backend_error", "consequence", None, "Horovod 0.16 - 0.28", "horovod:horovod/common/operations.cc",
+      "HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of the ranks or an "
+      "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
+      "Horovod has been shut down. This was caused by an exception on one of the ranks"),
+    M("horovod.process_failed",
+      r"Process (?P<rank>\d+) exit with status code (?P<exitcode>-?\d+)",
+      "worker_failed", "failure", None, "Horovod 0.20 - 0.28", "horovod:horovod/runner/gloo_run.py",
+      "Process 3 exit with status code 137.", "Process 3 exit with status code 137", anchor="exit with status code"),
+    # ---- Ray
+    M("ray.actor_died",
+      r"(?:RayActorError: )?The actor died unexpectedly before finishing this task",
+      "worker_failed", "failure", None, "Ray 1.x - 2.x", "ray:python/ray/exceptions.py:ActorDiedError",
+      "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+      "The actor died unexpectedly before finishing this task"),
+    M("ray.oom_killed",
+      r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)|Task was killed due to the node running low "
+      r"on memory",
+      "slurm_oom", "failure", "oom", "Ray 2.2 - 2.x", "ray:src/ray/raylet/worker_killing_policy.cc",
+      "(raylet) node_id=abc Workers (tasks / actors) killed due to memory pressure (OOM)",
+      "Workers (tasks / actors) killed due to memory pressure (OOM)",
+      anchor="killed due to memory pressure|running low on memory"),
+]

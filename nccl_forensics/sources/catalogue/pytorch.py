@@ -1,0 +1,209 @@
+"""PyTorch: c10d (ProcessGroupNCCL watchdog and heartbeat monitor, NCCLUtils, ProcessGroupWrapper's DETAIL
+fingerprints, monitoredBarrier, TCPStore, the DDP reducer) and the CUDA/HIP/CPU allocators' OOM messages.
+
+Read in pytorch/pytorch: torch/csrc/distributed/c10d/{ProcessGroupNCCL.cpp, NCCLUtils.hpp, ProcessGroupWrapper.cpp,
+ProcessGroupGloo.cpp, TCPStore.cpp, TCPStoreLibUvBackend.cpp, socket.cpp, reducer.cpp}, c10/cuda/CUDACachingAllocator.cpp,
+c10/core/CPUAllocator.cpp, torch/distributed/distributed_c10d.py; git history for the 1.x wordings.
+"""
+from __future__ import annotations
+
+from . import Message as M
+
+_PG = "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
+_OP = r"(?P<op>_?[A-Z][A-Z_]*)"
+
+MESSAGES = [
+    # ---- the NCCL watchdog (1.8+; `[Rank N] ` / `[PG 0 Rank N] ` / `[PG ID 0 PG GUID 0(default_pg) Rank N] ` before it)
+    M("pytorch.watchdog_timeout",
+      r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=" + _OP +
+      r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
+      r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)?(?: ran for (?P<elapsed_ms>\d+) milliseconds)?",
+      "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13",
+      _PG + ":WorkNCCL::checkTimeout",
+      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST, NumelIn=1, "
+      "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.",
+      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST"),
+    M("pytorch.async_error_teardown",
+      r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
+      "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
+      "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of "
+      "CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+      "Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels",
+      data={"context": "teardown"}),
+    M("pytorch.taking_process_down",
+      r"To avoid data inconsistency, we are taking the entire process down",
+      "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
+      "[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.",
+      "To avoid data inconsistency, we are taking the entire process down", data={"context": "teardown"}),
+    M("pytorch.watchdog_terminated",
+       (r"(?:Process group|NCCL) watchdog thread terminated with exception:", r" (?P<reason>.+)"),
+      "comm_abort", "failure", None, "2.0 - 2.13", _PG + ":ProcessGroupNCCL::ncclCommWatchdog",
+      "[PG 0 Rank 7] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access "
+      "was encountered",
+      "[PG 0 Rank 7] Process group watchdog thread terminated with exception:", data={"context": "watchdog"}),
+    M("pytorch.heartbeat_timeout",
+       (r"Heartbeat monitor timed out!", r" Process will be terminated after dumping debug info"),
+      "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "[PG 0 Rank 2] Heartbeat monitor timed out! Process will be terminated after dumping debug info. "
+      "workMetaList_.size()=2",
+      "Heartbeat monitor timed out!"),
+    M("pytorch.watchdog_stuck",
+      r"ProcessGroupNCCL's watchdog got stuck for (?P<timeout_s>\d+) seconds without making progress",
+      "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
+      "collectives.",
+      "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress"),
+    M("pytorch.failure_detected_by_watchdog",
+      r"Exception \(either an error or timeout\) detected by watchdog at work: (?P<seq>\d+)"
+      r"(?:, last enqueued NCCL work: (?P<last_enqueued>-?\d+))?(?:, last completed NCCL work: (?P<last_completed>-?\d+))?",
+      "work_status", "failure", None, "2.2 - 2.13", _PG + ":ProcessGroupNCCL::watchdogHandler",
+      "[PG 0 Rank 6] Exception (either an error or timeout) detected by watchdog at work: 3, last enqueued NCCL "
+      "work: 3, last completed NCCL work: 2.",
+      "Exception (either an error or timeout) detected by watchdog at work: 3",
+      data={"trigger": "failure_detected"}),
+    M("pytorch.timeout_at_work",
+      r"Timeout at NCCL work: (?P<seq>\d+)(?:, last enqueued NCCL work: (?P<last_enqueued>-?\d+))?"
+      r"(?:, last completed NCCL work: (?P<last_completed>-?\d+))?",
+      "work_status", "failure", None, "2.2 - 2.13", _PG + ":ProcessGroupNCCL::watchdogHandler",
+      "[PG 3 Rank 1] Timeout at NCCL work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
+      "Timeout at NCCL work: 12", data={"trigger": "timeout"}),
+    M("pytorch.dump_signal",
+       (r"Received a dump signal", r" (?:due to a collective timeout )?from\s+(?:this local rank|rank (?P<signal_from_rank>\d+))"),
+      "work_status", "consequence", None, "2.4 - 2.13", _PG + ":ProcessGroupNCCL::watchdogHandler",
+      "[PG 0 Rank 3] Received a dump signal due to a collective timeout from  rank 6 and we will try our best to "
+      "dump the debug info.", "Received a dump signal",
+      data={"trigger": "dump_signal"}, anchor="Received a dump signal"),
+    # ---- NCCLUtils: NCCL result codes as torch raises them (1.x "NCCL error in: file:line, <text>")
+    M("pytorch.nccl_error_in",
+      r"NCCL error in: (?P<where>[^,]+), (?P<reason>[^,]+?)(?:, NCCL version (?P<version>[\d.]+))?"
+      r"(?:\s+(?P<code>nccl[A-Z]\w+))?(?:.*?Last error:\s*(?P<last_error>.+))?",
+      "nccl_error", "failure", None, "1.6 - 2.13", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.hpp:C10D_NCCL_CHECK",
+      "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled "
+      "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
+      "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error",
+      anchor="NCCL error in:"),
+    M("pytorch.nccl_error_remote",
+      r"NCCL error: (?P<reason>remote process exited or there was a network error|unhandled system error|"
+      r"unhandled cuda error|internal error|invalid usage|invalid argument)",
+      "nccl_error", "failure", None, "1.10 - 2.13", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.cpp:getNcclErrorDetailStr",
+      "what(): NCCL error: remote process exited or there was a network error, NCCL version 2.14.3",
+      "NCCL error: remote process exited or there was a network error", anchor="NCCL error: "),
+    M("pytorch.nccl_comm_aborted",
+      r"NCCL communicator was aborted on rank (?P<rank>\d+)",
+      "comm_abort", "consequence", None, "1.9 - 2.13", _PG + ":WorkNCCL::checkAndSetException",
+      "RuntimeError: NCCL communicator was aborted on rank 3.  Original reason for failure was: [Rank 3] Watchdog "
+      "caught collective operation timeout", "NCCL communicator was aborted on rank 3"),
+    # ---- ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL)
+    M("pytorch.detail_mismatch",
+       (r"Detected mismatch between collectives on ranks\.", r" Rank (?P<rank>\d+) is running collective: CollectiveFingerPrint\(", r"(?:SequenceNumber=(?P<seq>\d+),? ?)?",
+            r"OpType=(?P<op>_?[A-Z][A-Z_]*)", r", TensorShape=\[(?P<shape>[\d, ]*)\]", r".*?, but Rank (?P<other_rank>\d+) "
+            r"is running collective: CollectiveFingerPrint\(", r"(?:SequenceNumber=(?P<other_seq>\d+),? ?)?",
+            r"OpType=(?P<other_op>_?[A-Z][A-Z_]*)", r", TensorShape=\[(?P<other_shape>[\d, ]*)\]"),
+      "fingerprint_mismatch", "failure", "collective_mismatch", "1.10 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp:ProcessGroupWrapper::runCollectiveChecks",
+      "RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+      "CollectiveFingerPrint(SequenceNumber=0, OpType=_ALLGATHER_BASE, TensorShape=[359, 1, 1435, 16], "
+      "TensorDtypes=BFloat16, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda)), but Rank 2 is "
+      "running collective: CollectiveFingerPrint(SequenceNumber=0, OpType=_ALLGATHER_BASE, TensorShape=[359, 1, "
+      "1436, 16], TensorDtypes=BFloat16, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda)).",
+      "Detected mismatch between collectives on ranks."),
+    M("pytorch.monitored_barrier_failed",
+       (r"Ranks? (?P<ranks>\d+(?:, ?\d+)*) failed to pass monitoredBarrier", r" in (?P<timeout_ms>\d+) ms"),
+      "monitored_barrier", "failure", "missing_rank", "1.10 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:ProcessGroupGloo::monitoredBarrier",
+      "RuntimeError: Rank 6 failed to pass monitoredBarrier in 1800000 ms", "Rank 6 failed to pass monitoredBarrier",
+      data={"state": "failed"}),
+    # ---- TCPStore / rendezvous
+    M("pytorch.store_barrier_timeout",
+       (r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+)", r", for key: \S+ \(world_size=(?P<nranks>\d+), (?:worker_count|num_workers_joined)=(?P<count>\d+)"),
+      "dist_backend_error", "failure", "missing_rank", "1.9 - 2.0", "pytorch:torch/distributed/distributed_c10d.py:"
+      "_store_based_barrier",
+      "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: "
+      "store_based_barrier_key:1 (world_size=8, worker_count=7, timeout=0:30:00)",
+      "Timed out initializing process group in store based barrier on rank: 3"),
+    M("pytorch.store_clients_timeout",
+       (r"Timed out after (?P<seconds>\d+) seconds waiting for clients\.", r" (?P<count>\d+)/(?P<nranks>\d+) clients joined"),
+      "dist_backend_error", "failure", "missing_rank", "2.0 - 2.13", "pytorch:torch/distributed/elastic/utils/store.py",
+      "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 7/8 clients joined.",
+      "Timed out after 901 seconds waiting for clients."),
+    M("pytorch.store_connect_timeout",
+       (r"The client socket has timed out after (?P<seconds>\d+)s? while trying to connect to", r" \((?P<peer>[^)]*)\)"),
+      "dist_backend_error", "failure", "network_error", "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
+      "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to "
+      "(10.0.0.1, 29500).", "The client socket has timed out after 900s while trying to connect to"),
+    M("pytorch.store_addr_in_use",
+      r"The server socket has failed to (?:listen on any local network address|bind to)",
+      "dist_backend_error", "failure", None, "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
+      "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+      "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
+      "The server socket has failed to listen on any local network address"),
+    M("pytorch.store_connection_reset",
+      r"(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(fd=\d+, addr=(?P<peer>[^)]*)\)|"
+      r"Connection reset by peer \(this error originated at tensorpipe|"
+      r"failed to recv, got 0 bytes",
+      "dist_backend_error", "consequence", "network_error", "2.2 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil", "torch.distributed.DistNetworkError: failed to recv, "
+      "got 0 bytes", "failed to recv, got 0 bytes",
+      anchor="failed on SocketImpl|originated at tensorpipe|failed to recv, got 0 bytes"),
+    # ---- DDP reducer
+    M("pytorch.ddp_unfinished_reduction",
+      r"Expected to have finished reduction in the prior iteration",
+      "traceback", "failure", "collective_skipped", "1.4 - 2.13", "pytorch:torch/csrc/distributed/c10d/reducer.cpp:"
+      "Reducer::ensure_prior_reduction_finished",
+      "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+      "error indicates that your module has parameters that were not used in producing loss.",
+      "Expected to have finished reduction in the prior iteration",
+      data={"exc_type": "RuntimeError", "category": "ddp_unused_parameters"}),
+    M("pytorch.ddp_params_without_grad",
+      r"Parameter(?:s| indices) which did not receive grad for rank (?P<rank>\d+):\s*(?P<params>.*)",
+      "traceback", "failure", "collective_skipped", "1.9 - 2.13", "pytorch:torch/csrc/distributed/c10d/reducer.cpp",
+      "Parameter indices which did not receive grad for rank 1: 4 5",
+      "Parameter indices which did not receive grad for rank 1:",
+      data={"exc_type": "RuntimeError", "category": "ddp_unused_parameters"}, anchor="which did not receive grad"),
+    M("pytorch.ddp_shape_mismatch",
+       (r"DDP expects same model across all ranks, but Rank (?P<rank>\d+) has (?P<count>\d+) params", r", while rank (?P<other_rank>\d+) has inconsistent (?P<other_count>\d+) params"),
+      "traceback", "failure", "shape_mismatch", "1.11 - 2.13", "pytorch:torch/csrc/distributed/c10d/reducer.cpp:"
+      "verify_params_across_processes",
+      "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 120 params, while rank 1 has "
+      "inconsistent 118 params.", "DDP expects same model across all ranks, but Rank 0 has 120 params",
+      data={"exc_type": "RuntimeError"}),
+    # ---- allocators
+    M("pytorch.cuda_oom",
+      r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B|[\d.]+ bytes)",
+      "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/cuda/CUDACachingAllocator.cpp:malloc",
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 2 has a total capacity of "
+      "79.10 GiB of which 98.00 MiB is free.", "CUDA out of memory. Tried to allocate 32.00 MiB"),
+    M("pytorch.cpu_alloc_oom",
+      r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<requested_bytes>\d+) bytes",
+      "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/core/impl/alloc_cpu.cpp",
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. DefaultCPUAllocator: can't allocate memory: you "
+      "tried to allocate 34359738368 bytes. Error code 12 (Cannot allocate memory)",
+      "DefaultCPUAllocator: can't allocate memory: you tried to allocate 34359738368 bytes",
+      data={"oom_kind": "cpu_allocator"}, anchor="DefaultCPUAllocator: "),
+    # ---- C++ runtime (std::terminate) and bare exception lines
+    M("pytorch.cpp_terminate",
+      r"terminate called after throwing an instance of '(?P<exc_type>[^']+)'",
+      "cpp_terminate", "failure", None, "libstdc++ (every torch)", "gcc:libstdc++-v3/libsupc++/vterminate.cc",
+      "terminate called after throwing an instance of 'c10::DistBackendError'",
+      "terminate called after throwing an instance of 'c10::DistBackendError'"),
+    M("pytorch.cpp_terminate_bare",
+      r"terminate called (?:without an active exception|recursively)",
+      "cpp_terminate", "failure", None, "libstdc++ (every torch)", "gcc:libstdc++-v3/libsupc++/vterminate.cc",
+      "terminate called without an active exception", "terminate called without an active exception",
+      anchor="terminate called "),
+    M("pytorch.cpp_what",
+      r"^\s*what\(\):\s+(?P<reason>\S.*)",
+      "cpp_terminate", "failure", None, "libstdc++ (every torch)", "gcc:libstdc++-v3/libsupc++/vterminate.cc",
+      "  what():  [PG 0 Rank 1] Process group watchdog thread terminated with exception: NCCL error",
+      "  what():  [PG 0 Rank 1]", anchor="what():"),
+]
+
+# An exception line with no `Traceback` header above it (a launcher printed only the last line, or the header was
+# cut): its type and message. Inside a traceback block the traceback parser reads it instead.
+MESSAGES.append(M(
+    "python.bare_exception",
+    r"(?:^|(?<=\]:)|(?<=\] )|(?<=: ))(?P<exc_type>(?:[a-z_]\w*\.)*(?:[A-Z]\w*Error|ChildFailedError|"
+    r"OutOfMemoryError)): (?P<message>\S.*)",
+    "traceback", "failure", None, "Python 3 (every torch)", "cpython:Python/pythonrun.c:print_exception",
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "RuntimeError: E", anchor="Error: "))

@@ -1,0 +1,202 @@
+"""The message catalogue applied to every line, after the format parsers: classify once, at parse time.
+
+`MessageParser` sits last in a text source's parser chain. It claims no line; `offer` (sources/__init__.py) hands
+it each line with the events the chain made of it. For every catalogue message in the line (behind any prefix,
+glued to others, cut after its decisive words, or wrapped onto the next line by a terminal) it either annotates the
+event a parser already made of it (`meaning`, `implies`, `message_id` and the fields the parser left empty) or makes
+that event itself. A line a parser could only call `unparsed` is replaced by what the catalogue read in it.
+
+Events found while another parser holds a multi-line block open (a traceback, torchrun's failure summary) wait
+until the block closes, and are dropped where the block's own events already say the same (kind, nearby line).
+The lines of a torchrun Root Cause table pasted without its header (`rank : R (local_rank: K)`, `exitcode : C
+(pid: P)`, `traceback : Signal N (SIG) received by PID P`) become one `child_failed` event.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import Event, Line
+from . import catalogue
+from .base import LineParser
+
+_SOURCE = {"pytorch": "torch", "python": "traceback", "nccl": "nccl", "gloo": "traceback", "cuda": "traceback",
+           "kernel": "kernel", "host": "kernel"}
+_TABLE = frozenset({"torchrun.rc_rank", "torchrun.rc_exitcode", "torchrun.signal_received"})
+WRAP_MIN = 60          # a line this long may have been wrapped by a terminal: try it joined with the next
+_NEAR = 40             # lines: a block's event this close to a held one says the same thing
+
+
+class MessageParser(LineParser):
+    source = "catalogue"
+
+    def __init__(self, src):
+        super().__init__(src)
+        self._held: list[Event] = []        # found inside another parser's open block
+        self._table: Event | None = None    # a headerless Root Cause table being read
+        self._prev: Line | None = None      # the previous line, when it may continue on this one
+        self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
+
+    def feed(self, line: Line) -> bool:
+        return False
+
+    def classify(self, line: Line, produced: list[Event], busy: bool) -> list[Event]:
+        """The events of one line, classified, plus what the catalogue found that no parser made."""
+        text = line.text
+        hits = catalogue.match(text) if text and catalogue.might_match(text) else []
+        if not hits and text and self._prev is not None:
+            hits = self._wrapped(text)
+        self._prev = line if len(text) >= WRAP_MIN else None
+        out = produced
+        if hits:
+            out = self._apply(line, hits, produced, busy)
+        elif not busy and text and not produced and catalogue.LOOKS_LIKE_ERROR.search(text):
+            out = [Event(
+                "unknown_message", "catalogue", self.file, line.no, line.rank, line.host, text=line.raw or text,
+                data={"message": text.strip()[:300]}, local_rank=line.local_rank)]
+        if not hits and self._table is not None and text.strip() and not text.lstrip().startswith("error_file:"):
+            out = out + self._end_table()
+        if self._read and any(ev.kind == "unparsed" for ev in out):
+            out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
+        if self._held and not busy:
+            out = self._release(out)
+        return out
+
+    def finish(self) -> None:
+        self.out.extend(self._end_table())
+
+    def flush(self, produced: list[Event]) -> list[Event]:
+        """The end of the input: the held events that the blocks' own events do not repeat."""
+        out = self._release(produced + self.out if self.out else produced)
+        return [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
+
+    # ---- one line's hits
+    def _apply(self, line: Line, hits: list[catalogue.Hit], produced: list[Event], busy: bool) -> list[Event]:
+        mine = [ev for ev in produced if ev.line == line.no and ev.kind != "unparsed"]
+        new: list[Event] = []
+        table_hit = False
+        for hit in hits:
+            msg = hit.message
+            if msg.id in _TABLE:
+                if busy:
+                    continue                # inside torchrun's own failure summary: it reads the rows
+                table_hit = True
+                new.extend(self._table_row(line, hit))
+                continue
+            if msg.id in catalogue.GENERIC and mine:
+                continue                    # the parser read this line more closely than "an exception"
+            same = next((ev for ev in mine if ev.kind == msg.kind and "message_id" not in ev.data), None)
+            if same is not None:
+                annotate(same, hit)
+                continue
+            if busy:
+                self._held.append(self._event(line, hit))
+            else:
+                new.append(self._event(line, hit))
+        if not table_hit and self._table is not None:
+            new = self._end_table() + new
+        self._read.append(line.no)
+        del self._read[:-8]
+        return produced + new
+
+    def _event(self, line: Line, hit: catalogue.Hit) -> Event:
+        msg = hit.message
+        data = {**hit.fields}
+        ev = Event(msg.kind, _SOURCE.get(msg.family, "torchrun"), self.file, line.no, line.rank, line.host,
+                   text=line.raw or line.text, data=data, local_rank=line.local_rank)
+        annotate(ev, hit)
+        _fill_common(ev)
+        return ev
+
+    def _wrapped(self, text: str) -> list[catalogue.Hit]:
+        """Messages that begin on the previous (long) line and go on here: a terminal wrapped them."""
+        prev = self._prev.text if self._prev is not None else ""
+        for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
+            if not catalogue.might_match(joined):
+                continue
+            hits = [h for h in catalogue.match(joined) if h.start < cut < h.end]
+            if hits:
+                return hits
+        return []
+
+    # ---- a Root Cause table without its header
+    def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:
+        done: list[Event] = []
+        ev = self._table
+        if ev is not None and any(k in ev.data and ev.data[k] != v for k, v in hit.fields.items()
+                                  if k in ("rank", "pid", "exitcode")):
+            done, ev = self._end_table(), None
+        if ev is None:
+            ev = self._table = self._event(line, hit)
+            ev.data["root_cause"] = None
+            return done
+        for key, value in hit.fields.items():
+            if ev.data.get(key) is None:
+                ev.data[key] = value
+        _fill_common(ev)
+        return done
+
+    def _end_table(self) -> list[Event]:
+        ev, self._table = self._table, None
+        return [ev] if ev is not None else []
+
+    # ---- events held while a block was open
+    def _release(self, produced: list[Event]) -> list[Event]:
+        held, self._held = self._held, []
+        said = {(ev.kind, ev.line): ev for ev in produced}
+        keep = []
+        for h in held:
+            same = next((said[(h.kind, n)] for n in range(h.line - _NEAR, h.line + _NEAR + 1) if (h.kind, n) in said),
+                        None)
+            if same is None:
+                keep.append(h)
+            elif "message_id" not in same.data:      # the block's own event: give it the entry's meaning
+                for key in ("message_id", "meaning", "implies"):
+                    if key in h.data:
+                        same.data[key] = h.data[key]
+        return produced + keep
+
+
+def annotate(ev: Event, hit: catalogue.Hit) -> None:
+    """The catalogue entry's meaning and fields on an event (fields a parser already set are kept)."""
+    msg = hit.message
+    ev.data["message_id"] = msg.id
+    ev.data["meaning"] = msg.meaning
+    if msg.implies:
+        ev.data["implies"] = msg.implies
+    for key, value in hit.fields.items():
+        if ev.data.get(key) is None:
+            ev.data[key] = value
+
+
+def _fill_common(ev: Event) -> None:
+    d: dict[str, Any] = ev.data
+    if ev.kind in ("worker_failed", "child_failed", "slurm_exit", "signal_report", "sigterm_sent") and d.get("pid"):
+        ev.pid = ev.pid or d["pid"]
+    rank = d.get("rank")
+    if isinstance(rank, int) and ev.kind in ("child_failed", "worker_failed", "slurm_exit") and ev.rank is None:
+        ev.rank = rank
+    if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
+        ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]
+    if ev.kind == "slurm_exit" and ev.rank is None and isinstance(d.get("task"), int):
+        ev.rank = d["task"]
+    if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
+        d["oom_kind"] = d["oom_kind"].lower()
+    if ev.kind == "oom" and isinstance(d.get("size"), str):
+        from .exceptions import size_bytes
+        d["requested_bytes"] = size_bytes(d.pop("size"))
+    if ev.kind == "fingerprint_mismatch":
+        for who in ("", "other_"):
+            shape = d.pop(f"{who}shape", None)
+            if shape is not None and d.get(f"{who}shapes") is None:
+                d[f"{who}shapes"] = [[int(x) for x in shape.replace(" ", "").split(",") if x]]
+            raw = d.get(f"{who}op")
+            if raw and not d.get(f"{who}op_raw"):
+                from .torch_log import op_name
+                d[f"{who}op_raw"], d[f"{who}op"] = raw, op_name(raw)
+    if ev.kind == "watchdog_timeout":
+        raw = d.get("op")
+        if raw and raw.isupper() or (raw or "").startswith("_"):
+            from .torch_log import op_name
+            d["op_raw"], d["op"] = raw, op_name(raw)
+        if isinstance(d.get("numel_in"), str):      # ≤ 2.1 printed TensorShape=[...] there
+            d["shape"] = d.pop("numel_in")

@@ -1,0 +1,113 @@
+"""Tests generated from the message catalogue: every entry, in every way a log delivers it (as printed, behind a
+launcher's or a logger's prefix, in ANSI colour, cut after its decisive words, glued between two other messages,
+wrapped by a terminal), read by the whole parser chain into an event of the entry's kind with its meaning."""
+from __future__ import annotations
+
+import pytest
+
+from nccl_forensics.model import (
+    MEANINGS,
+    Source,
+    SourceKind,
+    shows_failure,
+    shows_health,
+)
+from nccl_forensics.sources import catalogue, parse_source
+
+ENTRIES = catalogue.messages()
+IDS = [m.id for m in ENTRIES]
+OTHER = "Some unrelated progress text 37%|███▋      | 37/100"
+
+
+def _wrap(text: str, width: int) -> str:
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+FORMS = {
+    "as_printed": lambda m: m.example,
+    "rank_prefix": lambda m: f"[rank3]:{m.example}",
+    "ompi_tag": lambda m: f"[1,3]<stderr>:{m.example}",
+    "any_prefix": lambda m: f"worker-7 | 2024-05-01 10:00:00,123 ERROR | {m.example}",
+    "ansi": lambda m: f"\x1b[31m{m.example}\x1b[0m",
+    "cut": lambda m: m.decisive,
+    "glued": lambda m: f"{OTHER} {m.example} {OTHER}",
+    "wrapped_80": lambda m: _wrap(m.example, 80),
+    "wrapped_120": lambda m: _wrap(m.example, 120),
+}
+# A message that starts a line by definition (a table row, `what():`) has no glued or prefixed form.
+_LINE_START = {"torchrun.rc_rank", "torchrun.rc_exitcode", "pytorch.cpp_what", "python.bare_exception"}
+
+
+def _events(tmp_path, text: str):
+    path = tmp_path / "console.log"
+    path.write_text(text + "\n", encoding="utf-8")
+    return parse_source(Source(str(path), SourceKind.CONSOLE)).events
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("msg", ENTRIES, ids=IDS)
+def test_every_entry_in_every_arrival_form(msg, form, tmp_path):
+    if msg.id in _LINE_START and form in ("glued", "any_prefix"):
+        pytest.skip("begins a line by definition")
+    text = FORMS[form](msg)
+    if form.startswith("wrapped") and "\n" not in text:
+        pytest.skip("shorter than the terminal")
+    events = _events(tmp_path, text)
+    kinds = [ev.kind for ev in events]
+    assert msg.kind in kinds, (form, text, kinds)
+    assert "unparsed" not in kinds or form.startswith("wrapped"), kinds
+    same = [ev for ev in events if ev.kind == msg.kind]
+    if msg.meaning in ("failure", "consequence"):
+        assert any(shows_failure(ev) for ev in same)
+    if msg.meaning == "healthy":
+        assert any(shows_health(ev) for ev in same)
+
+
+@pytest.mark.parametrize("msg", ENTRIES, ids=IDS)
+def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
+    assert msg.meaning in MEANINGS
+    assert msg.versions and msg.source and ":" in msg.source
+    assert msg.example.find(msg.decisive.strip()) >= 0 or msg.decisive in msg.example
+    assert msg.family in catalogue.FAMILIES + ("python", "torchrun", "launch", "deepspeed", "composer", "ompi",
+                                               "hydra", "slurm", "horovod", "ray", "host")
+    hits = [h for h in catalogue.match(msg.example) if h.message.id == msg.id]
+    assert hits, msg.id
+
+
+def test_ids_are_unique():
+    assert len(IDS) == len(set(IDS))
+
+
+def test_fields_are_read_from_the_words():
+    [hit] = [h for h in catalogue.match("[launch.py:321:sigkill_handler] ['python', '-u', 'main.py', '--local_rank=7'] "
+                                        "exits with return code = -9") if h.message.kind == "worker_failed"]
+    assert hit.fields["local_rank"] == 7 and hit.fields["exitcode"] == -9 and hit.fields["signal"] == "SIGKILL"
+    [hit] = catalogue.match("mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11 "
+                            "(Segmentation fault).")
+    assert (hit.fields["rank"], hit.fields["pid"], hit.fields["node"], hit.fields["signal"]) == (3, 4021, "gpu-07",
+                                                                                                 "SIGSEGV")
+
+
+def test_a_headerless_root_cause_table_is_one_child_failed(tmp_path):
+    events = _events(tmp_path, "  rank      : 0 (local_rank: 0)\n  exitcode  : -11 (pid: 6421)\n  error_file: <N/A>\n"
+                               "  traceback : Signal 11 (SIGSEGV) received by PID 6421")
+    [ev] = [ev for ev in events if ev.kind == "child_failed"]
+    assert (ev.rank, ev.data["exitcode"], ev.data["pid"], ev.data["signal"]) == (0, -11, 6421, "SIGSEGV")
+
+
+def test_a_run_on_line_yields_each_message(tmp_path):
+    line = ("[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature "
+            "of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data. terminate called after "
+            "throwing an instance of 'std::runtime_error' what(): NCCL error: remote process exited or there was a "
+            "network error, NCCL version 2.14.3 ncclRemoteError: A call failed possibly due to a network error or a "
+            "remote process exiting prematurely. Last error: NET/IB : Got completion from peer 11.214.147.122<39138> "
+            "with error 12, opcode 0, len 0, vendor err 129")
+    events = _events(tmp_path, line)
+    ib = [ev for ev in events if ev.data.get("message_id") == "nccl.ib_completion_error"]
+    assert ib and ib[0].data["peer"] == "11.214.147.122<39138>" and ib[0].data["implies"] == "network_error"
+    assert {"cpp_terminate", "comm_abort", "nccl_error"} <= {ev.kind for ev in events}
+
+
+def test_benign_warnings_do_not_show_a_failure(tmp_path):
+    events = _events(tmp_path, "node1:123:456 [0] NCCL INFO NET/IB : No device found.")
+    assert events and not any(shows_failure(ev) for ev in events)
