@@ -35,7 +35,9 @@ _GENERAL_OPS = {"coalesced", "allgather_coalesced", "reducescatter_coalesced", "
 P2P_OPS = frozenset({"send", "recv"})                  # fr_semantics.P2P_OPS
 _SIZE_RULE = {"allreduce": 1, "broadcast": 1, "allgather": 2, "reducescatter": 3}   # fr_semantics.size_note
 _read = itemgetter(*_KEYS)
+_read_flagged = itemgetter(*_KEYS, "is_p2p")
 _NO_OP = (None, None, None)
+_NO_TENSOR = [[0]]                                     # an entry without tensors: no elements
 
 
 class _Unusual(Exception):
@@ -59,7 +61,12 @@ def coded_columns(dump: dict, path: str, source: Source | str, first_line: int =
 
 
 def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, first_line: int) -> tuple[dict, dict]:
-    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+    try:                                                  # one pass over the (cold) entries
+        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes, flags = \
+            zip(*map(_read_flagged, entries))
+    except KeyError:                                      # no is_p2p (older schemas)
+        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+        flags = tuple(e.get("is_p2p") for e in entries)
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
     pg_cats, pg_codes = categorize(pgs)                   # a list (JSON) is unhashable: TypeError
@@ -71,7 +78,7 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     _expect(all(v is None or type(v) is str for v in chain(name_cats, state_cats)))
     split = [split_profiling_name(n) if n is not None else _NO_OP for n in name_cats]
     line = np.arange(first_line, first_line + len(entries), dtype=np.int64)
-    p2p_flag = _p2p_flags(entries, split, name_codes)
+    p2p_flag = _p2p_flags(flags, split, name_codes)
     keep = np.flatnonzero(~p2p_flag) if p2p_flag.any() else None
     sub = (lambda column: column) if keep is None else (lambda column: column[keep])
     op_all = recode([s[1] for s in split], name_codes)
@@ -84,13 +91,12 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     if len(group_codes):
         key = np.sort(group_codes.astype(np.int64) * (int(seq.max()) + 1) + sub(seq))
         _expect((key[1:] != key[:-1]).all())              # one entry per (group, seq): no coalesced call
-    kept_sizes = sizes if keep is None else tuple(sizes[i] for i in keep)
-    kept_out = out_sizes if keep is None else tuple(out_sizes[i] for i in keep)
+    kept_sizes, kept_out = _pick(sizes, keep), _pick(out_sizes, keep)
     out_numel = _out_numel(sub(numel), kept_sizes, kept_out)
     op = _take(op_all, keep)
     _expect_sizes_agree(op, sub(numel), out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[group_codes])
     groups = _take(([p[0] for p in pg_cats], pg_codes), keep)
-    kept_dtypes = dtypes if keep is None else tuple(dtypes[i] for i in keep)
+    kept_dtypes = _pick(dtypes, keep)
     cols = {"group": groups, "op": op, "state": _take((state_cats, state_codes), keep),
             "dtype": _dtypes(kept_dtypes), "numel": sub(numel), "out_numel": out_numel, "seq": sub(seq),
             "time": sub(time), "line": sub(line), "p2p": p2p}
@@ -102,18 +108,14 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     return meta, cols
 
 
-def _p2p_flags(entries: list[dict], split: list, name_codes: np.ndarray) -> np.ndarray:
+def _p2p_flags(flags: tuple, split: list, name_codes: np.ndarray) -> np.ndarray:
     """Which entries are P2P (fr_semantics.is_p2p): a send or recv, or flagged `is_p2p` (a P2P batch's marker)."""
     is_send_recv = np.array([s[1] in P2P_OPS for s in split] + [False])[name_codes]
-    try:
-        flags = list(map(itemgetter("is_p2p"), entries))
-    except KeyError:
-        flags = [e.get("is_p2p") for e in entries]
     kinds = set(map(type, flags))
     _expect(kinds <= {bool, type(None)})
     if bool not in kinds or True not in flags:
         return is_send_recv
-    return is_send_recv | np.fromiter((f is True for f in flags), bool, len(flags))
+    return is_send_recv | np.fromiter(map(bool, flags), bool, len(flags))     # None is False
 
 
 def _p2p_columns(entries: list[dict], pgs: tuple, seqs: tuple, split: list, name_codes: np.ndarray,
@@ -134,6 +136,15 @@ def _p2p_columns(entries: list[dict], pgs: tuple, seqs: tuple, split: list, name
     return [[pgs[i][0] for i in index], [seqs[i] for i in index], p2p_seqs, [split[c][1] for c in codes],
             [split[c][2] for c in codes], numel[at].tolist(), [states[i] for i in index], line[at].tolist(),
             time[at].tolist()]
+
+
+def _pick(values: tuple, keep: np.ndarray | None) -> tuple:
+    """The values at `keep` (None: all), as a tuple."""
+    if keep is None:
+        return values
+    if len(keep) < 2:
+        return tuple(values[i] for i in keep.tolist())
+    return itemgetter(*keep.tolist())(values)
 
 
 def _take(cat: tuple[list, np.ndarray], keep: np.ndarray | None) -> tuple[list, np.ndarray]:
@@ -183,10 +194,13 @@ def _expect(ok: Any) -> None:
 def _numel(sizes: tuple) -> np.ndarray:
     """Elements of each entry's input tensors: usually one (C-level passes), none for a barrier."""
     _expect(set(map(type, sizes)) <= {list})
-    one = set(map(len, sizes)) == {1}
+    lengths = set(map(len, sizes))
+    if lengths == {0, 1}:                                  # one tensor or none (a marker, a barrier): 0 elements
+        sizes = tuple(s or _NO_TENSOR for s in sizes)
+        lengths = {1}
+    one = lengths == {1}
     shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
-    _expect(set(map(type, shapes)) <= {list})
-    # a product is an int only if every dimension is (a float, str or lone bool dimension shows in its product)
+    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
     numel = list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes]
     _expect(set(map(type, numel)) <= {int})
     return np.array(numel, np.int64)
