@@ -19,9 +19,10 @@ from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
 from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
-from ..sources.fr_load import load_dump, load_dump_tail
+from ..sources.fr_load import HEAD_ENTRIES, load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
-from .fr_semantics import Entry, rows_and_p2p
+from .fr_semantics import Entry, P2POp, rows_and_p2p
+from .fr_semantics import _peer as peer_rank
 from .groups import compact
 from .timeline import (
     COLUMNS,
@@ -123,7 +124,7 @@ def digest_flight_recorder(source: Source) -> Digest:
                 sites = call_sites(dump, len(dump.get("entries") or ()))
             fast = fast or coded_columns(dump, source.path, source)
             if fast is not None:
-                meta, rows = fast[0], coded_rows(source, *fast)
+                meta, rows, p2p = fast[0], coded_rows(source, *fast), coded_p2p(*fast)
             else:
                 meta, cols = table_of_dump(dump, source.path, source, fields=FR_FIELDS)
                 rows, p2p = fr_rows(source, meta, cols)
@@ -143,16 +144,19 @@ def digest_flight_recorder(source: Source) -> Digest:
 def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:
     """The fast path's (meta, columns) of the dump's tail, the tail's first entry number and the call sites of its
     last entries, or (None, None, {}) when the dump is small or the tail is not in the common shape (the whole
-    dump is then read)."""
-    tail = load_dump_tail(source.path, source.tail_entries)
-    if tail is None:
-        return None, None, {}
-    dump, first, total = tail
-    fast = coded_columns(dump, source.path, source, first_line=first)
-    if fast is None:
-        return None, None, {}
-    fast[0]["entries"] = total
-    return fast, first, call_sites(dump, total)
+    dump is then read). A head of HEAD_ENTRIES entries may miss what a long training step defines later (a
+    pipeline job's step end): the splice is tried once more with a head 8 times longer before the whole dump is
+    read."""
+    for head in (HEAD_ENTRIES, 8 * HEAD_ENTRIES):
+        tail = load_dump_tail(source.path, source.tail_entries, head)
+        if tail is None:
+            return None, None, {}
+        dump, first, total = tail
+        fast = coded_columns(dump, source.path, source, first_line=first)
+        if fast is not None:
+            fast[0]["entries"] = total
+            return fast, first, call_sites(dump, total)
+    return None, None, {}
 
 
 CALL_SITES_KEPT = 64      # a dump's last entries whose call site (user frame) travels in the digest
@@ -182,10 +186,26 @@ def _add_call_sites(rows: dict, sites: dict[int, str]) -> None:
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:
     """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
+    if not len(coded["line"]):
+        return {}
     rows = {name: ("cat", *coded[name]) for name in ("group", "op", "dtype", "state")}
     rows.update((name, ("num", narrow(coded[name]))) for name in ("seq", "numel", "out_numel", "line", "time"))
     rows.update(_fr_constant_rows(source, meta, len(coded["line"])))
     return rows
+
+
+def coded_p2p(meta: dict, coded: dict) -> list[P2POp]:
+    """The dump's P2P ops from `fr_columns.coded_columns`' p2p columns, as `rows_and_p2p` makes them: each
+    distinct (group, op, peer text) asks fr_semantics for its peer once."""
+    if not coded["p2p"]:
+        return []
+    pgs, seqs, p2p_seqs, ops, peers, numels, states, lines, times = coded["p2p"]
+    members, rank = group_members(meta), meta.get("rank")
+    peer_of = {key: peer_rank(Entry(key[0], None, key[1], key[2], True, None, None, None, None, 0, None, None, None),
+                              members.get(key[0]), rank)
+               for key in set(zip(pgs, ops, peers))}
+    return list(map(P2POp, pgs, seqs, p2p_seqs, ops, map(peer_of.__getitem__, zip(pgs, ops, peers)), numels,
+                    states, lines, times))
 
 
 def fr_rows(source: Source, meta: dict, cols: dict) -> tuple[dict, list]:

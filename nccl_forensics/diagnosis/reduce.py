@@ -97,7 +97,8 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     paths = list(paths)
     result = _diagnose(paths, jobs, progress, select, ignore, window_mb)
     wider = [window_mb * WIDEN, None] if window_mb is not None else []
-    while (result.windowed or result.windowed_dumps) and wider and _divergence_at_window_start(result):
+    while (result.windowed or result.windowed_dumps) and wider and (_divergence_at_window_start(result)
+                                                                    or _p2p_unmatched_in_window(result)):
         result = _diagnose(paths, jobs, progress, select, ignore, wider.pop(0))
     return result
 
@@ -205,6 +206,12 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
     first_divergence = div.groupby("group", observed=True)["seq"].min()
     both = first_in_window.index.intersection(first_divergence.index)
     return bool((first_divergence[both] <= first_in_window[both] + 1).any())
+
+
+def _p2p_unmatched_in_window(d: Diagnosis) -> bool:
+    """Does a P2P finding cite a windowed dump? Sends and recvs are paired by count, and two ranks' windows start
+    at different points of their P2P history, so only whole dumps decide it."""
+    return any(f.id == "C106" and any(ev.file in d.windowed_dumps for ev in f.evidence) for f in d.findings)
 
 
 def resolve_tail_lines(d: Diagnosis, tails: dict[str, int]) -> None:

@@ -2,16 +2,18 @@
 
 A summary (`*.ncclf`) is a zip archive, versioned and safe to read (nothing in it is unpickled):
 
-    manifest.json          {"format": "ncclf-summary", "schema_version": 2, "ncclf_version", "created", "host",
-                            "inputs": [...], "sources": [every file found, unreadable ones included],
-                            "digests": [one per evidence file: its source, lines, error, declared groups,
-                                        warnings, row pids/hosts, P2P ops, and how each timeline column
-                                        is stored]}
-    events/<i>.jsonl       digest i's events (Event fields; tuples, sets and ranges tagged so that they come back)
-    rows/<i>/<column>.npy  digest i's numeric columns and category codes (numpy, allow_pickle=False)
+    manifest.json   {"format": "ncclf-summary", "schema_version": 3, "ncclf_version", "created", "host",
+                     "inputs": [...], "sources": [every file found, unreadable ones included], "digests": n}
+    digests/<i>     digest i as one member: an 8-byte little-endian length, a JSON header of that length,
+                    then the raw bytes of its numpy arrays (each at a 8-byte aligned offset)
 
-Schema 2 keeps process-group memberships compact (`{"__range__": [start, stop, step]}` for evenly stepped
-ranks: a 16,384-rank job's summary would otherwise repeat 16,384 ints per dump); schema 1 files still read.
+The header holds every field of `map.Digest` by name, generically (a field added to Digest travels without a
+change here): JSON values as they are; tuples, sets, ranges, NamedTuples, dataclasses and enums of the few
+model types in `_TYPES` tagged so that they come back as themselves; each numpy array as
+`{"__array__": [offset, dtype, shape]}`, read back with `np.frombuffer` (numeric dtypes only). Memberships are
+ranges when their ranks step evenly (a 16,384-rank job's summary would otherwise repeat 16,384 ints per dump).
+
+Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows/<i>/<column>.npy`) still read.
 
 A large file read at its head and tail is summarized with its true line numbers: the newlines before its tail
 are counted on the node that has the file (the reducing node has only the summary).
@@ -19,11 +21,12 @@ are counted on the node that has the file (the reducing node has only the summar
 from __future__ import annotations
 
 import datetime
+import enum
 import io
 import json
 import socket
 import zipfile
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, is_dataclass
 from typing import Any
 
 import numpy as np
@@ -34,8 +37,8 @@ from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
 from .groups import compact
 
-FORMAT, SCHEMA_VERSION = "ncclf-summary", 2
-_READABLE_SCHEMAS = (1, 2)
+FORMAT, SCHEMA_VERSION = "ncclf-summary", 3
+_READABLE_SCHEMAS = (1, 2, 3)
 _MAX_RANKS = LISTED_RANKS          # a larger membership is damage, not a job
 SUFFIX = ".ncclf"
 _EVENT_FIELDS = [f.name for f in fields(Event)]
@@ -51,18 +54,12 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
     manifest: dict[str, Any] = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION, "ncclf_version": own, "host": socket.gethostname(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "inputs": inputs,
-        "sources": [_source_dict(s) for s in sources], "digests": []}
+        "sources": [_source_dict(s) for s in sources], "digests": len(digests)}
     try:
         with atomic_output(path, binary=True) as out, \
                 zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
             for i, d in enumerate(digests):
-                zf.writestr(f"events/{i}.jsonl", "".join(_dumps(_event_dict(ev)) + "\n" for ev in d.result.events))
-                manifest["digests"].append({
-                    "source": _source_dict(d.result.source), "lines": d.result.lines,
-                    "unparsed": d.result.unparsed, "error": d.result.error,
-                    "declared": {g: _tag(m) for g, m in d.declared.items()}, "warnings": d.warnings,
-                    "row_pids": d.row_pids, "row_hosts": d.row_hosts, "p2p": [_tag(list(op)) for op in d.p2p],
-                    "rows": {name: _store(zf, f"rows/{i}/{name}", part) for name, part in d.rows.items()}})
+                zf.writestr(f"digests/{i}", _digest_block(d))
             zf.writestr("manifest.json", _dumps(manifest))
     except OSError as exc:
         raise BadInput(f"cannot write the summary to {path}: {exc.strerror or exc}") from None
@@ -72,8 +69,6 @@ def read_summary(path: str) -> tuple[list[Source], list]:
     """(every source the summary lists, its digests). A damaged, foreign or oversized file is BadInput: every
     member is read at most limits.SUMMARY_MEMBER_BYTES decompressed, all of them SUMMARY_TOTAL_BYTES, a
     membership holds at most LISTED_RANKS ranks, and a digest's row columns agree in length."""
-    from .fr_semantics import P2POp
-    from .map import Digest
     try:
         with open_regular(path) as raw, zipfile.ZipFile(raw) as zf:
             budget = _Budget(path)
@@ -85,23 +80,16 @@ def read_summary(path: str) -> tuple[list[Source], list]:
                 raise BadInput(f"{path}: not an ncclf summary of schema_version {_READABLE_SCHEMAS} "
                                f"(found {found!r:.60} {version!r})")
             sources = [_source(s) for s in manifest["sources"]]
-            digests = []
-            for i, entry in enumerate(manifest["digests"]):
-                events = [_event(json.loads(line, object_hook=_untag))
-                          for line in budget.read(zf, f"events/{i}.jsonl").decode().splitlines() if line]
-                result = SourceResult(_source(entry["source"]), events, entry["lines"], entry["unparsed"],
-                                      entry["error"])
-                rows = {name: _load(zf, f"rows/{i}/{name}", spec, budget) for name, spec in entry["rows"].items()}
-                _check_rows(rows)
-                digests.append(Digest(result, rows, entry["row_pids"], entry["row_hosts"],
-                                      {g: compact(_untag_all(m)) for g, m in entry["declared"].items()},
-                                      entry["warnings"],
-                                      [P2POp(*_untag_all(op)) for op in entry["p2p"]]))
+            if manifest["schema_version"] < 3:
+                return sources, _read_digests_v2(zf, manifest, budget)
+            count = manifest["digests"]
+            if type(count) is not int:
+                raise ValueError("digests is not a count")
+            return sources, [_digest_of_block(budget.read(zf, f"digests/{i}")) for i in range(count)]
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 (whatever a damaged or hostile file makes the readers raise: bad input)
         raise BadInput(f"{path}: a damaged ncclf summary ({type(exc).__name__}: {str(exc)[:200]})") from None
-    return sources, digests
 
 
 class _Budget:
@@ -139,6 +127,169 @@ def _check_rows(rows: dict) -> None:
             lengths.add(len(part[1]))
     if len(lengths) > 1:
         raise ValueError(f"row columns of different lengths {sorted(lengths)[:4]}")
+
+
+# ---- schema 3: one member per digest ----
+
+def _types() -> dict[str, type]:
+    """The types a header may name (nothing else is ever built from a summary)."""
+    from ..model import Evidence
+    from .fr_semantics import P2POp
+    return {t.__name__: t for t in (Event, Source, SourceResult, SourceKind, P2POp, Evidence)}
+
+
+def _digest_block(d) -> bytes:
+    arrays: list[np.ndarray] = []
+    offset = [0]
+    header = {f.name: _pack(getattr(d, f.name), arrays, offset) for f in fields(d)}
+    head = _dumps(header).encode()
+    out = [len(head).to_bytes(8, "little"), head]
+    pad = (-len(head)) % 8
+    out.append(b"\0" * pad)
+    for a in arrays:
+        raw = a.tobytes()
+        out.append(raw + b"\0" * ((-len(raw)) % 8))
+    return b"".join(out)
+
+
+def _pack(value, arrays: list, offset: list):
+    """`value` as JSON with tags (see the module docstring); arrays are appended to `arrays`."""
+    t = type(value)
+    if value is None or t in (str, int, float, bool):
+        return value
+    if t is list:
+        return [_pack(v, arrays, offset) for v in value]
+    if t is dict:
+        if all(type(k) is str for k in value) and not (len(value) == 1 and next(iter(value)) in _TAGS):
+            return {k: _pack(v, arrays, offset) for k, v in value.items()}
+        return {"__dict__": [[_pack(k, arrays, offset), _pack(v, arrays, offset)] for k, v in value.items()]}
+    if t is np.ndarray:
+        if value.dtype.kind not in _ARRAY_KINDS:
+            return {"__list__": _pack(value.tolist(), arrays, offset)}
+        a = np.ascontiguousarray(value)
+        spec = {"__array__": [offset[0], a.dtype.str, list(a.shape)]}
+        arrays.append(a)
+        offset[0] += a.nbytes + (-a.nbytes) % 8
+        return spec
+    if isinstance(value, np.generic):
+        return value.item()
+    if t is range:
+        return {"__range__": [value.start, value.stop, value.step]}
+    if t in (set, frozenset):
+        return {"__set__": [_pack(v, arrays, offset) for v in sorted(value, key=repr)]}
+    if isinstance(value, enum.Enum):
+        return {"__enum__": [t.__name__, value.value]}
+    if t is tuple:
+        return {"__tuple__": [_pack(v, arrays, offset) for v in value]}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {"__nt__": [t.__name__, [_pack(v, arrays, offset) for v in value]]}
+    if is_dataclass(value):
+        items = {f.name: getattr(value, f.name) for f in fields(value)}
+        if t is Source:
+            items["window"] = None           # line numbers in a summary are already the true ones
+        return {"__dc__": [t.__name__, {k: _pack(v, arrays, offset) for k, v in items.items()}]}
+    raise TypeError(f"a digest holds a {t.__name__}, which a summary cannot store: add it to summary._types")
+
+
+_ARRAY_KINDS = "biuf"
+_TAGS = {"__array__", "__range__", "__tuple__", "__set__", "__list__", "__dict__", "__enum__", "__nt__", "__dc__"}
+
+
+def _digest_of_block(block: bytes):
+    from .map import Digest
+    size = int.from_bytes(block[:8], "little")
+    if size > len(block) - 8:
+        raise ValueError("a digest header longer than its member")
+    header = json.loads(block[8:8 + size])
+    start = 8 + size + (-size) % 8
+    data = memoryview(block)[start:]
+    header = _unpack(header, data, _types())
+    known = {f.name for f in fields(Digest)}
+    digest = Digest(**{k: v for k, v in header.items() if k in known})
+    digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}
+    _check_rows(digest.rows)
+    return digest
+
+
+def _unpack(value, data: memoryview, types: dict):
+    t = type(value)
+    if t is list:
+        return [_unpack(v, data, types) for v in value]
+    if t is not dict:
+        return value
+    if len(value) == 1:
+        (tag, body), = value.items()
+        if tag == "__array__":
+            return _array(data, *body)
+        if tag == "__range__":
+            members = range(*body)
+            if len(members) > _MAX_RANKS:
+                raise ValueError(f"a membership of {len(members)} ranks")
+            return members
+        if tag == "__tuple__":
+            return tuple(_unpack(v, data, types) for v in body)
+        if tag == "__set__":
+            if len(body) > _MAX_RANKS:
+                raise ValueError(f"a set of {len(body)} members")
+            return set(_unpack(v, data, types) for v in body)
+        if tag == "__list__":
+            return _unpack(body, data, types)
+        if tag == "__dict__":
+            return {_unpack(k, data, types): _unpack(v, data, types) for k, v in body}
+        if tag == "__enum__":
+            return types[body[0]](body[1])
+        if tag == "__nt__":
+            return types[body[0]](*(_unpack(v, data, types) for v in body[1]))
+        if tag == "__dc__":
+            cls = types[body[0]]
+            known = {f.name for f in fields(cls)}
+            return cls(**{k: _unpack(v, data, types) for k, v in body[1].items() if k in known})
+    return {k: _unpack(v, data, types) for k, v in value.items()}
+
+
+def _array(data: memoryview, offset: int, dtype: str, shape: list) -> np.ndarray:
+    kind = np.dtype(dtype)
+    if kind.kind not in _ARRAY_KINDS or kind.hasobject or not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"an array of dtype {dtype!r} shape {shape!r}")
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if type(offset) is not int or offset < 0 or offset + count * kind.itemsize > len(data):
+        raise ValueError("an array past the end of its digest")
+    return np.frombuffer(data, kind, count, offset).reshape(shape).copy()
+
+
+# ---- schemas 1 and 2 ----
+
+def _write_summary_v2(path: str, sources: list[Source], digests: list, inputs: list[str]) -> None:
+    """A schema 2 summary (what ncclf wrote before schema 3), kept so that tests can check it still reads."""
+    manifest: dict[str, Any] = {"format": FORMAT, "schema_version": 2, "ncclf_version": "old", "host": "h",
+                                "created": "", "inputs": inputs, "sources": [_source_dict(s) for s in sources],
+                                "digests": []}
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for i, d in enumerate(digests):
+            zf.writestr(f"events/{i}.jsonl", "".join(_dumps(_event_dict(ev)) + "\n" for ev in d.result.events))
+            manifest["digests"].append({
+                "source": _source_dict(d.result.source), "lines": d.result.lines, "unparsed": d.result.unparsed,
+                "error": d.result.error, "declared": {g: _tag(m) for g, m in d.declared.items()},
+                "warnings": d.warnings, "row_pids": d.row_pids, "row_hosts": d.row_hosts,
+                "p2p": [_tag(list(op)) for op in d.p2p],
+                "rows": {name: _store(zf, f"rows/{i}/{name}", part) for name, part in d.rows.items()}})
+        zf.writestr("manifest.json", _dumps(manifest))
+
+
+def _read_digests_v2(zf: zipfile.ZipFile, manifest: dict, budget: _Budget) -> list:
+    from .fr_semantics import P2POp
+    from .map import Digest
+    digests = []
+    for i, entry in enumerate(manifest["digests"]):
+        events = [_event(json.loads(line, object_hook=_untag))
+                  for line in budget.read(zf, f"events/{i}.jsonl").decode().splitlines() if line]
+        result = SourceResult(_source(entry["source"]), events, entry["lines"], entry["unparsed"], entry["error"])
+        rows = {name: _load(zf, f"rows/{i}/{name}", spec, budget) for name, spec in entry["rows"].items()}
+        _check_rows(rows)
+        digests.append(Digest(result, rows, entry["row_pids"], entry["row_hosts"],
+                              {g: compact(_untag_all(m)) for g, m in entry["declared"].items()},
+                              entry["warnings"], [P2POp(*_untag_all(op)) for op in entry["p2p"]]))
+    return digests
 
 
 # ---- sources and events ----

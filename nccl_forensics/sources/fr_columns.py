@@ -5,9 +5,13 @@ and builds lists that the timeline then codes again: for 2,000 entries that was 
 a dump after unpickling it. Here the nine keys the timeline needs are read in one pass, each column is coded
 at once (`columns.categorize`), and the type checks run on the distinct values only.
 
+P2P entries (send/recv, and anything flagged `is_p2p`, such as a P2P batch's `coalesced` marker) are not rows
+(diagnosis/fr_semantics.py): they are set apart, and the send/recv ones come back as columns of their own
+(`p2p`), which the caller turns into `fr_semantics.P2POp`s. Only the rows are category-coded.
+
 Anything unusual makes `coded_columns` return None, and the caller takes the general path: a non-dict entry,
 a missing key (older schemas say `seq_id`), a value of the wrong type, a None where a number belongs, a PG
-name with two descs. tests/diagnose/test_fr_fast_path.py checks that whenever this path answers, it answers
+name with two descs, two collective entries with one (group, seq) (a coalesced call), an all_to_all. tests/diagnose/test_fr_fast_path.py checks that whenever this path answers, it answers
 what the general path does.
 """
 from __future__ import annotations
@@ -20,18 +24,20 @@ from typing import Any
 import numpy as np
 
 from ..model import Source
-from .columns import categorize, recode
+from .columns import categorize, code_type, recode
 from .flight_recorder import DTYPES, dump_meta, ranks_in_text, split_profiling_name
 
 _KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
          "time_created_ns", "record_id", "pg_id", "output_sizes")
-# Ops whose entries do not map one-to-one onto a comparable (group, seq) row: the general path reads them
-# (diagnosis/fr_semantics.py): P2P, coalesced members and markers, all_to_all.
-_GENERAL_OPS = {"send", "recv", "coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced",
-                "alltoall"}
+# Collective ops whose entries do not map one-to-one onto a comparable (group, seq) row: the general path reads
+# them (diagnosis/fr_semantics.py): coalesced members and markers, all_to_all. P2P entries are set apart here.
+_GENERAL_OPS = {"coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced", "alltoall"}
+P2P_OPS = frozenset({"send", "recv"})                  # fr_semantics.P2P_OPS
 _SIZE_RULE = {"allreduce": 1, "broadcast": 1, "allgather": 2, "reducescatter": 3}   # fr_semantics.size_note
 _read = itemgetter(*_KEYS)
+_read_flagged = itemgetter(*_KEYS, "is_p2p")
 _NO_OP = (None, None, None)
+_NO_TENSOR = [[0]]                                     # an entry without tensors: no elements
 
 
 class _Unusual(Exception):
@@ -42,8 +48,9 @@ def coded_columns(dump: dict, path: str, source: Source | str, first_line: int =
     """(meta, columns) or None. `meta` is `read_flight_recorder_table`'s; `columns` holds ("cats", codes) for
     group, op, dtype (joined, e.g. "float32") and state, and numpy arrays for seq, numel, time (seconds) and
     line: the values `read_flight_recorder_table(..., fields=(pg_name, seq, op, in_numel, in_dtypes, state,
-    time_created_ns))` gives, entry for entry. `first_line`: the entry number of the first entry (a dump's tail,
-    `fr_load.load_dump_tail`, starts past 1)."""
+    time_created_ns))` gives, for each entry that is not P2P. `columns["p2p"]` holds the send/recv entries as
+    lists (pg, seq, p2p_seq, op, peer text, numel, state, line, time in seconds), in entry order. `first_line`:
+    the entry number of the first entry (a dump's tail, `fr_load.load_dump_tail`, starts past 1)."""
     entries = dump.get("entries")
     if type(entries) is not list or not entries or not set(map(type, entries)) <= {dict}:
         return None
@@ -54,7 +61,12 @@ def coded_columns(dump: dict, path: str, source: Source | str, first_line: int =
 
 
 def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, first_line: int) -> tuple[dict, dict]:
-    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+    try:                                                  # one pass over the (cold) entries
+        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes, flags = \
+            zip(*map(_read_flagged, entries))
+    except KeyError:                                      # no is_p2p (older schemas)
+        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+        flags = tuple(e.get("is_p2p") for e in entries)
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
     pg_cats, pg_codes = categorize(pgs)                   # a list (JSON) is unhashable: TypeError
@@ -65,24 +77,90 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     state_cats, state_codes = categorize(states)
     _expect(all(v is None or type(v) is str for v in chain(name_cats, state_cats)))
     split = [split_profiling_name(n) if n is not None else _NO_OP for n in name_cats]
-    _expect(not {s[1] for s in split} & _GENERAL_OPS)
+    line = np.arange(first_line, first_line + len(entries), dtype=np.int64)
+    p2p_flag = _p2p_flags(flags, split, name_codes)
+    keep = np.flatnonzero(~p2p_flag) if p2p_flag.any() else None
+    sub = (lambda column: column) if keep is None else (lambda column: column[keep])
+    op_all = recode([s[1] for s in split], name_codes)
+    _expect(not set(_take(op_all, keep)[0]) & _GENERAL_OPS)
     seq = np.array(seqs, np.int64)
-    key = np.sort(pg_codes.astype(np.int64) * (int(seq.max()) + 1) + seq)
-    _expect((key[1:] != key[:-1]).all())                  # one entry per (group, seq): no coalesced call
-    op = recode([s[1] for s in split], name_codes)
     numel = _numel(sizes)
-    out_numel = _out_numel(numel, sizes, out_sizes)
-    _expect_sizes_agree(op, numel, out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[pg_codes])
-    cols = {"group": ([p[0] for p in pg_cats], pg_codes), "op": op, "state": (state_cats, state_codes),
-            "dtype": _dtypes(dtypes), "numel": numel, "out_numel": out_numel, "seq": seq,
-            "time": np.array(times, np.int64) / 1e9,
-            "line": np.arange(first_line, first_line + len(entries), dtype=np.int64)}
+    time = np.array(times, np.int64) / 1e9
+    p2p = _p2p_columns(entries, pgs, seqs, split, name_codes, numel, states, line, time, p2p_flag)
+    group_codes = sub(pg_codes)
+    if len(group_codes):
+        key = np.sort(group_codes.astype(np.int64) * (int(seq.max()) + 1) + sub(seq))
+        _expect((key[1:] != key[:-1]).all())              # one entry per (group, seq): no coalesced call
+    kept_sizes, kept_out = _pick(sizes, keep), _pick(out_sizes, keep)
+    out_numel = _out_numel(sub(numel), kept_sizes, kept_out)
+    op = _take(op_all, keep)
+    _expect_sizes_agree(op, sub(numel), out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[group_codes])
+    groups = _take(([p[0] for p in pg_cats], pg_codes), keep)
+    kept_dtypes = _pick(dtypes, keep)
+    cols = {"group": groups, "op": op, "state": _take((state_cats, state_codes), keep),
+            "dtype": _dtypes(kept_dtypes), "numel": sub(numel), "out_numel": out_numel, "seq": sub(seq),
+            "time": sub(time), "line": sub(line), "p2p": p2p}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
                      pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
                      backend=next((s[0] for s in split if s[0]), None),
                      record_ids=(min(record_ids), max(record_ids)))
     meta["entries"], meta["bad_lines"] = len(entries), []
     return meta, cols
+
+
+def _p2p_flags(flags: tuple, split: list, name_codes: np.ndarray) -> np.ndarray:
+    """Which entries are P2P (fr_semantics.is_p2p): a send or recv, or flagged `is_p2p` (a P2P batch's marker)."""
+    is_send_recv = np.array([s[1] in P2P_OPS for s in split] + [False])[name_codes]
+    kinds = set(map(type, flags))
+    _expect(kinds <= {bool, type(None)})
+    if bool not in kinds or True not in flags:
+        return is_send_recv
+    return is_send_recv | np.fromiter(map(bool, flags), bool, len(flags))     # None is False
+
+
+def _p2p_columns(entries: list[dict], pgs: tuple, seqs: tuple, split: list, name_codes: np.ndarray,
+                 numel: np.ndarray, states: tuple, line: np.ndarray, time: np.ndarray, p2p_flag: np.ndarray) -> list:
+    """The send/recv entries as (pg, seq, p2p_seq, op, peer text, numel, state, line, time) lists."""
+    ops = np.array([s[1] in P2P_OPS for s in split] + [False])[name_codes]
+    at = np.flatnonzero(ops & p2p_flag)
+    if not len(at):
+        return []
+    index = at.tolist()
+    picked = [entries[i] for i in index]
+    try:
+        p2p_seqs = list(map(itemgetter("p2p_seq_id"), picked))
+    except KeyError:
+        p2p_seqs = [e.get("p2p_seq_id") for e in picked]
+    _expect(set(map(type, p2p_seqs)) <= {int, type(None)})
+    codes = name_codes[at].tolist()
+    return [[pgs[i][0] for i in index], [seqs[i] for i in index], p2p_seqs, [split[c][1] for c in codes],
+            [split[c][2] for c in codes], numel[at].tolist(), [states[i] for i in index], line[at].tolist(),
+            time[at].tolist()]
+
+
+def _pick(values: tuple, keep: np.ndarray | None) -> tuple:
+    """The values at `keep` (None: all), as a tuple."""
+    if keep is None:
+        return values
+    if len(keep) < 2:
+        return tuple(values[i] for i in keep.tolist())
+    return itemgetter(*keep.tolist())(values)
+
+
+def _take(cat: tuple[list, np.ndarray], keep: np.ndarray | None) -> tuple[list, np.ndarray]:
+    """A category column's entries at `keep` (None: all of them), coded again over the categories they use, in
+    first-seen order, as `columns.categorize` codes them."""
+    cats, codes = cat
+    if keep is None:
+        return cats, codes
+    sub = codes[keep].astype(np.int64)
+    used, first = np.unique(sub, return_index=True)
+    order = used[np.argsort(first)]
+    if len(order) <= 1:
+        return [cats[i] for i in order], np.zeros(len(sub), np.int8)
+    remap = np.zeros(len(cats), np.int64)
+    remap[order] = np.arange(len(order))
+    return [cats[i] for i in order], remap[sub].astype(code_type(len(order)))
 
 
 def _expect_sizes_agree(op: tuple, numel: np.ndarray, out_numel: np.ndarray, world: np.ndarray) -> None:
@@ -116,10 +194,13 @@ def _expect(ok: Any) -> None:
 def _numel(sizes: tuple) -> np.ndarray:
     """Elements of each entry's input tensors: usually one (C-level passes), none for a barrier."""
     _expect(set(map(type, sizes)) <= {list})
-    one = set(map(len, sizes)) == {1}
+    lengths = set(map(len, sizes))
+    if lengths == {0, 1}:                                  # one tensor or none (a marker, a barrier): 0 elements
+        sizes = tuple(s or _NO_TENSOR for s in sizes)
+        lengths = {1}
+    one = lengths == {1}
     shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
-    _expect(set(map(type, shapes)) <= {list})
-    # a product is an int only if every dimension is (a float, str or lone bool dimension shows in its product)
+    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
     numel = list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes]
     _expect(set(map(type, numel)) <= {int})
     return np.array(numel, np.int64)

@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("fr_synth", ROOT / "benchmarks" / "fr_synth.py")
 fr_synth = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fr_synth)
+_spec_pp = importlib.util.spec_from_file_location("fr_synth_pp", ROOT / "benchmarks" / "fr_synth_pp.py")
+fr_synth_pp = importlib.util.module_from_spec(_spec_pp)
+_spec_pp.loader.exec_module(fr_synth_pp)
 
 REAL_DUMPS = sorted(p for p in (ROOT / "sample_logs").rglob("*trace_rank_*") if p.is_file())
 
@@ -33,12 +36,12 @@ def _source(path) -> Source:
 
 
 def both_paths(dump: dict, path: str):
-    """(fast rows and meta, or None; general rows and meta) for one loaded dump."""
+    """(fast rows, meta and P2P ops, or None; general rows, meta and P2P ops) for one loaded dump."""
     src = _source(path)
     fast = coded_columns(copy.deepcopy(dump), path, src)
     meta, cols = table_of_dump(dump, path, src, fields=digest.FR_FIELDS)
-    general = (digest.fr_rows(src, meta, cols)[0], meta)
-    return ((digest.coded_rows(src, *fast), fast[0]) if fast else None), general
+    rows, p2p = digest.fr_rows(src, meta, cols)
+    return ((digest.coded_rows(src, *fast), fast[0], digest.coded_p2p(*fast)) if fast else None), (rows, meta, p2p)
 
 
 def assert_same_rows(fast: dict, general: dict) -> None:
@@ -57,11 +60,13 @@ def assert_same_rows(fast: dict, general: dict) -> None:
 
 def assert_agree(dump: dict, path: str = "nccl_trace_rank_3") -> bool:
     """True if the fast path answered (and then agreed)."""
-    fast, (rows, meta) = both_paths(dump, path)
+    fast, (rows, meta, p2p) = both_paths(dump, path)
     if fast is None:
         return False
     assert_same_rows(fast[0], rows)
     assert fast[1] == meta
+    assert fast[2] == p2p
+    assert all(type(a) is type(b) for x, y in zip(fast[2], p2p) for a, b in zip(x, y))
     return True
 
 
@@ -86,6 +91,42 @@ def test_synthetic_dumps_agree(tmp_path, version, backend):
 def test_diverging_dumps_agree(tmp_path, mode):
     fr_synth.make_dumps(tmp_path, ranks=3, entries=20, diverge_rank=1, mode=mode)
     assert all(assert_agree(load_dump(str(p)), str(p)) for p in sorted(tmp_path.iterdir()))
+
+
+def test_pipeline_dumps_with_p2p_agree(tmp_path):
+    """Megatron-style TP x PP x DP dumps: sends, recvs and P2P batch markers beside TP/DP collectives, four groups
+    per dump, some groups with P2P only; the fast path answers and sets the P2P entries apart as the general
+    path does."""
+    paths = fr_synth_pp.make_dumps(tmp_path, entries=120, tp=2, pp=3, dp=2, micro=3, culprit=7)
+    p2p_seen = 0
+    for path in paths:
+        dump = load_dump(str(path))
+        assert assert_agree(dump, str(path))
+        p2p_seen += len(both_paths(dump, str(path))[1][2])
+    assert p2p_seen
+
+
+def test_p2p_only_dump_agrees():
+    dump = _base_dump()
+    for i, e in enumerate(dump["entries"]):
+        e["profiling_name"] = f"nccl:send 0->1" if i % 2 else "nccl:recv 0<-1"
+        e["is_p2p"], e["p2p_seq_id"] = True, i + 1
+    dump["pg_config"]["0"]["ranks"] = "[4, 9]"
+    fast, general = both_paths(dump, "nccl_trace_rank_4")
+    assert fast is not None and fast[0] == {} == general[0]
+    assert fast[2] == general[2] and {op.peer for op in fast[2]} == {9}
+
+
+def test_p2p_flags_and_markers_agree():
+    """An `is_p2p` collective-named entry (a P2P batch's marker) is set apart; a send without the flag is P2P."""
+    dump = _base_dump()
+    dump["entries"][1]["is_p2p"] = True
+    dump["entries"][2].update(profiling_name="nccl:send 0->1", is_p2p=False)
+    dump["entries"][3].update(profiling_name="nccl:coalesced", is_p2p=True)
+    assert assert_agree(dump)
+    dump["entries"][4]["is_p2p"] = "yes"                  # not a bool: the general path decides
+    assert coded_columns(dump, "x", "x") is None
+    assert_agree(dump)
 
 
 @functools.lru_cache(maxsize=1)
@@ -133,3 +174,20 @@ def test_non_dict_entries_and_empty_dumps_fall_back():
     dump["entries"].insert(1, "not a dict")
     assert coded_columns(dump, "x", "x") is None
     assert coded_columns({"entries": []}, "x", "x") is None
+
+
+P2P_VALUES = st.one_of(ODD_VALUES, st.sampled_from(["nccl:send 0->1", "nccl:recv 0<-1", "nccl:send 1->0",
+                                                    "nccl:recv 3<-x", "nccl:coalesced", "nccl:send", "gloo:recv 1<-0"]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(KEYS + ["is_p2p", "p2p_seq_id", "profiling_name"]),
+                                st.one_of(st.just("del"), P2P_VALUES, st.booleans())), min_size=1, max_size=4))
+def test_mutated_p2p_dumps_fall_back_or_agree(edits):
+    dump = _base_dump()
+    for index, key, value in edits:
+        if value == "del":
+            dump["entries"][index].pop(key, None)
+        else:
+            dump["entries"][index][key] = value
+    assert_agree(dump)

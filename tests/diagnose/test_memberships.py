@@ -85,14 +85,26 @@ def test_a_summary_keeps_memberships_as_ranges_and_diagnoses_like_the_dumps(tmp_
     summarize([str(job)], str(tmp_path / "n.ncclf"), jobs=1)
     with zipfile.ZipFile(tmp_path / "n.ncclf") as zf:
         manifest = json.loads(zf.read("manifest.json"))
-        first_events = zf.read("events/0.jsonl").decode()
-    assert manifest["schema_version"] == 2
-    assert {json.dumps(d["declared"]) for d in manifest["digests"]} == {'{"0": {"__range__": [0, 8, 1]}}'}
-    assert '"ranks":{"__range__":[0,8,1]}' in first_events
+        headers = [_header(zf.read(f"digests/{i}")) for i in range(manifest["digests"])]
+    assert manifest["schema_version"] == 3
+    assert {json.dumps(h["declared"]) for h in headers} == {'{"0": {"__range__": [0, 8, 1]}}'}
+    assert '"ranks": {"__range__": [0, 8, 1]}' in json.dumps(headers[0]["result"])
     from_summary, from_dumps = diagnose([str(tmp_path / "n.ncclf")], jobs=1), diagnose([str(job)], jobs=1)
     assert (from_summary.verdict.cls, from_summary.verdict.culprit_ranks) == ("dtype_mismatch", [5])
     assert from_summary.verdict.summary == from_dumps.verdict.summary
     assert from_summary.world.expected == from_dumps.world.expected == list(range(8))
+
+
+def _header(block: bytes) -> dict:
+    size = int.from_bytes(block[:8], "little")
+    return json.loads(block[8:8 + size])
+
+
+def _summarize_v2(job: Path, out: Path) -> None:
+    """A schema 2 summary of `job`, as ncclf wrote them before schema 3."""
+    from nccl_forensics.diagnosis.summary import _write_summary_v2, read_summary
+    digests = summarize([str(job)], str(out) + ".v3", jobs=1)
+    _write_summary_v2(str(out), read_summary(str(out) + ".v3")[0], digests, [str(job)])
 
 
 def _rewrite_manifest(src: Path, dst: Path, change) -> None:
@@ -110,7 +122,7 @@ def _rewrite_manifest(src: Path, dst: Path, change) -> None:
 
 def test_a_schema_1_summary_with_membership_lists_still_reads(tmp_path):
     job = _job(tmp_path)
-    summarize([str(job)], str(tmp_path / "n.ncclf"), jobs=1)
+    _summarize_v2(job, tmp_path / "n.ncclf")
 
     def as_schema_1(manifest):
         manifest["schema_version"] = 1
@@ -125,10 +137,22 @@ def test_a_schema_1_summary_with_membership_lists_still_reads(tmp_path):
 @pytest.mark.parametrize("bad", [[0, 1 << 40, 1], ["a", 8, 1], [0, 8, 0]])
 def test_a_damaged_membership_range_is_bad_input(tmp_path, bad):
     job = _job(tmp_path)
-    summarize([str(job)], str(tmp_path / "n.ncclf"), jobs=1)
+    _summarize_v2(job, tmp_path / "n.ncclf")
 
     def damage(manifest):
         manifest["digests"][0]["declared"] = {"0": {"__range__": bad}}
     _rewrite_manifest(tmp_path / "n.ncclf", tmp_path / "bad.ncclf", damage)
     with pytest.raises(BadInput, match="damaged ncclf summary"):
         diagnose([str(tmp_path / "bad.ncclf")], jobs=1)
+    summarize([str(job)], str(tmp_path / "n3.ncclf"), jobs=1)                   # schema 3: in a digest's header
+    with zipfile.ZipFile(tmp_path / "n3.ncclf") as zin, zipfile.ZipFile(tmp_path / "bad3.ncclf", "w") as zout:
+        for name in zin.namelist():
+            data = zin.read(name)
+            if name == "digests/0":
+                size = int.from_bytes(data[:8], "little")
+                head = data[8:8 + size].replace(b'"declared":{"0":{"__range__":[0,8,1]}}',
+                                                b'"declared":{"0":{"__range__":' + json.dumps(bad).encode() + b'}}')
+                data = len(head).to_bytes(8, "little") + head + data[8 + size:]
+            zout.writestr(name, data)
+    with pytest.raises(BadInput, match="damaged ncclf summary"):
+        diagnose([str(tmp_path / "bad3.ncclf")], jobs=1)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.diagnosis.reduce import diagnose
-from nccl_forensics.sources.fr_load import HEAD_ENTRIES, UNKNOWN, load_dump, load_dump_tail
+from nccl_forensics.sources.fr_load import HEAD_ENTRIES, UNKNOWN, load_dump, load_dump_tail, splice_pays_from
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("fr_synth", ROOT / "benchmarks" / "fr_synth.py")
@@ -108,7 +108,7 @@ def test_the_tail_of_a_torch_style_dump_is_the_whole_dumps_tail(tmp_path, tail):
 
 
 def test_small_json_and_non_dump_files_are_read_whole(tmp_path):
-    (path,) = _synth(tmp_path, entries=2 * HEAD_ENTRIES + 100)
+    (path,) = _synth(tmp_path, entries=splice_pays_from(HEAD_ENTRIES, 100))
     assert load_dump_tail(str(path), 100) is None                 # not worth it: nothing to skip
     as_json = tmp_path / "rank_0.json"
     as_json.write_text(json.dumps(load_dump(str(path)), default=list))

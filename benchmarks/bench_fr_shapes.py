@@ -1,0 +1,72 @@
+"""`ncclf diagnose` on flight-recorder dump sets of the shapes real jobs write, next to the floor: one process doing
+nothing but `pickle.load` of every dump (bench_diagnose.py's FLOOR).
+
+  megatron  256 ranks, TP 8 x PP 4 x DP 8 (129 groups), pipeline send/recv and P2P batches, 2,000 entries
+            (fr_synth_pp.py), one stage that never posts its recv
+  short     16,384 ranks x 500 entries (fr_synth.py), one rank with a different dtype
+  long      1,024 ranks x 2,000 entries (fr_synth.py), one rank with a different dtype
+
+    python benchmarks/bench_fr_shapes.py megatron --repeat 3           # dumps under benchmarks/_data, kept
+    python benchmarks/bench_fr_shapes.py short long --repeat 3 --clean # ... removed afterwards
+
+Runs alternate (ncclf, floor, ncclf, ...), each row reports its best; ratio = ncclf wall / floor wall.
+Acceptance (issue 31): megatron <= 1.0x, short <= 1.0x, long <= 0.5x.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_diagnose import FLOOR, best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
+import fr_synth  # noqa: E402
+import fr_synth_pp  # noqa: E402
+
+SHAPES = {   # name -> (ranks, entries, writer)
+    "megatron": (256, 2000, lambda d: fr_synth_pp.make_dumps(d, entries=2000)),
+    "short": (16384, 500, lambda d: fr_synth.make_dumps(d, 16384, 500, 10922, mode="dtype")),
+    "long": (1024, 2000, lambda d: fr_synth.make_dumps(d, 1024, 2000, 682, mode="dtype")),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("shapes", nargs="+", choices=sorted(SHAPES))
+    ap.add_argument("--data", default=str(HERE / "_data"), help="where the dump sets are written (and reused)")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("-j", "--jobs", type=int, default=0)
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--clean", action="store_true", help="remove the dump sets afterwards")
+    args = ap.parse_args()
+    for shape in args.shapes:
+        ranks, entries, write = SHAPES[shape]
+        out = Path(args.data) / f"fr_{shape}"
+        try:
+            if not (out.is_dir() and len(list(out.iterdir())) == ranks):
+                t = time.monotonic()
+                shutil.rmtree(out, ignore_errors=True)
+                write(out)
+                print(f"generated {out} in {time.monotonic() - t:.1f} s")
+            size = sum(p.stat().st_size for p in out.iterdir()) / 1e6
+            runs: dict[str, list[dict]] = {}
+            for _ in range(args.repeat):
+                ours = measure(ncclf_cmd([out], args.jobs), args.timeout)
+                runs.setdefault(f"ncclf diagnose ({shape})", []).append({**ours, "what": verdict_of(ours)})
+                floor = measure([sys.executable, "-c", FLOOR, str(out)], args.timeout)
+                runs.setdefault("pickle.load of every dump, 1 process", []).append({**floor, "what": "the floor"})
+            rows = [(name, best_run(results)) for name, results in runs.items()]
+            report(rows, ranks, entries)
+            ours, floor = rows[0][1], rows[1][1]
+            print(f"{shape}: {size:.0f} MB, ncclf {ours['wall_s']:.2f} s ({size / ours['wall_s']:.0f} MB/s), "
+                  f"floor {floor['wall_s']:.2f} s: {ours['wall_s'] / floor['wall_s']:.2f}x the floor")
+        finally:
+            if args.clean:
+                shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
