@@ -54,13 +54,19 @@ class ShapeMismatch(FieldMismatch):
 
     def _from_alltoall(self, ctx: Context):
         """all_to_all(v): uneven splits are fine, but what the ranks send must add up to what they receive."""
-        for bad in alltoall_imbalance(ctx.timelines.colls):
+        for bad in alltoall_imbalance(ctx.timelines.colls, ctx.timelines.members):
             ranks = bad["ranks"]
             many = len(ranks) > 1
             who = (f"rank{'s' if many else ''} {', '.join(map(str, ranks))} disagree{'' if many else 's'} with the "
                    "others" if ranks else "no single rank stands out")
-            msg = (f"all_to_all at group {bad['group']} seq {bad['seq']} does not balance: the ranks send "
-                   f"{bad['sent']} elements and receive {bad['received']}; {who}")
+            if bad["pairs"]:
+                i, j, sent, expected = bad["pairs"][0]
+                more = f" (and {len(bad['pairs']) - 1} more pairs)" if len(bad["pairs"]) > 1 else ""
+                msg = (f"all_to_all at group {bad['group']} seq {bad['seq']}: rank {i} sends {sent} elements to rank "
+                       f"{j}, which expects {expected} from it{more}; {who}")
+            else:
+                msg = (f"all_to_all at group {bad['group']} seq {bad['seq']} does not balance: the ranks send "
+                       f"{bad['sent']} elements and receive {bad['received']}; {who}")
             conf = Confidence.MEDIUM if ranks else Confidence.LOW
             yield self.finding(ranks, msg, conf, row_evidence(bad["rows"].head(4)),
                                "check the split sizes passed to all_to_all_single / all_to_all on every rank: the "

@@ -1,0 +1,22 @@
+"""The wavefront (diagnosis/wavefront.py) of a Context, computed once and shared by the detectors that read it."""
+from __future__ import annotations
+
+from ..diagnosis.wavefront import Wavefront, wavefront
+from .base import Context
+
+
+def fronts_of(ctx: Context) -> Wavefront:
+    found = ctx.__dict__.get("_wavefront")
+    if found is None:
+        found = wavefront(ctx.timelines.colls, ctx.timelines.members, ctx.of("fr_dump"), ctx.p2p)
+        ctx.__dict__["_wavefront"] = found
+    return found
+
+
+def consequences(ctx: Context) -> set[int]:
+    """Ranks that wait in one group for a peer stuck or missing in another, and ranks waiting in a collective that
+    every member reached but that cannot finish (a mismatch): they are not stuck outside collectives."""
+    if ctx.timelines.empty or "flight_recorder" not in ctx.timelines.sources():
+        return set()
+    wf = fronts_of(ctx)
+    return set(wf.consequences) | set(wf.stalled)
