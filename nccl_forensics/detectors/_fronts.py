@@ -13,10 +13,11 @@ def fronts_of(ctx: Context) -> Wavefront:
     return found
 
 
-def consequences(ctx: Context) -> set[int]:
+def consequences(ctx: Context, stalled: bool = True) -> set[int]:
     """Ranks that wait in one group for a peer stuck or missing in another, and ranks waiting in a collective that
-    every member reached but that cannot finish (a mismatch): they are not stuck outside collectives."""
+    every member reached but that cannot finish (a mismatch, or a device that never ran it; left out with
+    `stalled=False`): they are not stuck outside collectives."""
     if ctx.timelines.empty or "flight_recorder" not in ctx.timelines.sources():
         return set()
     wf = fronts_of(ctx)
-    return set(wf.consequences) | set(wf.stalled)
+    return set(wf.consequences) | (set(wf.stalled) if stalled else set())

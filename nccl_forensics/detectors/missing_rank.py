@@ -31,7 +31,8 @@ Example:
 Known limits:
     A rank whose dump was simply not collected looks dead; say so by collecting every rank's dump. A deadlock
     (each rank waits for another: a collective skipped in one group while the skipper waits in another) has no
-    root and is left to C104/C106. Without fronts, a job that
+    root and is left to C104/C106. A rank that was late by more at each collective before it went missing is a
+    straggler the timeout caught (S701), not reported here. Without fronts, a job that
     finished cleanly but lost one rank's log looks the same as a hang when nothing records the finish;
     confidence is low then. Silent while a file of unknown rank holds evidence or could not be read.
 
@@ -42,6 +43,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from ..diagnosis.arrivals import straggler
 from ..diagnosis.fr_semantics import P2POp
 from ..model import Confidence, Evidence, rank_span
 from ._fronts import fronts_of
@@ -89,14 +91,15 @@ class MissingRank(BaseDetector):
         if ctx.timelines.empty or "flight_recorder" not in ctx.timelines.sources():
             return
         wf = fronts_of(ctx)
-        if not wf.roots or wf.cycle:
+        if not wf.roots or wf.cycle or _slowing(ctx, wf.roots) or _disputed(ctx, wf.explaining(wf.roots)):
             return
         world = ctx.expected
         dumped = {ev.rank for ev in ctx.of("fr_dump") if ev.rank is not None}
         unsure = world is not None and (world.unranked or world.unattributed)
         gaps = ctx.gaps()
         dead = [r for r in wf.roots if r not in dumped and (r not in gaps or gaps[r].reason == "no evidence")]
-        stuck = [r for r in wf.roots if r in dumped]
+        ended = {r for r, st in ctx.ranks.items() if st.end}         # how it ended is known: R201 and others say
+        stuck = [r for r in wf.roots if r in dumped and r not in ended]
         if dead and not unsure:
             yield self._root(ctx, wf, dead, dead=True)
         if stuck:
@@ -118,7 +121,7 @@ class MissingRank(BaseDetector):
                 f"{len(mine)} stalled group{'s' if len(mine) != 1 else ''} {'they' if len(ranks) > 1 else 'it'} "
                 "belong" + ("" if len(ranks) > 1 else "s") + " to and wait" + ("" if len(ranks) > 1 else "s")
                 + " in none")
-        others = [r for r in wf.consequences if r not in ranks]
+        others = [r for r in wf.consequences if r not in ranks and r not in waiters]
         if others:
             msg += (f"; rank{'s' if len(others) > 1 else ''} {rank_span(others)} wait behind "
                     f"{'them' if len(ranks) > 1 else 'it'} in other groups (consequences)")
@@ -147,6 +150,26 @@ class MissingRank(BaseDetector):
         finding.group_desc = top.desc if top else None
         finding.groups = [f.to_dict() for f in fronts]
         return finding
+
+
+def _disputed(ctx: Context, fronts: list) -> bool:
+    """Do the ranks that reached each front disagree there (op, dtype, size)? The mismatch is then the failure
+    (C101-C104) and the missing dumps are only missing evidence."""
+    out = ctx.outliers
+    if not fronts or out.empty:
+        return False
+    keys = set(zip(out["group"].astype(str), out["seq"].astype(int)))
+    return all((f.group, f.seq) in keys for f in fronts)
+
+
+def _slowing(ctx: Context, roots: list[int]) -> bool:
+    """Were the roots late at collective after collective, by more each time, before they went missing? Then the
+    job timed out waiting for a straggler (S701 says so), not for a rank that stopped."""
+    found = straggler(ctx.timelines.colls)
+    if found is None or not set(roots) <= set(found.ranks):
+        return False
+    lags = [late.gap for late in found.late[-4:]]
+    return len(lags) >= 3 and lags == sorted(lags)
 
 
 def _p2p_evidence(ctx: Context, waiters: list[int], peers: list[int]) -> list:

@@ -55,7 +55,7 @@ class StuckRank(BaseDetector):
         if colls.empty or "state" not in colls:
             return
         fr = colls[(colls["source"] == "flight_recorder") & (colls["state"] != "completed")]
-        behind = consequences(ctx)                      # their device waits in another group (wavefront.py)
+        behind = consequences(ctx, stalled=False)       # their device waits in another group (wavefront.py)
         for group, rows in fr.groupby(fr["group"].astype(str), sort=True):
             seq = int(rows["seq"].min())
             at = rows[rows["seq"] == seq]

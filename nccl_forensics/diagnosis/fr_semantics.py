@@ -269,12 +269,21 @@ def unmatched_p2p(ops: Iterable[tuple], dumped: set[int]) -> list[Unmatched]:
     return pair_p2p(ops, dumped)[1]
 
 
-def p2p_size_mismatches(ops: Iterable[tuple], dumped: set[int]) -> list[Pair]:
-    """Matched send/recv pairs whose sizes differ (the send's input against the recv's buffer), first per group."""
+def p2p_size_mismatches(ops: Iterable[tuple], dumped: set[int]) -> list[tuple[Pair, list[int]]]:
+    """Matched send/recv pairs whose sizes differ (the send's input against the recv's buffer), the first per group,
+    each with its suspects: the side that changed against the earlier pairs of the same sender and receiver (the
+    sender, when earlier sends had the size this recv expects; the receiver, when earlier recvs had the size this
+    send carries), else both."""
     seen, out = set(), []
-    for pair in pair_p2p(ops, dumped)[0]:
+    pairs = pair_p2p(ops, dumped)[0]
+    for k, pair in enumerate(pairs):
         a, b = pair.send.numel, pair.recv.numel
-        if a is not None and b is not None and a != b and pair.pg not in seen:
-            seen.add(pair.pg)
-            out.append(pair)
+        if a is None or b is None or a == b or pair.pg in seen:
+            continue
+        seen.add(pair.pg)
+        before = [p for p in pairs[:k] if (p.pg, p.src, p.dst) == (pair.pg, pair.src, pair.dst)]
+        sends, recvs = {p.send.numel for p in before}, {p.recv.numel for p in before}
+        suspects = [pair.src] if b in sends and a not in sends else [pair.dst] if a in recvs and b not in recvs \
+            else sorted({pair.src, pair.dst})
+        out.append((pair, suspects))
     return out
