@@ -97,9 +97,11 @@ class MissingRank(BaseDetector):
         dumped = {ev.rank for ev in ctx.of("fr_dump") if ev.rank is not None}
         unsure = world is not None and (world.unranked or world.unattributed)
         gaps = ctx.gaps()
-        dead = [r for r in wf.roots if r not in dumped and (r not in gaps or gaps[r].reason == "no evidence")]
         ended = {r for r, st in ctx.ranks.items() if st.end}         # how it ended is known: R201 and others say
-        stuck = [r for r in wf.roots if r in dumped and r not in ended]
+        alive = {r for r, st in ctx.ranks.items() if st.where and not st.end}     # py-spy saw its stack
+        dead = [r for r in wf.roots if r not in dumped and r not in alive
+                and (r not in gaps or gaps[r].reason == "no evidence")]
+        stuck = [r for r in wf.roots if (r in dumped or r in alive) and r not in ended]
         if dead and not unsure:
             yield self._root(ctx, wf, dead, dead=True)
         if stuck:
@@ -132,10 +134,18 @@ class MissingRank(BaseDetector):
                     "its node lost)")
             if _peers_saw_death(ctx):
                 msg += "; its peers saw its connection close"
+        elif any(r not in {ev.rank for ev in ctx.of("fr_dump")} for r in ranks):
+            st = ctx.ranks[ranks[0]]
+            msg += (f"; {who} left no flight-recorder dump, yet py-spy shows {'them' if len(ranks) > 1 else 'it'} "
+                    f"alive ({_doing(st)}): its dump thread could not run (a C call holding the GIL stops every "
+                    "Python thread, and gloo dumps from Python), so it is stuck, not dead")
         else:
             msg += (f"; {'their' if len(ranks) > 1 else 'its'} own dump shows no collective waiting for anyone: "
                     f"{'they are' if len(ranks) > 1 else 'it is'} alive (the watchdog dumped) and stuck outside "
                     "collectives")
+            st = ctx.ranks.get(ranks[0])
+            if st is not None and st.where:
+                msg += f" (py-spy: {_doing(st)})"
         conf = Confidence.HIGH if len(fronts) == len(mine) else Confidence.MEDIUM
         if dead:
             conf = Confidence.MEDIUM
@@ -150,6 +160,12 @@ class MissingRank(BaseDetector):
         finding.group_desc = top.desc if top else None
         finding.groups = [f.to_dict() for f in fronts]
         return finding
+
+
+def _doing(st) -> str:
+    where = {"collective": f"inside {st.op or 'a collective'}", "data_loading": "loading data",
+             "checkpointing": "checkpointing", "busy": "busy on CPU", "waiting": "idle or blocked"}.get(st.where, st.where)
+    return f"{where} at {st.at}" if st.at else str(where)
 
 
 def _disputed(ctx: Context, fronts: list) -> bool:
