@@ -8,7 +8,8 @@ from .base import Context
 def fronts_of(ctx: Context) -> Wavefront:
     found = ctx.__dict__.get("_wavefront")
     if found is None:
-        found = wavefront(ctx.timelines.colls, ctx.timelines.members, ctx.of("fr_dump"), ctx.p2p)
+        inside = [r for r, st in ctx.ranks.items() if st.where == "collective" and not st.end]
+        found = wavefront(ctx.timelines.colls, ctx.timelines.members, ctx.of("fr_dump"), ctx.p2p, inside)
         ctx.__dict__["_wavefront"] = found
     return found
 

@@ -43,6 +43,7 @@ from ._fronts import consequences
 from .base import BaseDetector, Context, row_evidence
 
 _NOT_OUT_OF_STEP = {"killed", "crashed", "exception", "oom", "oom_killed"}
+_OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}     # py-spy: stuck outside any collective
 
 
 class CollectiveSkipped(BaseDetector):
@@ -52,6 +53,8 @@ class CollectiveSkipped(BaseDetector):
     def check(self, ctx: Context):
         found = list(self._shifted(ctx)) + list(self._from_gloo(ctx))
         named = {r for f in found for r in f.ranks} | consequences(ctx)   # (waiting in another group: wavefront.py)
+        if any(st.where in _OUTSIDE and not st.end for st in ctx.ranks.values()):
+            return found             # py-spy shows a rank stuck outside collectives: the others wait for it (R202)
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
             if named & set(ranks):
                 continue

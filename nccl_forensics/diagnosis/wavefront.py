@@ -99,9 +99,11 @@ class Wavefront:
 
 
 def wavefront(colls: pd.DataFrame, members: dict[str, list[int]], dumps: list[Event],
-              p2p: list | None = None) -> Wavefront:
+              p2p: list | None = None, inside: Iterable[int] = ()) -> Wavefront:
     """The wavefront of flight-recorder rows (`colls`: the timeline), the groups' members and the `fr_dump`
-    events (which ranks dumped, the groups' pg_desc); `p2p`: (rank, file, *P2POp) of every dump."""
+    events (which ranks dumped, the groups' pg_desc); `p2p`: (rank, file, *P2POp) of every dump; `inside`: ranks
+    a stack dump (py-spy) shows inside a collective: they wait, even for a peer no membership names (gloo's
+    pg_config has no ranks)."""
     dumped = {ev.rank for ev in dumps if ev.rank is not None}
     descs = _descs(dumps)
     fr = colls[colls["source"] == "flight_recorder"] if not colls.empty else colls
@@ -112,9 +114,11 @@ def wavefront(colls: pd.DataFrame, members: dict[str, list[int]], dumps: list[Ev
             waits.setdefault(r, set()).update(f.missing)
     for r, peer in _p2p_waits(p2p or [], dumped):
         waits.setdefault(r, set()).add(peer)
+    for r in inside:
+        waits.setdefault(r, set())
     stalled = sorted({r for f in fronts.values() if not f.missing for r in f.waiting})
     missing = {r for f in fronts.values() for r in f.missing} | {p for peers in waits.values() for p in peers}
-    roots = sorted(r for r in missing if not waits.get(r) and r not in stalled)
+    roots = sorted(r for r in missing if r not in waits and r not in stalled)
     cycle = bool(missing) and not roots and not stalled
     ends = set(roots) | set(stalled)
     consequences = [] if cycle else sorted(r for r in set(waits) - ends if _reaches(r, ends, waits))
