@@ -22,3 +22,13 @@ def consequences(ctx: Context, stalled: bool = True) -> set[int]:
         return set()
     wf = fronts_of(ctx)
     return set(wf.consequences) | (set(wf.stalled) if stalled else set())
+
+
+def explaining_groups(ctx: Context, culprits: list[int]) -> tuple[list[dict], int]:
+    """(the stalled groups the culprits are missing from, most telling first; how many other groups there are
+    with every member at the same point) for the verdict panel: "54 other groups: every member at the same point"."""
+    if not culprits or ctx.timelines.empty or "flight_recorder" not in ctx.timelines.sources():
+        return [], 0
+    wf = fronts_of(ctx)
+    shown = wf.explaining(culprits)
+    return [f.to_dict() for f in shown], max(0, len(ctx.timelines.members) - len(wf.fronts))

@@ -60,6 +60,8 @@ def test_the_verdict_names_the_group_its_desc_op_and_seq(tmp_path):
     assert first["missing"] == [5] and first["group"] == primary.group and first["op"] == "alltoall_single"
     assert all(5 in g["missing"] for g in primary.groups)      # every group it explains misses rank 5
     assert "consequences" in d.verdict.summary
+    assert d.explaining == primary.groups                       # on the Diagnosis, for the renderers
+    assert d.quiet_groups > 20 and d.quiet_groups + len(d.explaining) <= len(d.timelines.members)
 
 
 def test_healthy_runs_are_not_failures(tmp_path):
