@@ -30,6 +30,8 @@ PG_TIMEOUT_S = 30.0          # process-group timeout of every scenario but `time
 TIMEOUT_PG_TIMEOUT_S = 5.0   # the scenarios that wait for the timeout: short, so the wait stays short
 WAITS_FOR_PG_TIMEOUT = {"timeout", "slow-rank-timeout"}   # the harness lets these fail on their own instead of dumping a hang
 SAMPLE_NPROC = 2
+DEAD_HANG_AFTER_S = 20.0     # a rank killed in a large layout: gloo peers fail at once and torchrun reports the
+                             # dead rank (its failure table) within seconds; the harness waits for that first
 
 
 @dataclass
@@ -176,7 +178,8 @@ def _job_spec(scenario: Scenario, nproc, step, rank, pg_timeout, out: Path, fsdp
         script=_reproducer_path(trainer), nproc=nproc, out=out, env=env, control=control,
         args=["--steps", str(steps), "--pg-timeout", str(pg_timeout), "--backend", backend]
         + (["--layout", scenario.layout] if scenario.layout else []),
-        steps=steps, hang_after_s=pg_timeout + 20 if waits else harness.HANG_AFTER_S, deadline_s=pg_timeout + 120,
+        steps=steps, hang_after_s=pg_timeout + 20 if waits else DEAD_HANG_AFTER_S if scenario.name.endswith("-dead")
+        else harness.HANG_AFTER_S, deadline_s=pg_timeout + 120,
         oom_handshake=scenario.name == "cgroup-oom",
     )
 

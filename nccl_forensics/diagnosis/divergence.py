@@ -153,11 +153,13 @@ def alltoall_imbalance(colls: pd.DataFrame, members: dict[str, list[int]] | None
     Where every rank's dump records the split sizes (schema 2.11), pair by pair: what rank i sends to j must be
     what j expects from i (uneven MoE splits are normal); the suspect is the rank in the most broken pairs, else
     both ranks of the pair. Otherwise by totals: elements sent must equal elements received, and the suspect is
-    the one rank whose sent (or received) total differs from all the others' (which all agree)."""
+    the one rank whose sent (or received) total differs from all the others' (which all agree); a group whose
+    totals fail at more than one seq is left out (a member's rows are missing, not sizes wrong)."""
     if colls.empty or "a2a_in" not in colls or colls["a2a_in"].isna().all():
         return []
     rows = colls[colls["a2a_in"].notna() & colls["a2a_out"].notna()]
     out = []
+    unbalanced: dict[str, int] = {}
     for (group, seq), at in rows.groupby([rows["group"].astype(str), "seq"], sort=True):
         size = len((members or {}).get(group) or ())
         if len(at) < 2 or size and len(at) < size:
@@ -171,10 +173,13 @@ def alltoall_imbalance(colls: pd.DataFrame, members: dict[str, list[int]] | None
         sent, received = int(at["a2a_in"].sum()), int(at["a2a_out"].sum())
         if sent == received:
             continue
+        unbalanced[group] = unbalanced.get(group, 0) + 1
         suspects = _lone(at, "a2a_in") or _lone(at, "a2a_out")
         out.append({"group": group, "seq": int(seq), "sent": sent, "received": received, "ranks": suspects,
                     "rows": at, "pairs": []})
-    return out
+    # a mismatched all_to_all hangs or fails where it happens: totals that fail at several seqs of one group
+    # (the later ones run) say that a member's rows are missing (a rank without a dump, an unknown membership)
+    return [bad for bad in out if bad["pairs"] or unbalanced.get(bad["group"], 0) == 1]
 
 
 def _broken_pairs(at: pd.DataFrame) -> list[tuple] | None:
