@@ -8,7 +8,9 @@ behind them: the hang spreads group by group. Read group by group, every stalled
 whole, one rank explains all of them.
 
 Per group (`GroupFront`): the *front* is the highest collective seq any member recorded; the members with a
-row there *arrived*, the others are *missing*. A front whose rows are all `completed` is not stalled and is
+row there *arrived*, the others are *missing*. Where the dumps record device states (NCCL: `started`), only an
+entry a GPU started or completed counts: NCCL's CPU enqueues ahead (`scheduled`) while its device is still
+blocked in an earlier collective, so an enqueued entry is not an arrival. A front whose rows are all `completed` is not stalled and is
 left out (a healthy group, or one that finished before the hang). Then, across groups:
 
 - rank r *waits for* rank m when r arrived at a stalled front that m is missing from, or r has a pending send
@@ -112,7 +114,8 @@ def wavefront(colls: pd.DataFrame, members: dict[str, list[int]], dumps: list[Ev
     for f in fronts.values():
         for r in f.waiting if f.missing else ():
             waits.setdefault(r, set()).update(f.missing)
-    for r, peer in _p2p_waits(p2p or [], dumped):
+    device = not fr.empty and bool((fr["state"].astype(object) == "started").any())
+    for r, peer in _p2p_waits(p2p or [], dumped, device):
         waits.setdefault(r, set()).add(peer)
     for r in inside:
         waits.setdefault(r, set())
@@ -158,6 +161,11 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
             descs: dict[str, str]) -> dict[str, GroupFront]:
     if fr.empty:
         return {}
+    states = fr["state"].astype(object)
+    if (states == "started").any():          # device states are recorded (NCCL): only what a GPU ran arrived
+        fr = fr[states.isin(["started", "completed"]).to_numpy()]
+        if fr.empty:
+            return {}
     group = fr["group"].astype(str).to_numpy()
     seq = fr["seq"].to_numpy()
     front = pd.Series(seq).groupby(group).max()
@@ -182,8 +190,11 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
     return out
 
 
-def _p2p_waits(ops: list, dumped: set[int]) -> list[tuple[int, int]]:
-    """(waiting rank, peer) for each pending send/recv whose peer never posted its side, or left no dump."""
+def _p2p_waits(ops: list, dumped: set[int], device: bool = False) -> list[tuple[int, int]]:
+    """(waiting rank, peer) for each pending send/recv whose peer never posted its side, or left no dump; with
+    `device` states, a send or recv only enqueued (`scheduled`) is not posted yet."""
+    if device:
+        ops = [op for op in ops if P2POp(*op[2:]).state != "scheduled"]
     if not ops:
         return []
     everyone = dumped | {op[0] for op in ops if op[0] is not None} | {P2POp(*op[2:]).peer for op in ops}

@@ -23,6 +23,7 @@ BASE_NS = 1_760_000_000_000_000_000
 @dataclass
 class Fault:
     kind: str                     # "dead" (no dump), "stuck" (stops, dumps), "skip" (skips one op), "slow" (late),
+                                  # "device" (its GPU stops: the CPU enqueues on, up to `depth`, nothing starts),
                                   # "split" (its first all_to_all of the step expects 16 more elements from a peer)
     step: int = 1                 # the step it happens in (0-based)
     at: int = 0                   # the op of the step it happens at (index into the rank's step program)
@@ -53,6 +54,7 @@ class _Rank:
     pending: list = field(default_factory=list)      # entries not completed
     stopped: bool = False
     dead: bool = False
+    device_dead: bool = False
 
 
 class MegatronJob:
@@ -161,7 +163,7 @@ class MegatronJob:
                     o = ops[i]
                     recv = (o.splits[1][0] + 16,) + o.splits[1][1:]
                     ops[i] = Op(o.kind, o.group, o.name, o.ins, [[sum(recv)]], splits=(o.splits[0], recv), gkind="ep")
-                if f and f.kind in ("dead", "stuck") and s == f.step:
+                if f and f.kind in ("dead", "stuck", "device") and s == f.step:
                     marks["stop"] = len(program) + f.at
                 program += ops
             self.ranks.append(_Rank(r, program))
@@ -182,10 +184,13 @@ class MegatronJob:
     def _issue(self, st: _Rank) -> bool:
         if st.stopped or st.pos >= len(st.program) or len(st.pending) > self.depth:
             return False
-        if st.pos == getattr(st, "stop_at", None):
-            st.stopped = True
-            st.dead = self.faults[st.rank].kind == "dead"
-            return False
+        if st.pos == getattr(st, "stop_at", None) and not st.device_dead:
+            if self.faults[st.rank].kind == "device":      # its GPU faults: the CPU goes on enqueuing, nothing runs
+                st.device_dead = True
+            else:
+                st.stopped = True
+                st.dead = self.faults[st.rank].kind == "dead"
+                return False
         op = st.program[st.pos]
         st.pos += 1
         self.clock += 1
@@ -206,8 +211,9 @@ class MegatronJob:
             "collective_seq_id": st.coll_seq.get(g, 0), "p2p_seq_id": st.p2p_seq.get(g, 0), "op_id": len(st.entries),
             "profiling_name": f"nccl:{op.name}{meta}", "time_created_ns": created, "input_sizes": op.ins,
             "input_dtypes": ["BFloat16"] * len(op.ins), "output_sizes": op.outs,
-            "output_dtypes": ["BFloat16"] * len(op.outs), "state": "started" if not st.pending else "scheduled",
-            "time_discovered_started_ns": created + 1000 if not st.pending else None,
+            "output_dtypes": ["BFloat16"] * len(op.outs),
+            "state": "started" if not st.pending and not st.device_dead else "scheduled",
+            "time_discovered_started_ns": created + 1000 if not st.pending and not st.device_dead else None,
             "time_discovered_completed_ns": None, "retired": False, "timeout_ms": 600_000,
             "is_p2p": op.kind != "coll", "thread_id": str(140_000 + st.rank), "thread_name": "pt_main_thread",
             "_op": op, "_key": self._key(st, op),
@@ -232,13 +238,15 @@ class MegatronJob:
                 heads.setdefault(st.pending[0]["_key"], []).append(st)
         for key, sts in heads.items():
             need = len(self.groups[key[1]][1]) if key[0] == "coll" else 2
+            if any(st.device_dead for st in sts):
+                continue
             if len(sts) == need and (key[0] != "coll" or self._balanced(sts)):
                 for st in sts:
                     e = st.pending.pop(0)
                     e.update(state="completed", retired=True,
                              time_discovered_completed_ns=e["time_created_ns"] + 500_000,
                              time_discovered_started_ns=e["time_discovered_started_ns"] or e["time_created_ns"] + 900)
-                    for later in st.pending[:1]:
+                    for later in st.pending[:1]:      # the device moves on to the next enqueued op
                         later["state"], later["time_discovered_started_ns"] = "started", later["time_created_ns"] + 1000
                 done = True
         return done
