@@ -225,7 +225,7 @@ def make_megatron_dumps(out_dir: str | os.PathLike, tp: int = 8, pp: int = 4, dp
                 "time_created_ns": created, "input_sizes": [list(shape)], "input_dtypes": ["BFloat16"],
                 "output_sizes": [list(out_of(shape, size))], "output_dtypes": ["BFloat16"],
                 "state": "started" if last else "completed", "time_discovered_started_ns": created + 2_000,
-                "time_discovered_completed_ns": None if last else created + 900_000, "retired": False if last else True,
+                "time_discovered_completed_ns": None if last else created + 900_000, "retired": not last,
                 "timeout_ms": TIMEOUT_MS, "is_p2p": False})
         config = {name: {"name": name, "desc": desc, "ranks": str(ranks)}
                   for name, (desc, ranks) in groups.items() if rank in ranks}
