@@ -14,6 +14,7 @@ pickler also puts containers that are not shared in the memo; those BINPUTs are 
 
     python benchmarks/fr_synth.py out/ --ranks 8 --entries 2000 --diverge-rank 3 [--backend gloo]
         [--version 2.4] [--mode skip|shape|dtype|op] [--start-record-id 5000]
+    python benchmarks/fr_synth.py out/ --megatron 8x4x32 --entries 2000 --diverge-rank 700   # TP x PP x DP
 
 The job: `entries` collectives per rank on the default PG (all_reduce, all_gather_into_tensor, reduce_scatter,
 broadcast in a fixed pattern; profiling names nccl:_all_gather_base etc. as ProcessGroupNCCL writes them). Every rank is hung in the last one. The diverging rank:
@@ -163,6 +164,81 @@ def make_dumps(out_dir: str | os.PathLike, ranks: int, entries: int, diverge_ran
     return paths
 
 
+# ---- a Megatron layout: TP x PP x DP groups, interleaved ----
+
+MEGATRON_STEP = [  # (group kind, profiling op, input shape, output shape as a function of the group size)
+    *[("tp", "all_reduce", [2048, 1024], lambda s, n: s)] * 4,
+    ("pp", "all_reduce", [50304, 64], lambda s, n: s),                 # tied embedding grads (first, last stage)
+    *[("tp", "all_reduce", [2048, 1024], lambda s, n: s)] * 4,
+    ("dp", "_reduce_scatter_base", [65536], lambda s, n: [s[0] // n]),
+    ("dp", "all_reduce", [1], lambda s, n: s),                          # grad norm
+    ("dp", "_all_gather_base", [2048], lambda s, n: [s[0] * n]),
+]
+_MEGATRON_DESCS = {"tp": "TENSOR_MODEL_PARALLEL_GROUP", "pp": "PIPELINE_MODEL_PARALLEL_GROUP",
+                   "dp": "DATA_PARALLEL_GROUP"}
+
+
+def megatron_groups(tp: int, pp: int, dp: int) -> dict[str, tuple[str, list[int]]]:
+    """PG name -> (desc, global ranks), named in the order Megatron creates them (rank = t + tp * (d + dp * p))."""
+    rank = lambda t, d, p: t + tp * (d + dp * p)            # noqa: E731
+    groups = {"0": ("default_pg", list(range(tp * pp * dp)))}
+    for kind, members in (("tp", [[rank(t, d, p) for t in range(tp)] for p in range(pp) for d in range(dp)]),
+                          ("pp", [[rank(t, d, p) for p in range(pp)] for t in range(tp) for d in range(dp)]),
+                          ("dp", [[rank(t, d, p) for d in range(dp)] for p in range(pp) for t in range(tp)])):
+        for ranks in members:
+            groups[str(len(groups))] = (_MEGATRON_DESCS[kind], ranks)
+    return groups
+
+
+def make_megatron_dumps(out_dir: str | os.PathLike, tp: int = 8, pp: int = 4, dp: int = 32, entries: int = 2000,
+                        stuck_rank: int | None = None, only=None, prefix: str = PREFIX) -> list[Path]:
+    """A TP x PP x DP job (default 1,024 ranks in 417 groups: the world, 128 TP, 256 PP, 32 DP): every rank issues the
+    collectives of MEGATRON_STEP in its own TP, PP and DP groups, `entries` in all (schema 2.10, NCCL, no frames:
+    as a production dump written on timeout). Every rank hangs in its last collective (a TP all_reduce); the
+    `stuck_rank` never issued it (its main thread stopped), so its TP peers wait for it there."""
+    groups = megatron_groups(tp, pp, dp)
+    world = tp * pp * dp
+    mine: dict[int, dict[str, str]] = {r: {} for r in range(world)}
+    for name, (desc, ranks) in groups.items():
+        kind = next((k for k, d in _MEGATRON_DESCS.items() if d == desc), None)
+        for r in ranks:
+            if kind:
+                mine[r][kind] = name
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for rank in range(world) if only is None else only:
+        n = entries - 1 if rank == stuck_rank else entries
+        seqs: dict[str, int] = {}
+        ents = []
+        for i in range(n):
+            kind, op, shape, out_of = MEGATRON_STEP[i % len(MEGATRON_STEP)]
+            pg = mine[rank][kind]
+            size = len(groups[pg][1])
+            seqs[pg] = seqs.get(pg, 0) + 1
+            last = i == entries - 1
+            created = BASE_NS + i * STEP_NS + rank * 1_000
+            ents.append({
+                "frames": [], "record_id": i, "pg_id": int(pg), "process_group": (pg, groups[pg][0]),
+                "thread_name": "pt_main_thread", "thread_id": str(139_872_301_000_000 + rank * 4096),
+                "collective_seq_id": seqs[pg], "p2p_seq_id": 0, "op_id": seqs[pg], "profiling_name": f"nccl:{op}",
+                "time_created_ns": created, "input_sizes": [list(shape)], "input_dtypes": ["BFloat16"],
+                "output_sizes": [list(out_of(shape, size))], "output_dtypes": ["BFloat16"],
+                "state": "started" if last else "completed", "time_discovered_started_ns": created + 2_000,
+                "time_discovered_completed_ns": None if last else created + 900_000, "retired": not last,
+                "timeout_ms": TIMEOUT_MS, "is_p2p": False})
+        config = {name: {"name": name, "desc": desc, "ranks": str(ranks)}
+                  for name, (desc, ranks) in groups.items() if rank in ranks}
+        status = {name: {"last_enqueued_collective": seqs.get(name, 0), "last_started_collective": -1,
+                         "last_completed_collective": seqs.get(name, 0) - 1} for name in config}
+        dump = {"version": "2.10", "pg_config": config, "comm_lib_version": "2.27.5", "pg_status": status,
+                "entries": ents}
+        path = out / f"{prefix}{rank}"
+        path.write_bytes(pickle.dumps(_same_strings(dump, {}, set()), protocol=2))
+        paths.append(path)
+    return paths
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="Write synthetic torch flight-recorder dumps (one pickle per rank).")
     ap.add_argument("out_dir")
@@ -174,7 +250,14 @@ def main() -> None:
     ap.add_argument("--mode", choices=("skip", "shape", "dtype", "op"), default="skip")
     ap.add_argument("--start-record-id", type=int, default=0)
     ap.add_argument("--prefix", default=PREFIX)
+    ap.add_argument("--megatron", metavar="TPxPPxDP", help="a Megatron layout instead, e.g. 8x4x32 (--ranks ignored; "
+                    "--diverge-rank is the stuck rank)")
     args = ap.parse_args()
+    if args.megatron:
+        tp, pp, dp = (int(x) for x in args.megatron.lower().split("x"))
+        paths = make_megatron_dumps(args.out_dir, tp, pp, dp, args.entries, args.diverge_rank, prefix=args.prefix)
+        print(f"wrote {len(paths)} dumps to {args.out_dir}")
+        return
     paths = make_dumps(args.out_dir, args.ranks, args.entries, args.diverge_rank, args.backend, args.version,
                        args.mode, args.start_record_id, args.prefix)
     print(f"wrote {len(paths)} dumps to {args.out_dir}")

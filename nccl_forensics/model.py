@@ -216,13 +216,17 @@ class Finding:
     group: str | None = None
     seq: int | None = None
     cause: bool = True               # False for cascades/consequences
+    group_desc: str | None = None    # the group's pg_desc (EXPERT_MODEL_PARALLEL_GROUP, default_pg, ...), where known
+    groups: list[dict] = field(default_factory=list)   # the groups that explain the finding, most telling first
+    # (each a wavefront.GroupFront.to_dict(): group, desc, seq, op, members, arrived, missing, waiting, role)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "name": self.name, "class": self.cls, "ranks": sorted(self.ranks),
             "message": self.message, "confidence": self.confidence.value,
             "evidence": [e.to_dict() for e in self.evidence], "fix": self.fix,
-            "group": self.group, "seq": self.seq, "cause": self.cause,
+            "group": self.group, "seq": self.seq, "cause": self.cause, "group_desc": self.group_desc,
+            "groups": self.groups,
         }
 
 

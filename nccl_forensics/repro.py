@@ -31,6 +31,8 @@ PG_TIMEOUT_S = 30.0          # process-group timeout of every scenario but `time
 TIMEOUT_PG_TIMEOUT_S = 5.0   # the scenarios that wait for the timeout: short, so the wait stays short
 WAITS_FOR_PG_TIMEOUT = {"timeout", "slow-rank-timeout"}   # the harness lets these fail on their own instead of dumping a hang
 SAMPLE_NPROC = 2
+DEAD_HANG_AFTER_S = 20.0     # a rank killed in a large layout: gloo peers fail at once and torchrun reports the
+                             # dead rank (its failure table) within seconds; the harness waits for that first
 
 
 @dataclass
@@ -66,13 +68,21 @@ def list_scenarios() -> list[Scenario]:
 
 
 def cpu_scenarios() -> list[Scenario]:
-    return [s for s in SCENARIOS.values() if not s.gpu_only]
+    """The CPU scenarios of the small trainers (any rank count)."""
+    return [s for s in SCENARIOS.values() if not s.gpu_only and not s.layout]
+
+
+def large_scenarios() -> list[Scenario]:
+    """The large-model layouts (8 processes each: reproducers/train_megatron.py)."""
+    return [s for s in SCENARIOS.values() if s.layout]
 
 
 def run_scenario(name: str, nproc: int = 2, step: int = 3, rank: int = 1, timeout: float | None = None,
                  out: str | os.PathLike | None = None, fsdp: bool = False, debug_detail: bool = False,
                  backend: str | None = None, diagnose: bool = True) -> ReproResult:
     """Run scenario `name` under torchrun, capture the bundle into `out`, optionally diagnose it."""
+    if name in SCENARIOS and SCENARIOS[name].nproc:
+        nproc = SCENARIOS[name].nproc                 # a layout has its own size
     scenario = _check_args(name, nproc, step, rank)
     backend = backend or _default_backend(nproc)
     if scenario.gpu_only and backend != "nccl":
@@ -150,13 +160,15 @@ def _job_spec(scenario: Scenario, nproc, step, rank, pg_timeout, out: Path, fsdp
               control: Path):
     from .reproducers.plan import CONTROL_ENV, PLAN_ENV, FaultPlan
 
-    trainer = "train_llama_fsdp2.py" if fsdp else "train_gpt_ddp.py"
+    trainer = "train_megatron.py" if scenario.layout else "train_llama_fsdp2.py" if fsdp else "train_gpt_ddp.py"
     steps = max(6, step + 3)
     # PYTHONUNBUFFERED: the harness reads the ranks' --tee output as it comes, whatever the caller's shell set;
     # LOGLEVEL=INFO: torchrun prints its rendezvous result (the world size) and how its workers ended.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "LOGLEVEL": "INFO", "OMP_NUM_THREADS": "1", "TORCH_FR_BUFFER_SIZE": "2000",
            "TORCH_FR_DUMP_TEMP_FILE": str(out / "fr" / "nccl_trace_rank_"), CONTROL_ENV: str(control)}
-    if scenario.name != "healthy":
+    if scenario.layout:                               # the trainer knows its faults as mp-<kind>
+        env[PLAN_ENV] = FaultPlan("mp-" + scenario.name.split("-", 1)[1], step, rank).to_env()
+    elif scenario.name != "healthy":
         env[PLAN_ENV] = FaultPlan(scenario.name, step, rank).to_env()
     if debug_detail:
         env["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
@@ -167,8 +179,10 @@ def _job_spec(scenario: Scenario, nproc, step, rank, pg_timeout, out: Path, fsdp
     waits = scenario.name in WAITS_FOR_PG_TIMEOUT
     return harness.JobSpec(
         script=_reproducer_path(trainer), nproc=nproc, out=out, env=env, control=control,
-        args=["--steps", str(steps), "--pg-timeout", str(pg_timeout), "--backend", backend],
-        steps=steps, hang_after_s=pg_timeout + 20 if waits else harness.HANG_AFTER_S, deadline_s=pg_timeout + 120,
+        args=["--steps", str(steps), "--pg-timeout", str(pg_timeout), "--backend", backend]
+        + (["--layout", scenario.layout] if scenario.layout else []),
+        steps=steps, hang_after_s=pg_timeout + 20 if waits else DEAD_HANG_AFTER_S if scenario.name.endswith("-dead")
+        else harness.HANG_AFTER_S, deadline_s=pg_timeout + 120,
         oom_handshake=scenario.name == "cgroup-oom",
     )
 

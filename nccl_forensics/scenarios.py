@@ -20,6 +20,11 @@ class Scenario(NamedTuple):
     expected_class: str       # the verdict class the diagnosis must give
     culprit: bool             # True when the faulty rank must be named as the culprit
     gpu_only: bool = False
+    layout: str | None = None # a large-model layout (reproducers/train_megatron.py): "megatron" or "moe"
+    nproc: int | None = None  # the ranks the layout needs
+
+
+LARGE_NPROC = 8
 
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
@@ -44,4 +49,21 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in [
     Scenario("cuda-oom", "one rank allocates more GPU memory than exists (GPU only)", "oom", True, gpu_only=True),
     Scenario("timeout", "one rank enters the collective later than the process-group timeout allows",
              "stuck_rank", True),
+    # large-model layouts, 8 processes (reproducers/train_megatron.py): TP 2 x PP 2 x DP 2, and EP 4 x DP 2 (MoE)
+    Scenario("megatron-dead", "TP2 x PP2 x DP2: one rank dies mid-step (SIGKILL) between its pipeline stages",
+             "dropped_rank", True, layout="megatron", nproc=LARGE_NPROC),
+    Scenario("megatron-gil", "TP2 x PP2 x DP2: one rank's main thread blocks in a C call holding the GIL",
+             "stuck_rank", True, layout="megatron", nproc=LARGE_NPROC),
+    Scenario("megatron-wedged", "TP2 x PP2 x DP2: one rank's main thread blocks in a C call outside Python",
+             "stuck_rank", True, layout="megatron", nproc=LARGE_NPROC),
+    Scenario("megatron-skip", "TP2 x PP2 x DP2: one rank skips its grad-norm all_reduce in the data-parallel group",
+             "collective_skipped", True, layout="megatron", nproc=LARGE_NPROC),
+    Scenario("megatron-slow", "TP2 x PP2 x DP2: one rank is 0.4 s late to its data-parallel collectives at every "
+             "step; the job completes", "straggler", True, layout="megatron", nproc=LARGE_NPROC),
+    Scenario("moe-dead", "EP4 x DP2 MoE (uneven all_to_all): one rank dies mid-step (SIGKILL)", "dropped_rank", True,
+             layout="moe", nproc=LARGE_NPROC),
+    Scenario("moe-gil", "EP4 x DP2 MoE (uneven all_to_all): one rank blocks in a C call holding the GIL between its "
+             "all_to_all calls", "stuck_rank", True, layout="moe", nproc=LARGE_NPROC),
+    Scenario("moe-wedged", "EP4 x DP2 MoE (uneven all_to_all): one rank blocks in a C call outside Python",
+             "stuck_rank", True, layout="moe", nproc=LARGE_NPROC),
 ]}

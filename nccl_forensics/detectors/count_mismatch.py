@@ -3,7 +3,9 @@
 What it detects:
     At the same (group, seq) most ranks pass N elements and a minority passes another count. Sources:
     flight-recorder input sizes, NCCL COLL ``count``, watchdog ``NumelIn``, DETAIL fingerprint
-    ``TensorShape``. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone. With
+    ``TensorShape``. A send and the recv it matched (a recv from any source, ``recv 3<-?``, is matched against
+    the sender) that disagree on the size. An all_to_all only when every member recorded it: pair by pair where
+    the dump records the split sizes (schema 2.11), else by the job's totals. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone. With
     two ranks on gloo, where the receiver aborted without a dump, the sender's own history decides whether
     it changed the count (its last entry is new and the gloo byte ratio fits it; _gloo.sender_change).
     When only one rank recorded that collective (the others died before dumping), its entry is compared
@@ -35,6 +37,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.divergence import alltoall_imbalance
+from ..diagnosis.fr_semantics import p2p_size_mismatches
 from ..model import Confidence, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
@@ -49,18 +52,48 @@ class ShapeMismatch(FieldMismatch):
     def check(self, ctx: Context):
         found = list(super().check(ctx))
         if not found and not ctx.outliers.shape[0]:
-            found = list(self._from_alltoall(ctx)) or list(self._from_gloo(ctx))
+            found = list(self._from_alltoall(ctx)) or list(self._from_p2p(ctx)) or list(self._from_gloo(ctx))
         return found
+
+    def _from_p2p(self, ctx: Context):
+        """A send and the recv it matched (a recv from any source included) that disagree on the size."""
+        dumped = {ev.rank for ev in ctx.of("fr_dump") if ev.rank is not None}
+        for pair, ranks in p2p_size_mismatches(ctx.p2p, dumped):
+            msg = (f"rank {pair.src} sends {pair.send.numel} elements to rank {pair.dst} (group {pair.pg}, p2p seq "
+                   f"{pair.send.p2p_seq}), whose matching recv{' from any source' if pair.recv.peer is None else ''} "
+                   f"expects {pair.recv.numel}; " + (f"rank {ranks[0]} changed its size against their earlier "
+                                                    "transfers" if len(ranks) == 1 else "either side may be wrong"))
+            evidence = [Evidence(pair.send_file, pair.send.line, f"flight_recorder p2p seq {pair.send.p2p_seq} send "
+                                 f"peer {pair.dst} numel={pair.send.numel} state={pair.send.state}"),
+                        Evidence(pair.recv_file, pair.recv.line, f"flight_recorder p2p seq {pair.recv.p2p_seq} recv "
+                                 f"peer {pair.recv.peer if pair.recv.peer is not None else '?'} "
+                                 f"numel={pair.recv.numel} state={pair.recv.state}")]
+            conf = Confidence.MEDIUM if len(ranks) == 1 else Confidence.LOW
+            yield self.finding(ranks, msg, conf, evidence, "make the send and the recv agree on the tensor's shape "
+                               "(pipeline stages: the activation shape of the last micro-batch).", pair.pg, pair.send.seq)
 
     def _from_alltoall(self, ctx: Context):
         """all_to_all(v): uneven splits are fine, but what the ranks send must add up to what they receive."""
-        for bad in alltoall_imbalance(ctx.timelines.colls):
+        dumps = ctx.of("fr_dump")
+        declared = {str(name) for ev in dumps for name, cfg in (ev.data.get("pg_config") or {}).items()
+                    if isinstance(cfg, dict) and cfg.get("ranks")}
+        dumped = {ev.rank for ev in dumps}
+        everyone = set(ctx.expected.expected) if ctx.expected is not None else set(ctx.world)
+        for bad in alltoall_imbalance(ctx.timelines.colls, ctx.timelines.members):
+            if bad["group"].split(":", 1)[0] not in declared and not everyone <= dumped:
+                continue              # gloo: no pg_config ranks, so an undumped rank may be a member that is missing
             ranks = bad["ranks"]
             many = len(ranks) > 1
             who = (f"rank{'s' if many else ''} {', '.join(map(str, ranks))} disagree{'' if many else 's'} with the "
                    "others" if ranks else "no single rank stands out")
-            msg = (f"all_to_all at group {bad['group']} seq {bad['seq']} does not balance: the ranks send "
-                   f"{bad['sent']} elements and receive {bad['received']}; {who}")
+            if bad["pairs"]:
+                i, j, sent, expected = bad["pairs"][0]
+                more = f" (and {len(bad['pairs']) - 1} more pairs)" if len(bad["pairs"]) > 1 else ""
+                msg = (f"all_to_all at group {bad['group']} seq {bad['seq']}: rank {i} sends {sent} elements to rank "
+                       f"{j}, which expects {expected} from it{more}; {who}")
+            else:
+                msg = (f"all_to_all at group {bad['group']} seq {bad['seq']} does not balance: the ranks send "
+                       f"{bad['sent']} elements and receive {bad['received']}; {who}")
             conf = Confidence.MEDIUM if ranks else Confidence.LOW
             yield self.finding(ranks, msg, conf, row_evidence(bad["rows"].head(4)),
                                "check the split sizes passed to all_to_all_single / all_to_all on every rank: the "

@@ -18,6 +18,9 @@ Example:
     stage 1 of a pipeline never posts ``recv(src=0)`` for step 12 →
     ``collective_skipped: rank 1 never posted the recv matching rank 0's send (group 0, p2p seq 24)``.
 
+    A peer that is itself waiting in another group for a stuck rank, or is that stuck rank (diagnosis/wavefront.py),
+    did not skip anything: R203 names the rank behind it.
+
 Known limits:
     A rank whose ring buffer wrapped may look short of early ops; only ops that are still pending count,
     so a pair whose last ops completed is never reported. Sizes of matched pairs are not compared yet.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from ..diagnosis.fr_semantics import unmatched_p2p
 from ..model import Confidence, Evidence
+from ._fronts import fronts_of
 from .base import BaseDetector, Context
 
 
@@ -41,7 +45,11 @@ class P2PUnmatched(BaseDetector):
         if not ctx.p2p:
             return
         dumped = {ev.rank for ev in ctx.of("fr_dump") if ev.rank is not None}
+        wf = fronts_of(ctx)
+        elsewhere = set(wf.consequences) | set(wf.roots) | set(wf.stalled)   # waiting elsewhere, or stuck: no skip
         for miss in unmatched_p2p(ctx.p2p, dumped):
+            if miss.culprit in elsewhere:
+                continue
             op = miss.op
             side = "recv" if op.op == "send" else "send"
             msg = (f"rank {miss.culprit} never posted the {side} matching rank {miss.waiting}'s {op.op} "

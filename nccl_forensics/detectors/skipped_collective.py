@@ -39,9 +39,11 @@ from __future__ import annotations
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
 from . import _gloo as gloo
+from ._fronts import consequences
 from .base import BaseDetector, Context, row_evidence
 
 _NOT_OUT_OF_STEP = {"killed", "crashed", "exception", "oom", "oom_killed"}
+_OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}     # py-spy: stuck outside any collective
 
 
 class CollectiveSkipped(BaseDetector):
@@ -50,7 +52,9 @@ class CollectiveSkipped(BaseDetector):
 
     def check(self, ctx: Context):
         found = list(self._shifted(ctx)) + list(self._from_gloo(ctx))
-        named = {r for f in found for r in f.ranks}
+        named = {r for f in found for r in f.ranks} | consequences(ctx)   # (waiting in another group: wavefront.py)
+        if any(st.where in _OUTSIDE and not st.end for st in ctx.ranks.values()):
+            return found             # py-spy shows a rank stuck outside collectives: the others wait for it (R202)
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
             if named & set(ranks):
                 continue
@@ -91,6 +95,11 @@ class CollectiveSkipped(BaseDetector):
             how = "later" if shift > 0 else "earlier"
             msg = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} {verb} at group {group} seq "
                    f"{seq}: its later entries match the other ranks' entries one seq {how}")
+            if (rows["basis"] == "ranks+self").all() and shift > 0:
+                msg = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} skipped a collective at "
+                       f"group {group} seq {seq}: there {'they' if len(ranks) > 1 else 'it'} issued "
+                       f"{rows.iloc[0]['op']}, which in every earlier step came one collective later, where the "
+                       f"other ranks issued {rows.iloc[0]['modal'] if rows.iloc[0]['field'] == 'op' else 'the usual one'}")
             if (rows["basis"] == "self").all():
                 msg = (f"rank {ranks[0]} {verb} at group {group} seq {seq}: in every earlier step the collective "
                        f"after its previous one was {rows.iloc[0]['modal']}, this time it was "

@@ -4,8 +4,10 @@ What it detects:
     For every collective with arrival times from two or more ranks (diagnosis/arrivals.py), the rank that
     arrived last and by how much. A rank is a straggler when it was clearly last (its lag at least 1 ms, 10x the
     median and 2x the 95th percentile of the gaps where it was not last) at 3 or more collectives, caused 60%
-    of all the waiting, and those lags come to 50 ms or more (less is a loaded host's scheduler); a host is one
-    when its ranks together did, no single one of them alone. When a timeout ends the job at a collective the
+    of all the waiting, and the lag costs time that matters: an absolute floor (its median lag at least 3 ms,
+    and those lags 50 ms or more in all: below that, a loaded host's scheduler) and a relative one (the waiting
+    is at least 5% of the time the timed collectives span). A healthy run where one rank is 2 ms behind at every
+    collective is noise, not a straggler. A host is one when its ranks together did, no single one of them alone. When a timeout ends the job at a collective the
     straggler never reached, the timeout is the straggler's.
 
 Why it hangs or dies:

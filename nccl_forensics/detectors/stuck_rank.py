@@ -37,6 +37,7 @@ from __future__ import annotations
 from ..diagnosis.arrivals import arrivals
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
+from ._fronts import consequences
 from .base import BaseDetector, Context, lower, rank_list, row_evidence
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
@@ -80,11 +81,12 @@ class StuckRank(BaseDetector):
         if colls.empty or "state" not in colls:
             return
         fr = colls[(colls["source"] == "flight_recorder") & (colls["state"] != "completed")]
+        behind = consequences(ctx, stalled=False)       # their device waits in another group (wavefront.py)
         for group, rows in fr.groupby(fr["group"].astype(str), sort=True):
             seq = int(rows["seq"].min())
             at = rows[rows["seq"] == seq]
             started = sorted(int(r) for r in at.loc[at["state"] == "started", "rank"])
-            waiting = sorted(int(r) for r in at.loc[at["state"] == "scheduled", "rank"])
+            waiting = sorted(int(r) for r in at.loc[at["state"] == "scheduled", "rank"] if r not in behind)
             if not started or not waiting or len(waiting) > len(started):
                 continue
             op = at["op"].iloc[0]
@@ -97,7 +99,8 @@ class StuckRank(BaseDetector):
 
     def _from_timeline(self, ctx: Context):
         """No py-spy and no exit for a rank that stopped issuing collectives: stuck as far as we can tell."""
-        cut = ctx.cut_short()                           # their evidence ends where their file does
+        cut = ctx.cut_short() | consequences(ctx)       # their evidence ends where their file does; or they
+                                                        # wait in another group for a stuck rank (wavefront.py)
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
             quiet = [r for r in ranks if ctx.ranks.get(r) is not None and ctx.ranks[r].where is None
                      and ctx.ranks[r].end is None and r not in cut]

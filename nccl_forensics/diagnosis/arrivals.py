@@ -88,6 +88,10 @@ OUTLIER = 2.0                  # and against the others' worst (p95) gaps: a lat
 MIN_SHARE = 0.6                # of all the waiting
 MIN_WAIT = 0.05                # s: the others' waiting for it in all; less costs the job nothing worth a verdict,
                                # and a loaded host's scheduler alone reaches ~10 ms (a 2-rank CI job: 3 lags, 13 ms)
+MIN_LAG = 0.003                # s: its median lag (absolute floor): below this, scheduling noise and clock offsets
+                               # (a rank 2 ms behind at every collective of a healthy run is not a straggler)
+MIN_COST = 0.05                # of the time the timed collectives span (relative floor): waiting that costs the job
+                               # less than 5% of its run time is not worth a verdict
 
 
 def straggler(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> Straggling | None:
@@ -115,6 +119,10 @@ def _who(table: pd.DataFrame, members, kind: str | None) -> Straggling | None:
     clear = mine & (gaps >= max(MIN_GAP, RATIO * baseline, OUTLIER * worst_other))
     share = float(gaps[clear].sum() / gaps.sum())
     if clear.sum() < MIN_LATE or share < MIN_SHARE or gaps[clear].sum() < MIN_WAIT:
+        return None
+    ends = table["end"].to_numpy(np.float64)
+    span = float(ends.max() - ends.min()) if len(ends) else 0.0
+    if float(np.median(gaps[clear])) < MIN_LAG or span > 0 and gaps[clear].sum() < MIN_COST * span:
         return None
     late = [Late(str(g), int(s), gap, int(row)) for g, s, gap, row in
             table.loc[clear, ["group", "seq", "gap", "row"]].itertuples(index=False)]

@@ -146,22 +146,73 @@ def size_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OUTLIER_COLUMNS) if rows else pd.DataFrame(columns=OUTLIER_COLUMNS)
 
 
-def alltoall_imbalance(colls: pd.DataFrame) -> list[dict]:
-    """all_to_all(v) collectives whose totals do not balance: over the ranks that recorded it, elements sent must
-    equal elements received (each rank's own in and out may differ: uneven splits are normal). The suspects are
-    the ranks whose sent (or received) total differs from what most ranks used, when a minority does."""
+def alltoall_imbalance(colls: pd.DataFrame, members: dict[str, list[int]] | None = None) -> list[dict]:
+    """all_to_all(v) collectives that do not balance, judged only where every member of the group recorded it (a
+    member that never arrived is a missing member, diagnosis/wavefront.py, not a size mismatch).
+
+    Where every rank's dump records the split sizes (schema 2.11), pair by pair: what rank i sends to j must be
+    what j expects from i (uneven MoE splits are normal); the suspect is the rank in the most broken pairs, else
+    both ranks of the pair. Otherwise by totals: elements sent must equal elements received, and the suspect is
+    the one rank whose sent (or received) total differs from all the others' (which all agree); a group whose
+    totals fail at more than one seq is left out (a member's rows are missing, not sizes wrong)."""
     if colls.empty or "a2a_in" not in colls or colls["a2a_in"].isna().all():
         return []
     rows = colls[colls["a2a_in"].notna() & colls["a2a_out"].notna()]
     out = []
+    unbalanced: dict[str, int] = {}
     for (group, seq), at in rows.groupby([rows["group"].astype(str), "seq"], sort=True):
-        sent, received = int(at["a2a_in"].sum()), int(at["a2a_out"].sum())
-        if len(at) < 2 or sent == received:
+        size = len((members or {}).get(group) or ())
+        if len(at) < 2 or size and len(at) < size:
             continue
-        suspects = _minority(at, "a2a_in") or _minority(at, "a2a_out")
+        pairs = _broken_pairs(at)
+        if pairs is not None:
+            if pairs:
+                out.append({"group": group, "seq": int(seq), "pairs": pairs, "ranks": _pair_suspects(pairs),
+                            "rows": at, "sent": None, "received": None})
+            continue
+        sent, received = int(at["a2a_in"].sum()), int(at["a2a_out"].sum())
+        if sent == received:
+            continue
+        unbalanced[group] = unbalanced.get(group, 0) + 1
+        suspects = _lone(at, "a2a_in") or _lone(at, "a2a_out")
         out.append({"group": group, "seq": int(seq), "sent": sent, "received": received, "ranks": suspects,
-                    "rows": at})
-    return out
+                    "rows": at, "pairs": []})
+    # a mismatched all_to_all hangs or fails where it happens: totals that fail at several seqs of one group
+    # (the later ones run) say that a member's rows are missing (a rank without a dump, an unknown membership)
+    return [bad for bad in out if bad["pairs"] or unbalanced.get(bad["group"], 0) == 1]
+
+
+def _broken_pairs(at: pd.DataFrame) -> list[tuple] | None:
+    """(i, j, sent by i to j, expected by j from i) for each pair that disagrees; None when a rank's splits are
+    not recorded (or do not fit the group's size). Group ranks in ascending global rank order."""
+    if "a2a_splits" not in at or at["a2a_splits"].isna().any():
+        return None
+    ranks = [int(r) for r in at["rank"]]
+    splits = dict(zip(ranks, at["a2a_splits"]))
+    order = sorted(ranks)
+    if any(len(splits[r][0]) != len(order) or len(splits[r][1]) != len(order) for r in order):
+        return None
+    return [(i, j, splits[i][0][b], splits[j][1][a]) for a, i in enumerate(order) for b, j in enumerate(order)
+            if splits[i][0][b] != splits[j][1][a]]
+
+
+def _pair_suspects(pairs: list[tuple]) -> list[int]:
+    count: dict[int, int] = {}
+    for i, j, _, _ in pairs:
+        count[i] = count.get(i, 0) + 1
+        count[j] = count.get(j, 0) + 1
+    top = max(count.values())
+    best = sorted(r for r, n in count.items() if n == top)
+    return best if len(best) == 1 or len(pairs) == 1 else []
+
+
+def _lone(at: pd.DataFrame, column: str) -> list[int]:
+    """The one rank whose total differs from every other rank's (uneven splits make totals differ anyway, so
+    nothing less than all the others agreeing singles a rank out)."""
+    counts = at[column].value_counts()
+    if len(at) < 3 or len(counts) != 2 or counts.iloc[0] != len(at) - 1:
+        return []
+    return sorted(int(r) for r in at.loc[at[column] != counts.index[0], "rank"])
 
 
 def _minority(at: pd.DataFrame, column: str) -> list[int]:
@@ -184,8 +235,12 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
         if not ((out["rank"] == broke[0]) & here).any():
             continue                       # the modal pick disagrees with the history: leave it a tie
         out = out[~here | (out["rank"] == broke[0])].copy()
-        out.loc[here & (out["rank"] == broke[0]), "tie"] = False
-        out.loc[here & (out["rank"] == broke[0]), "basis"] = "ranks+self"
+        mine = here & (out["rank"] == broke[0])
+        out.loc[mine, "tie"] = False
+        out.loc[mine, "basis"] = "ranks+self"
+        shift = _self_check(colls, group, broke[0], upto=int(seq))["shift"]
+        if shift and (out.loc[mine, "shift"] == 0).all():
+            out.loc[mine, "shift"] = shift                  # what it issued came one step later (or earlier)
     return out
 
 

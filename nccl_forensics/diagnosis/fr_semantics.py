@@ -13,6 +13,14 @@ A dump lists entries in the order its rank enqueued them. Three kinds of entry d
 - **all_to_all**: ranks legitimately send and receive different totals (MoE token dispatch); only the job's totals
   must balance. Their sizes are kept apart (`a2a_in`, `a2a_out`) instead of being compared rank against rank.
 
+- **gather / scatter**: only the root has the gathered output (gather) or the scattered input (scatter); the
+  other ranks record an empty buffer (`[[]]`, dtype ""). That side is not compared: a gather's output, a
+  scatter's input (its dtype is then read from the output), as PyTorch's analyzer does.
+- **dtypes** are compared per tensor: an entry's dtype is the set of its tensors' dtypes, so an
+  `all_to_all` of four float32 tensors and an `all_to_all_single` of one agree on dtype (they differ in op).
+- **API variants** (`_all_gather_base` / `all_gather`, `all_to_all_single` / `all_to_all`, ...) are different
+  ops, as in PyTorch's analyzer (flight_recorder.OPS); `OP_FAMILY` gives the size rules a variant follows.
+
 Output sizes are kept (`out_numel`) and checked against the collective's semantics for the group size:
 all_gather out = in x world, reduce_scatter in = out x world, all_reduce/broadcast in = out. `size_note` says what a
 row breaks, so a rank whose output alone is wrong is named.
@@ -29,8 +37,10 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any, Iterable, NamedTuple
 
+from ..sources.flight_recorder import OP_FAMILY
+
 P2P_OPS = {"send", "recv"}
-ALLTOALL = {"alltoall"}
+ALLTOALL = {"alltoall", "alltoall_single"}
 _MARKERS = {"coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced"}
 _GATHERING = {"allgather", "allgather_coalesced"}
 _SCATTERING = {"reducescatter", "reducescatter_coalesced"}
@@ -71,6 +81,25 @@ class Entry:
     p2p_seq: int | None = None
     frame: str | None = None
     text: str | None = None
+    out_dtypes: Any = None
+    in_splits: Any = None        # all_to_all split sizes in elements per peer (schema 2.11), else None
+    out_splits: Any = None
+
+
+def dtype_key(dtypes: Any) -> str:
+    """An entry's dtypes as compared: each distinct dtype once, in order ("" for none)."""
+    return ",".join(dict.fromkeys(d for d in dtypes or () if d))
+
+
+def _splits(e: Entry) -> tuple | None:
+    """(input splits, output splits) in elements per group rank, where the dump records them (schema 2.11)."""
+    ins, outs = e.in_splits, e.out_splits
+    if isinstance(ins, (list, tuple)) and isinstance(outs, (list, tuple)) and ins and outs:
+        try:
+            return tuple(int(v) for v in ins), tuple(int(v) for v in outs)
+        except (TypeError, ValueError):
+            return None
+    return None
 
 
 def is_p2p(e: Entry) -> bool:
@@ -107,7 +136,7 @@ def _row(group: list[Entry], members: dict[str, list[int]]) -> dict:
     numel = _total(_numel(e.in_sizes) for e in real)
     out = _total(_numel(e.out_sizes) for e in real)
     shapes = " ".join(str(_plain(e.in_sizes)) for e in real) if len(real) > 1 else None   # members' sizes
-    dtypes = ";".join(",".join(e.dtypes or ()) for e in real) or None
+    dtypes = ";".join(dtype_key(e.dtypes) for e in real) or None
     last = group[-1]
     row = {"group": first.pg, "seq": first.seq, "op": op, "numel": numel, "out_numel": out, "shape": shapes,
            "dtype": dtypes or None, "state": last.state, "line": first.line, "time": first.time,
@@ -116,6 +145,12 @@ def _row(group: list[Entry], members: dict[str, list[int]]) -> dict:
     if len(real) == 1 and op in ALLTOALL:
         row["numel"], row["out_numel"] = None, None             # compared by the job's totals, not rank by rank
         row["a2a_in"], row["a2a_out"] = numel, out
+        row["a2a_splits"] = _splits(first)
+    elif len(real) == 1 and op == "gather":
+        row["out_numel"] = None                                 # only the root gathers
+    elif len(real) == 1 and op == "scatter":
+        row["numel"] = None                                     # only the root scatters
+        row["dtype"] = dtype_key(first.out_dtypes) or None
     elif len(real) == 1:
         row["size_note"] = size_note(op, numel, out, len(members.get(first.pg) or ()))
     return row
@@ -124,6 +159,7 @@ def _row(group: list[Entry], members: dict[str, list[int]]) -> dict:
 def size_note(op: str | None, numel: int | None, out: int | None, world: int) -> str | None:
     """What a collective's output size breaks, for a group of `world` ranks (None when it is consistent or unknown).
     A gather/scatter's root asymmetry and a broadcast's non-root buffers are not checked here."""
+    op = OP_FAMILY.get(op, op)
     if numel is None or out is None or not world or out == 0 and op not in _SAME_SIZE:
         return None
     if op in _GATHERING and out != numel * world:
@@ -177,29 +213,77 @@ class Unmatched(NamedTuple):
     file: str
 
 
-def unmatched_p2p(ops: Iterable[tuple], dumped: set[int]) -> list[Unmatched]:
+class Pair(NamedTuple):
+    """A send and the recv it was matched with."""
+
+    pg: str
+    send: P2POp
+    recv: P2POp
+    src: int
+    dst: int
+    send_file: str
+    recv_file: str
+
+
+def pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[Unmatched]]:
     """Pair sends with recvs, per (group, sender, receiver) in P2P order: the k-th send from a to b is the k-th
-    recv at b from a. What is left over, and not completed (a completed send was received), waits for a peer that
-    never posted its side. Only pairs whose both ranks left a dump are judged. `ops`: (rank, file, *P2POp)."""
+    recv at b from a; a send left over is then matched with b's recvs from any source (`recv 3<-?`, gloo's
+    recvAnysource) in their order. What is left over, and not completed (a completed send was received), waits
+    for a peer that never posted its side. Only pairs whose both ranks left a dump are judged.
+    `ops`: (rank, file, *P2POp). Returns (matched pairs, unmatched)."""
     sends: dict[tuple, list] = {}
     recvs: dict[tuple, list] = {}
+    anysource: dict[tuple, list] = {}
     for rank, file, *fields in ops:
         op = P2POp(*fields)
-        if rank is None or op.peer is None:
+        if rank is None:
             continue
-        if op.op == "send":
+        if op.op == "recv" and op.peer is None:
+            anysource.setdefault((op.pg, rank), []).append((op, rank, file))
+        elif op.peer is None:
+            continue
+        elif op.op == "send":
             sends.setdefault((op.pg, rank, op.peer), []).append((op, rank, file))
         else:
             recvs.setdefault((op.pg, op.peer, rank), []).append((op, rank, file))
-    out = []
+    pairs, out = [], []
     for key in sorted(set(sends) | set(recvs), key=str):
         pg, src, dst = key
         if src not in dumped or dst not in dumped:
             continue
-        s, r = sends.get(key, []), recvs.get(key, [])
+        s, r = sends.get(key, []), list(recvs.get(key, []))
+        spare = anysource.get((pg, dst), [])
+        while len(s) > len(r) and spare:
+            r.append(spare.pop(0))
+        pairs += [Pair(pg, a[0], b[0], src, dst, a[2], b[2]) for a, b in zip(s, r)]
         extra, culprit = (s[len(r):], dst) if len(s) > len(r) else (r[len(s):], src)
         for op, rank, file in extra:
             if op.state != "completed":
                 out.append(Unmatched(pg, culprit, rank, op, file))
                 break                                        # the first one is what everything after waits for
+    return pairs, out
+
+
+def unmatched_p2p(ops: Iterable[tuple], dumped: set[int]) -> list[Unmatched]:
+    """The sends and recvs whose other side the peer never posted (see pair_p2p)."""
+    return pair_p2p(ops, dumped)[1]
+
+
+def p2p_size_mismatches(ops: Iterable[tuple], dumped: set[int]) -> list[tuple[Pair, list[int]]]:
+    """Matched send/recv pairs whose sizes differ (the send's input against the recv's buffer), the first per group,
+    each with its suspects: the side that changed against the earlier pairs of the same sender and receiver (the
+    sender, when earlier sends had the size this recv expects; the receiver, when earlier recvs had the size this
+    send carries), else both."""
+    seen, out = set(), []
+    pairs = pair_p2p(ops, dumped)[0]
+    for k, pair in enumerate(pairs):
+        a, b = pair.send.numel, pair.recv.numel
+        if a is None or b is None or a == b or pair.pg in seen:
+            continue
+        seen.add(pair.pg)
+        before = [p for p in pairs[:k] if (p.pg, p.src, p.dst) == (pair.pg, pair.src, pair.dst)]
+        sends, recvs = {p.send.numel for p in before}, {p.recv.numel for p in before}
+        suspects = [pair.src] if b in sends and a not in sends else [pair.dst] if a in recvs and b not in recvs \
+            else sorted({pair.src, pair.dst})
+        out.append((pair, suspects))
     return out

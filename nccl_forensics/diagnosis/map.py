@@ -105,7 +105,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
 
 
 FR_FIELDS = ("pg_name", "seq", "p2p_seq", "op", "peer", "is_p2p", "in_sizes", "out_sizes", "in_dtypes", "state",
-             "time_created_ns", "time_started_ns", "time_completed_ns")
+             "time_created_ns", "time_started_ns", "time_completed_ns", "out_dtypes", "in_splits", "out_splits")
 
 
 def digest_flight_recorder(source: Source) -> Digest:
@@ -220,7 +220,7 @@ def fr_rows(source: Source, meta: dict, cols: dict) -> tuple[dict, list]:
         return {}, p2p
     columns = {name: [r.get(name) for r in table] for name in ("group", "seq", "op", "numel", "out_numel", "dtype",
                                                                  "state", "line", "shape", "size_note", "a2a_in",
-                                                                 "a2a_out")}
+                                                                 "a2a_out", "a2a_splits")}
     rows = pack_columns({name: values for name, values in columns.items() if any(v is not None for v in values)})
     rows.update((name, ("none", len(table))) for name, values in columns.items() if name not in rows)
     rows["time"] = ("num", np.array([r["time"] if r["time"] is not None else np.nan for r in table], np.float64))
@@ -231,11 +231,14 @@ def fr_rows(source: Source, meta: dict, cols: dict) -> tuple[dict, list]:
 def fr_entries(cols: dict) -> list[Entry]:
     """`read_flight_recorder_table` columns → fr_semantics entries."""
     ns = lambda v: v / 1e9 if v else None                    # noqa: E731
-    return [Entry(pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, ns(created), ns(started), ns(done), p2p_seq)
-            for pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq in zip(
-                cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
-                cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
-                cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"])]
+    none = [None] * len(cols["line"])
+    return [Entry(pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, ns(created), ns(started), ns(done), p2p_seq,
+                  out_dtypes=odts, in_splits=isp, out_splits=osp)
+            for pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq, odts, isp, osp
+            in zip(cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
+                   cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
+                   cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"], cols.get("out_dtypes", none),
+                   cols.get("in_splits", none), cols.get("out_splits", none))]
 
 
 def group_members(meta: dict) -> dict[str, list[int]]:
@@ -252,7 +255,7 @@ def group_members(meta: dict) -> dict[str, list[int]]:
 
 def _fr_constant_rows(source: Source, meta: dict, n: int, shape: bool = True) -> dict:
     zeros, rank = np.zeros(n, np.int8), meta.get("rank")
-    blank = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out") if shape else ("text", "frame")
+    blank = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits") if shape else ("text", "frame")
     return {"source": ("cat", ["flight_recorder"], zeros), "file": ("cat", [source.path], zeros),
             "rank": ("num", narrow(np.full(n, rank, np.int64))) if type(rank) is int
             else [rank] * n,                                  # unknown: the parent fills it from other files
@@ -286,7 +289,8 @@ def _entry_of(ev: Event) -> Entry:
     return Entry(str(d.get("pg_name")), d.get("seq"), d.get("op"), d.get("peer"), d.get("is_p2p"),
                  d.get("in_sizes"), d.get("out_sizes"), d.get("in_dtypes"), d.get("state"), ev.line,
                  ns(d.get("time_created_ns")) or ev.time, ns(d.get("time_started_ns")),
-                 ns(d.get("time_completed_ns")), d.get("p2p_seq"), user_frame(d.get("frames")), ev.text)
+                 ns(d.get("time_completed_ns")), d.get("p2p_seq"), user_frame(d.get("frames")), ev.text,
+                 d.get("out_dtypes"), d.get("in_splits"), d.get("out_splits"))
 
 
 def declared_groups(events: list[Event]) -> dict[str, range | tuple]:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..detectors import assess_health, run_detectors, selected
+from ..detectors._fronts import explaining_groups
 from ..detectors.base import Context
 from ..engines.local import imap_sources
 from ..errors import NcclfError, NoEvidence
@@ -70,6 +71,9 @@ class Diagnosis:
     windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
     window_mb: float | None = None                                  # the window they were read with (widened?)
     ray_nodes: list[tuple] = field(default_factory=list)            # (node id, host, sent evidence, note) of --ray
+    explaining: list[dict] = field(default_factory=list)   # the stalled groups the culprits are missing from, most
+                                                           # telling first (wavefront.GroupFront.to_dict())
+    quiet_groups: int = 0                                  # the other groups: every member at the same point
 
     @property
     def failed(self) -> bool:
@@ -287,9 +291,11 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
         health = assess_health(ctx, entries, report, warnings or ())
         verdict = healthy_or_inconclusive(health.healthy, health.confidence, health.shown, health.why_not,
                                           {**world.gaps, **world.partial})
-    return Diagnosis(verdict, sorted(findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
-                     ranks, first_divergence(outliers), sources or [], report.skipped, missing,
-                     list(errors.values()), world, [*(warnings or ()), *report.warnings])
+    result = Diagnosis(verdict, sorted(findings, key=lambda f: (f.id, f.ranks, f.group or "")), timelines,
+                       ranks, first_divergence(outliers), sources or [], report.skipped, missing,
+                       list(errors.values()), world, [*(warnings or ()), *report.warnings])
+    result.explaining, result.quiet_groups = explaining_groups(ctx, verdict.culprit_ranks)
+    return result
 
 
 def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:

@@ -36,7 +36,8 @@ COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "so
            "time", "frame", "redop",
            "out_numel",           # output elements (flight recorder), compared like `numel`
            "size_note",           # what a row's output size breaks for its collective (fr_semantics.size_note)
-           "a2a_in", "a2a_out"]   # all_to_all totals: checked over the job, not rank against rank
+           "a2a_in", "a2a_out",   # all_to_all totals: checked over the job, not rank against rank
+           "a2a_splits"]          # all_to_all (input splits, output splits) per group rank, where recorded (2.11)
 # Which source wins when several describe the same (rank, group, seq): lower is better.
 SOURCE_PRIORITY = {"flight_recorder": 0, "nccl": 1, "watchdog": 2, "fingerprint": 3}
 TIMELINE_KINDS = {"coll", "fr_entry", "watchdog_timeout", "fingerprint_mismatch"}
@@ -194,7 +195,7 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     elif ev.kind == "fr_entry":
         sizes = d.get("in_sizes") or []
         buf.add(ev.rank, str(d.get("pg_name")), d.get("seq"), d.get("op"),
-                sum(prod(s) for s in sizes) if sizes else None, str(sizes), ",".join(d.get("in_dtypes") or []) or None,
+                sum(prod(s) for s in sizes) if sizes else None, str(sizes), ",".join(dict.fromkeys(d.get("in_dtypes") or [])) or None,
                 d.get("state"), "flight_recorder", ev.file, ev.line, ev.text,
                 _ns(d.get("time_created_ns")) or ev.time, user_frame(d.get("frames")), None)
     elif ev.kind == "watchdog_timeout":

@@ -45,22 +45,27 @@ from .fr_load import load_dump
 
 SOURCE = "flight_recorder"
 
-# Normalised op names (docs/events.md) for the `<op>` part of profiling_name "<backend>:<op>[ <meta>]".
+# Normalised op names (docs/events.md) for the `<op>` part of profiling_name "<backend>:<op>[ <meta>]". The API
+# variants PyTorch's analyzer calls different op types stay apart (`_all_gather_base` is not `all_gather`,
+# `all_to_all_single` is not `all_to_all`), although NCCL runs each pair as one kernel; `OP_FAMILY` maps a
+# variant to the collective whose size rules it follows.
 OPS = {
     "all_reduce": "allreduce", "allreduce": "allreduce", "allreduce_coalesced": "allreduce_coalesced",
     "all_reduce_barrier": "barrier", "barrier": "barrier", "broadcast": "broadcast", "_broadcast_oop": "broadcast",
-    "reduce": "reduce", "_reduce_oop": "reduce", "all_gather": "allgather", "_all_gather_base": "allgather",
-    "all_gather_single": "allgather", "all_gather_v": "allgather", "all_gather_into_tensor": "allgather",
+    "reduce": "reduce", "_reduce_oop": "reduce", "all_gather": "allgather", "_all_gather_base": "allgather_base",
+    "all_gather_single": "allgather_base", "all_gather_v": "allgather_v", "all_gather_into_tensor": "allgather_base",
     "allgather_coalesced": "allgather_coalesced", "ALLGATHER_coalesced": "allgather_coalesced",
     "all_gather_into_tensor_coalesced": "allgather_coalesced", "reduce_scatter": "reducescatter",
-    "_reduce_scatter_base": "reducescatter", "reduce_scatter_single": "reducescatter",
-    "reduce_scatter_v": "reducescatter", "reduce_scatter_tensor": "reducescatter",
+    "_reduce_scatter_base": "reducescatter_base", "reduce_scatter_single": "reducescatter_base",
+    "reduce_scatter_v": "reducescatter_v", "reduce_scatter_tensor": "reducescatter_base",
     "reduce_scatter_tensor_coalesced": "reducescatter_coalesced",
     "REDUCE_SCATTER_coalesced": "reducescatter_coalesced", "all_to_all": "alltoall",
-    "all_to_all_single": "alltoall", "all_to_all_v_single": "alltoall", "alltoall_base": "alltoall",
+    "all_to_all_single": "alltoall_single", "all_to_all_v_single": "alltoall_single", "alltoall_base": "alltoall_single",
     "alltoall": "alltoall", "gather": "gather", "scatter": "scatter", "send": "send", "recv": "recv",
-    "recvAnysource": "recv", "coalesced": "coalesced", "split": "split", "new_window": "new_window",
+    "recvAnysource": "recv", "recvAnySource": "recv", "coalesced": "coalesced", "split": "split",
+    "new_window": "new_window",
 }
+OP_FAMILY = {"allgather_base": "allgather", "reducescatter_base": "reducescatter", "alltoall_single": "alltoall"}
 # c10::toString(ScalarType) → torch dtype name.
 DTYPES = {
     "Byte": "uint8", "Char": "int8", "Short": "int16", "Int": "int32", "Long": "int64", "Half": "float16",
@@ -237,9 +242,29 @@ def _entry_columns(entries: list[dict], lines: list[int], with_frames: bool, fie
             cols[f"{side}_numel"] = _numel_only(raw[f"{key}_sizes"])
         if want(f"{side}_dtypes"):
             cols[f"{side}_dtypes"] = _dtype_column(raw[f"{key}_dtypes"])
+    if want("in_splits") or want("out_splits"):
+        cols["in_splits"], cols["out_splits"] = _split_columns(entries, cols["op"])
     if with_frames:
         cols["frames"] = [frames_of(e.get("frames")) for e in entries]
     return cols
+
+
+# all_to_all split sizes (schema 2.11, pytorch PR #195443: elements per peer, group-rank order); read only from
+# all_to_all entries, under either spelling.
+_SPLIT_KEYS = (("input_split_sizes", "input_splits"), ("output_split_sizes", "output_splits"))
+
+
+def _split_columns(entries: list[dict], ops: list) -> tuple[list, list]:
+    ins, outs = [None] * len(entries), [None] * len(entries)
+    for i, op in enumerate(ops):
+        if op in ("alltoall", "alltoall_single"):
+            e = entries[i]
+            ins[i], outs[i] = (next((_ints(e.get(k)) for k in keys if k in e), None) for keys in _SPLIT_KEYS)
+    return ins, outs
+
+
+def _ints(v: Any) -> tuple | None:
+    return tuple(v) if type(v) in (list, tuple) and all(type(x) is int for x in v) else None
 
 
 def _numel_only(vals: list) -> list:
@@ -383,7 +408,7 @@ _DUMP_FIELDS = ("version", "rank", "world_size", "backend", "pg_config", "comm_l
 _ENTRY_FIELDS = ("pg_name", "pg_desc", "record_id", "seq", "p2p_seq", "op", "op_raw", "state", "in_sizes",
                  "out_sizes", "in_dtypes", "out_dtypes", "time_created_ns", "time_started_ns", "time_completed_ns",
                  "timeout_ms", "frames", "is_p2p", "pg_id", "op_id", "backend", "peer", "retired", "in_numel",
-                 "out_numel", "duration_ms", "thread_name")
+                 "out_numel", "duration_ms", "thread_name", "in_splits", "out_splits")
 
 
 def read_flight_recorder(source: Source | str) -> Iterator[Event]:

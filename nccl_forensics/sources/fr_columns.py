@@ -30,10 +30,13 @@ from .flight_recorder import DTYPES, dump_meta, ranks_in_text, split_profiling_n
 _KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
          "time_created_ns", "record_id", "pg_id", "output_sizes")
 # Collective ops whose entries do not map one-to-one onto a comparable (group, seq) row: the general path reads
-# them (diagnosis/fr_semantics.py): coalesced members and markers, all_to_all. P2P entries are set apart here.
-_GENERAL_OPS = {"coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced", "alltoall"}
+# them (diagnosis/fr_semantics.py): coalesced members and markers, all_to_all, gather/scatter (the root's buffers
+# differ). P2P entries are set apart here.
+_GENERAL_OPS = {"coalesced", "allgather_coalesced", "reducescatter_coalesced", "allreduce_coalesced", "alltoall",
+                "alltoall_single", "gather", "scatter"}
 P2P_OPS = frozenset({"send", "recv"})                  # fr_semantics.P2P_OPS
-_SIZE_RULE = {"allreduce": 1, "broadcast": 1, "allgather": 2, "reducescatter": 3}   # fr_semantics.size_note
+_SIZE_RULE = {"allreduce": 1, "broadcast": 1, "allgather": 2, "reducescatter": 3, "allgather_base": 2,
+              "reducescatter_base": 3}   # fr_semantics.size_note
 _read = itemgetter(*_KEYS)
 _read_flagged = itemgetter(*_KEYS, "is_p2p")
 _NO_OP = (None, None, None)
@@ -218,8 +221,9 @@ def _out_numel(numel: np.ndarray, sizes: tuple, out_sizes: tuple) -> np.ndarray:
 
 
 def _dtypes(dtypes: tuple) -> tuple[list, np.ndarray]:
-    """Each entry's input dtypes as torch names joined by ',' (None for none)."""
+    """Each entry's distinct input dtypes as torch names joined by ',' (None for none): dtypes are compared per
+    tensor, so four float32 tensors and one are the same dtype (fr_semantics.dtype_key)."""
     _expect(set(map(type, dtypes)) <= {list})
     cats, codes = categorize(list(map(tuple, dtypes)))
     _expect(all(type(name) is str for names in cats for name in names))
-    return recode([",".join(DTYPES.get(name, name) for name in names) or None for names in cats], codes)
+    return recode([",".join(dict.fromkeys(DTYPES.get(name, name) for name in names)) or None for names in cats], codes)

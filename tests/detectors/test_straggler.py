@@ -97,7 +97,7 @@ def test_a_hang_outranks_a_straggler(tmp_path):
 def evidence_sets() -> list[Path]:
     from tests.corpus.corpus import CORPUS
     sets = [p for sub in ("bundles", "flight_recorder", "evidence") for p in sorted((ROOT / "sample_logs" / sub).glob("*"))
-            if p.is_dir() and not p.name.startswith("real-slow-rank")]
+            if p.is_dir() and not p.name.startswith(("real-slow-rank", "real-megatron-slow"))]
     return sets + sorted(p for p in CORPUS.glob("*/*") if p.is_file() and p.name not in ("truth.json", "README.md"))
 
 

@@ -59,11 +59,13 @@ class RankDump:
             self.coll(name, ins, dtype=dtype, pg=pg, state=state, same_seq=i > 0)
         self.coll(marker, [], [], dtype=dtype, pg=pg, state=state, same_seq=True)
 
-    def p2p(self, kind: str, peer_local: int, size: list, pg: tuple[str, str] = DEFAULT,
+    def p2p(self, kind: str, peer_local: int | None, size: list, pg: tuple[str, str] = DEFAULT,
             state: str = "completed") -> dict:
+        """A send or recv; `peer_local` None: a recv from any source (`recv 3<-?`)."""
         self.p2p_seq[pg[0]] = self.p2p_seq.get(pg[0], 0) + 1
         me = self.groups[pg[0]][1].index(self.rank)
-        meta = f"{me}->{peer_local}" if kind == "send" else f"{me}<-{peer_local}"
+        peer = "?" if peer_local is None else peer_local
+        meta = f"{me}->{peer}" if kind == "send" else f"{me}<-{peer}"
         return self._entry(f"{kind} {meta}", pg, [size], [size], "Float", state, True,
                            self.coll_seq.get(pg[0], 0), self.p2p_seq[pg[0]])
 

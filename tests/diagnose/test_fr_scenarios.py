@@ -224,7 +224,104 @@ def sc_stopped_rank(tmp):
     return job
 
 
+def sc_gather_healthy(tmp):
+    """Only the root gathers: the other ranks record an empty output (torchfrtrace's gather case)."""
+    job = Job(4)
+    steps(job, 2)
+    for r in job.ranks:
+        r.coll("gather", [[4, 4]], [[4, 4]] * 4 if r.rank == 0 else [[]])
+    steps(job, 2)
+    return job
+
+
+def sc_gather_shape(tmp):
+    job = Job(4)
+    steps(job, 2)
+    for r in job.ranks:
+        r.coll("gather", [[4, 4]] if r.rank != 2 else [[5, 4]], [[4, 4]] * 4 if r.rank == 0 else [[]], state="started")
+    return job
+
+
+def sc_scatter_healthy(tmp):
+    job = Job(4)
+    steps(job, 2)
+    for r in job.ranks:
+        r.coll("scatter", [[4, 4]] * 4 if r.rank == 0 else [[]], [[4, 4]])
+    steps(job, 2)
+    return job
+
+
+def sc_recv_anysource_healthy(tmp):
+    job = Job(4)
+    steps(job, 2)
+    for _ in range(2):
+        job.rank(1).p2p("send", 3, [64])
+        job.rank(3).p2p("recv", None, [64])
+    steps(job, 2)
+    return job
+
+
+def sc_recv_anysource_size(tmp):
+    job = Job(4)
+    steps(job, 2)
+    job.rank(1).p2p("send", 3, [64])
+    job.rank(3).p2p("recv", None, [64])
+    job.rank(1).p2p("send", 3, [64], state="started")
+    job.rank(3).p2p("recv", None, [32], state="started")          # rank 3 now expects 32 elements from anyone
+    return job
+
+
+def sc_alltoall_variants(tmp):
+    """all_to_all (a list of tensors) on three ranks, all_to_all_single on one: an op mismatch, not a dtype one."""
+    job = Job(4)
+    steps(job, 2)
+    for r in job.ranks:
+        if r.rank == 2:
+            r.coll("all_to_all_single", [[16]], [[16]], state="started")
+        else:
+            r.coll("all_to_all", [[4]] * 4, [[4]] * 4, state="started")
+    return job
+
+
+def sc_allgather_variants(tmp):
+    job = Job(4)
+    steps(job, 2)
+    for r in job.ranks:
+        if r.rank == 1:
+            r.coll("all_gather", [[256]], [[256]] * 4, state="started")
+        else:
+            r.coll("_all_gather_base", [[256]], [[1024]], state="started")
+    return job
+
+
+def sc_alltoall_list_healthy(tmp):
+    job = Job(4)
+    steps(job, 2)
+    job.all("coll", "all_to_all", [[4]] * 4, [[4]] * 4)
+    steps(job, 2)
+    return job
+
+
+def sc_noise_lag(tmp):
+    """A healthy run where rank 2 enqueues every collective 2 ms after the others: noise, not a straggler."""
+    job = Job(4)
+    for step in range(80):
+        for r in job.ranks:
+            e = r.coll("all_reduce", AR)
+            e["time_created_ns"] = 1_750_000_000_000_000_000 + step * 50_000_000 + (2_000_000 if r.rank == 2 else 0)
+    return job
+
+
 SCENARIOS = {   # name → (builder, class, culprits, group, seq, dumps to leave out)
+    "gather-root-asymmetry": (sc_gather_healthy, "none", [], None, None, ()),
+    "scatter-root-asymmetry": (sc_scatter_healthy, "none", [], None, None, ()),
+    "recv-any-source": (sc_recv_anysource_healthy, "none", [], None, None, ()),
+    "all-to-all-list": (sc_alltoall_list_healthy, "none", [], None, None, ()),
+    "noise-lag-2ms": (sc_noise_lag, "none", [], None, None, ()),
+    "gather-shape": (sc_gather_shape, "shape_mismatch", [2], "0", 3, ()),
+    "recv-any-source-size": (sc_recv_anysource_size, "shape_mismatch", [3], "0", 2, ()),
+    "all-to-all-single-vs-list": (sc_alltoall_variants, "op_mismatch", [2], "0", 3, ()),
+    "all-gather-base-vs-list": (sc_allgather_variants, "op_mismatch", [1], "0", 3, ()),
     "healthy": (healthy, "none", [], None, None, ()),
     "pipeline-p2p": (sc_pipeline, "none", [], None, None, ()),
     "batched-p2p": (sc_batched_p2p, "none", [], None, None, ()),
@@ -246,9 +343,11 @@ SCENARIOS = {   # name → (builder, class, culprits, group, seq, dumps to leave
     "all-gather-output": (sc_allgather_output, "shape_mismatch", [3], "0", 3, ()),
     "reduce-scatter-output": (sc_reducescatter_output, "shape_mismatch", [0], "0", 3, ()),
     "subgroup-shape": (sc_subgroup_shape, "shape_mismatch", [2], "1", 1, ()),
-    "missing-dump": (sc_stopped_rank, "stuck_rank", [3], "0", 4, (3,)),
+    # a rank whose dump is missing while the others dumped during the hang: the watchdog thread of every live
+    # rank writes its dump, so it is most likely dead
+    "missing-dump": (sc_stopped_rank, "dropped_rank", [3], "0", 4, (3,)),
     "stopped-rank": (sc_stopped_rank, "stuck_rank", [3], "0", 4, ()),
-    "missing-dump-others-waiting": (lambda t: hang_at_last_job(), "stuck_rank", [1], "0", 4, (1,)),
+    "missing-dump-others-waiting": (lambda t: hang_at_last_job(), "dropped_rank", [1], "0", 4, (1,)),
 }
 
 

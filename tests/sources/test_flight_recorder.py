@@ -177,7 +177,7 @@ def test_table_matches_events(tmp_path):
 @pytest.mark.parametrize("raw,expected", [
     ("nccl:all_reduce", ("nccl", "allreduce", None)),
     ("gloo:all_reduce", ("gloo", "allreduce", None)),
-    ("nccl:_all_gather_base", ("nccl", "allgather", None)),
+    ("nccl:_all_gather_base", ("nccl", "allgather_base", None)),   # a distinct op type, as in torchfrtrace
     ("nccl:reduce_scatter_tensor_coalesced", ("nccl", "reducescatter_coalesced", None)),
     ("nccl:send 1->2", ("nccl", "send", "1->2")),
     ("gloo:recv 3<-?", ("gloo", "recv", "3<-?")),
