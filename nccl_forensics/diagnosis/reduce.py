@@ -48,6 +48,7 @@ from .world import UNKNOWN_RANK, World, expected_world
 SCHEMA_VERSION = 1
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
 WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
+COMPRESSED_WINDOW_BYTES = 256 << 10   # a .gz this large may decompress past HEAD_MB + 2 windows: windowed
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
 FR_ENTRIES_PER_MB = 128       # a flight-recorder dump's window: its last 256 entries at the default 2 MB
 _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
@@ -184,8 +185,10 @@ def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]
     for src in sources:
         if src.kind is SourceKind.FLIGHT_RECORDER:
             src.tail_entries = fr_tail_entries(window_mb)
-        elif src.kind not in READERS and (src.compressed or src.size > head + 2 * tail):
-            # a compressed file's size says nothing of its text: it gets the window whatever its size
+        elif src.kind not in READERS and (src.compressed and src.size > COMPRESSED_WINDOW_BYTES
+                                          or src.size > head + 2 * tail):
+            # a compressed file's size says little of its text (logs compress 20-250x): past a few hundred KB it
+            # may hold more than the window, so it gets the window; smaller ones are read whole
             src.window = (head, tail)
             out.append(src)
     return out
