@@ -1,0 +1,61 @@
+"""How an evidence line is shown in a cell or a sentence: the launcher's prefixes dropped, a long source path
+shortened to its last parts (`[…/gloo/transport/tcp/pair.cc:553]`), the message kept. The citation beside it
+(`file:line`) keeps the line as it was; JSON keeps it whole."""
+from __future__ import annotations
+
+import re
+
+from ..sources.lines import unwrap
+
+# An absolute source path of more than PATH_PARTS parts, as C++ exceptions print their origin
+# (`[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]`, `/opt/conda/.../nccl.py:12`).
+PATH_PARTS = 4
+_LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/){%d,}(?P<tail>(?:[\w.+-]+/){%d}[\w.+-]+)" % (PATH_PARTS, PATH_PARTS - 1))
+
+
+def short_path(text: str) -> str:
+    """Every absolute path deeper than PATH_PARTS parts, cut to its last PATH_PARTS parts after `…/`."""
+    return _LONG_PATH_RE.sub(lambda m: "…/" + m.group("tail"), text)
+
+
+def message(text: str) -> str:
+    """An evidence line as a reader wants it in a cell: one line, no launcher prefix, short paths."""
+    one = " ".join(str(text).split())
+    return short_path(unwrap(one)[0])
+
+
+# A flight-recorder entry is quoted by the parser as `record R pg P(desc) seq S backend:op in=SIZES DTYPES ...
+# state=X` and by the timeline fast path as `flight_recorder seq S op numel=N dtype=D state=X`: shown one way.
+_FR_FULL_RE = re.compile(r"record \d+ pg (?P<pg>\S+?)(?:\([^)]*\))? seq (?P<seq>-?\d+) (?P<op>\S+) "
+                         r"in=(?P<sizes>.*?) (?P<dtypes>[\[(].*?[\])]) .*?state=(?P<state>\w+)")
+_FR_ROW_RE = re.compile(r"flight_recorder seq (?P<seq>-?\d+) (?P<op>\S+) numel=(?P<numel>\S+) "
+                        r"dtype=(?P<dtype>\S+) state=(?P<state>\S+)")
+_FIRST_RE = re.compile(r"[\w.]+")
+
+
+def fr_entry(text: str) -> str:
+    """One flight-recorder entry as `seq S op numel=N dtype=D state=X` (the numel of its first input; the group
+    is said beside it)."""
+    m = _FR_ROW_RE.search(text)
+    if m:
+        return f"seq {m['seq']} {_op(m['op'])} numel={m['numel']} dtype={m['dtype']} state={m['state']}"
+    m = _FR_FULL_RE.search(text)
+    if not m:
+        return text
+    dims = re.match(r"[\[(]*([\d, ]*)", m["sizes"])
+    numbers = [int(x) for x in re.findall(r"\d+", dims.group(1))] if dims else []
+    numel = 1
+    for n in numbers:
+        numel *= n
+    dtype = _FIRST_RE.search(m["dtypes"].replace("'", " "))
+    return (f"seq {m['seq']} {_op(m['op'])} numel={numel if numbers else '?'} "
+            f"dtype={dtype.group(0).lower() if dtype else '?'} state={m['state']}")
+
+
+def _op(raw: str) -> str:
+    return raw.rsplit(":", 1)[-1].replace("_", "")
+
+
+def evidence_text(text: str, is_dump: bool) -> str:
+    """A cited line as every renderer shows it."""
+    return fr_entry(text) if is_dump else message(text)
