@@ -149,10 +149,10 @@ def _positions(where: list[tuple[str, str]], state: dict[str, str], groups: int)
     odd = sorted(((g, p) for g, p in where if p not in ("at", "-") or state.get(g) == "uneven"),
                  key=lambda gp: group_order(gp[0]))
     parts = [f"{g}:{p}" for g, p in odd[:3]] + ([f"+{len(odd) - 3} more"] if len(odd) > 3 else [])
-    level = len(where) - len(odd)
+    level = sum(1 for _, p in where if p == "at") - sum(1 for _, p in odd if p == "at")
     if level:
         parts.append(f"at in {level} group{'s' if level > 1 else ''}" if len(where) > 3 or not odd
-                     else ", ".join(f"{g}:{p}" for g, p in where if (g, p) not in odd))
+                     else ", ".join(f"{g}:{p}" for g, p in where if (g, p) not in odd and p == "at"))
     return ", ".join(parts)
 
 

@@ -10,7 +10,7 @@ from ..sources.lines import unwrap
 # An absolute source path of more than PATH_PARTS parts, as C++ exceptions print their origin
 # (`[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]`, `/opt/conda/.../nccl.py:12`).
 PATH_PARTS = 4
-_LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/){%d,}(?P<tail>(?:[\w.+-]+/){%d}[\w.+-]+)" % (PATH_PARTS, PATH_PARTS - 1))
+_LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/){1,}(?P<tail>(?:[\w.+-]+/){%d}[\w.+-]+)" % (PATH_PARTS - 1))
 
 
 def short_path(text: str) -> str:
@@ -18,10 +18,17 @@ def short_path(text: str) -> str:
     return _LONG_PATH_RE.sub(lambda m: "…/" + m.group("tail"), text)
 
 
+_EMBEDDED_PREFIX_RE = re.compile(r"\[(?:default|rank)\d+\]:\s?")
+
+
+def prose(text: str) -> str:
+    """A detector's sentence that quotes a log line: the quoted line's launcher prefixes dropped, paths short."""
+    return short_path(_EMBEDDED_PREFIX_RE.sub("", " ".join(str(text).split())))
+
+
 def message(text: str) -> str:
     """An evidence line as a reader wants it in a cell: one line, no launcher prefix, short paths."""
-    one = " ".join(str(text).split())
-    return short_path(unwrap(one)[0])
+    return prose(unwrap(" ".join(str(text).split()))[0])
 
 
 # A flight-recorder entry is quoted by the parser as `record R pg P(desc) seq S backend:op in=SIZES DTYPES ...

@@ -73,8 +73,8 @@ def test_markdown_is_in_incident_order_with_its_making_and_no_repeated_sentence(
     context = {"date": "2026-11-25 03:00 UTC", "version": "9.9", "command": "ncclf diagnose logs/", "inputs": ["logs/"]}
     md = markdown_report.render(diagnose_events(CASES["dropped"]()), context)
     headings = [line for line in md.splitlines() if line.startswith("## ")]
-    assert headings == ["## Summary", "## Impact", "## Timeline", "## Root cause", "## Consequences", "## Fix",
-                        "## Prevention"]
+    assert headings == ["## Summary", "## Diagnostic walk", "## Root cause", "## Consequences", "## Fix",
+                        "## Prevention", "## Missing evidence"]
     assert all(f"{value}" in md for value in ("2026-11-25 03:00 UTC", "9.9", "ncclf diagnose logs/", "`logs/`"))
     assert md.index("R201 dropped-rank") < md.index("## Consequences") < md.index("N401 network-error")
     sentences = [s.strip() for s in md.replace("\n", " ").split(". ") if len(s.strip()) > 40]

@@ -51,8 +51,9 @@ def test_a_1024_rank_100_group_verdict_fits_a_screen_and_the_json_keeps_everythi
     assert len(doc["groups"]) == 100 and len(doc["ranks"]) == 1024
     assert [g["name"] for g in doc["groups"]][:12] == [str(i) for i in range(12)]     # numeric, not 0, 1, 10
     md = markdown_report.render(d)
-    assert len(md.splitlines()) <= 120, md
-    assert "| 10 |" not in md.split("## Timeline")[1].split("##")[0] or "other groups" in md
+    assert len(md.splitlines()) <= 80, md
+    walk = md.split("## Diagnostic walk")[1].split("## ")[0]
+    assert "| 6 | 11 (" in walk and "99 other groups: every member at the same point." in walk
 
 
 def test_groups_sort_numerically_and_p2p_only_groups_are_not_missing(tmp_path):
@@ -66,9 +67,11 @@ def test_groups_sort_numerically_and_p2p_only_groups_are_not_missing(tmp_path):
     d = diagnose([str(job.write(tmp_path / "d"))], jobs=1)
     assert [g["name"] for g in diagnosis_json.groups_of(d)] == ["0", "2", "10"]
     text = _text(d)
-    assert "missing" not in text, text
+    assert ":missing" not in text and "group 2 (2 ranks): no collective recorded" in text, text
+    assert "at in 2 groups" in text
     md = markdown_report.render(d)
-    assert "missing" not in md.split("## Timeline")[1].split("## ")[0]
+    table = md.split("## Diagnostic walk")[1].split("## ")[0]
+    assert "| 2 | 2 (0-1) | none (no collective recorded) | - | - | - |" in table, table
 
 
 def test_a_cell_keeps_the_message_and_drops_prefix_and_long_path():
