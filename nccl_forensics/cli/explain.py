@@ -34,5 +34,24 @@ def command(code, list_all):
         raise BadInput(f"unknown detector {code!r} (see `ncclf explain --list`)")
     module = inspect.getmodule(detector_class(entry))
     click.echo(f"{entry.code} {entry.name} ({entry.status})\n")
-    click.echo(inspect.cleandoc(module.__doc__ or ""))
+    click.echo(with_real_example(inspect.cleandoc(module.__doc__ or ""), entry.code))
     return 0
+
+
+def with_real_example(doc: str, code: str) -> str:
+    """The docstring with its `Example:` paragraph replaced by what a real run on a shipped sample said
+    (explain_examples.py, pasted by cog); a docstring example that names a command no sample backs is dropped."""
+    from .explain_examples import example
+
+    paragraphs = doc.split("\n\n")
+    at = next((i for i, p in enumerate(paragraphs) if p.startswith("Example")), None)
+    real = example(code)
+    if at is None:
+        return doc + (f"\n\n{real}" if real else "")
+    if real:
+        paragraphs[at] = real
+    elif "ncclf " in paragraphs[at] or "sample_logs/" in paragraphs[at]:
+        del paragraphs[at]
+    else:
+        paragraphs[at] = paragraphs[at].replace("Example", "Example (an illustration, not a run)", 1)
+    return "\n\n".join(paragraphs)
