@@ -41,7 +41,7 @@ def command(pids, out, host, native, timeout, no_debug_server, match):
     """
     from ..capture.bundle import CaptureOptions, capture
     from ..capture.node import host_label
-    from ..outputs import PipeConsole
+    from ..outputs import make_console
     from ..outputs.capture_render import render_capture
 
     if match is not None and "=" not in match:
@@ -50,7 +50,7 @@ def command(pids, out, host, native, timeout, no_debug_server, match):
     options = CaptureOptions(native=native, timeout_s=timeout, debug_server=not no_debug_server)
     result = capture(pids=list(pids) or None, out=out, host=host, options=options,
                      match=tuple(match.split("=", 1)) if match else None)
-    console = PipeConsole(highlight=False)
+    console = make_console(highlight=False)
     render_capture(result, host_label(host), console)
     manifest = result.bundles[0].path / "manifest.json"
     if not result.ranks_found:

@@ -5,7 +5,7 @@ import click
 
 from .. import repro
 from ..errors import EXIT_FOUND, ReproError
-from ..outputs import PipeConsole
+from ..outputs import make_console
 from ..outputs.repro_render import render_confusion, render_result, render_scenarios
 
 
@@ -41,7 +41,7 @@ def command(scenario, list_only, run_every, check, nproc, step, rank, timeout, o
       ncclf repro shape-mismatch --nproc 4 --rank 2
       ncclf repro --all --check --out /tmp/repro
     """
-    console = PipeConsole(highlight=False)
+    console = make_console(highlight=False)
     if list_only:
         render_scenarios(repro.list_scenarios(), console)
         return 0

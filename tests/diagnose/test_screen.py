@@ -98,3 +98,32 @@ def test_piped_output_uses_columns_when_set():
     panel = [line for line in out.splitlines() if line.startswith(("╭", "│", "╰"))]
     assert panel and max(len(line) for line in panel) == 72
     assert "5000ms" in out
+
+
+def _results():
+    from types import SimpleNamespace as N
+    runs = [("shape-mismatch", "shape_mismatch", "shape_mismatch"),
+            ("collective-dropped", "collective_skipped", "collective_skipped"),
+            ("dtype-mismatch", "dtype_mismatch", "timeout_unknown")]
+    return [N(scenario=s, nproc=2, outcome=N(how="exited", leftovers=[]), expected_class=c, expected_culprits=[1],
+              verdict_class=v, diagnose_error=None, verdict_culprits=[1], match=c == v, elapsed_s=12.0)
+            for s, c, v in runs]
+
+
+def test_repro_check_reads_whole_in_a_ci_log_at_any_width():
+    from nccl_forensics.outputs.repro_render import render_confusion
+    for width in (60, 80, 160):
+        buf = io.StringIO()
+        render_confusion(_results(), Console(file=buf, width=width, color_system=None))
+        out = buf.getvalue()
+        for word in ("shape-mismatch", "collective-dropped", "collective_skipped", "timeout_unknown", "MISMATCH"):
+            assert word in out, (width, out)
+        assert "…" not in out
+
+
+def test_a_piped_console_is_wide_unless_columns_says_otherwise(monkeypatch):
+    from nccl_forensics.outputs import PIPE_WIDTH, make_console
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert make_console(file=io.StringIO()).width == PIPE_WIDTH
+    monkeypatch.setenv("COLUMNS", "90")
+    assert make_console(file=io.StringIO()).width == 90
