@@ -68,12 +68,14 @@ def measure(op: str, size: int, warmup: int, iters: int, device) -> dict:
     for _ in range(warmup):
         _run_once(op, inp, out)
     dist.barrier()
-    start = time.perf_counter()
-    for _ in range(iters):
+    times = []
+    for _ in range(iters):                     # each iteration timed: the median shrugs off a busy host's spikes
+        start = time.perf_counter()
         _run_once(op, inp, out)
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    elapsed = (time.perf_counter() - start) / iters
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    elapsed = sorted(times)[len(times) // 2]
     inp, out = _buffers(op, count, world, rank, device)   # validate on fresh buffers
     _run_once(op, inp, out)
     wrong = torch.tensor([_count_wrong(op, inp, out, world, rank)], dtype=torch.int64, device=device)
