@@ -61,6 +61,10 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
     return int((inp != 1.0).sum())  # broadcast from rank 0 (value 1)
 
 
+SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
+SMALL_MORE = 4              # how many times --iters those sizes are timed
+
+
 def measure(op: str, size: int, warmup: int, iters: int, device) -> dict:
     world, rank = dist.get_world_size(), dist.get_rank()
     count = max(size // 4, 1)
@@ -103,7 +107,9 @@ def main(argv=None) -> None:
     try:
         for op in args.ops.split(","):
             for size in _sizes(args.min_bytes, args.max_bytes, 4):
-                iters = args.iters if size < (16 << 20) else max(1, args.iters // 2)
+                # small sizes are cheap and noisy (a busy host's scheduling): more samples for their median
+                iters = (args.iters * SMALL_MORE if size < SMALL_BYTES else args.iters if size < (16 << 20)
+                         else max(1, args.iters // 2))
                 try:
                     rows.append(measure(op, size, args.warmup, iters, device))
                 except RuntimeError as exc:   # e.g. a collective this backend lacks
