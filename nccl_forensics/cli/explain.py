@@ -6,10 +6,11 @@ import inspect
 import click
 
 from ..errors import BadInput
+from .options import complete_codes
 
 
 @click.command(short_help="Print the documentation of a detector (e.g. `ncclf explain C102`).")
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=complete_codes)
 @click.option("--list", "list_all", is_flag=True, help="List every detector: code, name, verdict class, status.")
 def command(code, list_all):
     """Print what a detector finds, why that hangs or kills a job, the evidence it needs and the fix.

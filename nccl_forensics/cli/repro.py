@@ -7,10 +7,11 @@ from .. import repro
 from ..errors import EXIT_FOUND, ReproError
 from ..outputs import make_console
 from ..outputs.repro_render import render_confusion, render_result, render_scenarios
+from .options import complete_scenarios
 
 
 @click.command("repro")
-@click.argument("scenario", required=False)
+@click.argument("scenario", required=False, shell_complete=complete_scenarios)
 @click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
 @click.option("--all", "run_every", is_flag=True, help="Run every CPU scenario (one bundle each under --out).")
 @click.option("--check", is_flag=True, help="Exit 1 unless every diagnosis matches the injected fault.")

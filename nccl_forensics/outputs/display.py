@@ -66,3 +66,40 @@ def _op(raw: str) -> str:
 def evidence_text(text: str, is_dump: bool) -> str:
     """A cited line as every renderer shows it."""
     return fr_entry(text) if is_dump else message(text)
+
+
+STDIN_LABEL = "<stdin>"
+
+
+def relabel(d, path: str, label: str = STDIN_LABEL) -> None:
+    """Show evidence read from a private temporary copy (stdin) under `label` in every renderer: the copy's path
+    means nothing to the user and is gone when the command ends."""
+    import dataclasses
+
+    def fix(text):
+        return text.replace(path, label) if isinstance(text, str) else text
+
+    def evidence(items):
+        return [e._replace(file=fix(e.file)) for e in items]
+
+    for s in d.sources:
+        s.path = fix(s.path)
+    for f in d.findings:
+        f.evidence = evidence(f.evidence)
+    for st in d.ranks.values():
+        st.evidence = evidence(st.evidence)
+    for frame in (d.divergence, d.timelines.colls, d.timelines.positions):
+        if frame is not None and "file" in getattr(frame, "columns", ()):
+            frame["file"] = [fix(v) for v in frame["file"]]
+    d.errors = [fix(e) for e in d.errors]
+    d.warnings = [fix(w) for w in d.warnings]
+    d.verdict.summary, d.verdict.reason, d.verdict.fix = map(fix, (d.verdict.summary, d.verdict.reason,
+                                                                  d.verdict.fix))
+    w = d.world
+    if w is not None:
+        for table in (w.gaps, w.partial):
+            for rank, gap in table.items():
+                table[rank] = dataclasses.replace(gap, files=tuple(fix(p) for p in gap.files))
+        w.unattributed = [fix(e) for e in w.unattributed]
+        w.claims = [dataclasses.replace(c, evidence=c.evidence._replace(file=fix(c.evidence.file)))
+                    for c in w.claims]
