@@ -103,3 +103,9 @@ def test_every_explain_example_is_a_real_run():
         if entry.code in EXAMPLES:
             sample = EXAMPLES[entry.code][0]
             assert (ROOT / sample).exists() and f"$ ncclf diagnose {sample}" in doc
+
+
+def test_the_cpu_torch_line_is_a_command_not_an_ellipsis():
+    readme = (ROOT / "README.md").read_text()
+    assert "…/whl/cpu" not in readme
+    assert "pip install torch==2.13.0 --index-url \"$TORCH_CPU_INDEX\"" in readme

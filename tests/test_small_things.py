@@ -63,3 +63,14 @@ def test_a_gloo_rank_without_a_dump_pipe_is_a_note_not_a_failure():
     out = buf.getvalue()
     assert "failed: fr_pipe" not in out and "no flight-recorder dump pipe for ranks 0-1" in out
     assert "failed: py-spy rank 1: permission denied" in out
+
+
+def test_run_on_a_script_that_cannot_start_shows_why(tmp_path):
+    missing = tmp_path / "nowhere" / "train.py"
+    proc = subprocess.run([sys.executable, "-m", "nccl_forensics", "run", "--out", str(tmp_path / "run"), "--",
+                           sys.executable, str(missing)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2
+    assert "the job ended before any rank reached a collective" in proc.stderr
+    assert f"can't open file '{missing}'" in proc.stderr
+    assert "unclassified_failure" not in proc.stdout and "enable" not in proc.stdout

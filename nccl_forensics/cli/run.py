@@ -75,6 +75,36 @@ def _diagnose(bundle, say) -> None:
 
     render_bundle(bundle, make_console(file=sys.stderr))
     try:
-        render(diagnose([str(bundle.path)]))
+        result = diagnose([str(bundle.path)])
     except NcclfError as exc:
         say(f"no diagnosis: {exc}")
+        result = None
+    if result is not None and not _started(result):
+        tail = _last_lines(bundle.path / "console.log")
+        say("the job ended before any rank reached a collective or left a stack; the end of its output:"
+            if tail else "the job ended before any rank reached a collective, and printed nothing")
+        for line in tail:
+            say(f"  {line}")
+        return
+    if result is not None:
+        render(result)
+
+
+def _started(result) -> bool:
+    """Did any rank get as far as a collective, a py-spy stack, or a failure ncclf can name?"""
+    return (not result.timelines.colls.empty or any(st.where for st in result.ranks.values())
+            or result.verdict.cls not in ("unclassified_failure", "inconclusive"))
+
+
+def _last_lines(path, count: int = 8, limit: int = 64 << 10) -> list[str]:
+    """The last `count` non-empty lines of the job's console (its last `limit` bytes), printable only."""
+    from ..sources.lines import unwrap
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(fh.tell() - limit, 0))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    lines = [unwrap("".join(c for c in line if c.isprintable()).strip())[0] for line in text.splitlines()]
+    return [line for line in lines if line][-count:]
