@@ -90,10 +90,11 @@ def test_explain_examples_are_current():
 
 
 def test_every_explain_example_is_a_real_run():
+    import inspect
+
     from nccl_forensics.cli.explain import with_real_example
     from nccl_forensics.cli.explain_examples import EXAMPLES
     from nccl_forensics.detectors import REGISTRY, detector_class
-    import inspect
     for entry in REGISTRY:
         doc = with_real_example(inspect.cleandoc(inspect.getmodule(detector_class(entry)).__doc__ or ""), entry.code)
         for paragraph in doc.split("\n\n"):

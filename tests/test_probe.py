@@ -117,7 +117,9 @@ def test_alpha_beta_is_a_least_squares_fit_without_the_warm_up():
 
 def test_the_table_shows_the_fit_and_meas_over_fit():
     import io
+
     from rich.console import Console
+
     from nccl_forensics.outputs.probe_render import render_probe
     times = {s: 100.0 + s / 3e3 for s in (2 ** k for k in range(3, 20))}
     buf = io.StringIO()

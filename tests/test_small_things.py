@@ -26,7 +26,7 @@ def test_stdin_is_reported_as_stdin():
     text = (BUNDLE / "console.log").read_bytes()
     for fmt in ("text", "json", "markdown"):
         proc = subprocess.run([sys.executable, "-m", "nccl_forensics", "diagnose", "-", "--format", fmt],
-                              input=text, capture_output=True, cwd=ROOT, timeout=300)
+                              input=text, capture_output=True, cwd=ROOT, timeout=300, check=False)
         out = proc.stdout.decode()
         assert "<stdin>:" in out or '"<stdin>"' in out, out
         assert "ncclf-stdin-" not in out and "ncclf-stdin-" not in proc.stderr.decode()
@@ -41,7 +41,7 @@ def _complete(words: str) -> list[str]:
     env = {**os.environ, "COMP_WORDS": f"ncclf {words}", "COMP_CWORD": str(len(words.split())),
            "_NCCLF_COMPLETE": "bash_complete"}
     proc = subprocess.run([sys.executable, "-c", "from nccl_forensics.cli import main; main()"], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     return [line.split(",", 1)[1] for line in proc.stdout.splitlines() if "," in line]
 
 
@@ -53,6 +53,7 @@ def test_completion_offers_scenarios_and_codes():
 
 def test_a_gloo_rank_without_a_dump_pipe_is_a_note_not_a_failure():
     from types import SimpleNamespace
+
     from nccl_forensics.outputs.capture_render import render_bundle
     missing = os.strerror(2)
     doc = {"captured": [], "notes": [], "elapsed_s": 1.0,
@@ -68,7 +69,7 @@ def test_a_gloo_rank_without_a_dump_pipe_is_a_note_not_a_failure():
 def test_run_on_a_script_that_cannot_start_shows_why(tmp_path):
     missing = tmp_path / "nowhere" / "train.py"
     proc = subprocess.run([sys.executable, "-m", "nccl_forensics", "run", "--out", str(tmp_path / "run"), "--",
-                           sys.executable, str(missing)], capture_output=True, text=True, timeout=120,
+                           sys.executable, str(missing)], capture_output=True, text=True, timeout=120, check=False,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 2
     assert "the job ended before any rank reached a collective" in proc.stderr

@@ -145,3 +145,12 @@ def complete_scenarios(ctx, param, incomplete: str):
 
     from ..scenarios import SCENARIOS
     return [CompletionItem(name) for name in SCENARIOS if name.startswith(incomplete)]
+
+
+def default_out(kind: str) -> str:
+    """Where a command's output folder goes when --out is not given: under the user's state folder
+    (`$XDG_STATE_HOME/ncclf`, else `~/.local/state/ncclf`), never the working directory (a clone, a job's
+    folder), named by the command and the time; the command prints the path."""
+    import time
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "ncclf", time.strftime(f"{kind}-%Y%m%d-%H%M%S"))

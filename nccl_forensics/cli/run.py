@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 import sys
-import time
 
 import click
 
 from ..errors import EXIT_FOUND
-from .options import VERBOSITY
+from .options import VERBOSITY, default_out
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Output folder [default: ncclf-run-<time>]; this node writes <out>/<host>/.")
+              help="Output folder [default: ~/.local/state/ncclf/run-<time>, or under $XDG_STATE_HOME]; this node "
+              "writes <out>/<host>/.")
 @click.option("--host", "host", default=None, help="This node's label (the sub-folder) [default: the host name].")
 @click.option("--hang-after", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds without progress (NCCL COLL lines, log output) that count as a hang.")
@@ -47,7 +47,7 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
     )
     from ..outputs import make_console
 
-    options = RunOptions(out=out or time.strftime("ncclf-run-%Y%m%d-%H%M%S"), host=host, hang_after_s=hang_after,
+    options = RunOptions(out=out or default_out("run"), host=host, hang_after_s=hang_after,
                          kill_on_hang=kill_on_hang, nccl_subsys=NO_COLL_SUBSYS if no_coll else DEFAULT_SUBSYS,
                          capture=CaptureOptions(native=native))
     report = make_console(file=sys.stderr)

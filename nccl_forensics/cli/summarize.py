@@ -27,9 +27,8 @@ def command(paths, out, jobs, full, window_mb):
     import os
     import socket
 
-    from ..errors import BadInput
-
     from ..diagnosis.reduce import summarize
+    from ..errors import BadInput
 
     target = out.replace("%h", socket.gethostname())
     folder = os.path.dirname(target)

@@ -10,7 +10,7 @@ from ..sources.lines import unwrap
 # An absolute source path of more than PATH_PARTS parts, as C++ exceptions print their origin
 # (`[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]`, `/opt/conda/.../nccl.py:12`).
 PATH_PARTS = 4
-_LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/){1,}(?P<tail>(?:[\w.+-]+/){%d}[\w.+-]+)" % (PATH_PARTS - 1))
+_LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/)+(?P<tail>(?:[\w.+-]+/){" + str(PATH_PARTS - 1) + r"}[\w.+-]+)")
 
 
 def short_path(text: str) -> str:

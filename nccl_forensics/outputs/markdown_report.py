@@ -14,8 +14,8 @@ from .display import evidence_text, prose
 
 # What would have caught each class earlier (env vars and checks), by verdict class.
 PREVENTION = {
-    "shape_mismatch": ["`TORCH_DISTRIBUTED_DEBUG=DETAIL` in a short CI run: every collective's shape is checked "
-                       "across ranks before it runs", "`drop_last=True` (or padding) for uneven data"],
+    "shape_mismatch": [("`TORCH_DISTRIBUTED_DEBUG=DETAIL` in a short CI run: every collective's shape is checked "
+                        "across ranks before it runs"), "`drop_last=True` (or padding) for uneven data"],
     "dtype_mismatch": ["`TORCH_DISTRIBUTED_DEBUG=DETAIL` in CI: dtypes are checked across ranks",
                        "create tensors with an explicit `dtype=`; avoid mixing `.double()` paths per rank"],
     "op_mismatch": ["`TORCH_DISTRIBUTED_DEBUG=DETAIL` in CI: op types are checked across ranks",

@@ -141,7 +141,7 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
 # How long a rank waited before it gave up, as its error line says: gloo's `Timed out waiting 5000ms`, the NCCL
 # watchdog's `Timeout(ms)=600000`, `timeout_ms`/`timeout=...ms` in torch's messages.
 _TIMEOUT_RE = re.compile(r"(?:Timed out waiting |Timeout\(ms\)=|timeout_ms[=:] ?|timeout (?:of |after )?)(\d+) ?(ms|s)?\b",
-                         re.I)
+                         re.IGNORECASE)
 
 
 def _timeout_us(st) -> float | None:

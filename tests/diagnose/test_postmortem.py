@@ -81,7 +81,7 @@ def test_citations_point_at_a_line_that_exists(report):
 
 
 def test_flight_recorder_entries_are_cited_one_way(report):
-    d, md = report
+    _, md = report
     assert "record " not in md or not re.search(r"record \d+ pg ", md)
     assert "flight_recorder seq" not in md
     assert "[default" not in md and "/__w/pytorch" not in md

@@ -156,9 +156,10 @@ def test_a_rank0_log_header_agrees_with_its_table():
     """One rank's log of an 8-rank job NCCL calls one node: the table shows that node with ranks 0-7, and says
     which ranks' logs were not read, not a second row of question marks."""
     from pathlib import Path
+
     from nccl_forensics.topo import topology_from_paths
     root = Path(__file__).resolve().parents[2]
-    log = sorted((root / "sample_logs" / "nccl" / "nvlink-8rank-2.18").iterdir())[0]
+    log = min((root / "sample_logs" / "nccl" / "nvlink-8rank-2.18").iterdir())
     comms = topology_from_paths([str(log)])
     text = render("rich", comms, check_topology(comms))
     assert "8 ranks · 1 node" in text
