@@ -75,3 +75,14 @@ def test_run_on_a_script_that_cannot_start_shows_why(tmp_path):
     assert "the job ended before any rank reached a collective" in proc.stderr
     assert f"can't open file '{missing}'" in proc.stderr
     assert "unclassified_failure" not in proc.stdout and "enable" not in proc.stdout
+
+
+def test_default_output_folders_are_not_the_working_directory(monkeypatch, tmp_path):
+    from nccl_forensics.cli.options import default_out
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert Path(default_out("capture")).parent == tmp_path / "ncclf"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert Path(default_out("run")).parent == tmp_path / "home" / ".local" / "state" / "ncclf"
+    for command in ("capture", "run", "repro"):
+        assert "[default: ncclf-" not in CliRunner().invoke(cli, [command, "--help"]).output
