@@ -30,6 +30,7 @@ from .view import (
 )
 
 R = 22                 # rank circle radius
+GPU_BASELINE = 14      # the GPU label's baseline below the centre: inside the circle (9 px text)
 STEP = 104             # distance between rank centres
 PAD = 34               # host box padding
 HOSTS_PER_ROW = 4
@@ -210,11 +211,14 @@ def _rank_node(comm: Communicator, rank: int, xy, highlighted: bool) -> str:
     if info:
         tip += f" · host {info.host} · pid {info.pid} · GPU {info.device} · busId {info.bus_id}"
     stroke, sw, fill = (HIGHLIGHT, 4, "#ffe5e5") if highlighted else ("#37414b", 1.6, "#ffffff")
-    gpu = (f'<text x="{x}" y="{y + R + 13}" font-size="10" fill="#6b7680" text-anchor="middle">GPU{info.device}'
-           f'</text>') if info and info.device is not None else ""
+    # Both labels sit inside the circle: hops leave and enter a rank on every side (arcs inside the host, buses
+    # up and down to the lanes) and stop short of its circle, so nothing is ever drawn over a label.
+    gpu = (f'<text class="gpu-label" x="{x}" y="{y + GPU_BASELINE}" font-size="9" fill="#6b7680" '
+           f'text-anchor="middle">GPU{info.device}</text>') if info and info.device is not None else ""
+    number_y = y + (2 if gpu else 5)
     return (f'<g class="rank" data-rank="{rank}"><title>{escape(tip)}</title>'
             f'<circle cx="{x}" cy="{y}" r="{R}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
-            f'<text x="{x}" y="{y + 5}" font-size="14" font-weight="bold" text-anchor="middle" '
+            f'<text x="{x}" y="{number_y}" font-size="14" font-weight="bold" text-anchor="middle" '
             f'fill="#1d2329">{rank}</text>{gpu}</g>')
 
 

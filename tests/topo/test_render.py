@@ -164,3 +164,25 @@ def test_a_rank0_log_header_agrees_with_its_table():
     text = render("rich", comms, check_topology(comms))
     assert "8 ranks · 1 node" in text
     assert "unknown host" not in text and "dgx-h100-017  0-7" in text and "ranks 1-7: no log read" in text
+
+
+def test_gpu_labels_sit_inside_their_rank_circle_where_no_hop_is_drawn():
+    from pathlib import Path
+
+    from nccl_forensics.topo import topology_from_paths
+    from nccl_forensics.topo.render_svg import R
+    root = Path(__file__).resolve().parents[2]
+    comms = topology_from_paths([str(root / "sample_logs" / "nccl" / "ib-16rank-2node-2.21")])
+    svg = ET.fromstring(render("svg", comms, check_topology(comms), all_channels=True))
+    ranks = [g for g in svg.iter(f"{SVG_NS}g") if g.get("class") == "rank"]
+    assert len(ranks) == 16
+    for g in ranks:
+        circle = g.find(f"{SVG_NS}circle")
+        cx, cy = float(circle.get("cx")), float(circle.get("cy"))
+        for text in g.iter(f"{SVG_NS}text"):
+            size = float(text.get("font-size"))
+            half = 0.3 * size * len(text.text)            # about half the text's width
+            top, bottom = float(text.get("y")) - 0.75 * size, float(text.get("y"))
+            for y in (top, bottom):
+                assert (half ** 2 + (y - cy) ** 2) ** 0.5 <= R, (g.get("data-rank"), text.text)
+            assert abs(float(text.get("x")) - cx) < 1e-6
