@@ -54,5 +54,8 @@ def with_real_example(doc: str, code: str) -> str:
     elif "ncclf " in paragraphs[at] or "sample_logs/" in paragraphs[at]:
         del paragraphs[at]
     else:
-        paragraphs[at] = paragraphs[at].replace("Example", "Example (an illustration, not a run)", 1)
+        first, _, rest = paragraphs[at].partition("\n")
+        said = first[len("Example"):].strip(",: ")
+        head = "Example: an illustration, not a run" + (f" ({said})" if said else "") + ":"
+        paragraphs[at] = head + ("\n" + rest if rest else "")
     return "\n\n".join(paragraphs)

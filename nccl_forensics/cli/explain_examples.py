@@ -85,6 +85,6 @@ def example(code: str) -> str | None:
     if code not in EXAMPLES:
         return None
     sample, verdict, primary, said = EXAMPLES[code]
-    how = "the verdict" if primary else "a finding beside the verdict"
-    return (f"Example (a real run, {how}):\n    $ ncclf diagnose {sample}\n    verdict: {verdict}\n"
+    how = "its verdict" if primary else "a finding beside its verdict"
+    return (f"Example: a real run on a shipped sample ({how}):\n    $ ncclf diagnose {sample}\n    verdict: {verdict}\n"
             f"    {said}")
