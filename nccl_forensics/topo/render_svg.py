@@ -38,6 +38,7 @@ GAP = 80               # between host boxes
 MARGIN = 24
 LANES = 56             # room for the inter-node lanes left of and above the hosts
 LABEL_X = 17           # the host label's baseline, from the box's left edge (left of every rank circle)
+LABEL_CLEAR = 12       # no hop comes nearer the label's baseline than this (its glyphs and the stroke's width)
 FONT = "font-family:DejaVu Sans,Helvetica,Arial,sans-serif"
 
 
@@ -88,7 +89,7 @@ def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warning
             route = _route(pos[src], pos[dst], boxes, lane)
             lane += 1
         else:
-            route = _arc(pos[src], pos[dst], chans.index(ch))
+            route = _arc(pos[src], pos[dst], chans.index(ch), boxes[pos[src][2]][0] + LABEL_X + LABEL_CLEAR)
         svg, colour = _edge(comm, ch, src, dst, route, stuck, ch in broken)
         out.append(svg)
         used.add(colour)
@@ -132,13 +133,16 @@ def _layout(comm: Communicator, chans: list[int], top: int):
     return pos, boxes, width, nrows * (bh + GAP) - GAP
 
 
-def _arc(a, b, k: int) -> str:
-    """A curve between two ranks of one host, bent to the left of its direction (one offset per channel)."""
+def _arc(a, b, k: int, clear_x: float) -> str:
+    """A curve between two ranks of one host, bent to the left of its direction (one offset per channel), or
+    to the right where bending left would reach the host's label (left of `clear_x`)."""
     (x1, y1), (x2, y2) = a[:2], b[:2]
     dx, dy = x2 - x1, y2 - y1
     dist = math.hypot(dx, dy) or 1.0
     bend = 14 + 9 * k
     cx, cy = (x1 + x2) / 2 - dy / dist * bend, (y1 + y2) / 2 + dx / dist * bend
+    if ((x1 + x2) / 2 + cx) / 2 < clear_x:            # the curve's apex lies halfway to its control point
+        cx, cy = (x1 + x2) / 2 + dy / dist * bend, (y1 + y2) / 2 - dx / dist * bend
     sx, sy = _towards(x1, y1, cx, cy, R + 2)
     ex, ey = _towards(x2, y2, cx, cy, R + 6)
     return f"M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}"
