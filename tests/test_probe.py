@@ -85,11 +85,45 @@ def test_probe_without_torch_is_a_one_line_hint(monkeypatch, capsys):
     assert ended.value.code == 2 and err.startswith("Error: probe runs a torch job") and err.count("\n") == 1
 
 
-def test_prediction_has_a_latency_term_from_the_smallest_size():
+def test_prediction_has_a_latency_term_from_the_fit():
     ProbeRow, ProbeRun = probe.ProbeRow, probe.ProbeRun
-    rows = [ProbeRow("allreduce", size, size // 4, "float", "sum", -1, t, 0, 2) for size, t in ((8, 40.0), (1 << 20, 900.0))]
+    sizes = (8, 64, 512, 4096, 1 << 20)
+    rows = [ProbeRow("allreduce", size, size // 4, "float", "sum", -1, 40.0 + size / 2e3, 0, 2) for size in sizes]
     run = ProbeRun("measured", 2, rows)
-    assert run.latency_us("allreduce") == 40.0
+    assert run.latency_us("allreduce") == pytest.approx(40.0)
     small = rows[0].predicted_us(10.0, 0.85, run.latency_us("allreduce"))
     assert 40.0 <= small < 40.1                     # 8 bytes: the latency, not 0.01 us
-    assert rows[1].predicted_us(10.0, 0.85, 40.0) == pytest.approx(40.0 + rows[1].predicted_us(10.0, 0.85))
+    assert rows[-1].predicted_us(10.0, 0.85, 40.0) == pytest.approx(40.0 + rows[-1].predicted_us(10.0, 0.85))
+    assert ProbeRun("measured", 2, rows[:2]).latency_us("allreduce") == 0.0     # too few sizes to fit
+
+
+def _run(times: dict[int, float], op: str = "allreduce") -> probe.ProbeRun:
+    run = probe.ProbeRun("measured (gloo, 2 ranks)", 2)
+    run.rows = [probe.ProbeRow(op, size, size // 4, "float32", "sum", -1, t, 0, 2) for size, t in times.items()]
+    return run
+
+
+def test_alpha_beta_is_a_least_squares_fit_without_the_warm_up():
+    alpha, gbps = 120.0, 2.5
+    times = {s: alpha + s / (gbps * 1e3) for s in (2 ** k for k in range(3, 29))}
+    times[8] = 1700.0                                          # the cold first size
+    fit = _run(times).fit("allreduce")
+    assert fit.alpha_us == pytest.approx(alpha, rel=1e-6) and fit.gbps == pytest.approx(gbps, rel=1e-6)
+    assert fit.warmup_size == 8 and fit.sizes == 25
+    noisy = {s: t * (1.3 if i % 2 else 0.8) for i, (s, t) in enumerate(times.items())}
+    fit = _run(noisy).fit("allreduce")
+    assert all(0.5 <= t / fit.predicted_us(s) <= 2 for s, t in list(noisy.items())[1:])
+
+
+def test_the_table_shows_the_fit_and_meas_over_fit():
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    times = {s: 100.0 + s / 3e3 for s in (2 ** k for k in range(3, 20))}
+    buf = io.StringIO()
+    render_probe(_run(times), Console(file=buf, width=200, color_system=None), "10GbE", 10.0, 0.85)
+    out = buf.getvalue()
+    assert "fit: t = α + bytes/β, α = 100.0 us, β = 3 GB/s" in out and "meas/fit" in out and "meas/pred" in out
+    assert "8 B, the first, is a warm-up" in out

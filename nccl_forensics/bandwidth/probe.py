@@ -68,6 +68,19 @@ class ProbeRow:
 
 
 _FACTOR_OPS = {"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv"}
+MIN_FIT_SIZES = 3
+
+
+@dataclass
+class Fit:
+    """t = α + bytes / bandwidth, fitted to a probe's measured sizes."""
+    alpha_us: float
+    gbps: float                       # GB/s (bytes), as algbw
+    sizes: int                        # how many sizes it was fitted on
+    warmup_size: int                  # the size left out as the warm-up
+
+    def predicted_us(self, size: int) -> float:
+        return self.alpha_us + size / (self.gbps * 1e3)
 
 
 @dataclass
@@ -84,9 +97,30 @@ class ProbeRun:
         return sum(r.wrong or 0 for r in self.rows)
 
     def latency_us(self, op: str) -> float:
-        """α for `op`: its time at the smallest size measured (where bytes cost next to nothing), 0 unknown."""
-        timed = [r for r in self.rows if r.op == op and r.time_us and not r.error]
-        return min(timed, key=lambda r: r.size).time_us if timed else 0.0
+        """α for `op`: the fitted latency (see `fit`), 0 unknown."""
+        fitted = self.fit(op)
+        return fitted.alpha_us if fitted else 0.0
+
+    def fit(self, op: str) -> Fit | None:
+        """The α-β model t = α + bytes/bandwidth of `op`, by least squares on the relative error over its sizes
+        (so the latency regime counts as much as the bandwidth regime), the smallest size left out: it is the
+        first one measured, a warm-up that pays for connection set-up and first-touch memory. None with fewer
+        than MIN_FIT_SIZES sizes or a fit without a positive bandwidth."""
+        timed = sorted((r for r in self.rows if r.op == op and r.time_us and not r.error), key=lambda r: r.size)
+        points = [(float(r.size), float(r.time_us)) for r in timed[1:]]
+        if len(points) < MIN_FIT_SIZES:
+            return None
+        # minimise sum(((a + b*s - t) / t)^2): the normal equations of rows (1/t, s/t) against 1
+        u = [(1 / t, s / t) for s, t in points]
+        s11, s12, s22 = sum(x * x for x, _ in u), sum(x * y for x, y in u), sum(y * y for _, y in u)
+        r1, r2 = sum(x for x, _ in u), sum(y for _, y in u)
+        det = s11 * s22 - s12 * s12
+        if det <= 0:
+            return None
+        alpha, beta = (r1 * s22 - r2 * s12) / det, (s11 * r2 - s12 * r1) / det     # us, us per byte
+        if beta <= 0:
+            return None
+        return Fit(max(alpha, 0.0), 1e-3 / beta, len(points), int(timed[0].size))
 
 
 # --- nccl-tests output ---------------------------------------------------------------------------------

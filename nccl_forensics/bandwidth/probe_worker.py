@@ -61,6 +61,10 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
     return int((inp != 1.0).sum())  # broadcast from rank 0 (value 1)
 
 
+SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
+SMALL_MORE = 4              # how many times --iters those sizes are timed
+
+
 def measure(op: str, size: int, warmup: int, iters: int, device) -> dict:
     world, rank = dist.get_world_size(), dist.get_rank()
     count = max(size // 4, 1)
@@ -68,12 +72,14 @@ def measure(op: str, size: int, warmup: int, iters: int, device) -> dict:
     for _ in range(warmup):
         _run_once(op, inp, out)
     dist.barrier()
-    start = time.perf_counter()
-    for _ in range(iters):
+    times = []
+    for _ in range(iters):                     # each iteration timed: the median shrugs off a busy host's spikes
+        start = time.perf_counter()
         _run_once(op, inp, out)
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    elapsed = (time.perf_counter() - start) / iters
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    elapsed = sorted(times)[len(times) // 2]
     inp, out = _buffers(op, count, world, rank, device)   # validate on fresh buffers
     _run_once(op, inp, out)
     wrong = torch.tensor([_count_wrong(op, inp, out, world, rank)], dtype=torch.int64, device=device)
@@ -101,7 +107,9 @@ def main(argv=None) -> None:
     try:
         for op in args.ops.split(","):
             for size in _sizes(args.min_bytes, args.max_bytes, 4):
-                iters = args.iters if size < (16 << 20) else max(1, args.iters // 2)
+                # small sizes are cheap and noisy (a busy host's scheduling): more samples for their median
+                iters = (args.iters * SMALL_MORE if size < SMALL_BYTES else args.iters if size < (16 << 20)
+                         else max(1, args.iters // 2))
                 try:
                     rows.append(measure(op, size, args.warmup, iters, device))
                 except RuntimeError as exc:   # e.g. a collective this backend lacks

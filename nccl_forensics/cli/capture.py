@@ -2,18 +2,19 @@
 from __future__ import annotations
 
 import os
-import time
 
 import click
 
 from ..errors import CaptureError
+from .options import default_out
 
 
 @click.command("capture")
 @click.option("--pid", "pids", type=click.IntRange(min=1), multiple=True,
               help="Capture only the process trees under this PID (a torchrun agent, an srun step, a rank); repeat it.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Output folder [default: ncclf-capture-<time>]; this node writes <out>/<host>/.")
+              help="Output folder [default: ~/.local/state/ncclf/capture-<time>, or under $XDG_STATE_HOME]; this "
+              "node writes <out>/<host>/.")
 @click.option("--host", "host", default=None, help="This node's label (the sub-folder) [default: the host name].")
 @click.option("--native", is_flag=True, help="py-spy dump --native (C/C++ frames too; slower).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=10.0, show_default=True,
@@ -45,17 +46,17 @@ def command(pids, out, host, native, timeout, no_debug_server, match, users):
     """
     from ..capture.bundle import CaptureOptions, capture
     from ..capture.node import host_label
-    from ..outputs import PipeConsole
+    from ..outputs import make_console
     from ..outputs.capture_render import render_capture
 
     if match is not None and "=" not in match:
         raise click.BadParameter("expected NAME=VALUE", param_hint="--env")
-    out = out or time.strftime("ncclf-capture-%Y%m%d-%H%M%S")
+    out = out or default_out("capture")
     options = CaptureOptions(native=native, timeout_s=timeout, debug_server=not no_debug_server)
     result = capture(pids=list(pids) or None, out=out, host=host, options=options,
                      match=tuple(match.split("=", 1)) if match else None,
                      users={_uid(u) for u in users} | {os.geteuid()} if users else None)
-    console = PipeConsole(highlight=False)
+    console = make_console(highlight=False)
     render_capture(result, host_label(host), console)
     manifest = result.bundles[0].path / "manifest.json"
     if not result.ranks_found:

@@ -9,6 +9,7 @@ import click
 from ..errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK
 from .options import (
     POSITIVE,
+    complete_codes,
     format_option,
     jobs_option,
     note,
@@ -38,14 +39,14 @@ def report_context(paths: list[str]) -> dict:
 @click.command(short_help="Find the rank(s) that broke a hung or crashed job, and why.")
 @paths_argument
 @format_option("text", "json", "markdown", help="Output format on stdout (markdown: the postmortem).")
-@click.option("--report", "report", type=click.Path(dir_okay=False, writable=True),
-              help="Also write a one-page Markdown postmortem to FILE.md.")
-@click.option("--trace", "trace", type=click.Path(dir_okay=False, writable=True),
-              help="Also write a Chrome/Perfetto trace (one track per rank) to FILE.json.")
+@click.option("--report", "report", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Also write the Markdown postmortem (or health report) to FILE (e.g. postmortem.md).")
+@click.option("--trace", "trace", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="Also write a Chrome/Perfetto trace (one track per rank) to FILE (e.g. trace.json).")
 @jobs_option
-@click.option("--select", multiple=True, metavar="CODES", help="Run only these detectors (codes, prefixes or names; "
+@click.option("--select", multiple=True, metavar="CODES", shell_complete=complete_codes, help="Run only these detectors (codes, prefixes or names; "
               "comma-separated or repeated).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these detectors.")
+@click.option("--ignore", multiple=True, metavar="CODES", shell_complete=complete_codes, help="Skip these detectors.")
 @click.option("--full", is_flag=True, help="Read every line of every file (default: a large text file is read at "
               "its head and its last --window MB, where a hang or crash is).")
 @click.option("--window", "window_mb", type=POSITIVE, default=2.0, show_default=True, metavar="MB",
@@ -84,6 +85,9 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     else:
         with stdin_as_file(paths) as readable:
             result = diagnose(readable, **options)
+            from ..outputs.display import relabel
+            for copy in set(readable) - set(paths):          # stdin's private copy: shown as <stdin>
+                relabel(result, copy)
     used_mb = result.window_mb or window_mb                  # wider than asked when a divergence sat at its start
     if result.windowed:
         note(f"read the head and the last {used_mb:g} MB of {len(result.windowed)} large file"

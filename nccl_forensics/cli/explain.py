@@ -6,10 +6,11 @@ import inspect
 import click
 
 from ..errors import BadInput
+from .options import complete_codes
 
 
 @click.command(short_help="Print the documentation of a detector (e.g. `ncclf explain C102`).")
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=complete_codes)
 @click.option("--list", "list_all", is_flag=True, help="List every detector: code, name, verdict class, status.")
 @click.option("--messages", "list_messages", is_flag=True,
               help="List the message catalogue: every message ncclf reads, the versions that print it, its meaning.")
@@ -44,5 +45,27 @@ def command(code, list_all, list_messages):
         raise BadInput(f"unknown detector {code!r} (see `ncclf explain --list`)")
     module = inspect.getmodule(detector_class(entry))
     click.echo(f"{entry.code} {entry.name} ({entry.status})\n")
-    click.echo(inspect.cleandoc(module.__doc__ or ""))
+    click.echo(with_real_example(inspect.cleandoc(module.__doc__ or ""), entry.code))
     return 0
+
+
+def with_real_example(doc: str, code: str) -> str:
+    """The docstring with its `Example:` paragraph replaced by what a real run on a shipped sample said
+    (explain_examples.py, pasted by cog); a docstring example that names a command no sample backs is dropped."""
+    from .explain_examples import example
+
+    paragraphs = doc.split("\n\n")
+    at = next((i for i, p in enumerate(paragraphs) if p.startswith("Example")), None)
+    real = example(code)
+    if at is None:
+        return doc + (f"\n\n{real}" if real else "")
+    if real:
+        paragraphs[at] = real
+    elif "ncclf " in paragraphs[at] or "sample_logs/" in paragraphs[at]:
+        del paragraphs[at]
+    else:
+        first, _, rest = paragraphs[at].partition("\n")
+        said = first[len("Example"):].strip(",: ")
+        head = "Example: an illustration, not a run" + (f" ({said})" if said else "") + ":"
+        paragraphs[at] = head + ("\n" + rest if rest else "")
+    return "\n\n".join(paragraphs)

@@ -124,3 +124,35 @@ def stdin_as_file(paths):
         with open(target, "wb") as out:
             shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
         yield [target if p == "-" else p for p in paths]
+
+
+def complete_codes(ctx, param, incomplete: str):
+    """Shell completion of detector codes and names (`ncclf explain C1<TAB>`, `--select`)."""
+    from click.shell_completion import CompletionItem
+
+    from ..detectors import REGISTRY
+    last = incomplete.rsplit(",", 1)
+    head, word = (last[0] + ",", last[1]) if len(last) == 2 else ("", incomplete)
+    out = []
+    for entry in REGISTRY:
+        for value in (entry.code, entry.name):
+            if value.lower().startswith(word.lower()):
+                out.append(CompletionItem(head + value, help=entry.name if value == entry.code else entry.code))
+    return out
+
+
+def complete_scenarios(ctx, param, incomplete: str):
+    """Shell completion of `ncclf repro` scenario names."""
+    from click.shell_completion import CompletionItem
+
+    from ..scenarios import SCENARIOS
+    return [CompletionItem(name) for name in SCENARIOS if name.startswith(incomplete)]
+
+
+def default_out(kind: str) -> str:
+    """Where a command's output folder goes when --out is not given: under the user's state folder
+    (`$XDG_STATE_HOME/ncclf`, else `~/.local/state/ncclf`), never the working directory (a clone, a job's
+    folder), named by the command and the time; the command prints the path."""
+    import time
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "ncclf", time.strftime(f"{kind}-%Y%m%d-%H%M%S"))

@@ -58,6 +58,7 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
     if fmt == "json":
         click.echo(json.dumps({"schema_version": 1, "runs": [
             {"source": r.source, "nranks": r.nranks, "wrong": r.total_wrong, "avg_busbw": r.avg_busbw,
+             "fits": {op: vars(fit) for op in dict.fromkeys(row.op for row in r.rows) if (fit := r.fit(op))},
              "rows": [row.to_dict() for row in r.rows]} for r in runs]}, indent=2))
     else:
         for r in runs:

@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 import sys
-import time
 
 import click
 
 from ..errors import EXIT_FOUND
-from .options import VERBOSITY
+from .options import VERBOSITY, default_out
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Output folder [default: ncclf-run-<time>]; this node writes <out>/<host>/.")
+              help="Output folder [default: ~/.local/state/ncclf/run-<time>, or under $XDG_STATE_HOME]; this node "
+              "writes <out>/<host>/.")
 @click.option("--host", "host", default=None, help="This node's label (the sub-folder) [default: the host name].")
 @click.option("--hang-after", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="Seconds without progress (NCCL COLL lines, log output) that count as a hang.")
@@ -47,7 +47,7 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
     )
     from ..outputs import make_console
 
-    options = RunOptions(out=out or time.strftime("ncclf-run-%Y%m%d-%H%M%S"), host=host, hang_after_s=hang_after,
+    options = RunOptions(out=out or default_out("run"), host=host, hang_after_s=hang_after,
                          kill_on_hang=kill_on_hang, nccl_subsys=NO_COLL_SUBSYS if no_coll else DEFAULT_SUBSYS,
                          capture=CaptureOptions(native=native))
     report = make_console(file=sys.stderr)
@@ -75,6 +75,36 @@ def _diagnose(bundle, say) -> None:
 
     render_bundle(bundle, make_console(file=sys.stderr))
     try:
-        render(diagnose([str(bundle.path)]))
+        result = diagnose([str(bundle.path)])
     except NcclfError as exc:
         say(f"no diagnosis: {exc}")
+        result = None
+    if result is not None and not _started(result):
+        tail = _last_lines(bundle.path / "console.log")
+        say("the job ended before any rank reached a collective or left a stack; the end of its output:"
+            if tail else "the job ended before any rank reached a collective, and printed nothing")
+        for line in tail:
+            say(f"  {line}")
+        return
+    if result is not None:
+        render(result)
+
+
+def _started(result) -> bool:
+    """Did any rank get as far as a collective, a py-spy stack, or a failure ncclf can name?"""
+    return (not result.timelines.colls.empty or any(st.where for st in result.ranks.values())
+            or result.verdict.cls not in ("unclassified_failure", "inconclusive"))
+
+
+def _last_lines(path, count: int = 8, limit: int = 64 << 10) -> list[str]:
+    """The last `count` non-empty lines of the job's console (its last `limit` bytes), printable only."""
+    from ..sources.lines import unwrap
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(fh.tell() - limit, 0))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    lines = [unwrap("".join(c for c in line if c.isprintable()).strip())[0] for line in text.splitlines()]
+    return [line for line in lines if line][-count:]

@@ -24,11 +24,19 @@ def command(paths, out, jobs, full, window_mb):
       srun --ntasks-per-node=1 ncclf summarize /local/logs -o /shared/sum/%h.ncclf
       ncclf diagnose /shared/sum/
     """
+    import os
     import socket
 
     from ..diagnosis.reduce import summarize
+    from ..errors import BadInput
 
     target = out.replace("%h", socket.gethostname())
+    folder = os.path.dirname(target)
+    if folder:
+        try:
+            os.makedirs(folder, exist_ok=True)         # as capture and run create theirs
+        except OSError as exc:
+            raise BadInput(f"cannot create {folder} for the summary: {exc.strerror or exc}") from None
     digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb)
     note(f"wrote the summary of {len(digests)} evidence file{'s' if len(digests) != 1 else ''} to {target}")
     return 0

@@ -47,9 +47,9 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     warnings = check_topology(comms)
     options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
     if fmt == "text" and output is None:
-        from ..outputs import PipeConsole
+        from ..outputs import make_console
 
-        console = PipeConsole(highlight=False, emoji=False)
+        console = make_console(highlight=False, emoji=False)
         for item in terminal_renderables(comms, warnings, **options):
             console.print(item)
         return 1 if warnings else 0

@@ -104,8 +104,9 @@ class ShapeMismatch(FieldMismatch):
         return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]
 
     def fix_for(self, ctx: Context, ranks: list[int], row) -> str:
-        return (f"rank {ranks[0]} passed {row['value']} elements at {call_site(ctx, ranks[0], row)} where the "
-                f"others passed {row['modal']}: make the tensor shapes agree there (pad, drop_last=True, or "
+        before = "its own earlier steps" if row.get("basis") == "self" else "the others"
+        return (f"rank {ranks[0]} passed {row['value']} elements at {call_site(ctx, ranks[0], row)} where "
+                f"{before} passed {row['modal']}: make the tensor shapes agree there (pad, drop_last=True, or "
                 "all-gather the sizes and pad to the maximum).")
 
     def _from_gloo(self, ctx: Context):

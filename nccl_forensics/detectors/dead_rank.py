@@ -32,7 +32,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, rank_span
 from .base import BaseDetector, Context
 
 _CAUSES = {"killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
@@ -53,7 +53,7 @@ class DroppedRank(BaseDetector):
             what = _CAUSES[st.end].format(signal=st.signal, exitcode=st.exitcode, detail=st.end_detail)
             msg = f"rank {st.rank} {what}"
             if cascade:
-                msg += f"; ranks {', '.join(map(str, cascade))} failed after it (consequences)"
+                msg += f"; rank{'s' if len(cascade) > 1 else ''} {rank_span(cascade)} failed after it (consequences)"
             conf = Confidence.HIGH if st.end in ("killed", "crashed") or len(dead) == 1 else Confidence.MEDIUM
             fix = ("find out who killed it: check `dmesg` / `journalctl -k` for the OOM killer and the scheduler log"
                    if st.end == "killed" else "fix the error that rank raised (see its traceback); the other ranks "

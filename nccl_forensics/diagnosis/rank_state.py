@@ -56,6 +56,15 @@ class RankState:
                 "end": self.end, "end_detail": self.end_detail, "end_is_cause": self.cause}
 
 
+def cite_frame(ev: Event, at: str | None) -> Evidence:
+    """The py-spy line of the frame `at` (file:line) names, which a claim about the rank rests on; the thread
+    header where the dump's frames carry no line number (a summary, py-spy's JSON)."""
+    for f in ev.data.get("frames") or ():
+        if f.get("dump_line") and at == f"{f.get('file')}:{f.get('line')}":
+            return Evidence(ev.file, f["dump_line"], f"{f.get('function')} ({at})")
+    return cite(ev)
+
+
 def cite(ev: Event) -> Evidence:
     return Evidence(ev.file, ev.line, ev.text)
 
@@ -96,7 +105,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             st.pids.add(ev.pid)
         if ev.kind == "pyspy_thread" and _is_main(ev) and st.where is None:
             st.where, st.op, st.at = classify_stack(ev.data.get("frames") or [], ev.data.get("state"))
-            st.evidence.append(cite(ev))
+            st.evidence.append(cite_frame(ev, st.at))
         elif ev.kind == "faulthandler" and ev.data.get("reason") is None and st.where is None:
             frames = _current_thread(ev)             # a live stack dump (torch's debug server, dump_traceback)
             if frames:

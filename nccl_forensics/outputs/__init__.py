@@ -19,8 +19,12 @@ class PipeConsole(SafeConsoleMixin, Console):
         raise BrokenPipeError("output closed")
 
 
-def make_console(file=None) -> Console:
-    """A rich console; when output is piped and COLUMNS is unset, use a wide page instead of 80 columns."""
+PIPE_WIDTH = 160      # piped output without COLUMNS: a wide page, where cells wrap instead of being cut
+
+
+def make_console(file=None, **options) -> Console:
+    """The console of every command: on a terminal its width; piped, COLUMNS when set, else PIPE_WIDTH (rich
+    would assume 80 columns and cut a CI log's table cells to `shape-misma…`)."""
     stream = file or sys.stdout
     wide = not (hasattr(stream, "isatty") and stream.isatty()) and "COLUMNS" not in os.environ
-    return PipeConsole(file=file, width=160 if wide else None)
+    return PipeConsole(file=file, width=PIPE_WIDTH if wide else None, **options)

@@ -1,6 +1,8 @@
 """Text for `ncclf capture` and `ncclf run`: what was found, what each bundle holds, what failed and why."""
 from __future__ import annotations
 
+import errno
+import os
 from collections import Counter
 
 from rich.console import Console
@@ -41,11 +43,24 @@ def render_bundle(bundle, console: Console) -> None:
     kinds = sorted(counts, key=lambda k: (order.index(k) if k in order else len(order), k))
     held = ", ".join(f"{_KIND_NAMES.get(k, k)} {counts[k]}" for k in kinds)
     _line(console, f"bundle {bundle.path} ({doc.get('elapsed_s', 0):.1f} s): {held or 'node context only'}")
+    no_pipe = sorted(e["rank"] for e in doc["failed"] if _no_dump_pipe(e))
     for entry in doc["failed"]:
+        if _no_dump_pipe(entry):
+            continue
         who = f"rank {entry['rank']}" if "rank" in entry else ("pid " + str(entry["pid"]) if "pid" in entry else "")
         _line(console, f"  failed: {entry['kind']}{' ' + who if who else ''}: {entry.get('reason', '')}")
+    if no_pipe:
+        _line(console, f"  note: no flight-recorder dump pipe for rank{'s' if len(no_pipe) > 1 else ''} "
+                       f"{rank_span(no_pipe)}: torch opens one only for NCCL process groups with "
+                       "TORCH_NCCL_DEBUG_INFO_PIPE_FILE set (normal for gloo)")
     for note in doc["notes"]:
         _line(console, f"  note: {note}")
+
+
+def _no_dump_pipe(entry: dict) -> bool:
+    """A rank without a dump pipe (the pipe file does not exist): not a failure, the job never asked for one."""
+    return (entry.get("kind") == "fr_pipe" and "rank" in entry
+            and str(entry.get("reason", "")).endswith(os.strerror(errno.ENOENT)))
 
 
 def render_capture(result, host: str, console: Console) -> None:

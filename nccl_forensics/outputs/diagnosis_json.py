@@ -30,10 +30,16 @@ def _int(value):
         return None
 
 
+def group_order(name: str) -> tuple:
+    """Groups in numeric order (0, 1, 2, 10, 100, not 0, 1, 10, 100, 2); names that are not numbers after."""
+    text = str(name)
+    return (0, int(text), "") if text.isdigit() else (1, 0, text)
+
+
 def groups_of(d: Diagnosis) -> list[dict]:
     pos = d.timelines.positions
     out = []
-    for name, members in sorted(d.timelines.members.items()):
+    for name, members in sorted(d.timelines.members.items(), key=lambda kv: group_order(kv[0])):
         rows = pos[pos["group"] == name] if not pos.empty else pos
         out.append({
             "name": name, "ranks": [int(r) for r in members],

@@ -8,12 +8,15 @@ from rich.text import Text
 
 from ..diagnosis.reduce import Diagnosis
 from ..model import SourceKind, rank_span
-from . import PipeConsole
-from .diagnosis_json import divergence_of
+from . import make_console
+from .diagnosis_json import divergence_of, group_order
+from .display import evidence_text, message
 
-CELL_CHARS = 100            # a rank-table cell: at most two or three lines at 80 columns (the JSON has it all)
+CELL_CHARS = 160            # a rank-table cell on a terminal: two or three lines (piped: whole; the JSON has it all)
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim yellow"}
-MAX_RANK_ROWS = 32            # big jobs: culprits, cascades and a sample of the rest
+MAX_RANK_ROWS = 32            # up to this many ranks, every rank has a row
+BIG_JOB_ROWS = 8              # above it: culprits and the ranks whose end is a cause, at most this many rows
+MAX_GROUP_LINES = 4           # the groups that explain the verdict; one line for the rest
 
 
 def verdict_panel(d: Diagnosis) -> Panel:
@@ -22,15 +25,15 @@ def verdict_panel(d: Diagnosis) -> Panel:
     body.append(v.summary + "\n", style="bold")
     if v.culprit_ranks:
         body.append("culprit rank(s): " if not d.inconclusive else "ranks to look at: ", style="dim")
-        body.append(", ".join(map(str, v.culprit_ranks)) + "\n", style="bold red")
+        body.append(rank_span(v.culprit_ranks) + "\n", style="bold red")
     for line in missing_rank_lines(d):
         body.append("missing: ", style="dim")
         body.append(line + "\n", style="yellow")
     body.append("confidence: ", style="dim")
     body.append(v.reason + "\n", style=_STYLE.get(v.confidence.value, ""))
-    for name, seq in sorted(d.timelines.last_common.items()):
-        body.append("last common collective: ", style="dim")
-        body.append(f"group {name} seq {seq if seq is not None else '-'}\n")
+    for line in group_lines(d):
+        body.append("last common collective: " if line.startswith("group ") else "", style="dim")
+        body.append(line + "\n")
     if v.cascade_ranks:
         body.append("cascade (consequences): ", style="dim")
         body.append(rank_span(v.cascade_ranks) + "\n")
@@ -39,6 +42,47 @@ def verdict_panel(d: Diagnosis) -> Panel:
         body.append(v.fix, style="green")
     style = "green" if v.cls == "none" else "yellow" if d.inconclusive else "red"
     return Panel(body, title=f"[bold]ncclf diagnose: {v.cls}[/]", border_style=style, expand=True)
+
+
+def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
+    """The groups that explain the verdict (those holding a culprit, or whose members stand at different points),
+    then one line for the rest: a job with a hundred communicators still fits a screen."""
+    tl = d.timelines
+    names = sorted(tl.members, key=group_order)
+    state = _group_state(d)
+    culprits = set(d.verdict.culprit_ranks)
+    telling = [g for g in names if state[g] == "uneven"] or [g for g in names if culprits & set(tl.members[g])]
+    telling.sort(key=lambda g: (not culprits & set(tl.members[g]), group_order(g)))
+    if len(names) <= limit:
+        telling = names
+    shown, rest = telling[:limit], [g for g in names if g not in telling[:limit]]
+    out = []
+    for g in shown:
+        seq = tl.last_common.get(g)
+        what = f"seq {seq}" if seq is not None else "no collective recorded (point-to-point only, or none)"
+        out.append(f"group {g} ({len(tl.members[g])} ranks): {what}"
+                   + {"even": "", "uneven": ", members at different points", "empty": ""}[state[g]])
+    if rest:
+        uneven = sum(1 for g in rest if state[g] == "uneven")
+        how = ("every member at the same point" if not uneven
+               else f"{uneven} with members at different points (--format json lists them)")
+        out.append(f"{len(rest)} other group{'s' if len(rest) > 1 else ''}: {how}")
+    return out
+
+
+def _group_state(d: Diagnosis) -> dict[str, str]:
+    """Per group: "even" (every member at the last common collective), "uneven", or "empty" (no collective)."""
+    pos = d.timelines.positions
+    seen: dict[str, set] = {}
+    if not pos.empty:
+        for g, p in zip(pos["group"], pos["position"]):
+            seen.setdefault(g, set()).add(p)
+    out = {}
+    for g in d.timelines.members:
+        points = seen.get(g, set())
+        out[g] = ("empty" if d.timelines.last_common.get(g) is None and points <= {"missing"}
+                  else "even" if points <= {"at"} else "uneven")
+    return out
 
 
 def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
@@ -61,16 +105,19 @@ def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
     return out
 
 
-def rank_table(d: Diagnosis) -> Table:
+def rank_table(d: Diagnosis, cut: bool = True) -> Table:
+    """One row per rank (a big job: the culprits and the ranks whose end was a cause); `cut` shortens long cells
+    (a terminal), otherwise they wrap whole (a pipe)."""
     t = Table(title="Ranks", show_lines=False, expand=False)
     for col in ("rank", "position", "py-spy", "ended", "first divergence"):
         t.add_column(col, overflow="fold", min_width=len(col) if col != "first divergence" else 9)
     div = divergence_of(d)
     pos = d.timelines.positions
-    where = {}
+    where: dict[int, list] = {}
     if not pos.empty:
         for g, r, p in zip(pos["group"], pos["rank"], pos["position"]):
-            where.setdefault(int(r), []).append(f"{p}" if len(d.timelines.members) == 1 else f"{g}:{p}")
+            where.setdefault(int(r), []).append((g, p))
+    state = _group_state(d)
     shown = _ranks_to_show(d)
     for rank in shown:
         st = d.ranks[rank]
@@ -79,16 +126,36 @@ def rank_table(d: Diagnosis) -> Table:
             spy = f"in {st.op}"
         if st.at:
             spy += f" @ {st.at}"
-        end = (st.end_detail + ("" if st.cause else " (consequence)")) if st.end else "-"
+        end = (message(st.end_detail) + ("" if st.cause else " (consequence)")) if st.end else "-"
         dv = div.get(rank)
-        dtext = f"{dv['group']} seq {dv['seq']}: {dv['field']} {dv['value']} (others {dv['modal']})" if dv else "-"
+        dtext = (f"group {dv['group']} seq {dv['seq']}: {dv['field']} {dv['value']} (others {dv['modal']})"
+                 if dv else "-")
         style = "bold red" if rank in d.verdict.culprit_ranks else None
-        cells = (str(rank), ", ".join(where.get(rank, ["-"])), spy, end, dtext)
-        t.add_row(*(Text(_cut(" ".join(c.split()), CELL_CHARS)) for c in cells), style=style)
+        cells = (str(rank), _positions(where.get(rank, []), state, len(d.timelines.members)), spy, end, dtext)
+        t.add_row(*(Text(_cut(" ".join(c.split()), CELL_CHARS) if cut else " ".join(c.split())) for c in cells),
+                  style=style)
     hidden = len(d.ranks) - len(shown)
     if hidden > 0:
-        t.caption = f"{hidden} more ranks not shown (use --format json for all)"
+        t.caption = f"{hidden} more ranks not shown (--format json lists every rank)"
     return t
+
+
+def _positions(where: list[tuple[str, str]], state: dict[str, str], groups: int) -> str:
+    """A rank's position per group: one word for one group; for many, the groups where it is not `at` the
+    common point and a count of the rest. A group with no collective at all (P2P only) is not "missing"."""
+    if not where:
+        return "-"
+    where = [(g, "-" if state.get(g) == "empty" else p) for g, p in where]
+    if groups == 1:
+        return where[0][1]
+    odd = sorted(((g, p) for g, p in where if p not in ("at", "-") or state.get(g) == "uneven"),
+                 key=lambda gp: group_order(gp[0]))
+    parts = [f"{g}:{p}" for g, p in odd[:3]] + ([f"+{len(odd) - 3} more"] if len(odd) > 3 else [])
+    level = sum(1 for _, p in where if p == "at") - sum(1 for _, p in odd if p == "at")
+    if level:
+        parts.append(f"at in {level} group{'s' if level > 1 else ''}" if len(where) > 3 or not odd
+                     else ", ".join(f"{g}:{p}" for g, p in where if (g, p) not in odd and p == "at"))
+    return ", ".join(parts)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -99,17 +166,15 @@ def _ranks_to_show(d: Diagnosis) -> list[int]:
     ranks = sorted(d.ranks)
     if len(ranks) <= MAX_RANK_ROWS:
         return ranks
-    keep = set(d.verdict.culprit_ranks) | {r for r, st in d.ranks.items() if st.end and st.cause}
-    for r in ranks:
-        if len(keep) >= MAX_RANK_ROWS:
-            break
-        keep.add(r)
-    return sorted(keep)
+    keep = list(dict.fromkeys([*sorted(d.verdict.culprit_ranks),
+                                *sorted(r for r, st in d.ranks.items() if st.end and st.cause)]))
+    return sorted(keep[:BIG_JOB_ROWS]) or ranks[:BIG_JOB_ROWS]
 
 
-def evidence_lines(d: Diagnosis) -> list[tuple[Text, bool]]:
+def evidence_lines(d: Diagnosis, cut: bool = True) -> list[tuple[Text, bool]]:
     """Each finding's citations as (text, keep whole): `file:line` is never wrapped or cut (it stays copyable and
-    clickable), the cited line is cut to the width with an ellipsis."""
+    clickable); the cited line, without launcher prefixes and with short paths, is cut to the width with an
+    ellipsis on a terminal and wraps whole in a pipe."""
     primary = d.verdict.primary
     ordered = sorted(d.findings, key=lambda f: (f is not primary, not f.cause, f.id))
     fr_files = {s.path for s in d.sources if s.kind is SourceKind.FLIGHT_RECORDER}
@@ -118,29 +183,37 @@ def evidence_lines(d: Diagnosis) -> list[tuple[Text, bool]]:
         lines.append((Text(f"{f.id} {f.name}" + ("" if f.cause else " (consequence)"), style="bold"), False))
         for e in f.evidence[:4]:
             lines.append((Text(f"  {citation(e, fr_files)}"), True))
-            lines.append((Text(f"    {' '.join(e.text.split())[:300]}", no_wrap=True, overflow="ellipsis",
+            said = evidence_text(e.text, e.file in fr_files)
+            lines.append((Text(f"    {said[:300] if cut else said}", no_wrap=cut, overflow="ellipsis",
                                style="dim"), False))
     return lines
 
 
 def citation(e, fr_files: set[str]) -> str:
     """`file:line`; a flight-recorder dump has entries, not lines: `file entry N`."""
-    return f"{e.file} entry {e.line}" if e.file in fr_files else f"{e.file}:{e.line}"
+    return cite(e.file, e.line, e.file in fr_files)
+
+
+def cite(file: str, line, is_dump: bool) -> str:
+    """The one citation format of every renderer: `file:line`, or `file entry N` for a flight-recorder dump."""
+    return f"{file} entry {line}" if is_dump else f"{file}:{line}"
 
 
 
 def render(d: Diagnosis, console: Console | None = None) -> None:
-    console = console or PipeConsole()
+    console = console or make_console()
+    cut = console.is_terminal
     parts = [verdict_panel(d)]
     if d.ranks:
-        parts.append(rank_table(d))
+        parts.append(rank_table(d, cut))
     notes = []
     if d.missing:
         notes.append("missing evidence: " + "; ".join(d.missing))
     notes += [f"read error: {e}" for e in d.errors[:5]]
     notes += [f"warning: {w}" for w in d.warnings[:5]]
     console.print(Group(*parts))
-    for text, whole in evidence_lines(d) if d.findings else ():
-        console.print(text, soft_wrap=whole, no_wrap=not whole, overflow="ignore" if whole else "ellipsis")
+    for text, whole in evidence_lines(d, cut) if d.findings else ():
+        console.print(text, soft_wrap=whole, no_wrap=cut and not whole,
+                      overflow="ignore" if whole else "ellipsis" if cut else "fold")
     if notes:
         console.print(Text("\n".join(notes), style="dim"))

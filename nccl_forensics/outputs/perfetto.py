@@ -21,6 +21,7 @@ Only the last WINDOW collectives before the last common one (or the first diverg
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -109,6 +110,7 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
     stragglers = {r for f in d.findings if f.id == _STRAGGLER for r in f.ranks}
     out, flow_id = [], 0
     for rank, part in flat.groupby("rank", sort=True):
+        timeout = _timeout_us(d.ranks.get(int(rank)))
         ts, seqs = part["ts"].to_numpy(), part["seq"].to_numpy(np.int64)
         order = np.append(np.sort(ts), np.inf)               # a wait ends by this rank's next arrival at the latest
         nxt = order[np.searchsorted(order, ts, side="right")]
@@ -117,12 +119,16 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
                 continue
             who, row = last[int(seq)]
             end = min(float(flat.at[row, "ts"]), float(limit))
+            timed_out = timeout is not None and end > t + timeout
+            end = min(end, float(t) + timeout) if timed_out else end        # no wait outlives the rank's timeout
             if int(who) == int(rank) or end <= t:
                 continue
-            out.append({"ph": "X", "pid": PID, "tid": int(rank) + 1, "name": f"waiting for rank {int(who)}",
+            name = f"waiting for rank {int(who)}" + (f" (timed out after {timeout / 1e6:g} s)" if timed_out else "")
+            out.append({"ph": "X", "pid": PID, "tid": int(rank) + 1, "name": name,
                         "cat": "wait", "ts": round(float(t), 3), "dur": round(round(end, 3) - round(float(t), 3), 3),
-                        "args": {"seq": int(seq), "measured": "from this rank's arrival to rank "
-                                 f"{int(who)}'s"}})
+                        "args": {"seq": int(seq), "measured": (
+                            f"from this rank's arrival to its timeout ({timeout / 1e3:g} ms, its error line)"
+                            if timed_out else f"from this rank's arrival to rank {int(who)}'s")}})
             if int(who) in stragglers:
                 flow_id += 1
                 out.append({"ph": "s", "pid": PID, "tid": int(who) + 1, "id": flow_id, "name": "late arrival",
@@ -130,6 +136,23 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
                 out.append({"ph": "f", "bp": "e", "pid": PID, "tid": int(rank) + 1, "id": flow_id,
                             "name": "late arrival", "cat": "straggler", "ts": round(end, 3)})
     return out
+
+
+# How long a rank waited before it gave up, as its error line says: gloo's `Timed out waiting 5000ms`, the NCCL
+# watchdog's `Timeout(ms)=600000`, `timeout_ms`/`timeout=...ms` in torch's messages.
+_TIMEOUT_RE = re.compile(r"(?:Timed out waiting |Timeout\(ms\)=|timeout_ms[=:] ?|timeout (?:of |after )?)(\d+) ?(ms|s)?\b",
+                         re.IGNORECASE)
+
+
+def _timeout_us(st) -> float | None:
+    """The timeout a rank's own error line states (µs), if it ended by one."""
+    if st is None or not st.end:
+        return None
+    for text in [st.end_detail, *(e.text for e in st.evidence)]:
+        m = _TIMEOUT_RE.search(text or "")
+        if m:
+            return float(m.group(1)) * (1e6 if (m.group(2) or "ms").lower() == "s" else 1e3)
+    return None
 
 
 def _rank_marks(d: Diagnosis, end: float) -> list[dict]:

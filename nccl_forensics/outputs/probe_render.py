@@ -19,20 +19,33 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
         table = Table(title=f"{op} — {run.source}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for col in ("size B", "count", "type", "redop", "root", "time us", "algbw GB/s", "busbw GB/s", "#wrong"):
             table.add_column(col, justify="right", no_wrap=True)
+        fit = run.fit(op)
+        if fit:
+            table.add_column("fit us", justify="right", no_wrap=True)
+            table.add_column("meas/fit", justify="right", no_wrap=True)
         if gbps:
             table.add_column(f"pred us {link}", justify="right", no_wrap=True)
             table.add_column("meas/pred", justify="right", no_wrap=True)
-        alpha = run.latency_us(op)
+        alpha = fit.alpha_us if fit else 0.0
+        notes = []
+        if fit:
+            notes.append(f"fit: t = α + bytes/β, α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s (least squares "
+                         f"on the relative error over {fit.sizes} sizes; {fit.warmup_size} B, the first, is a "
+                         "warm-up and not fitted)")
         if gbps:
-            table.caption = (f"pred = α + bytes/bandwidth: α = {alpha:.2f} us, the time at the smallest size; "
-                             f"bandwidth {link} × efficiency {efficiency:g}")
+            notes.append(f"pred = α + bytes over {link} × efficiency {efficiency:g}")
+        table.caption = "\n".join(notes) or None
         for r in (row for row in run.rows if row.op == op):
             if r.error:
-                table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "", *([""] * (2 if gbps else 0)))
+                table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "",
+                              *([""] * ((2 if gbps else 0) + (2 if fit else 0))))
                 continue
             cells = [str(r.size), str(r.count), r.dtype, r.redop, str(r.root), _f(r.time_us, ".2f"),
                      _f(r.algbw, ".3f"), _f(r.busbw, ".3f"),
                      "N/A" if r.wrong is None else (f"[red]{r.wrong}[/]" if r.wrong else "0")]
+            if fit:
+                modelled = fit.predicted_us(r.size)
+                cells += [f"{modelled:.2f}", _f(r.time_us / modelled if r.time_us else None, ".2f")]
             if gbps:
                 pred = r.predicted_us(gbps, efficiency, alpha)
                 cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]

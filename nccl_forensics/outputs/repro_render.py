@@ -61,23 +61,47 @@ def evidence_summary(result) -> str:
 
 def render_confusion(results: list, console: Console) -> None:
     """One row per run, then expected class × diagnosed class counts."""
+    if console.width < TABLE_WIDTH:                      # a narrow page or a CI log: one plain line per run
+        console.print("reproducer check", highlight=False)
+        for r in results:
+            console.print(f"  {r.scenario} ({r.nproc} ranks, {_how(r.outcome)}): expected {r.expected_class} "
+                          f"[{_list(r.expected_culprits)}], diagnosed {r.verdict_class or (r.diagnose_error or '-')} "
+                          f"[{_list(r.verdict_culprits)}]: {match_text(r.match)}, {r.elapsed_s:.0f} s",
+                          highlight=False, soft_wrap=True)
+    else:
+        _run_table(results, console)
+    _matrix(results, console)
+
+
+TABLE_WIDTH = 130       # the run table needs about this much; below it each run is one plain line
+
+
+def _run_table(results: list, console: Console) -> None:
     table = Table(title="reproducer check", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    longest = max((len(r.scenario) for r in results), default=8)
     for col in ("scenario", "ranks", "job", "expected", "culprit", "diagnosed", "culprit ", "result", "s"):
-        table.add_column(col, no_wrap=True, justify="right" if col in ("ranks", "s") else "left")
+        table.add_column(col, no_wrap=col in ("scenario", "ranks", "s"), overflow="fold",
+                         min_width=longest if col == "scenario" else None,
+                         justify="right" if col in ("ranks", "s") else "left")
     for r in results:
         table.add_row(r.scenario, str(r.nproc), _how(r.outcome), r.expected_class, _list(r.expected_culprits),
                       r.verdict_class or (r.diagnose_error or "-")[:40], _list(r.verdict_culprits),
                       match_text(r.match), f"{r.elapsed_s:.0f}")
     console.print(table)
+
+
+def _matrix(results: list, console: Console) -> None:
     classes = sorted({r.expected_class for r in results} | {r.verdict_class or "?" for r in results})
-    matrix = Table(title="expected class (rows) × diagnosed class (columns)", title_justify="left",
-                   box=box.SIMPLE_HEAD, pad_edge=False)
-    matrix.add_column("")
-    for cls in classes:
-        matrix.add_column(cls, justify="right")
+    matrix = Table(title="expected class (rows) × diagnosed class (columns, numbered as the rows)",
+                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    matrix.add_column("", no_wrap=True)                 # class names once, as row labels; columns by number,
+    for i, _ in enumerate(classes, 1):                  # so that no width cuts a name to `col…`
+        matrix.add_column(str(i), justify="right", no_wrap=True)
     counts = Counter((r.expected_class, r.verdict_class or "?") for r in results)
-    for row in sorted({r.expected_class for r in results}):
-        matrix.add_row(row, *[_count(counts[(row, col)], row == col) for col in classes])
+    expected = {r.expected_class for r in results}
+    for i, row in enumerate(classes, 1):
+        label = f"{i} {row}" + ("" if row in expected else " (never injected)")
+        matrix.add_row(label, *[_count(counts[(row, col)], row == col) for col in classes])
     console.print(matrix)
     bad = sum(1 for r in results if r.match is not True)
     console.print(f"{len(results) - bad}/{len(results)} runs diagnosed as injected" +

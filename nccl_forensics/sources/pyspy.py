@@ -223,7 +223,7 @@ class PyspyParser(LineParser):
         if self.thread is None:
             self.unparsed(line)
             return
-        self.thread.data["frames"].append(data)
+        self.thread.data["frames"].append({**data, "dump_line": line.no})    # where a citation points
         self.locals = None
 
     def _on_locals_header(self, line: Line, data: dict[str, Any]) -> None:

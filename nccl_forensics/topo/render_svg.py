@@ -30,6 +30,7 @@ from .view import (
 )
 
 R = 22                 # rank circle radius
+GPU_BASELINE = 14      # the GPU label's baseline below the centre: inside the circle (9 px text)
 STEP = 104             # distance between rank centres
 PAD = 34               # host box padding
 HOSTS_PER_ROW = 4
@@ -37,6 +38,7 @@ GAP = 80               # between host boxes
 MARGIN = 24
 LANES = 56             # room for the inter-node lanes left of and above the hosts
 LABEL_X = 17           # the host label's baseline, from the box's left edge (left of every rank circle)
+LABEL_CLEAR = 12       # no hop comes nearer the label's baseline than this (its glyphs and the stroke's width)
 FONT = "font-family:DejaVu Sans,Helvetica,Arial,sans-serif"
 
 
@@ -87,7 +89,7 @@ def _comm_svg(comm: Communicator, chans: list[int], highlight, top: int, warning
             route = _route(pos[src], pos[dst], boxes, lane)
             lane += 1
         else:
-            route = _arc(pos[src], pos[dst], chans.index(ch))
+            route = _arc(pos[src], pos[dst], chans.index(ch), boxes[pos[src][2]][0] + LABEL_X + LABEL_CLEAR)
         svg, colour = _edge(comm, ch, src, dst, route, stuck, ch in broken)
         out.append(svg)
         used.add(colour)
@@ -131,13 +133,16 @@ def _layout(comm: Communicator, chans: list[int], top: int):
     return pos, boxes, width, nrows * (bh + GAP) - GAP
 
 
-def _arc(a, b, k: int) -> str:
-    """A curve between two ranks of one host, bent to the left of its direction (one offset per channel)."""
+def _arc(a, b, k: int, clear_x: float) -> str:
+    """A curve between two ranks of one host, bent to the left of its direction (one offset per channel), or
+    to the right where bending left would reach the host's label (left of `clear_x`)."""
     (x1, y1), (x2, y2) = a[:2], b[:2]
     dx, dy = x2 - x1, y2 - y1
     dist = math.hypot(dx, dy) or 1.0
     bend = 14 + 9 * k
     cx, cy = (x1 + x2) / 2 - dy / dist * bend, (y1 + y2) / 2 + dx / dist * bend
+    if ((x1 + x2) / 2 + cx) / 2 < clear_x:            # the curve's apex lies halfway to its control point
+        cx, cy = (x1 + x2) / 2 + dy / dist * bend, (y1 + y2) / 2 - dx / dist * bend
     sx, sy = _towards(x1, y1, cx, cy, R + 2)
     ex, ey = _towards(x2, y2, cx, cy, R + 6)
     return f"M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}"
@@ -210,11 +215,14 @@ def _rank_node(comm: Communicator, rank: int, xy, highlighted: bool) -> str:
     if info:
         tip += f" · host {info.host} · pid {info.pid} · GPU {info.device} · busId {info.bus_id}"
     stroke, sw, fill = (HIGHLIGHT, 4, "#ffe5e5") if highlighted else ("#37414b", 1.6, "#ffffff")
-    gpu = (f'<text x="{x}" y="{y + R + 13}" font-size="10" fill="#6b7680" text-anchor="middle">GPU{info.device}'
-           f'</text>') if info and info.device is not None else ""
+    # Both labels sit inside the circle: hops leave and enter a rank on every side (arcs inside the host, buses
+    # up and down to the lanes) and stop short of its circle, so nothing is ever drawn over a label.
+    gpu = (f'<text class="gpu-label" x="{x}" y="{y + GPU_BASELINE}" font-size="9" fill="#6b7680" '
+           f'text-anchor="middle">GPU{info.device}</text>') if info and info.device is not None else ""
+    number_y = y + (2 if gpu else 5)
     return (f'<g class="rank" data-rank="{rank}"><title>{escape(tip)}</title>'
             f'<circle cx="{x}" cy="{y}" r="{R}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
-            f'<text x="{x}" y="{y + 5}" font-size="14" font-weight="bold" text-anchor="middle" '
+            f'<text x="{x}" y="{number_y}" font-size="14" font-weight="bold" text-anchor="middle" '
             f'fill="#1d2329">{rank}</text>{gpu}</g>')
 
 

@@ -83,13 +83,21 @@ def _nodes_table(comm: Communicator) -> Table:
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     for col in ("node", "ranks", "GPUs", "network", "bootstrap"):
         table.add_column(col)
-    for host, ranks in comm.nodes():
+    nodes = comm.nodes()
+    known = [(h, r) for h, r in nodes if h is not None]
+    unseen = next((r for h, r in nodes if h is None), [])
+    if unseen and len(known) == 1 and comm.nnodes == 1:       # NCCL says one node: the unseen ranks are on it
+        nodes = [(known[0][0], sorted(known[0][1] + unseen))]
+    for host, ranks in nodes:
         infos = [comm.ranks[r] for r in ranks if r in comm.ranks]
         procs = [i.process for i in infos if i.process is not None]
         gpus = ",".join(str(i.device) for i in infos if i.device is not None) or "?"
+        without = [r for r in ranks if r not in comm.ranks or comm.ranks[r].process is None]
+        if without and host is not None:
+            gpus += f" (ranks {rank_span(without)}: no log read)"
         nets = sorted({_network(p) for p in procs}) or ["?"]
         boots = sorted({f"{n}:{a.split('<')[0]}" for p in procs for n, a in p.bootstrap_ifs}) or ["?"]
-        table.add_row(host or "(unknown host)", rank_span(ranks), gpus, "; ".join(nets), ", ".join(boots))
+        table.add_row(host or "(no log read: host unknown)", rank_span(ranks), gpus, "; ".join(nets), ", ".join(boots))
     return table
 
 

@@ -73,8 +73,8 @@ def test_markdown_is_in_incident_order_with_its_making_and_no_repeated_sentence(
     context = {"date": "2026-11-25 03:00 UTC", "version": "9.9", "command": "ncclf diagnose logs/", "inputs": ["logs/"]}
     md = markdown_report.render(diagnose_events(CASES["dropped"]()), context)
     headings = [line for line in md.splitlines() if line.startswith("## ")]
-    assert headings == ["## Summary", "## Impact", "## Timeline", "## Root cause", "## Consequences", "## Fix",
-                        "## Prevention"]
+    assert headings == ["## Summary", "## Diagnostic walk", "## Root cause", "## Consequences", "## Fix",
+                        "## Prevention", "## Missing evidence"]
     assert all(f"{value}" in md for value in ("2026-11-25 03:00 UTC", "9.9", "ncclf diagnose logs/", "`logs/`"))
     assert md.index("R201 dropped-rank") < md.index("## Consequences") < md.index("N401 network-error")
     sentences = [s.strip() for s in md.replace("\n", " ").split(". ") if len(s.strip()) > 40]
@@ -97,3 +97,12 @@ def test_perfetto_trace_event_format():
     assert len(marks) == 1 and "seq 8" in marks[0]["name"]
     flagged = [e for e in arrivals if e.get("cname") == "terrible"]
     assert [(e["tid"], e["args"]["seq"]) for e in flagged] == [(3, 6)]
+
+def test_a_wait_slice_ends_at_the_rank_s_timeout():
+    """real-timeout: rank 0's gloo timeout fires 5 s after it enqueued seq 11; rank 1 arrived 8 s after it."""
+    from nccl_forensics.diagnosis.reduce import diagnose
+    root = Path(__file__).resolve().parents[2]
+    d = diagnose([str(root / "sample_logs" / "bundles" / "real-timeout")], jobs=1)
+    waits = [e for e in json.loads(perfetto.render(d))["traceEvents"] if e["ph"] == "X" and e["args"]["seq"] == 11]
+    assert [(e["tid"], e["dur"]) for e in waits] == [(1, 5_000_000.0)]
+    assert "timed out after 5 s" in waits[0]["name"]

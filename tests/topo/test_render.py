@@ -150,3 +150,39 @@ def _crosses(points, band) -> bool:
             if x0 <= x <= x1 and y0 <= y <= y1:
                 return True
     return False
+
+
+def test_a_rank0_log_header_agrees_with_its_table():
+    """One rank's log of an 8-rank job NCCL calls one node: the table shows that node with ranks 0-7, and says
+    which ranks' logs were not read, not a second row of question marks."""
+    from pathlib import Path
+
+    from nccl_forensics.topo import topology_from_paths
+    root = Path(__file__).resolve().parents[2]
+    log = min((root / "sample_logs" / "nccl" / "nvlink-8rank-2.18").iterdir())
+    comms = topology_from_paths([str(log)])
+    text = render("rich", comms, check_topology(comms))
+    assert "8 ranks · 1 node" in text
+    assert "unknown host" not in text and "dgx-h100-017  0-7" in text and "ranks 1-7: no log read" in text
+
+
+def test_gpu_labels_sit_inside_their_rank_circle_where_no_hop_is_drawn():
+    from pathlib import Path
+
+    from nccl_forensics.topo import topology_from_paths
+    from nccl_forensics.topo.render_svg import R
+    root = Path(__file__).resolve().parents[2]
+    comms = topology_from_paths([str(root / "sample_logs" / "nccl" / "ib-16rank-2node-2.21")])
+    svg = ET.fromstring(render("svg", comms, check_topology(comms), all_channels=True))
+    ranks = [g for g in svg.iter(f"{SVG_NS}g") if g.get("class") == "rank"]
+    assert len(ranks) == 16
+    for g in ranks:
+        circle = g.find(f"{SVG_NS}circle")
+        cx, cy = float(circle.get("cx")), float(circle.get("cy"))
+        for text in g.iter(f"{SVG_NS}text"):
+            size = float(text.get("font-size"))
+            half = 0.3 * size * len(text.text)            # about half the text's width
+            top, bottom = float(text.get("y")) - 0.75 * size, float(text.get("y"))
+            for y in (top, bottom):
+                assert (half ** 2 + (y - cy) ** 2) ** 0.5 <= R, (g.get("data-rank"), text.text)
+            assert abs(float(text.get("x")) - cx) < 1e-6

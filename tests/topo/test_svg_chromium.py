@@ -106,3 +106,55 @@ def test_svg_screenshot_of_a_broken_ring_shows_the_channel_marked(tmp_path):
         halo[name + " text"] = sum(1 for r, g, b in pixels if r > 200 and g < 60 and b < 60)
     assert halo["broken"] > 2000 and halo["healthy"] < 200, halo
     assert halo["broken text"] > halo["healthy text"] + 100, halo       # "channel 1 BROKEN (…)" in red
+
+
+def test_svg_labels_are_never_under_a_hop_on_the_16_rank_sample(tmp_path):
+    """Screenshot the 16-rank, 2-node sample with its hops and without them: the pixels of every label (rank,
+    GPU and host) are the same in both, so no arrow, arc or bus is drawn over one."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from nccl_forensics.topo import topology_from_paths
+    from nccl_forensics.topo.render_svg import LABEL_X
+    root_dir = Path(__file__).resolve().parents[2]
+    comms = topology_from_paths([str(root_dir / "sample_logs" / "nccl" / "ib-16rank-2node-2.21")])
+    svg = render("svg", comms, check_topology(comms), all_channels=True)
+    bare = svg.replace("</defs>", "</defs><style>path { display: none }</style>", 1)
+    doc = ET.fromstring(svg)
+    width, height = int(doc.get("width")), int(doc.get("height"))
+    shots = []
+    for name, text in (("hops", svg), ("bare", bare)):
+        path = tmp_path / f"{name}.svg"
+        path.write_text(text, encoding="utf-8")
+        png = tmp_path / f"{name}.png"
+        _screenshot_sized(path, png, tmp_path / f"profile-{name}", width, height)
+        shots.append(read_png(png))
+    (w, _, with_hops), (_, _, without) = shots
+    ns = "{http://www.w3.org/2000/svg}"
+    boxes = []
+    for c in doc.iter(f"{ns}circle"):
+        x, y = float(c.get("cx")), float(c.get("cy"))
+        boxes.append((x - 14, y - 12, x + 14, y + 15))
+    for rect in (g.find(f"{ns}rect") for g in doc.iter(f"{ns}g") if g.get("class") == "host"):
+        x, y, h = float(rect.get("x")), float(rect.get("y")), float(rect.get("height"))
+        boxes.append((x + LABEL_X - 9, y + 10, x + LABEL_X + 4, y + h - 10))
+    assert len(boxes) == 16 + 2
+    differ = [(x0, y0) for x0, y0, x1, y1 in boxes for yy in range(int(y0), int(y1)) for xx in range(int(x0), int(x1))
+              if with_hops[yy * w + xx] != without[yy * w + xx]]
+    assert not differ, f"{len(differ)} label pixels change when the hops are drawn, e.g. {differ[:3]}"
+    assert re.search(r"GPU\d", svg)
+
+
+def _screenshot_sized(svg_path: Path, png_path: Path, profile: Path, width: int, height: int) -> None:
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           "--hide-scrollbars", "--force-device-scale-factor=1", f"--user-data-dir={profile}",
+           f"--screenshot={png_path}", f"--window-size={width},{height}", svg_path.as_uri()]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("chromium did not finish in 90 s")
+    assert png_path.is_file(), err.decode(errors="replace")[-2000:]
