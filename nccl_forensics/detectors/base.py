@@ -25,7 +25,7 @@ NEEDS_KINDS = {
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
     "versions": {"nccl_version", "fr_dump"},
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
-                 "desync_report", "faulthandler", "hung_task", "work_status", "frtrace_report"},
+                 "desync_report", "faulthandler", "hung_task", "work_status", "frtrace_report", "nccltests_incomplete"},
 }
 
 
