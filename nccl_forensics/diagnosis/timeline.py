@@ -199,7 +199,7 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
                 d.get("state"), "flight_recorder", ev.file, ev.line, ev.text,
                 _ns(d.get("time_created_ns")) or ev.time, user_frame(d.get("frames")), None)
     elif ev.kind == "watchdog_timeout":
-        buf.add(ev.rank, str(d.get("pg_name") or "0"), d.get("seq"), d.get("op"), d.get("numel_in"), None, None,
+        buf.add(ev.rank, watchdog_group(d), d.get("seq"), d.get("op"), d.get("numel_in"), None, None,
                 "timed_out", "watchdog", ev.file, ev.line, ev.text, ev.time, None, None)
     elif ev.kind == "fingerprint_mismatch":
         # both fingerprints were taken at the same point (the wrapper checks them before each collective): the other
@@ -214,6 +214,15 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     else:
         return False
     return True
+
+
+def watchdog_group(d: dict) -> str:
+    """The process group of a watchdog record, named as the flight recorder names it (its GUID, the `pg_name` of an
+    FR entry), else by its id, else by the name printed: every rank's record of one group lands in one timeline."""
+    for key in ("pg_uid", "pg_id", "pg_name"):
+        if d.get(key) is not None:
+            return str(d[key])
+    return "0"
 
 
 def nccl_group(comm: str | None, host: str | None, pid: int | None, comm_ptr, comm_ids: dict | None) -> str:

@@ -22,7 +22,8 @@ _NCCL = "nccl:NcclParser"
 _TEXT_CHAIN = [
     "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
     "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
-    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser", "messages:MessageParser",
+    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser", "nccltests:NccltestsParser",
+    "messages:MessageParser",
 ]
 LINE_PARSERS: dict[SourceKind, list[str]] = {
     SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
@@ -117,16 +118,24 @@ def finish(parsers: list[LineParser]) -> Iterator[Event]:
 
 def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
     """Offer one line to the chain (a parser inside a multi-line block first) and drain what they emitted."""
+    claimed = False
     if line.text:
         chain = sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers
         for p in chain:
             if p.feed(line):
+                claimed = True
                 break
     produced = _drain(parsers)
     messages = _messages(parsers)
     if messages is not None:
-        produced = messages.classify(line, produced, any(p.busy for p in parsers))
+        produced = messages.classify(line, produced, any(p.busy for p in parsers), claimed)
     yield from produced
+
+
+def settle(parsers: list[LineParser], events: list[Event]) -> list[Event]:
+    """Events a parser emitted outside `offer` (the block scanner's COLL path), given to the message catalogue."""
+    messages = _messages(parsers)
+    return messages.settle(events) if messages is not None else events
 
 
 def _drain(parsers: list[LineParser]) -> list[Event]:

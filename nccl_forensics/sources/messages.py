@@ -6,8 +6,10 @@ glued to others, cut after its decisive words, or wrapped onto the next line by 
 event a parser already made of it (`meaning`, `implies`, `message_id` and the fields the parser left empty) or makes
 that event itself. A line a parser could only call `unparsed` is replaced by what the catalogue read in it.
 
-Events found while another parser holds a multi-line block open (a traceback, torchrun's failure summary) wait
-until the block closes, and are dropped where the block's own events already say the same (kind, nearby line).
+Events found on a line a parser took but has not answered yet (a traceback or torchrun summary block still open, an
+NCCL line held until its rank is known) are held to the end of the input, and dropped where the parser's own events
+say the same (kind, nearby line): those events take the entry's meaning instead. The line dispatcher and the block
+scanner (nccl_fast.py) so give the same events.
 The lines of a torchrun Root Cause table pasted without its header (`rank : R (local_rank: K)`, `exitcode : C
 (pid: P)`, `traceback : Signal N (SIG) received by PID P`) become one `child_failed` event.
 """
@@ -19,11 +21,20 @@ from ..model import Event, Line
 from . import catalogue
 from .base import LineParser
 
-_SOURCE = {"pytorch": "torch", "python": "traceback", "nccl": "nccl", "gloo": "traceback", "cuda": "traceback",
-           "kernel": "kernel", "host": "kernel"}
+# The parser family an event kind belongs to (docs/events.md); kinds no parser makes are the catalogue's own.
+_SOURCE = {
+    **dict.fromkeys(("watchdog_timeout", "work_status", "heartbeat", "monitored_barrier", "fingerprint_mismatch"),
+                    "torch"),
+    **dict.fromkeys(("child_failed", "sigterm_sent", "worker_failed", "agent_log"), "torchrun"),
+    **dict.fromkeys(("oom_kill", "oom_invoked", "hung_task"), "kernel"),
+    **dict.fromkeys(("slurm_cancelled", "slurm_oom", "slurm_exit"), "slurm"),
+    **dict.fromkeys(("warn", "error_trace"), "nccl"),
+    **dict.fromkeys(("traceback", "oom", "gloo_error", "cuda_error", "nccl_error", "dist_backend_error"), "traceback"),
+}
 _TABLE = frozenset({"torchrun.rc_rank", "torchrun.rc_exitcode", "torchrun.signal_received"})
 WRAP_MIN = 60          # a line this long may have been wrapped by a terminal: try it joined with the next
-_NEAR = 40             # lines: a block's event this close to a held one says the same thing
+_NEAR = 40             # lines: a parser's event this close to a held one says the same thing
+MAX_HELD = 4096        # held events kept for the parsers' own (they are released at the end of the input)
 
 
 class MessageParser(LineParser):
@@ -39,16 +50,20 @@ class MessageParser(LineParser):
     def feed(self, line: Line) -> bool:
         return False
 
-    def classify(self, line: Line, produced: list[Event], busy: bool) -> list[Event]:
+    def classify(self, line: Line, produced: list[Event], busy: bool, claimed: bool = False) -> list[Event]:
         """The events of one line, classified, plus what the catalogue found that no parser made."""
         text = line.text
         hits = catalogue.match(text) if text and catalogue.might_match(text) else []
-        if not hits and text and self._prev is not None:
+        if not hits and text and self._prev is not None and self._prev.no == line.no - 1:
             hits = self._wrapped(text)
         self._prev = line if len(text) >= WRAP_MIN else None
         out = produced
+        if self._held and produced:
+            produced = self._settle(produced)
+        out = produced
         if hits:
-            out = self._apply(line, hits, produced, busy)
+            mine = any(ev.line == line.no for ev in produced)
+            out = self._apply(line, hits, produced, busy or (claimed and not mine), claimed)
         elif not busy and text and not produced and catalogue.LOOKS_LIKE_ERROR.search(text):
             out = [Event(
                 "unknown_message", "catalogue", self.file, line.no, line.rank, line.host, text=line.raw or text,
@@ -57,21 +72,33 @@ class MessageParser(LineParser):
             out = out + self._end_table()
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
-        if self._held and not busy:
-            out = self._release(out)
+        if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
+            out = out + self._held[:-MAX_HELD]
+            del self._held[:-MAX_HELD]
         return out
+
+    def settle(self, produced: list[Event]) -> list[Event]:
+        """Events that reached no `classify` call (see sources.settle): held duplicates and void `unparsed` out."""
+        if self._held:
+            produced = self._settle(produced)
+        if self._read:
+            produced = [ev for ev in produced if not (ev.kind == "unparsed" and ev.line in self._read)]
+        return produced
 
     def finish(self) -> None:
         self.out.extend(self._end_table())
 
     def flush(self, produced: list[Event]) -> list[Event]:
         """The end of the input: the held events that the blocks' own events do not repeat."""
-        out = self._release(produced + self.out if self.out else produced)
+        out = self._settle(produced + self.out if self.out else produced)
+        out = out + self._release()
         return [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
 
     # ---- one line's hits
-    def _apply(self, line: Line, hits: list[catalogue.Hit], produced: list[Event], busy: bool) -> list[Event]:
+    def _apply(self, line: Line, hits: list[catalogue.Hit], produced: list[Event], busy: bool,
+               claimed: bool = True) -> list[Event]:
         mine = [ev for ev in produced if ev.line == line.no and ev.kind != "unparsed"]
+        text = line.text
         new: list[Event] = []
         table_hit = False
         for hit in hits:
@@ -85,13 +112,17 @@ class MessageParser(LineParser):
             if msg.id in catalogue.GENERIC and mine:
                 continue                    # the parser read this line more closely than "an exception"
             same = next((ev for ev in mine if ev.kind == msg.kind and "message_id" not in ev.data), None)
+            if same is None and mine and (msg.meaning in ("benign", "healthy") or " NCCL INFO " in text):
+                same = mine[0]              # an INFO line its parser read: the entry says what it means, no more
+            if same is None and claimed and " NCCL INFO " in text:
+                continue                    # NCCL's INFO lines are the NCCL parser's (it may hold them a while)
             if same is not None:
                 annotate(same, hit)
                 continue
-            if busy:
-                self._held.append(self._event(line, hit))
-            else:
-                new.append(self._event(line, hit))
+            ev = self._event(line, hit)
+            if mine and ev.rank is None:        # what the line's parser knew of its process (an NCCL prefix's pid)
+                ev.rank, ev.host, ev.pid = mine[0].rank, ev.host or mine[0].host, ev.pid or mine[0].pid
+            (self._held if busy else new).append(ev)
         if not table_hit and self._table is not None:
             new = self._end_table() + new
         self._read.append(line.no)
@@ -101,7 +132,7 @@ class MessageParser(LineParser):
     def _event(self, line: Line, hit: catalogue.Hit) -> Event:
         msg = hit.message
         data = {**hit.fields}
-        ev = Event(msg.kind, _SOURCE.get(msg.family, "torchrun"), self.file, line.no, line.rank, line.host,
+        ev = Event(msg.kind, _SOURCE.get(msg.kind, "catalogue"), self.file, line.no, line.rank, line.host,
                    text=line.raw or line.text, data=data, local_rank=line.local_rank)
         annotate(ev, hit)
         _fill_common(ev)
@@ -110,10 +141,12 @@ class MessageParser(LineParser):
     def _wrapped(self, text: str) -> list[catalogue.Hit]:
         """Messages that begin on the previous (long) line and go on here: a terminal wrapped them."""
         prev = self._prev.text if self._prev is not None else ""
+        whole = {h.message.id for h in catalogue.match(prev)}       # read on the line itself already
         for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
             if not catalogue.might_match(joined):
                 continue
-            hits = [h for h in catalogue.match(joined) if h.start < cut < h.end]
+            hits = [h for h in catalogue.match(joined) if h.start < cut < h.end and h.message.id not in whole
+                    and h.message.id not in catalogue.GENERIC]     # a frame's `.*` spans any two lines
             if hits:
                 return hits
         return []
@@ -139,21 +172,24 @@ class MessageParser(LineParser):
         ev, self._table = self._table, None
         return [ev] if ev is not None else []
 
-    # ---- events held while a block was open
-    def _release(self, produced: list[Event]) -> list[Event]:
-        held, self._held = self._held, []
-        said = {(ev.kind, ev.line): ev for ev in produced}
-        keep = []
-        for h in held:
-            same = next((said[(h.kind, n)] for n in range(h.line - _NEAR, h.line + _NEAR + 1) if (h.kind, n) in said),
-                        None)
+    # ---- events held while a parser had the line (in a block, or holding it until it knows the rank)
+    def _settle(self, produced: list[Event]) -> list[Event]:
+        """Parsers' events that say what a held event says (same kind, nearby line) take its meaning; it is dropped."""
+        for ev in produced:
+            same = next((h for h in self._held if h.kind == ev.kind and abs(h.line - ev.line) <= _NEAR), None)
             if same is None:
-                keep.append(h)
-            elif "message_id" not in same.data:      # the block's own event: give it the entry's meaning
+                continue
+            self._held.remove(same)
+            if "message_id" not in ev.data:
                 for key in ("message_id", "meaning", "implies"):
-                    if key in h.data:
-                        same.data[key] = h.data[key]
-        return produced + keep
+                    if key in same.data:
+                        ev.data[key] = same.data[key]
+        return produced
+
+    def _release(self) -> list[Event]:
+        """Held events no parser repeated: the catalogue's own."""
+        held, self._held = self._held, []
+        return held
 
 
 def annotate(ev: Event, hit: catalogue.Hit) -> None:

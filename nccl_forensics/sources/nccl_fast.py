@@ -363,7 +363,8 @@ class BlockScanner:
             self.run = None
         out = self.nccl.out
         if out:
-            yield from out
+            from . import settle              # the message catalogue sees them as the line dispatcher's do
+            yield from settle(self.parsers, list(out))
             out.clear()
 
     def _offer_text(self, text: str) -> Iterator[Any]:

@@ -139,9 +139,10 @@ def match(text: str) -> list[Hit]:
     kept_generic = []
     for g in (h for h in hits if h.message.id in GENERIC):
         inside = [k for k in specific if g.start <= k.start and k.end <= g.end]
-        for k in inside:                 # the frame's fields (a WARN's file:line) go to the message inside it
-            for key, value in g.fields.items():
-                k.fields.setdefault(key, value)
+        for k in inside:                 # a frame of the same kind (a WARN's file:line) lends its fields
+            if k.message.kind == g.message.kind:
+                for key, value in g.fields.items():
+                    k.fields.setdefault(key, value)
         if not inside:
             kept_generic.append(g)
     hits = specific + kept_generic

@@ -1,0 +1,99 @@
+"""nccl-tests / rccl-tests output (all_reduce_perf, …) read by `diagnose` (grammars/nccltests.lark, line by line).
+
+A completed run is health evidence: `# Out of bounds values : 0 OK` and `# Avg bus bandwidth : B` make one
+`nccltests_done` event per rank of its `#  Rank R Group G Pid P on HOST device D` lines (meaning "healthy", with the
+bus bandwidth). A run whose table stops before those lines is a hang at the last size printed (`nccltests_incomplete`,
+meaning "failure"); wrong values (`# Out of bounds values : N FAILED`, or a row's #wrong) are a failure too.
+"""
+from __future__ import annotations
+
+import re
+
+from lark import LarkError, Tree
+
+from ..model import Line
+from .base import LineParser
+from .grammars import lalr
+
+_ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s")
+
+
+class NccltestsParser(LineParser):
+    source = "nccltests"
+
+    def __init__(self, src):
+        super().__init__(src)
+        self._started = False             # the config line was seen: rows are ours from here
+        self._ranks: list[tuple[int, int, str, int]] = []
+        self._last: dict | None = None    # the last result row
+        self._oob: int | None = None
+        self._done = False
+        self._last_no = 0
+
+    def feed(self, line: Line) -> bool:
+        text = line.text.strip()
+        if text.startswith("# nThread ") or text.startswith("#  Rank ") or text.startswith("# Rank "):
+            return self._parse(line, text)
+        if not self._started:
+            return False
+        if text.startswith("# Out of bounds values") or text.startswith("# Avg bus bandwidth") \
+                or _ROW.match(line.text):
+            return self._parse(line, text)
+        return False
+
+    def _parse(self, line: Line, text: str) -> bool:
+        try:
+            tree = lalr("nccltests").parse(text)
+        except LarkError:
+            return False
+        values = [str(c) for c in tree.children if not isinstance(c, Tree)]
+        kind = tree.data
+        if kind == "config_line":
+            self._started, self._ranks, self._last, self._oob, self._done = True, [], None, None, False
+            self.emit("nccltests_config", line, nthreads=int(values[0]), ngpus=int(values[1]),
+                      min_bytes=int(values[2]), max_bytes=int(values[3]))
+        elif kind == "rank_line":
+            rank, pid, host, device = int(values[0]), int(values[2]), values[3], int(values[4])
+            self._ranks.append((rank, pid, host, device))
+            ev = self.emit("nccltests_rank", line, group=int(values[1]), device_index=device)
+            ev.rank, ev.pid, ev.host = rank, pid, ev.host or host
+        elif kind == "result_row":
+            self._row(line, tree, values)
+        elif kind == "oob_line":
+            self._oob = int(values[0])
+            ok = self._oob == 0 and values[1] == "OK"
+            self.emit("nccltests_result", line, out_of_bounds=self._oob, status=values[1],
+                      meaning="healthy" if ok else "failure", implies=None if ok else "data_corruption")
+        elif kind == "avg_bw_line":
+            self._done = True
+            healthy = not self._oob
+            for rank, pid, host, _device in self._ranks or [(None, None, None, None)]:
+                ev = self.emit("nccltests_done", line, avg_busbw=float(values[0]), out_of_bounds=self._oob,
+                               meaning="healthy" if healthy else "failure")
+                ev.rank, ev.pid, ev.host = rank, pid, host or ev.host
+        return True
+
+    def _row(self, line: Line, tree: Tree, values: list[str]) -> None:
+        placements = [[str(c) for c in p.children] for p in tree.children if isinstance(p, Tree)]
+        wrong = [int(p[3]) for p in placements if p[3] != "N/A"]
+        self._last = {"size": int(values[0]), "count": int(values[1]), "dtype": values[2], "redop": values[3],
+                      "busbw": _num(placements[0][2]), "wrong": sum(wrong) if wrong else None}
+        self._last_no = line.no
+        ev = self.emit("nccltests_row", line, **self._last)
+        if self._last["wrong"]:
+            ev.data.update(meaning="failure", implies="data_corruption")
+
+    def finish(self) -> None:
+        if self._started and self._last is not None and not self._done:
+            line = Line(self._last_no, "")
+            ev = self.emit("nccltests_incomplete", line, text="", last_size=self._last["size"], meaning="failure",
+                           implies="timeout_unknown",
+                           message=f"the nccl-tests table stops after size {self._last['size']}: a hang at the next size")
+            ev.text = ev.data["message"]
+
+
+def _num(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
