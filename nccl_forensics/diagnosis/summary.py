@@ -27,6 +27,8 @@ import json
 import socket
 import zipfile
 from dataclasses import asdict, fields, is_dataclass
+from functools import lru_cache
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -83,6 +85,7 @@ def read_summary(path: str) -> tuple[list[Source], list]:
 
 # ---- schema 3: one member per digest ----
 
+@lru_cache(maxsize=1)
 def _types() -> dict[str, type]:
     """The types a header may name (nothing else is ever built from a summary)."""
     from ..model import Evidence
@@ -156,7 +159,7 @@ def _digest_of_block(block: bytes):
     start = 8 + size + (-size) % 8
     data = memoryview(block)[start:]
     header = _unpack(header, data, _types())
-    known = {f.name for f in fields(Digest)}
+    known = _field_names(Digest)
     digest = Digest(**{k: v for k, v in header.items() if k in known})
     digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}
     return digest
@@ -180,7 +183,7 @@ def _unpack(value, data: memoryview, types: dict):
         if tag == "__tuple__":
             return tuple(_unpack(v, data, types) for v in body)
         if tag == "__set__":
-            return set(_unpack(v, data, types) for v in body)
+            return {_unpack(v, data, types) for v in body}
         if tag == "__list__":
             return _unpack(body, data, types)
         if tag == "__dict__":
@@ -191,19 +194,32 @@ def _unpack(value, data: memoryview, types: dict):
             return types[body[0]](*(_unpack(v, data, types) for v in body[1]))
         if tag == "__dc__":
             cls = types[body[0]]
-            known = {f.name for f in fields(cls)}
+            known = _field_names(cls)
             return cls(**{k: _unpack(v, data, types) for k, v in body[1].items() if k in known})
     return {k: _unpack(v, data, types) for k, v in value.items()}
 
 
 def _array(data: memoryview, offset: int, dtype: str, shape: list) -> np.ndarray:
-    kind = np.dtype(dtype)
-    if kind.kind not in _ARRAY_KINDS or kind.hasobject or not all(type(n) is int and n >= 0 for n in shape):
-        raise ValueError(f"an array of dtype {dtype!r} shape {shape!r}")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    kind = _dtype(dtype)
+    if not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"an array of shape {shape!r}")
+    count = prod(shape)
     if type(offset) is not int or offset < 0 or offset + count * kind.itemsize > len(data):
         raise ValueError("an array past the end of its digest")
     return np.frombuffer(data, kind, count, offset).reshape(shape).copy()
+
+
+@lru_cache(maxsize=64)
+def _dtype(name: str) -> np.dtype:
+    kind = np.dtype(name)
+    if kind.kind not in _ARRAY_KINDS or kind.hasobject:
+        raise ValueError(f"an array of dtype {name!r}")
+    return kind
+
+
+@lru_cache(maxsize=64)
+def _field_names(cls: type) -> frozenset:
+    return frozenset(f.name for f in fields(cls))
 
 
 # ---- schemas 1 and 2 ----
