@@ -22,9 +22,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_diagnose import FLOOR, best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
 import fr_synth  # noqa: E402
 import fr_synth_pp  # noqa: E402
+from bench_diagnose import FLOOR, best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
 
 SHAPES = {   # name -> (ranks, entries, writer)
     "megatron": (256, 2000, lambda d: fr_synth_pp.make_dumps(d, entries=2000)),

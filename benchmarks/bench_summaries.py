@@ -27,8 +27,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-from bench_diagnose import best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
 import fr_synth  # noqa: E402
+from bench_diagnose import best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
 
 from nccl_forensics.diagnosis.map import digest_source  # noqa: E402
 from nccl_forensics.diagnosis.reduce import WINDOW_MB, fr_tail_entries  # noqa: E402

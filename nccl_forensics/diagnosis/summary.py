@@ -27,6 +27,8 @@ import json
 import socket
 import zipfile
 from dataclasses import asdict, fields, is_dataclass
+from functools import lru_cache
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -131,6 +133,7 @@ def _check_rows(rows: dict) -> None:
 
 # ---- schema 3: one member per digest ----
 
+@lru_cache(maxsize=1)
 def _types() -> dict[str, type]:
     """The types a header may name (nothing else is ever built from a summary)."""
     from ..model import Evidence
@@ -200,61 +203,71 @@ def _digest_of_block(block: bytes):
     size = int.from_bytes(block[:8], "little")
     if size > len(block) - 8:
         raise ValueError("a digest header longer than its member")
-    header = json.loads(block[8:8 + size])
     start = 8 + size + (-size) % 8
-    data = memoryview(block)[start:]
-    header = _unpack(header, data, _types())
-    known = {f.name for f in fields(Digest)}
+    data, types = memoryview(block)[start:], _types()
+    header = json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types))
+    known = _field_names(Digest)
     digest = Digest(**{k: v for k, v in header.items() if k in known})
     digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}
     _check_rows(digest.rows)
     return digest
 
 
-def _unpack(value, data: memoryview, types: dict):
-    t = type(value)
-    if t is list:
-        return [_unpack(v, data, types) for v in value]
-    if t is not dict:
+def _untag_one(value: dict, data: memoryview, types: dict):
+    """One tagged JSON object as what it stands for (the JSON decoder calls this innermost first, so its parts
+    are already decoded)."""
+    if len(value) != 1:
         return value
-    if len(value) == 1:
-        (tag, body), = value.items()
-        if tag == "__array__":
-            return _array(data, *body)
-        if tag == "__range__":
-            members = range(*body)
-            if len(members) > _MAX_RANKS:
-                raise ValueError(f"a membership of {len(members)} ranks")
-            return members
-        if tag == "__tuple__":
-            return tuple(_unpack(v, data, types) for v in body)
-        if tag == "__set__":
-            if len(body) > _MAX_RANKS:
-                raise ValueError(f"a set of {len(body)} members")
-            return set(_unpack(v, data, types) for v in body)
-        if tag == "__list__":
-            return _unpack(body, data, types)
-        if tag == "__dict__":
-            return {_unpack(k, data, types): _unpack(v, data, types) for k, v in body}
-        if tag == "__enum__":
-            return types[body[0]](body[1])
-        if tag == "__nt__":
-            return types[body[0]](*(_unpack(v, data, types) for v in body[1]))
-        if tag == "__dc__":
-            cls = types[body[0]]
-            known = {f.name for f in fields(cls)}
-            return cls(**{k: _unpack(v, data, types) for k, v in body[1].items() if k in known})
-    return {k: _unpack(v, data, types) for k, v in value.items()}
+    (tag, body), = value.items()
+    if tag not in _TAGS:
+        return value
+    if tag == "__array__":
+        return _array(data, *body)
+    if tag == "__range__":
+        members = range(*body)
+        if len(members) > _MAX_RANKS:
+            raise ValueError(f"a membership of {len(members)} ranks")
+        return members
+    if tag == "__tuple__":
+        return tuple(body)
+    if tag == "__set__":
+        if len(body) > _MAX_RANKS:
+            raise ValueError(f"a set of {len(body)} members")
+        return set(body)
+    if tag == "__list__":
+        return body
+    if tag == "__dict__":
+        return dict(body)
+    if tag == "__enum__":
+        return types[body[0]](body[1])
+    if tag == "__nt__":
+        return types[body[0]](*body[1])
+    cls = types[body[0]]                                   # __dc__
+    known = _field_names(cls)
+    return cls(**{k: v for k, v in body[1].items() if k in known})
 
 
 def _array(data: memoryview, offset: int, dtype: str, shape: list) -> np.ndarray:
-    kind = np.dtype(dtype)
-    if kind.kind not in _ARRAY_KINDS or kind.hasobject or not all(type(n) is int and n >= 0 for n in shape):
-        raise ValueError(f"an array of dtype {dtype!r} shape {shape!r}")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    kind = _dtype(dtype)
+    if not all(type(n) is int and n >= 0 for n in shape):
+        raise ValueError(f"an array of shape {shape!r}")
+    count = prod(shape)
     if type(offset) is not int or offset < 0 or offset + count * kind.itemsize > len(data):
         raise ValueError("an array past the end of its digest")
     return np.frombuffer(data, kind, count, offset).reshape(shape).copy()
+
+
+@lru_cache(maxsize=64)
+def _dtype(name: str) -> np.dtype:
+    kind = np.dtype(name)
+    if kind.kind not in _ARRAY_KINDS or kind.hasobject:
+        raise ValueError(f"an array of dtype {name!r}")
+    return kind
+
+
+@lru_cache(maxsize=64)
+def _field_names(cls: type) -> frozenset:
+    return frozenset(f.name for f in fields(cls))
 
 
 # ---- schemas 1 and 2 ----

@@ -112,7 +112,7 @@ def test_pipeline_dumps_with_p2p_agree(tmp_path):
 def test_p2p_only_dump_agrees():
     dump = _base_dump()
     for i, e in enumerate(dump["entries"]):
-        e["profiling_name"] = f"nccl:send 0->1" if i % 2 else "nccl:recv 0<-1"
+        e["profiling_name"] = "nccl:send 0->1" if i % 2 else "nccl:recv 0<-1"
         e["is_p2p"], e["p2p_seq_id"] = True, i + 1
     dump["pg_config"]["0"]["ranks"] = "[4, 9]"
     fast, general = both_paths(dump, "nccl_trace_rank_4")
