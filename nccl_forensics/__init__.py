@@ -20,8 +20,8 @@ from __future__ import annotations
 import importlib
 
 _API = {
-    "diagnose": "nccl_forensics.diagnosis",
-    "Diagnosis": "nccl_forensics.diagnosis",
+    "diagnose": "nccl_forensics.diagnosis.reduce",
+    "Diagnosis": "nccl_forensics.diagnosis.reduce",
     "parse_paths": "nccl_forensics.outputs.collect",
     "topology_from_paths": "nccl_forensics.topo",
 }

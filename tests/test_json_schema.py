@@ -32,7 +32,8 @@ def test_diagnose_json_follows_its_schema(bundle):
 
 @pytest.mark.parametrize("folder", TOPOLOGIES, ids=lambda p: p.name)
 def test_topo_json_follows_its_schema(folder):
-    from nccl_forensics.topo import check_topology, render, topology_from_paths
+    from nccl_forensics.topo import check_topology, topology_from_paths
+    from nccl_forensics.topo.renderers import render
     comms = topology_from_paths([str(folder)])
     doc = json.loads(render("json", comms, check_topology(comms)))
     errors = sorted(validator("topo").iter_errors(doc), key=str)

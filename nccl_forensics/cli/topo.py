@@ -40,7 +40,8 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     """
     if channel is not None and all_channels:
         raise click.UsageError("--channel and --all cannot be used together")
-    from ..topo import check_topology, render, topology_from_paths
+    from ..topo import check_topology, topology_from_paths
+    from ..topo.renderers import render
     from ..topo.render_terminal import terminal_renderables
 
     comms = topology_from_paths(paths)
