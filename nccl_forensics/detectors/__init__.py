@@ -1,55 +1,28 @@
-"""The one ordered registry of detectors: stable code, kebab name, class, status.
+"""The detectors: one failure class per module, each a row of the one registry of codes (`..codes`).
 
-Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
-N4xx network/NIC, V5xx versions, T6xx timeouts, S7xx speed,
-X9xx the failure no other detector classes. A code is never reused; a retired detector keeps its row
-with status "removed". `ncclf explain CODE` prints a detector's docstring.
+Codes are a family letter plus three digits (see codes.py). `ncclf explain CODE` prints a detector's
+docstring; `run_detectors` runs the selected ones over a Context.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-import re
 from typing import Iterable, NamedTuple
 
+from ..codes import CODE_PATTERN, DETECTOR, Code, of_kind, resolve
 from ..model import Finding
 from .base import Context
 
+__all__ = ["CODE_PATTERN", "REGISTRY", "Entry", "detector_class", "lookup", "selected", "run_detectors",
+           "RunReport"]
+
 log = logging.getLogger(__name__)
-CODE_PATTERN = re.compile(r"^[A-Z]\d{3}$")
+Entry = Code                                           # a registry row (code, name, module, attr, status, kind)
+REGISTRY: tuple[Code, ...] = of_kind(DETECTOR)
 
 
-class Entry(NamedTuple):
-    code: str
-    name: str
-    module: str          # detectors/<module>.py
-    cls: str             # the class inside it
-    status: str          # "stable" | "preview" | "removed"
-
-
-REGISTRY: tuple[Entry, ...] = (
-    Entry("C101", "shape-mismatch", "count_mismatch", "ShapeMismatch", "stable"),
-    Entry("C102", "dtype-mismatch", "dtype_mismatch", "DtypeMismatch", "stable"),
-    Entry("C103", "op-mismatch", "op_mismatch", "OpMismatch", "stable"),
-    Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
-    Entry("C105", "analyzer-report", "analyzer_report", "AnalyzerReport", "stable"),
-    Entry("C106", "p2p-unmatched", "p2p_unmatched", "P2PUnmatched", "stable"),
-    Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
-    Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
-    Entry("R203", "missing-rank", "missing_rank", "MissingRank", "stable"),
-    Entry("M301", "oom", "oom", "OutOfMemory", "stable"),
-    Entry("N401", "network-error", "transport_error", "NetworkError", "stable"),
-    Entry("N402", "nic-misselection", "wrong_nic", "NicMisselection", "stable"),
-    Entry("V501", "version-mismatch", "version_mismatch", "VersionMismatch", "stable"),
-    Entry("T601", "timeout-unknown", "timeout_unknown", "TimeoutUnknown", "stable"),
-    Entry("S701", "straggler", "straggler", "Straggler", "stable"),
-    Entry("X901", "unclassified-failure", "unclassified_failure", "UnclassifiedFailure", "stable"),
-)
-
-
-def detector_class(entry: Entry):
-    return getattr(importlib.import_module(f"{__name__}.{entry.module}"), entry.cls)
+def detector_class(entry: Code):
+    return resolve(entry)
 
 
 def lookup(code_or_name: str) -> Entry | None:
