@@ -253,7 +253,7 @@ def speed_up(ones: list, twos: list) -> str:
     """The 2-process speed-up: the median of the back-to-back pairs (each pair ran within seconds, in the same
     state of a shared machine), their range, and the best run against the best run. Best against best
     swings with one lucky run on either side; the paired median does not."""
-    pairs = sorted(a[0] / b[0] for a, b in zip(ones, twos))
+    pairs = sorted(a[0] / b[0] for a, b in zip(ones, twos, strict=True))
     best = best_of(ones)[0] / best_of(twos)[0]
     if len(pairs) == 1:
         return f"speed-up {best:.2f}x"

@@ -197,7 +197,7 @@ def _diagnose(result: ReproResult) -> None:
         return
     try:
         verdict = diagnose([str(result.out)]).verdict
-    except Exception as exc:  # the check reports a broken diagnosis instead of dying
+    except Exception as exc:  # noqa: BLE001 - the check reports a broken diagnosis instead of dying
         result.diagnose_error = f"diagnose failed: {type(exc).__name__}: {exc}"
         return
     result.verdict_class = str(getattr(verdict.cls, "value", verdict.cls))

@@ -11,9 +11,9 @@ import nccl_forensics.detectors as detectors
 import nccl_forensics.sources as sources
 from nccl_forensics.codes import CODES, TOPOLOGY, documentation, lookup, of_kind, resolve
 from nccl_forensics.detectors import CODE_PATTERN, REGISTRY, detector_class
+from nccl_forensics.scenarios import SCENARIOS, VERDICT_CLASSES
 from nccl_forensics.topo import checks_net, checks_rings
 from nccl_forensics.topo.checks import CHECKS
-from nccl_forensics.scenarios import SCENARIOS, VERDICT_CLASSES
 
 HEADINGS = ("What it detects:", "Why it hangs or dies:", "Evidence it needs:", "Example:", "Known limits:",
             "Suggested fix:")

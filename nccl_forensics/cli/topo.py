@@ -41,8 +41,8 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     if channel is not None and all_channels:
         raise click.UsageError("--channel and --all cannot be used together")
     from ..topo import check_topology, topology_from_paths
-    from ..topo.renderers import render
     from ..topo.render_terminal import terminal_renderables
+    from ..topo.renderers import render
 
     comms = topology_from_paths(paths)
     warnings = check_topology(comms)

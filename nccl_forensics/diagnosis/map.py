@@ -92,7 +92,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     if len(shared) == 1:                            # the common case: one process, one communicator
         per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
     else:
-        per_ctx = zip(*map(shared.__getitem__, run.contexts))
+        per_ctx = zip(*map(shared.__getitem__, run.contexts), strict=True)
     rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
     rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
                     "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
@@ -185,7 +185,7 @@ def fr_entries(cols: dict) -> list[Entry]:
             for pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq in zip(
                 cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
                 cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
-                cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"])]
+                cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"], strict=True)]
 
 
 def group_members(meta: dict) -> dict[str, list[int]]:

@@ -61,7 +61,7 @@ def map_on_ray(address: str, paths: list[str], window_mb: float | None, jobs: in
     if started_here:
         try:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR", include_dashboard=False)
-        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError … for a bad address
+        except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError … for a bad address
             raise BadInput(f"--ray {address}: cannot join the Ray cluster ({type(exc).__name__}: {exc})") from None
     try:
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))

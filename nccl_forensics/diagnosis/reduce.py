@@ -218,7 +218,7 @@ def resolve_tail_lines(d: Diagnosis, tails: dict[str, int]) -> None:
         return
     with ThreadPoolExecutor(max_workers=min(4, len(files))) as pool:
         found = pool.map(lambda path: resolve_tail_line(path, tails[path], TAIL_BASE), files)
-        bases = {path: (None if true is None else true - TAIL_BASE) for path, true in zip(files, found)}
+        bases = {path: (None if true is None else true - TAIL_BASE) for path, true in zip(files, found, strict=True)}
 
     def fix(ev: Evidence) -> Evidence:
         base = bases.get(ev.file) if ev.line >= TAIL_BASE else None

@@ -192,10 +192,10 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     single_node = len({h for s in summaries for h in s.hosts}) <= 1
     redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
     jobs_again = [make(sources[i], merged, single_node) for i in redo]
-    for i, job in zip(redo, jobs_again):
+    for i, job in zip(redo, jobs_again, strict=True):
         job.skip = summaries[i].direct
     again = map_sources(_scan_worker, jobs_again, jobs)
-    for i, s in zip(redo, again):
+    for i, s in zip(redo, again, strict=True):
         s.direct = summaries[i].direct
         if summaries[i].spool:
             os.unlink(summaries[i].spool)

@@ -67,7 +67,7 @@ def rank_table(d: Diagnosis) -> Table:
     pos = d.timelines.positions
     where = {}
     if not pos.empty:
-        for g, r, p in zip(pos["group"], pos["rank"], pos["position"]):
+        for g, r, p in zip(pos["group"], pos["rank"], pos["position"], strict=True):
             where.setdefault(int(r), []).append(f"{p}" if len(d.timelines.members) == 1 else f"{g}:{p}")
     shown = _ranks_to_show(d)
     for rank in shown:

@@ -173,7 +173,7 @@ def _raw_values(entries: list[dict], keys: list[tuple[str, str | None]]) -> dict
     cache, so one pass fetching every key costs about a third of one pass per key."""
     if len(keys) > 1 and entries:
         try:
-            return dict(zip((k for k, _ in keys), map(list, zip(*map(itemgetter(*(k for k, _ in keys)), entries)))))
+            return dict(zip((k for k, _ in keys), map(list, zip(*map(itemgetter(*(k for k, _ in keys)), entries), strict=True)), strict=True))
         except KeyError:    # an older schema or a damaged entry: the per-key path handles the alternatives
             pass
     return {key: _values(entries, key, alt) for key, alt in keys}
@@ -352,8 +352,8 @@ def _rank(dump: dict, path: str, source: Source | str) -> int | None:
 
 def _meta(dump: dict, path: str, source: Source | str, cols: dict[str, list]) -> dict:
     record_ids = [r for r in cols["record_id"] if r is not None]
-    return dump_meta(dump, path, source, used_pgs=dict(zip(cols["pg_name"], cols["pg_desc"])),
-                     pg_names=dict(zip(cols["pg_id"], cols["pg_name"])),
+    return dump_meta(dump, path, source, used_pgs=dict(zip(cols["pg_name"], cols["pg_desc"], strict=True)),
+                     pg_names=dict(zip(cols["pg_id"], cols["pg_name"], strict=True)),
                      backend=next((b for b in cols["backend"] if b), None),
                      record_ids=(min(record_ids, default=None), max(record_ids, default=None)))
 
@@ -399,7 +399,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
         yield Event("fr_pg_status", SOURCE, path, 1, rank, comm=name, text=text, data={"pg_name": name, **st})
     bad = iter(meta["bad_lines"])
     next_bad = next(bad, None)
-    for row in zip(cols["line"], cols["thread_id"], *(cols[f] for f in _ENTRY_FIELDS)):
+    for row in zip(cols["line"], cols["thread_id"], *(cols[f] for f in _ENTRY_FIELDS), strict=True):
         while next_bad is not None and next_bad < row[0]:
             yield Event("unparsed", SOURCE, path, next_bad, rank, text="entry is not a dict")
             next_bad = next(bad, None)
@@ -410,7 +410,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
 
 def _entry_event(path: str, rank: int | None, row: tuple) -> Event:
     line, thread_id = row[0], row[1]
-    data = dict(zip(_ENTRY_FIELDS, row[2:]))
+    data = dict(zip(_ENTRY_FIELDS, row[2:], strict=True))
     for key in ("in_sizes", "out_sizes"):   # events carry lists (docs/events.md); the table carries tuples
         if data[key] is not None:
             data[key] = list(map(list, data[key]))

@@ -54,7 +54,7 @@ def coded_columns(dump: dict, path: str, source: Source | str, first_line: int =
 
 
 def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, first_line: int) -> tuple[dict, dict]:
-    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+    pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries), strict=True)
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
     pg_cats, pg_codes = categorize(pgs)                   # a list (JSON) is unhashable: TypeError
@@ -78,7 +78,7 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
             "time": np.array(times, np.int64) / 1e9,
             "line": np.arange(first_line, first_line + len(entries), dtype=np.int64)}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
-                     pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
+                     pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs, strict=True)).items()},
                      backend=next((s[0] for s in split if s[0]), None),
                      record_ids=(min(record_ids), max(record_ids)))
     meta["entries"], meta["bad_lines"] = len(entries), []

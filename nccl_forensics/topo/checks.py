@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from ..codes import TOPOLOGY, of_kind, resolve
 from .checks_net import (
     check_gdr_disabled,
     check_net_plugin_mismatch,
@@ -24,7 +25,6 @@ from .checks_rings import (
     check_ring_not_closed,
     check_single_channel,
 )
-from ..codes import TOPOLOGY, of_kind, resolve
 from .model import Communicator, TopoWarning
 
 __all__ = ["CHECKS", "check_topology", "check_ring_not_closed", "check_ring_differs", "check_rank_missing",

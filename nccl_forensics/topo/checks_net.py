@@ -14,7 +14,7 @@ from .checks_base import (
     _ranks_of,
     _warn,
 )
-from .model import NET_IB, NET_SOCKET, Communicator, Process, TopoWarning
+from .model import NET_IB, NET_SOCKET, Communicator, TopoWarning
 
 VIRTUAL_IF_PREFIXES = ("lo", "docker", "veth", "virbr", "tun")
 

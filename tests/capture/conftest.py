@@ -4,4 +4,3 @@
 """
 from __future__ import annotations
 
-from repro.conftest import needs_torch, nothing_left_behind

@@ -45,7 +45,7 @@ def test_nccl_groups_are_keyed_by_comm_id_across_ranks():
 def test_last_common_collective_and_positions():
     tl = _timelines(F.fr_job(nranks=4, entries=12, diverge_rank=3, stop_at=9))
     assert tl.last_common == {"0": 9}
-    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"], strict=True))
     assert pos == {0: "ahead", 1: "ahead", 2: "ahead", 3: "at"}
     assert stragglers(tl) == {"0": ("behind", [3], 9)}
 
@@ -58,7 +58,7 @@ def test_wrapped_ring_buffers_still_align_on_seq():
 
 def test_declared_member_without_rows_is_missing():
     tl = _timelines(F.fr_job(nranks=2, entries=3), declared={"0": {0, 1, 2}})
-    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"], strict=True))
     assert pos[2] == "missing" and tl.members["0"] == [0, 1, 2]
 
 

@@ -1,9 +1,8 @@
 """The reproducers' kernel-log capture is `ncclf capture`'s (tests/capture/test_node.py has the filter itself)."""
 from __future__ import annotations
 
-from nccl_forensics.reproducers import capture
-
 from nccl_forensics.capture import node
+from nccl_forensics.reproducers import capture
 
 # dmesg lines as a cgroup-v1 OOM kill printed them on this machine (FACTS.md, formats/evidence.md §OOM)
 REPORT = [

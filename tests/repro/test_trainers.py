@@ -9,10 +9,10 @@ import sys
 import time
 
 import pytest
-from nccl_forensics.reproducers import harness
 
 from nccl_forensics import repro
 from nccl_forensics.capture.procs import descendants, is_alive
+from nccl_forensics.reproducers import harness
 
 from .conftest import cgroups_of, needs_torch
 
