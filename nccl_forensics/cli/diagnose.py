@@ -13,6 +13,7 @@ from .options import (
     jobs_option,
     note,
     paths_argument,
+    progress,
     stdin_as_file,
     write_file,
 )
@@ -82,8 +83,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:
-        with stdin_as_file(paths) as readable:
-            result = diagnose(readable, **options)
+        with stdin_as_file(paths) as readable, progress("reading evidence") as on_file:
+            result = diagnose(readable, progress=on_file, **options)
     used_mb = result.window_mb or window_mb                  # wider than asked when a divergence sat at its start
     if result.windowed:
         note(f"read the head and the last {used_mb:g} MB of {len(result.windowed)} large file"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import POSITIVE, jobs_option, note, paths_argument
+from .options import POSITIVE, jobs_option, note, paths_argument, progress
 
 
 @click.command("summarize")
@@ -29,6 +29,7 @@ def command(paths, out, jobs, full, window_mb):
     from ..diagnosis.reduce import summarize
 
     target = out.replace("%h", socket.gethostname())
-    digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb)
+    with progress("digesting evidence") as on_file:
+        digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb, progress=on_file)
     note(f"wrote the summary of {len(digests)} evidence file{'s' if len(digests) != 1 else ''} to {target}")
     return 0

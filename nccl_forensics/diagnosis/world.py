@@ -61,11 +61,6 @@ class World:
     unranked: list[str] = field(default_factory=list)      # files with evidence of an unknown rank: a missing
                                                            # rank's evidence may be in one of them
 
-    @property
-    def complete(self) -> bool:
-        """Does the evidence cover every expected rank (no gap, no partial read, no unknown failed file)?"""
-        return not (self.gaps or self.partial or self.unattributed)
-
     def size_claim(self) -> Claim | None:
         sized = [c for c in self.claims if c.size is not None and c.size == self.size]
         return sized[0] if sized else None

@@ -39,10 +39,13 @@ class ParseRun:
             yield from res.events
 
 
-def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], None] | None = None) -> ParseRun:
+Progress = Callable[[int, int], None]           # progress(files done, files in all)
+
+
+def parse_paths(paths: Iterable[str], jobs: int = 0) -> ParseRun:
     """Discover, parse every evidence file (in parallel), and recover ranks across files."""
     sources = discover(paths)
-    results = map_sources(parse_source, _parsable(sources), jobs, on_done)
+    results = map_sources(parse_source, _parsable(sources), jobs)
     hints = assign_ranks(results)
     return ParseRun(sources, results, hints)
 
@@ -57,10 +60,11 @@ class EventsPreview:
     hints: RankHints = field(default_factory=RankHints)
 
 
-def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200) -> EventsPreview:
+def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200,
+                   progress: Progress | None = None) -> EventsPreview:
     sources = discover(paths)
     usable = _parsable(sources)
-    summaries = scan(usable, jobs)
+    summaries = scan(usable, jobs, progress=progress)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
@@ -92,13 +96,13 @@ def _first_events(sources: list[Source], hints: RankHints, limit: int | None, si
     return out if limit is None else out[:limit]
 
 
-def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
+def inventory(paths: Iterable[str], jobs: int = 0, progress: Progress | None = None) -> list[FileSummary]:
     """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included).
 
     Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
     """
     sources = discover(paths)
-    summaries = scan(_parsable(sources), jobs)
+    summaries = scan(_parsable(sources), jobs, progress=progress)
     if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
         for s in summaries:
             if not s.ranks and s.source.local_rank is not None:
@@ -174,7 +178,8 @@ def _count_run(run: CollRun, summary: FileSummary) -> None:
 
 
 def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
-         spool_dir: str | None = None, sink: Sink | None = None) -> list[FileSummary]:
+         spool_dir: str | None = None, sink: Sink | None = None, progress: Progress | None = None
+         ) -> list[FileSummary]:
     """Stream every source once; re-scan the few files whose ranks only other files can name.
 
     With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
@@ -183,9 +188,13 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     make = lambda src, hints=None, local=False: ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
     serial = sink is not None and worker_count(jobs, len(sources)) == 1
     if serial:
-        summaries = [_scan_worker(make(s), sink) for s in sources]
+        summaries = []
+        for s in sources:
+            summaries.append(_scan_worker(make(s), sink))
+            if progress:
+                progress(len(summaries), len(sources))
     else:
-        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink)
+        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink, progress)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
@@ -203,7 +212,8 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     return summaries
 
 
-def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
+def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None,
+                         progress: Progress | None = None) -> list[FileSummary]:
     """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
     file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
     turn = spool.Turn.for_sink(sink) if sink is not None else None
@@ -221,13 +231,15 @@ def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None)
                     sink.append(s)
             if turn is not None:
                 turn.passed(len(summaries), sink.open)
+            if progress:
+                progress(len(summaries), len(jobs_list))
     finally:
         spool.forked_turn = None
     return summaries
 
 
 def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out: IO[str],
-                 jobs: int = 0) -> list[FileSummary]:
+                 jobs: int = 0, progress: Progress | None = None) -> list[FileSummary]:
     """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
 
     `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
@@ -236,7 +248,7 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     sources = _parsable(discover(paths))
     sink = Sink(out, fmt, writer_for)
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
-        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink, progress)
         for s in summaries:
             if s.spool:
                 sink.append(s)
