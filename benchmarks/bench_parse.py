@@ -12,7 +12,8 @@ A first pair of rows times a pure-Python loop the same way: the speed-up any two
 this machine now. Each 1-core and 2-process pair runs `--repeat` times (default 3), alternating; each row
 reports its best run, and each speed-up is the median over the back-to-back pairs: on a shared VM a slow
 spell, or one lucky run, otherwise lands on one side of the ratio only.
-The lines follow shared/formats/nccl.md (2.21: `ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
+The lines follow NCCL's own format (src/debug.cc and the sources each line is printed from; 2.21:
+`ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PyTorch flight-recorder dumps → events (source = flight_recorder). Formats: shared/formats/pytorch.md §1.
+"""PyTorch flight-recorder dumps → events (source = flight_recorder). Formats: torch/csrc/distributed/c10d's flight recorder (FlightRecorder).
 
 Reads the pickle that `_dump_fr_trace()` / `_dump_nccl_trace()` / the on-timeout dump write, and the JSON of
 `_dump_fr_trace_json()`, schema versions 2.2–2.10 (2.4 = torch 2.7, 2.10 = torch 2.9–2.15), NCCL and gloo.
@@ -23,7 +23,7 @@ Two entry points:
   them in parallel.
   Build one DataFrame for many ranks by extending the column lists, then `pandas.DataFrame(columns)` once.
 
-Gloo quirks (FACTS.md): `pg_config` is keyed '' while entries say ('0', 'default_pg'), so PG names and descs
+Gloo quirks: `pg_config` is keyed '' while entries say ('0', 'default_pg'), so PG names and descs
 are taken from the entries (ranks None) and a note goes into `quirks`; gloo entries stay `scheduled`
 with null times, so `retired` (False = still pending) is the usable signal; `pg_status` counts a failed
 collective as completed. The dump holds no rank: it comes from the file name (`…rank_<r>`, trailing digits)
