@@ -79,7 +79,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     if ray_address:
         from ..diagnosis.on_ray import diagnose_on_ray
         result = diagnose_on_ray(ray_address, paths, **options)
-        with_evidence = sum(1 for node in result.ray_nodes if node[2])
+        with_evidence = sum(1 for node in result.ray_nodes if node.sent_evidence)
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import BadInput, NcclfError, NoEvidence
-from .reduce import WINDOW_MB, diagnose, summarize
+from .reduce import WINDOW_MB, RayNode, diagnose, summarize
 
 
 @dataclass
@@ -90,5 +90,5 @@ def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = WI
             why = "; ".join(f"node {n.node_id[:12]} ({n.host}): {n.note}" for n in answers) or "no alive node"
             raise NoEvidence(f"--ray {address}: no node had evidence under {', '.join(paths)} ({why})")
         result = diagnose([tmp], jobs=jobs, window_mb=window_mb, **options)
-    result.ray_nodes = [(n.node_id, n.host, n.summary is not None, n.note) for n in answers]
+    result.ray_nodes = [RayNode(n.node_id, n.host, n.summary is not None, n.note) for n in answers]
     return result

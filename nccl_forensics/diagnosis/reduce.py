@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -55,6 +55,14 @@ _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or
                    "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
 
 
+class RayNode(NamedTuple):
+    """One node of a `--ray` diagnosis: what it answered."""
+    node_id: str
+    host: str
+    sent_evidence: bool
+    note: str                      # why it sent nothing ("" when it did)
+
+
 @dataclass
 class Diagnosis:
     verdict: Verdict
@@ -71,7 +79,7 @@ class Diagnosis:
     windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
     windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
     window_mb: float | None = None                                  # the window they were read with (widened?)
-    ray_nodes: list[tuple] = field(default_factory=list)            # (node id, host, sent evidence, note) of --ray
+    ray_nodes: list[RayNode] = field(default_factory=list)          # the nodes of --ray
 
     @property
     def failed(self) -> bool:
