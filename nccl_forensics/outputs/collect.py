@@ -18,7 +18,7 @@ from typing import IO, Callable, Iterable
 
 from ..engines.local import imap_sources, map_sources, worker_count
 from ..errors import BadInput
-from ..model import CollRun, Source, SourceKind, SourceResult
+from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
 from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
@@ -81,7 +81,7 @@ def _first_events(sources: list[Source], hints: RankHints, limit: int | None, si
         records = iter_records(src)
         try:
             for item in records:
-                batch = list(item.events()) if type(item) is CollRun else [item]
+                batch: list[Event] = list(item.events()) if isinstance(item, CollRun) else [item]
                 fill_ranks(batch, hints, src.local_rank)
                 for ev in batch:
                     if ev.rank is None and single_node:
@@ -189,8 +189,8 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     serial = sink is not None and worker_count(jobs, len(sources)) == 1
     if serial:
         summaries = []
-        for s in sources:
-            summaries.append(_scan_worker(make(s), sink))
+        for src in sources:
+            summaries.append(_scan_worker(make(src), sink))
             if progress:
                 progress(len(summaries), len(sources))
     else:
@@ -204,11 +204,12 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     for i, job in zip(redo, jobs_again, strict=True):
         job.skip = summaries[i].direct
     again = map_sources(_scan_worker, jobs_again, jobs)
-    for i, s in zip(redo, again, strict=True):
-        s.direct = summaries[i].direct
-        if summaries[i].spool:
-            os.unlink(summaries[i].spool)
-        summaries[i] = s
+    for i, redone in zip(redo, again, strict=True):
+        first = summaries[i]
+        redone.direct = first.direct
+        if first.spool:
+            os.unlink(first.spool)
+        summaries[i] = redone
     return summaries
 
 
@@ -230,7 +231,7 @@ def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None,
                 if sink.open and s.spool:
                     sink.append(s)
             if turn is not None:
-                turn.passed(len(summaries), sink.open)
+                turn.passed(len(summaries), sink is not None and sink.open)
             if progress:
                 progress(len(summaries), len(jobs_list))
     finally:

@@ -70,7 +70,9 @@ def _virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
     hosts = {p.host for p in procs if p.host} | {r.host for c in comms for r in c.ranks.values() if r.host}
     if max([len(hosts)] + [c.nnodes or 0 for c in comms]) < 2:
         return []
-    found, evidence, ranks = set(), [], []
+    found: set[str] = set()
+    evidence: list = []
+    ranks: list[int] = []
     for proc in procs:
         for what, ifs, ev in (("bootstrap", proc.bootstrap_ifs, proc.bootstrap_ev),
                               ("NET/Socket", proc.socket_ifs, proc.socket_ev)):
