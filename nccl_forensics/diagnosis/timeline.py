@@ -75,7 +75,8 @@ class RowBuffer:
         if not self.rows:
             return
         filled = set()
-        for name, values in zip(COLUMNS, zip(*self.rows, strict=True), strict=True):
+        # rows may stop early (the rest are None): the columns past the shortest row are filled below
+        for name, values in zip(COLUMNS, zip(*self.rows, strict=False), strict=False):
             self.cols[name].extend(values)
             filled.add(name)
         for name in COLUMNS:
