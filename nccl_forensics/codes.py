@@ -39,18 +39,18 @@ _D = "nccl_forensics.detectors."
 _R, _N = "nccl_forensics.topo.checks_rings", "nccl_forensics.topo.checks_net"
 
 CODES: tuple[Code, ...] = (
-    Code("C101", "shape-mismatch", _D + "count_mismatch", "ShapeMismatch", "stable"),
+    Code("C101", "shape-mismatch", _D + "shape_mismatch", "ShapeMismatch", "stable"),
     Code("C102", "dtype-mismatch", _D + "dtype_mismatch", "DtypeMismatch", "stable"),
     Code("C103", "op-mismatch", _D + "op_mismatch", "OpMismatch", "stable"),
     Code("C104", "skipped-collective", _D + "skipped_collective", "CollectiveSkipped", "stable"),
     Code("C105", "analyzer-report", _D + "analyzer_report", "AnalyzerReport", "stable"),
     Code("C106", "p2p-unmatched", _D + "p2p_unmatched", "P2PUnmatched", "stable"),
-    Code("R201", "dropped-rank", _D + "dead_rank", "DroppedRank", "stable"),
+    Code("R201", "dropped-rank", _D + "dropped_rank", "DroppedRank", "stable"),
     Code("R202", "stuck-rank", _D + "stuck_rank", "StuckRank", "stable"),
     Code("R203", "missing-rank", _D + "missing_rank", "MissingRank", "stable"),
     Code("M301", "oom", _D + "oom", "OutOfMemory", "stable"),
-    Code("N401", "network-error", _D + "transport_error", "NetworkError", "stable"),
-    Code("N402", "nic-misselection", _D + "wrong_nic", "NicMisselection", "stable"),
+    Code("N401", "network-error", _D + "network_error", "NetworkError", "stable"),
+    Code("N402", "nic-misselection", _D + "nic_misselection", "NicMisselection", "stable"),
     Code("V501", "version-mismatch", _D + "version_mismatch", "VersionMismatch", "stable"),
     Code("T601", "timeout-unknown", _D + "timeout_unknown", "TimeoutUnknown", "stable"),
     Code("S701", "straggler", _D + "straggler", "Straggler", "stable"),

@@ -23,7 +23,7 @@ class SourceKind(str, enum.Enum):
     SLURM = "slurm"                    # slurm job output / sacct
     DEBUG_SERVER = "debug_server"      # torch's debug server dump_dir: `=== Rank i: addr ===` sections
     NCCL_INSPECTOR = "nccl_inspector"  # NCCL Inspector plugin output: one JSON record per collective
-    SUMMARY = "summary"                # an `ncclf summarize` file: another node's digests (diagnosis/summary.py)
+    SUMMARY = "summary"                # an `ncclf summarize` file: another node's digests (pipeline/summary.py)
     UNKNOWN = "unknown"                # not evidence; skipped
 
 

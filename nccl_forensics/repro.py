@@ -191,7 +191,7 @@ def _write_repro_json(result: ReproResult, scenario: Scenario, pg_timeout: float
 
 def _diagnose(result: ReproResult) -> None:
     try:
-        from .diagnosis.reduce import diagnose
+        from .pipeline.reduce import diagnose
     except ImportError as exc:
         result.diagnose_error = f"diagnosis unavailable: {exc}"
         return

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nccl_forensics.outputs import collect
 from nccl_forensics.outputs.progress import progress_bar
+from nccl_forensics.pipeline import collect
 
 BUNDLE = Path(__file__).resolve().parents[1] / "sample_logs" / "bundles" / "dtype-mismatch-nccl"
 

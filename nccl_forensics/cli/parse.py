@@ -6,9 +6,10 @@ import sys
 
 import click
 
-from ..outputs import collect, make_console
+from ..outputs import make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
+from ..pipeline import collect
 from .options import format_option, jobs_option, note, paths_argument, progress, stdin_as_file
 
 

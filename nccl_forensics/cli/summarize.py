@@ -26,7 +26,7 @@ def command(paths, out, jobs, full, window_mb):
     """
     import socket
 
-    from ..diagnosis.reduce import summarize
+    from ..pipeline.reduce import summarize
 
     target = out.replace("%h", socket.gethostname())
     with progress("digesting evidence") as on_file:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from ..diagnosis.reduce import SCHEMA_VERSION, Diagnosis
+from ..pipeline.reduce import SCHEMA_VERSION, Diagnosis
 
 
 def _int(value):

@@ -6,8 +6,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..diagnosis.reduce import Diagnosis
 from ..model import SourceKind, rank_span
+from ..pipeline.reduce import Diagnosis
 from . import PipeConsole
 from .diagnosis_json import divergence_of
 

@@ -1,8 +1,8 @@
 """Diagnosis → a one-page Markdown postmortem: summary, impact, timeline, root cause, consequences, fix, prevention."""
 from __future__ import annotations
 
-from ..diagnosis.reduce import Diagnosis
 from ..model import SourceKind
+from ..pipeline.reduce import Diagnosis
 from .diagnosis_json import divergence_of, groups_of
 from .diagnosis_terminal import citation, missing_rank_lines
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..diagnosis.arrivals import arrivals
-from ..diagnosis.reduce import Diagnosis
+from ..pipeline.reduce import Diagnosis
 
 PID = 1
 SLOT_US = 1000.0              # spacing by seq when a collective has no timestamp

@@ -2,7 +2,7 @@
 
     comms = topology_from_paths(["logs/"])      # or build_topology(events)
     warnings = check_topology(comms)
-    print(render("json", comms, warnings))     # nccl_forensics.topo.renderers.render
+    print(render("json", comms, warnings))     # nccl_forensics.outputs.topo_render.render
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import pytest
 from nccl_forensics.capture.node import host_label
 from nccl_forensics.capture.procs import is_alive
 from nccl_forensics.capture.tools import find_tool
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .conftest import needs_torch
 from .jobs import MATCH_VAR, HangingJob, ncclf

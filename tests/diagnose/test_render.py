@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from nccl_forensics.diagnosis.reduce import diagnose_events
 from nccl_forensics.outputs import (
     diagnosis_json,
     diagnosis_terminal,
     markdown_report,
     perfetto,
 )
+from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
 

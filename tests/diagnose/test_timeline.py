@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nccl_forensics.diagnosis.reduce import diagnose_events
 from nccl_forensics.diagnosis.timeline import (
     RowBuffer,
     add_event,
@@ -11,6 +10,7 @@ from nccl_forensics.diagnosis.timeline import (
     last_common_collective,
     stragglers,
 )
+from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
 
@@ -154,9 +154,9 @@ def _interleaved_log(path, comms=("0x55d0c0001000", "0x55d0c0002000"), lines=600
 
 def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
     """map._add_run builds a run's rows column-wise; they must be the rows add_event makes line by line."""
-    from nccl_forensics.diagnosis.map import digest_source
     from nccl_forensics.diagnosis.timeline import comm_ids_of, frame_from_packed, pack_columns
     from nccl_forensics.model import CollRun
+    from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources import iter_records
     from nccl_forensics.sources.discover import discover
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources.fr_load import HEAD_ENTRIES, UNKNOWN, load_dump, load_dump_tail
 
 ROOT = Path(__file__).resolve().parents[2]

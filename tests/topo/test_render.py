@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from nccl_forensics.outputs.topo_render import render
 from nccl_forensics.topo import build_topology, check_topology
-from nccl_forensics.topo.renderers import render
 
 from .factories import all_events, job_logs, reprint_ring
 

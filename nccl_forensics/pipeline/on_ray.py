@@ -2,7 +2,7 @@
 
 Logs often stay on each node's local disk. One Ray task per alive node, pinned there (node affinity, not
 soft), runs `summarize` on the node's own copy of the paths and sends back the summary file's bytes; the
-driver reads them as it reads any `ncclf summarize` output (diagnosis/summary.py). A path may hold
+driver reads them as it reads any `ncclf summarize` output (pipeline/summary.py). A path may hold
 `{node_id}` (Ray's node id) or `{host}`, for logs kept per node under one shared folder.
 
 A node where no path exists sends nothing; a node whose paths hold no evidence says so, and that is reported.

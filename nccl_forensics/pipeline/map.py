@@ -13,6 +13,9 @@ from itertools import repeat
 import numpy as np
 
 from .. import sources as parse_pkg
+from ..diagnosis.fr_semantics import Entry, rows_and_p2p
+from ..diagnosis.groups import compact
+from ..diagnosis.timeline import COLUMNS, RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns, user_frame
 from ..errors import NcclfError
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import narrow
@@ -20,17 +23,6 @@ from ..sources.flight_recorder import host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
-from .fr_semantics import Entry, rows_and_p2p
-from .groups import compact
-from .timeline import (
-    COLUMNS,
-    RowBuffer,
-    add_event,
-    comm_ids_of,
-    nccl_group,
-    pack_columns,
-    user_frame,
-)
 
 
 @dataclass

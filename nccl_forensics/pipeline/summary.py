@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from ..diagnosis.groups import compact
 from ..errors import BadInput
 from ..model import Event, Source, SourceKind, SourceResult
-from .groups import compact
 
 FORMAT, SCHEMA_VERSION = "ncclf-summary", 2
 _READABLE_SCHEMAS = (1, 2)
@@ -40,7 +40,7 @@ _EVENT_FIELDS = [f.name for f in fields(Event)]
 
 
 def write_summary(path: str, sources: list[Source], digests: list, inputs: list[str]) -> None:
-    """Write `digests` (diagnosis.map.Digest, in path order) and every source found to `path`."""
+    """Write `digests` (pipeline.map.Digest, in path order) and every source found to `path`."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         own = version("nccl-forensics")
@@ -67,7 +67,7 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
 
 def read_summary(path: str) -> tuple[list[Source], list]:
     """(every source the summary lists, its digests). A damaged or foreign file is BadInput."""
-    from .fr_semantics import P2POp
+    from ..diagnosis.fr_semantics import P2POp
     from .map import Digest
     try:
         with zipfile.ZipFile(path) as zf:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from html import escape
 
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     HIGHLIGHT,
     PXN_STYLE,
     TRANSPORT_STYLE,

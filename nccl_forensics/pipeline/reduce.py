@@ -3,7 +3,7 @@
 discover → parse (per file, in parallel) → ranks → timelines → detectors → verdict. Three lines of Python
 redo what ``ncclf diagnose`` prints::
 
-    from nccl_forensics.diagnosis.reduce import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
     d = diagnose(["logs/"])
     print(d.verdict.cls, d.verdict.culprit_ranks)
 
@@ -21,7 +21,12 @@ import pandas as pd
 
 from ..detectors import run_detectors, selected
 from ..detectors.base import Context
-from ..engines.local import imap_sources
+from ..diagnosis.divergence import find_outliers, first_divergence
+from ..diagnosis.groups import as_set, label, relabel, split_by_membership
+from ..diagnosis.rank_state import RankState, rank_states
+from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
+from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
+from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NcclfError, NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import READERS
@@ -30,21 +35,9 @@ from ..sources.flight_recorder import frames_of, table_of_dump
 from ..sources.fr_load import load_dump
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
-from .divergence import find_outliers, first_divergence
-from .groups import as_set, label, relabel, split_by_membership
+from .engines.local import imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
-from .rank_state import RankState, rank_states
 from .summary import read_summary, write_summary
-from .timeline import (
-    RowBuffer,
-    Timelines,
-    add_event,
-    build_timelines,
-    comm_ids_of,
-    frame_from_packed,
-)
-from .verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
-from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
@@ -151,7 +144,7 @@ def map_inputs(paths: list[str], window_mb: float | None) -> tuple[list[Source],
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
               progress: Callable[[int, int], None] | None = None) -> list[Digest]:
     """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
-    to `out` (diagnosis/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
+    to `out` (pipeline/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
     window get their true numbers here (this node has the files)."""
     paths = list(paths)
     sources, usable, windowed = map_inputs(paths, window_mb)
@@ -407,7 +400,7 @@ def _with_frames(outliers: pd.DataFrame) -> pd.DataFrame:
     need = outliers[outliers["frame"].isna() & (outliers["source"] == "flight_recorder")]
     if need.empty:
         return outliers
-    from .timeline import user_frame
+    from ..diagnosis.timeline import user_frame
     for path in sorted(need["file"].unique())[:16]:
         try:
             dump = load_dump(path)

@@ -2,8 +2,8 @@
 shown channels as links (`==>` between nodes), coloured by transport with `linkStyle`."""
 from __future__ import annotations
 
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     HIGHLIGHT,
     comm_title,
     drawn_channels,

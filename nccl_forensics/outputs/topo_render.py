@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import importlib
 
-from .model import Communicator, TopoWarning
+from ..topo.model import Communicator, TopoWarning
 
 RENDERERS = {
-    "rich": "nccl_forensics.topo.render_terminal:render_terminal",
-    "json": "nccl_forensics.topo.render_json:render_json",
-    "dot": "nccl_forensics.topo.render_dot:render_dot",
-    "mermaid": "nccl_forensics.topo.render_mermaid:render_mermaid",
-    "svg": "nccl_forensics.topo.render_svg:render_svg",
+    "rich": "nccl_forensics.outputs.topo_terminal:render_terminal",
+    "json": "nccl_forensics.outputs.topo_json:render_json",
+    "dot": "nccl_forensics.outputs.topo_dot:render_dot",
+    "mermaid": "nccl_forensics.outputs.topo_mermaid:render_mermaid",
+    "svg": "nccl_forensics.outputs.topo_svg:render_svg",
 }
 
 

@@ -16,13 +16,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterable
 
-from ..engines.local import imap_sources, map_sources, worker_count
 from ..errors import BadInput
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
 from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from . import spool
+from .engines.local import imap_sources, map_sources, worker_count
 from .scan_job import FileSummary, ScanJob, WriterFactory
 from .spool import Output, Sink
 
