@@ -12,7 +12,8 @@ A first pair of rows times a pure-Python loop the same way: the speed-up any two
 this machine now. Each 1-core and 2-process pair runs `--repeat` times (default 3), alternating; each row
 reports its best run, and each speed-up is the median over the back-to-back pairs: on a shared VM a slow
 spell, or one lucky run, otherwise lands on one side of the ratio only.
-The lines follow shared/formats/nccl.md (2.21: `ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
+The lines follow NCCL's own format (src/debug.cc and the sources each line is printed from; 2.21:
+`ncclCommInitRank ... - Init START`, P2P/CUMEM, NET/IB).
 """
 from __future__ import annotations
 
@@ -253,7 +254,7 @@ def speed_up(ones: list, twos: list) -> str:
     """The 2-process speed-up: the median of the back-to-back pairs (each pair ran within seconds, in the same
     state of a shared machine), their range, and the best run against the best run. Best against best
     swings with one lucky run on either side; the paired median does not."""
-    pairs = sorted(a[0] / b[0] for a, b in zip(ones, twos))
+    pairs = sorted(a[0] / b[0] for a, b in zip(ones, twos, strict=True))
     best = best_of(ones)[0] / best_of(twos)[0]
     if len(pairs) == 1:
         return f"speed-up {best:.2f}x"

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from nccl_forensics.diagnosis import diagnose  # noqa: E402
+from nccl_forensics.pipeline.reduce import diagnose  # noqa: E402
 from tests.diagnose.test_fr_scenarios import SCENARIOS  # noqa: E402
 
 _HEAD = re.compile(r"(?:Collective sequence number: (\d+) has errors|Not all ranks joining collective[,:] sequence "

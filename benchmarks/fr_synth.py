@@ -105,7 +105,7 @@ def _diverge(t: dict, mode: str) -> dict:
 def _dump(entries: list[dict], world: int, backend: str, version: str) -> dict:
     last = entries[-1]["collective_seq_id"] if entries else -1
     done = last if entries and entries[-1]["retired"] else last - 1
-    if backend == "gloo":   # torch 2.13 gloo: config keyed '' and ranks unknown (FACTS.md)
+    if backend == "gloo":   # torch 2.13 gloo: config keyed '' and ranks unknown
         config = {"": {"name": "", "desc": "", "ranks": "[]"}}
     else:
         config = {"0": {"name": "0", "desc": "default_pg", "ranks": str(list(range(world)))}}

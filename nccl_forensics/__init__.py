@@ -1,13 +1,17 @@
 """ncclf: post-mortem forensics for hung or crashed multi-GPU PyTorch/NCCL jobs.
 
-The library behind the `ncclf` command. Data flows one way, and the subpackages are its stages:
+The library behind the `ncclf` command. Data flows one way, and the subpackages are its layers
+(docs/architecture.md; tests/test_layers.py checks that nothing imports upward):
 
-    sources/    paths → Sources → events (discover, one parser per evidence format, cross-file ranks)
-    diagnosis/  map: one file → a Digest; reduce: Digests → timelines → divergence → detectors → Verdict
-    detectors/  one failure class per module, in one registry of stable codes
-    engines/    where the map step runs (local worker processes)
-    outputs/    terminal, JSON, Markdown and Perfetto renderers; `ncclf parse` tables and streams
-    topo/       the rings and trees NCCL built;  bandwidth/  predicted and measured communication cost
+    sources/    read: paths → Sources → events (discover, one parser per evidence format, cross-file ranks)
+    diagnosis/  analysis: timelines, world, divergence, arrivals, groups, rank states, the verdict
+    detectors/  one failure class per module; codes.py is the one registry of codes (detectors, G checks)
+    pipeline/   map (one file → a Digest, in worker processes or on Ray nodes), reduce (Digests → Diagnosis),
+                summaries, and `ncclf parse`'s collection
+    outputs/    every renderer: terminal, JSON, Markdown, Perfetto, parse tables and streams, topology
+    cli/        click commands
+    beside them: capture/ (live jobs), topo/ (the rings and trees NCCL built, and their checks),
+                bandwidth/ (predicted and measured communication cost), repro (faults on purpose)
 
 The entry points, importable from here (each loads its stage on first use, so `import nccl_forensics` stays
 light): `diagnose(paths)`, `parse_paths(paths)`, `topology_from_paths(paths)`.
@@ -20,9 +24,9 @@ from __future__ import annotations
 import importlib
 
 _API = {
-    "diagnose": "nccl_forensics.diagnosis",
-    "Diagnosis": "nccl_forensics.diagnosis",
-    "parse_paths": "nccl_forensics.outputs.collect",
+    "diagnose": "nccl_forensics.pipeline.reduce",
+    "Diagnosis": "nccl_forensics.pipeline.reduce",
+    "parse_paths": "nccl_forensics.pipeline.collect",
     "topology_from_paths": "nccl_forensics.topo",
 }
 __all__ = sorted(_API)

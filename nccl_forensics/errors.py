@@ -32,10 +32,6 @@ class UnsafeDump(BadInput):
     """A pickle asked for a class or function the restricted unpickler refuses."""
 
 
-class UnknownSource(BadInput):
-    """A file's kind could not be determined."""
-
-
 class OutputClosed(NcclfError):
     """The reader of stdout closed the pipe before ncclf finished writing (silent; exit 141)."""
 

@@ -23,7 +23,7 @@ class SourceKind(str, enum.Enum):
     SLURM = "slurm"                    # slurm job output / sacct
     DEBUG_SERVER = "debug_server"      # torch's debug server dump_dir: `=== Rank i: addr ===` sections
     NCCL_INSPECTOR = "nccl_inspector"  # NCCL Inspector plugin output: one JSON record per collective
-    SUMMARY = "summary"                # an `ncclf summarize` file: another node's digests (diagnosis/summary.py)
+    SUMMARY = "summary"                # an `ncclf summarize` file: another node's digests (pipeline/summary.py)
     UNKNOWN = "unknown"                # not evidence; skipped
 
 
@@ -147,7 +147,7 @@ class CollRun:
     def events(self) -> Iterator[Event]:
         file = self.file
         for no, ctx, tm, opc, cnt, sb, rb, text in zip(self.lines, self.contexts, self.times, self.opcounts,
-                                                         self.counts, self.sendbuffs, self.recvbuffs, self.texts):
+                                                         self.counts, self.sendbuffs, self.recvbuffs, self.texts, strict=True):
             data = ctx.data.copy()
             data["opcount"], data["count"], data["sendbuff"], data["recvbuff"] = opc, cnt, sb, rb
             yield Event("coll", "nccl", file, no, ctx.rank, ctx.host, ctx.pid, ctx.tid, ctx.device, ctx.comm, tm,

@@ -208,13 +208,13 @@ def _write_repro_json(result: ReproResult, scenario: Scenario, pg_timeout: float
 
 def _diagnose(result: ReproResult) -> None:
     try:
-        from .diagnosis.reduce import diagnose
+        from .pipeline.reduce import diagnose
     except ImportError as exc:
         result.diagnose_error = f"diagnosis unavailable: {exc}"
         return
     try:
         verdict = diagnose([str(result.out)]).verdict
-    except Exception as exc:  # the check reports a broken diagnosis instead of dying
+    except Exception as exc:  # noqa: BLE001 - the check reports a broken diagnosis instead of dying
         result.diagnose_error = f"diagnose failed: {type(exc).__name__}: {exc}"
         return
     result.verdict_class = str(getattr(verdict.cls, "value", verdict.cls))

@@ -48,7 +48,7 @@ def _wait_for_signals() -> None:
         sig = signal.sigwait(DUMP_SIGNALS)
         try:
             dump()
-        except Exception:  # a dump must never keep a rank alive or kill it differently
+        except Exception:  # noqa: BLE001 - a dump must never keep a rank alive or kill it differently
             pass
         if sig == signal.SIGTERM:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

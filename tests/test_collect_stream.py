@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.outputs.collect import parse_paths, spool_events
 from nccl_forensics.outputs.events import writer_for
-from nccl_forensics.outputs.spool import copy_bytes
+from nccl_forensics.pipeline.collect import parse_paths, spool_events
+from nccl_forensics.pipeline.spool import copy_bytes
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 FOLDERS = sorted(str(p) for p in (SAMPLES / "bundles").iterdir() if p.is_dir()) + [str(SAMPLES / "nccl")]

@@ -80,7 +80,7 @@ def test_symlinked_node_folders_are_followed_and_diagnosed(tmp_path):
     """logs/node0 -> elsewhere/node0: the usual way to gather nodes' logs in one place."""
     import shutil
 
-    from nccl_forensics.diagnosis import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
 
     bundle = Path(__file__).resolve().parents[1] / "sample_logs" / "bundles" / "stopped-rank-nccl"
     for node, ranks in (("node0", range(4)), ("node1", range(4, 8))):

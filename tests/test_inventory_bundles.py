@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.outputs.collect import inventory
+from nccl_forensics.pipeline.collect import inventory
 
 ROOT = Path(__file__).resolve().parents[1] / "sample_logs"
 BUNDLES = sorted(p for p in (ROOT / "bundles").iterdir() if p.is_dir())

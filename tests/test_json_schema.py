@@ -23,8 +23,8 @@ def validator(name: str):
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
 def test_diagnose_json_follows_its_schema(bundle):
-    from nccl_forensics.diagnosis.reduce import diagnose
     from nccl_forensics.outputs.diagnosis_json import render
+    from nccl_forensics.pipeline.reduce import diagnose
     doc = json.loads(render(diagnose([str(bundle)], jobs=1)))
     errors = sorted(validator("diagnose").iter_errors(doc), key=str)
     assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
@@ -32,7 +32,8 @@ def test_diagnose_json_follows_its_schema(bundle):
 
 @pytest.mark.parametrize("folder", TOPOLOGIES, ids=lambda p: p.name)
 def test_topo_json_follows_its_schema(folder):
-    from nccl_forensics.topo import check_topology, render, topology_from_paths
+    from nccl_forensics.outputs.topo_render import render
+    from nccl_forensics.topo import check_topology, topology_from_paths
     comms = topology_from_paths([str(folder)])
     doc = json.loads(render("json", comms, check_topology(comms)))
     errors = sorted(validator("topo").iter_errors(doc), key=str)

@@ -1,7 +1,11 @@
-"""Data flows one way: sources → engines → diagnosis (map, timelines) → detectors → verdict → reduce → outputs.
+"""The packages are the layers, and data flows one way through them:
 
-A module may import from its own stage and earlier stages only; `model`/`errors` are shared by all. No
-module-level import cycle anywhere in the package, and `import nccl_forensics` loads no pandas.
+    sources (read) → diagnosis (analysis) → detectors → pipeline (map/reduce, engines) → outputs → cli
+
+with the side packages in their place: capture (live jobs) above sources, topo (the topology model and
+checks) and bandwidth beside the analysis, repro and the reproducers above the pipeline. A module may import
+from its own stage and earlier ones only (function-level imports too: no lazy-import exception), every module
+of the package has a stage, no module-level import cycle anywhere, and `import nccl_forensics` loads no pandas.
 """
 from __future__ import annotations
 
@@ -12,28 +16,30 @@ from pathlib import Path
 
 import pytest
 
-PKG = Path(__file__).resolve().parents[1] / "nccl_forensics"
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "nccl_forensics"
+REPRODUCERS = ROOT / "reproducers"       # installed as nccl_forensics.reproducers (setup.cfg package_dir)
 
 # module-name prefix → stage; the longest matching prefix decides. A module may only import modules of a
 # stage ≤ its own.
 STAGES = {
-    "model": 0, "errors": 0, "scenarios": 0, "limits": 0, "hygiene": 0, "files": 0,
+    "": 0, "model": 0, "errors": 0, "scenarios": 0, "codes": 0, "grammars": 0, "limits": 0, "hygiene": 0, "files": 0,
     "sources": 1,
-    "engines": 2,
-    "diagnosis.timeline": 3, "diagnosis.divergence": 3, "diagnosis.map": 3, "diagnosis.rank_state": 3,
-    "diagnosis.world": 3, "diagnosis.fr_semantics": 3, "diagnosis.groups": 3, "diagnosis.arrivals": 3,
-    "detectors": 4, "topo": 4,
-    "diagnosis.verdict": 5,
-    "diagnosis.reduce": 6, "diagnosis": 6,
+    "capture": 2,
+    "diagnosis": 3, "topo": 3, "bandwidth": 3,
+    "detectors": 4,
+    "pipeline": 5,
+    "repro": 6, "reproducers": 6,
     "outputs": 7,
+    "cli": 8, "__main__": 8,
 }
 # Modules that must not import torch (only the reproducer side and the probe worker may).
 TORCH_ALLOWED = {"repro", "probe_worker", "reproducers"}
 
 
 def _stage(module: str) -> str | None:
-    parts = module.split(".")
-    for i in range(len(parts), 0, -1):
+    parts = module.split(".") if module else []
+    for i in range(len(parts), -1, -1):
         head = ".".join(parts[:i])
         if head in STAGES:
             return head
@@ -41,7 +47,10 @@ def _stage(module: str) -> str | None:
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PKG).with_suffix("").parts)
+    if REPRODUCERS in path.parents:
+        parts = ["reproducers"] + list(path.relative_to(REPRODUCERS).with_suffix("").parts)
+    else:
+        parts = list(path.relative_to(PKG).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -81,20 +90,43 @@ def _top_level(tree: ast.Module):
                     yield child
 
 
-MODULES = sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
+MODULES = sorted(p for folder in (PKG, REPRODUCERS) for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
+def _id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def test_every_module_has_a_stage():
+    assert [_id(p) for p in MODULES if _stage(_module_name(p)) is None] == []
+    assert _stage("nccl_forensics.nothing") is not None        # the root prefix ("") is a stage: the
+    assert _stage("pipeline.reduce") == "pipeline"              # longest prefix wins
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_id)
 def test_imports_flow_one_way(path):
     own = _stage(_module_name(path))
-    if own is None:
-        return
+    assert own is not None, f"{_id(path)} has no stage in STAGES"
     for imported in _imports(path):
         if imported.startswith("!"):
             continue
         target = _stage(imported)
-        if target is not None:
-            assert STAGES[target] <= STAGES[own], f"{path.name} ({own}) imports {imported} ({target})"
+        assert target is not None, f"{_id(path)} imports {imported}, which has no stage"
+        assert STAGES[target] <= STAGES[own], f"{_id(path)} ({own}) imports {imported} ({target})"
+
+
+def test_a_package_holds_no_lazy_import_dodge():
+    """A package's __init__ that resolves names on first use (module __getattr__) hides an upward import from
+    the checks above; only the root's public API (nccl_forensics.diagnose & co.) may, and it names modules."""
+    for path in MODULES:
+        if path.name == "__init__.py" and path.parent != PKG:
+            assert "def __getattr__" not in path.read_text(), _id(path)
+
+
+def test_the_root_api_names_modules_of_their_own_layer():
+    import nccl_forensics
+    for name, module in nccl_forensics._API.items():
+        assert _stage(module.removeprefix("nccl_forensics.")) in ("pipeline", "topo"), (name, module)
 
 
 def test_no_import_cycle_between_modules():
@@ -146,14 +178,14 @@ def test_importing_the_package_loads_no_pandas():
 
 def test_the_public_api_loads_on_first_use():
     import nccl_forensics
-    from nccl_forensics.diagnosis.reduce import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
     assert nccl_forensics.diagnose is diagnose
     assert callable(nccl_forensics.parse_paths) and callable(nccl_forensics.topology_from_paths)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
+@pytest.mark.parametrize("path", MODULES, ids=_id)
 def test_only_the_reproducer_side_imports_torch(path):
-    parts = set(path.relative_to(PKG).with_suffix("").parts)
+    parts = set(_module_name(path).split(".")) | {path.stem}
     if parts & TORCH_ALLOWED:
         return
     top_level = [n for n in ast.parse(path.read_text()).body if isinstance(n, (ast.Import, ast.ImportFrom))]

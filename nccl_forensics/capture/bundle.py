@@ -112,7 +112,7 @@ def capture_job(job: Job, bundle: Path, host: str, options: CaptureOptions, foun
                 manifest.add(doc, "failed", kind="fr_pipe", rank=rank, reason=outcome)
         try:
             manifest.add_items(doc, copy_job_files(job, bundle, boot + job.start_s))
-        except Exception as exc:  # one part failing must not lose the others
+        except Exception as exc:  # noqa: BLE001 - one part failing must not lose the others
             manifest.add(doc, "failed", kind="job_files", reason=f"internal error: {type(exc).__name__}: {exc}")
         result = Bundle(bundle, job, doc, _outcome(stacks, doc, "py-spy") or [])
         _outcome(server, doc, "debug_server")
@@ -126,7 +126,7 @@ def _outcome(future, doc: dict, kind: str):
     """A part's result; an exception in it is recorded in the manifest instead of ending the capture."""
     try:
         return future.result()
-    except Exception as exc:  # one part failing must not lose the others
+    except Exception as exc:  # noqa: BLE001 - one part failing must not lose the others
         manifest.add(doc, "failed", kind=kind, reason=f"internal error: {type(exc).__name__}: {exc}")
         return None
 

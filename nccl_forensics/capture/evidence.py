@@ -157,7 +157,7 @@ def _consoles(job: Job, bundle: Path, run_dirs: list[Path]) -> list[Item]:
     """The consoles, but not torchrun's `--tee` files: those come with its log folder."""
     files = [Path(f) for f in console_files(job) if not any(Path(f).is_relative_to(d) for d in run_dirs)]
     names = [f.name if [g.name for g in files].count(f.name) == 1 else f"{i}-{f.name}" for i, f in enumerate(files)]
-    return [_copy_file("console", None, f, bundle, Path("console") / name, job.owner) for f, name in zip(files, names)]
+    return [_copy_file("console", None, f, bundle, Path("console") / name, job.owner) for f, name in zip(files, names, strict=True)]
 
 
 def fr_dump_candidates(r: RankProc) -> list[str]:

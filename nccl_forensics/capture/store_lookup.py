@@ -31,7 +31,7 @@ def lookup(host: str, port: int, prefix: str, ranks: list) -> dict:
 def main(argv: list) -> int:
     try:
         result = lookup(argv[0], int(argv[1]), argv[2], [int(r) for r in argv[3:]])
-    except Exception as exc:  # one line back to the caller, whatever went wrong
+    except Exception as exc:  # noqa: BLE001 - one line back to the caller, whatever went wrong
         result = {"error": " ".join(f"{type(exc).__name__}: {exc}".split())[:300]}
     print(json.dumps(result))
     return 0

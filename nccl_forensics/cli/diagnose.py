@@ -14,6 +14,7 @@ from .options import (
     jobs_option,
     note,
     paths_argument,
+    progress,
     stdin_as_file,
     write_file,
 )
@@ -71,20 +72,20 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
       cat rank*.log | ncclf diagnose -
       ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
-    from ..diagnosis.reduce import diagnose, fr_tail_entries
+    from ..pipeline.reduce import diagnose, fr_tail_entries
 
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore),
                "window_mb": None if full else window_mb}
     if ray_address:
-        from ..diagnosis.on_ray import diagnose_on_ray
+        from ..pipeline.on_ray import diagnose_on_ray
         result = diagnose_on_ray(ray_address, paths, **options)
-        with_evidence = sum(1 for node in result.ray_nodes if node[2])
+        with_evidence = sum(1 for node in result.ray_nodes if node.sent_evidence)
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:
-        with stdin_as_file(paths) as readable:
-            result = diagnose(readable, **options)
+        with stdin_as_file(paths) as readable, progress("reading evidence") as on_file:
+            result = diagnose(readable, progress=on_file, **options)
             from ..outputs.display import relabel
             for copy in set(readable) - set(paths):          # stdin's private copy: shown as <stdin>
                 relabel(result, copy)

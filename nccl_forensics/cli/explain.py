@@ -1,7 +1,5 @@
-"""`ncclf explain CODE`: print a detector's documentation (ruff's `ruff rule B006`)."""
+"""`ncclf explain CODE`: print the documentation of a detector or a topology check (ruff's `ruff rule B006`)."""
 from __future__ import annotations
-
-import inspect
 
 import click
 
@@ -9,24 +7,27 @@ from ..errors import BadInput
 from .options import complete_codes
 
 
-@click.command(short_help="Print the documentation of a detector (e.g. `ncclf explain C102`).")
+@click.command(short_help="Print the documentation of a detector or topology check (`ncclf explain C102`).")
 @click.argument("code", required=False, shell_complete=complete_codes)
-@click.option("--list", "list_all", is_flag=True, help="List every detector: code, name, verdict class, status.")
+@click.option("--list", "list_all", is_flag=True,
+              help="List every code: detectors (code, name, verdict class, status), then topology checks.")
 @click.option("--messages", "list_messages", is_flag=True,
               help="List the message catalogue: every message ncclf reads, the versions that print it, its meaning.")
 def command(code, list_all, list_messages):
-    """Print what a detector finds, why that hangs or kills a job, the evidence it needs and the fix.
+    """Print what a detector or topology check finds, why that hangs or slows a job, the evidence it needs
+    and the fix.
 
-    CODE is a detector code (C102) or its name (dtype-mismatch).
+    CODE is a detector code (C102), a topology check code (G001) or either's name (dtype-mismatch).
 
     \b
     Example:
       ncclf explain C102
       ncclf explain stuck-rank
+      ncclf explain G001
       ncclf explain --list
       ncclf explain --messages
     """
-    from ..detectors import REGISTRY, detector_class, lookup
+    from ..codes import CODES, DETECTOR, documentation, lookup, resolve
 
     if list_messages:
         from ..sources.catalogue import iter_table
@@ -36,16 +37,15 @@ def command(code, list_all, list_messages):
         return 0
 
     if list_all or not code:
-        for entry in REGISTRY:
-            cls = detector_class(entry)
-            click.echo(f"{entry.code}  {entry.name:<20} {cls.cls:<20} {entry.status}")
+        for entry in CODES:
+            what = resolve(entry).cls if entry.kind == DETECTOR else "topology check"
+            click.echo(f"{entry.code}  {entry.name:<25} {what:<20} {entry.status}")
         return 0
     entry = lookup(code)
     if entry is None:
-        raise BadInput(f"unknown detector {code!r} (see `ncclf explain --list`)")
-    module = inspect.getmodule(detector_class(entry))
+        raise BadInput(f"unknown code {code!r} (see `ncclf explain --list`)")
     click.echo(f"{entry.code} {entry.name} ({entry.status})\n")
-    click.echo(with_real_example(inspect.cleandoc(module.__doc__ or ""), entry.code))
+    click.echo(with_real_example(documentation(entry), entry.code))
     return 0
 
 

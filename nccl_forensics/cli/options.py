@@ -93,6 +93,13 @@ def verbosity_options() -> list[click.Option]:
                          help="More detail on stderr (what was skipped and why, internal log messages).")]
 
 
+def progress(what: str):
+    """A progress bar on stderr (a terminal only, never with -q): a context giving a `progress(done, total)`
+    callback, or None."""
+    from ..outputs.progress import progress_bar
+    return progress_bar(what, enabled=VERBOSITY["level"] >= 0)
+
+
 def note(message: str, detail: bool = False) -> None:
     """A line on stderr for people: not with -q; a `detail` only with -v."""
     if VERBOSITY["level"] >= (1 if detail else 0):

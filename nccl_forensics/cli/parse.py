@@ -6,10 +6,11 @@ import sys
 
 import click
 
-from ..outputs import collect, make_console
+from ..outputs import make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
-from .options import format_option, jobs_option, note, paths_argument, stdin_as_file
+from ..pipeline import collect
+from .options import format_option, jobs_option, note, paths_argument, progress, stdin_as_file
 
 
 @click.command("parse")
@@ -40,7 +41,8 @@ def command(paths, fmt, inventory, limit, jobs):
 def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -> int:
     console = make_console()
     if inventory:
-        rows = inventory_rows(collect.inventory(paths, jobs))
+        with progress("reading files") as on_file:
+            rows = inventory_rows(collect.inventory(paths, jobs, on_file))
         if fmt == "json":
             click.echo(json.dumps({"schema_version": 1, "files": rows}, indent=2))
         elif fmt == "text":
@@ -49,7 +51,8 @@ def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -
             raise click.UsageError("--inventory takes --format text or json")
         return 0
     if fmt in ("jsonl", "csv"):
-        summaries = collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs)
+        with progress("parsing") as on_file:
+            summaries = collect.spool_events(paths, fmt, writer_for, sys.stdout, jobs, on_file)
         sys.stdout.flush()
         for s in summaries:         # stdout holds only records: a cut or unreadable file is reported here
             if s.error:
@@ -57,5 +60,7 @@ def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -
         return 0
     if fmt == "json":
         raise click.UsageError("--format json goes with --inventory; use jsonl for events")
-    render_events_table(collect.preview_events(paths, jobs, limit or None), console)
+    with progress("parsing") as on_file:
+        preview = collect.preview_events(paths, jobs, limit or None, on_file)
+    render_events_table(preview, console)
     return 0

@@ -67,11 +67,11 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
 
 
 def _diagnose(bundle, say) -> None:
-    from ..diagnosis.reduce import diagnose
     from ..errors import NcclfError
     from ..outputs import make_console
     from ..outputs.capture_render import render_bundle
     from ..outputs.diagnosis_terminal import render
+    from ..pipeline.reduce import diagnose
 
     render_bundle(bundle, make_console(file=sys.stderr))
     try:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import POSITIVE, jobs_option, note, paths_argument
+from .options import POSITIVE, jobs_option, note, paths_argument, progress
 
 
 @click.command("summarize")
@@ -27,8 +27,8 @@ def command(paths, out, jobs, full, window_mb):
     import os
     import socket
 
-    from ..diagnosis.reduce import summarize
     from ..errors import BadInput
+    from ..pipeline.reduce import summarize
 
     target = out.replace("%h", socket.gethostname())
     folder = os.path.dirname(target)
@@ -37,6 +37,7 @@ def command(paths, out, jobs, full, window_mb):
             os.makedirs(folder, exist_ok=True)         # as capture and run create theirs
         except OSError as exc:
             raise BadInput(f"cannot create {folder} for the summary: {exc.strerror or exc}") from None
-    digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb)
+    with progress("digesting evidence") as on_file:
+        digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb, progress=on_file)
     note(f"wrote the summary of {len(digests)} evidence file{'s' if len(digests) != 1 else ''} to {target}")
     return 0

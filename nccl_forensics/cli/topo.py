@@ -40,8 +40,9 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     """
     if channel is not None and all_channels:
         raise click.UsageError("--channel and --all cannot be used together")
-    from ..topo import check_topology, render, topology_from_paths
-    from ..topo.render_terminal import terminal_renderables
+    from ..outputs.topo_render import render
+    from ..outputs.topo_terminal import terminal_renderables
+    from ..topo import check_topology, topology_from_paths
 
     comms = topology_from_paths(paths)
     warnings = check_topology(comms)

@@ -1,68 +1,42 @@
-"""The one ordered registry of detectors: stable code, kebab name, class, status.
+"""The detectors: one failure class per module, each a row of the one registry of codes (`..codes`).
 
-Codes are a family letter plus three digits — C1xx collective agreement, R2xx rank liveness, M3xx memory,
-N4xx network/NIC, V5xx versions, T6xx timeouts, S7xx speed,
-X9xx the failure no other detector classes, H0xx health (the only way to an all-clear: `healthy.py`). A code is never reused; a retired detector keeps its row
-with status "removed". `ncclf explain CODE` prints a detector's docstring.
+Codes are a family letter plus three digits (see codes.py); H001 is the health rule, the only way to an all-clear
+(`healthy.py`). `ncclf explain CODE` prints a detector's docstring; `run_detectors` runs the selected ones over a
+Context, `assess_health` decides `none` or `inconclusive` when none of them found a failure.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 import os
-import re
 from typing import Iterable, NamedTuple
 
+from ..codes import CODE_PATTERN, DETECTOR, Code, of_kind, resolve
 from ..errors import BadInput
 from ..model import Finding
 from .base import Context
 from .healthy import Health, Healthy
 
+__all__ = ["CODE_PATTERN", "REGISTRY", "Entry", "detector_class", "lookup", "selected", "run_detectors",
+           "RunReport"]
+
 log = logging.getLogger(__name__)
-CODE_PATTERN = re.compile(r"^[A-Z]\d{3}$")
+Entry = Code                                           # a registry row (code, name, module, attr, status, kind)
+REGISTRY: tuple[Code, ...] = of_kind(DETECTOR)
 
 
-class Entry(NamedTuple):
-    code: str
-    name: str
-    module: str          # detectors/<module>.py
-    cls: str             # the class inside it
-    status: str          # "stable" | "preview" | "removed"
-
-
-REGISTRY: tuple[Entry, ...] = (
-    Entry("C101", "shape-mismatch", "count_mismatch", "ShapeMismatch", "stable"),
-    Entry("C102", "dtype-mismatch", "dtype_mismatch", "DtypeMismatch", "stable"),
-    Entry("C103", "op-mismatch", "op_mismatch", "OpMismatch", "stable"),
-    Entry("C104", "skipped-collective", "skipped_collective", "CollectiveSkipped", "stable"),
-    Entry("C105", "analyzer-report", "analyzer_report", "AnalyzerReport", "stable"),
-    Entry("C106", "p2p-unmatched", "p2p_unmatched", "P2PUnmatched", "stable"),
-    Entry("C107", "reported-mismatch", "reported_mismatch", "ReportedMismatch", "stable"),
-    Entry("R201", "dropped-rank", "dead_rank", "DroppedRank", "stable"),
-    Entry("R202", "stuck-rank", "stuck_rank", "StuckRank", "stable"),
-    Entry("R203", "missing-rank", "missing_rank", "MissingRank", "stable"),
-    Entry("M301", "oom", "oom", "OutOfMemory", "stable"),
-    Entry("N401", "network-error", "transport_error", "NetworkError", "stable"),
-    Entry("N402", "nic-misselection", "wrong_nic", "NicMisselection", "stable"),
-    Entry("V501", "version-mismatch", "version_mismatch", "VersionMismatch", "stable"),
-    Entry("T601", "timeout-unknown", "timeout_unknown", "TimeoutUnknown", "stable"),
-    Entry("S701", "straggler", "straggler", "Straggler", "stable"),
-    Entry("X901", "unclassified-failure", "unclassified_failure", "UnclassifiedFailure", "stable"),
-    Entry("H001", "healthy", "healthy", "Healthy", "stable"),
-)
 HEALTH = "H001"
 
 
-def detector_class(entry: Entry):
-    return getattr(importlib.import_module(f"{__name__}.{entry.module}"), entry.cls)
+def detector_class(entry: Code):
+    return resolve(entry)
 
 
-def lookup(code_or_name: str) -> Entry | None:
+def lookup(code_or_name: str) -> Code | None:
     key = code_or_name.strip()
     return next((e for e in REGISTRY if key.upper() == e.code or key.lower() == e.name), None)
 
 
-def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Entry]:
+def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Code]:
     """Registry rows to run: `select`/`ignore` take codes, code prefixes (``C1``) or kebab names; a key that
     names no detector is BadInput (a typo must not silently run nothing)."""
     select, ignore = [s for s in select if s], [i for i in ignore if i]
@@ -73,13 +47,13 @@ def selected(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Ent
             and not any(_matches(e, k) for k in ignore)]
 
 
-def not_run(entries: Iterable[Entry]) -> list[str]:
+def not_run(entries: Iterable[Code]) -> list[str]:
     """The codes of the registry's live detectors missing from `entries` (a --select/--ignore subset)."""
     chosen = {e.code for e in entries}
     return [e.code for e in REGISTRY if e.status != "removed" and e.code not in chosen]
 
 
-def _matches(entry: Entry, key: str) -> bool:
+def _matches(entry: Code, key: str) -> bool:
     return entry.code.startswith(key.strip().upper()) or entry.name == key.strip().lower()
 
 
@@ -89,7 +63,7 @@ class RunReport(NamedTuple):
     warnings: list[str] = []           # "internal error in detector T601 (AttributeError: …), please report"
 
 
-def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunReport:
+def run_detectors(ctx: Context, entries: Iterable[Code] | None = None) -> RunReport:
     """Run each detector that has the evidence it needs. A detector that raises costs only its own findings:
     the exception becomes a one-line warning and the others' verdict stands (NCCLF_DEBUG=1 re-raises)."""
     findings, skipped, warnings = [], [], []
@@ -111,7 +85,7 @@ def run_detectors(ctx: Context, entries: Iterable[Entry] | None = None) -> RunRe
     return RunReport(findings, skipped, warnings)
 
 
-def assess_health(ctx: Context, entries: Iterable[Entry], report: RunReport, parser_warnings: Iterable[str] = ()) -> Health:
+def assess_health(ctx: Context, entries: Iterable[Code], report: RunReport, parser_warnings: Iterable[str] = ()) -> Health:
     """The health rule (H001) over what the failure detectors left: the one place an all-clear is decided. A
     subset of detectors (H001 itself left out included) is never an all-clear."""
     return Healthy().assess(ctx, not_run(entries), [*report.warnings, *parser_warnings])

@@ -117,7 +117,7 @@ def _receiver_fits(sigs: list[tuple], observed: float) -> dict[str, float | None
 def _signatures(rows: pd.DataFrame) -> list[tuple]:
     """(op, dtype, numel, bytes) per entry."""
     return [(str(op), str(dtype).split(",")[0], _plain(n), _nbytes(n, dtype))
-            for op, dtype, n in zip(rows["op"], rows["dtype"], rows["numel"])]
+            for op, dtype, n in zip(rows["op"], rows["dtype"], rows["numel"], strict=True)]
 
 
 def _observed(data: dict) -> float | None:

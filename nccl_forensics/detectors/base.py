@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol
+from typing import Iterable
 
 import pandas as pd
 
@@ -113,18 +113,12 @@ def _order(ev: Event):
     return (ev.rank if ev.rank is not None else 1 << 30, ev.file, ev.line)
 
 
-class Detector(Protocol):
-    code: str                 # stable, e.g. "C102"
-    name: str                 # kebab, e.g. "dtype-mismatch"
-    cls: str                  # verdict class, e.g. "dtype_mismatch"
-    needs: tuple[str, ...]    # any one of these evidence names lets it run (see NEEDS_KINDS)
-
-    def check(self, ctx: Context) -> Iterable[Finding]: ...
-
-
 class BaseDetector:
-    code = name = cls = ""
-    needs: tuple[str, ...] = ()
+    """A detector: `check(ctx)` yields Findings. Its row in codes.py names the module and this class."""
+    code = ""                 # stable, e.g. "C102"
+    name = ""                 # kebab, e.g. "dtype-mismatch"
+    cls = ""                  # verdict class, e.g. "dtype_mismatch"
+    needs: tuple[str, ...] = ()   # any one of these evidence names lets it run (see NEEDS_KINDS)
 
     def finding(self, ranks, message, confidence=Confidence.MEDIUM, evidence=(), fix="", group=None, seq=None,
                 cause=True) -> Finding:

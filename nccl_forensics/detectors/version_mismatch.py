@@ -16,6 +16,8 @@ Example:
     ``ncclf diagnose logs/`` →
     ``version_mismatch: ranks 4-7 (node2) run NCCL 2.18.1, ranks 0-3 run 2.21.5``.
 
+The rule (majority first, the rest odd) is `diagnosis/versions.py`, shared with topology check G007.
+
 Known limits:
     The torch version itself is not printed in these logs; only the FR schema version stands in for it.
 
@@ -24,8 +26,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
+from ..diagnosis.versions import by_version
 from ..model import Confidence
 from .base import BaseDetector, Context
 
@@ -36,15 +37,12 @@ class VersionMismatch(BaseDetector):
 
     def check(self, ctx: Context):
         for kind, label in (("nccl_version", "NCCL"), ("fr_dump", "flight-recorder schema")):
-            seen = defaultdict(list)
-            for ev in ctx.of(kind):
-                version = ev.data.get("version")
-                if version:
-                    seen[version].append(ev)
-            if len(seen) < 2:
+            groups = by_version((ev.data.get("version"), ev) for ev in ctx.of(kind))
+            if len(groups) < 2:
                 continue
-            versions = sorted(seen, key=lambda v: (-len(seen[v]), v))
-            odd = [ev for v in versions[1:] for ev in seen[v]]
+            seen = dict(groups)
+            versions = [v for v, _ in groups]
+            odd = [ev for _, evs in groups[1:] for ev in evs]
             ranks = sorted({ev.rank for ev in odd if ev.rank is not None})
             parts = [f"{len(seen[v])} run {v}" for v in versions]
             msg = f"{label} versions differ across ranks: " + ", ".join(parts)

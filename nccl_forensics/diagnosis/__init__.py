@@ -1,22 +1,10 @@
-"""Evidence → verdict, in two steps that can run in different places.
+"""Analysis: the evidence of many files, lined up and compared. Imports no detector and no pipeline.
 
-- map (`map.py`): one evidence file → a `Digest` (its timeline rows as columns, its few other events);
-  runs in a worker process, next to the logs.
-- reduce (`reduce.py`): every Digest → ranks → timelines (`timeline.py`) → divergence (`divergence.py`) →
-  rank states (`rank_state.py`) → detectors → one `Verdict` (`verdict.py`).
+- `timeline.py`: per-communicator collective timelines (`Timelines`), `divergence.py`: where ranks part,
+  `arrivals.py`: who came late and by how much, `world.py`: the expected ranks, `groups.py`: communicator
+  memberships, `fr_semantics.py`: flight-recorder entries, `rank_state.py`: what each rank was last seen
+  doing, `verdict.py`: findings -> one `Verdict`.
 
-`diagnose(paths)` runs both. The names below load `reduce` on first use: the detectors import this
-package's timeline types, and `reduce` imports the detectors.
+`diagnose(paths)` (map, reduce, detectors) lives in `pipeline/reduce.py`; `nccl_forensics.diagnose` is the
+public name.
 """
-from __future__ import annotations
-
-import importlib
-
-_API = ("diagnose", "diagnose_events", "analyse", "Diagnosis")
-__all__ = list(_API)
-
-
-def __getattr__(name: str):
-    if name in _API:
-        return getattr(importlib.import_module(f"{__name__}.reduce"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -131,8 +131,8 @@ def size_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     if colls.empty or "size_note" not in colls or colls["size_note"].isna().all():
         return pd.DataFrame(columns=OUTLIER_COLUMNS)
     noted = colls[colls["size_note"].notna()]
-    keys = set(zip(noted["group"].astype(str), noted["seq"]))
-    here = colls[[k in keys for k in zip(colls["group"].astype(str), colls["seq"])]]
+    keys = set(zip(noted["group"].astype(str), noted["seq"], strict=True))
+    here = colls[[k in keys for k in zip(colls["group"].astype(str), colls["seq"], strict=True)]]
     rows = []
     for (group, seq), at in here.groupby([here["group"].astype(str), "seq"], sort=True):
         bad = at[at["size_note"].notna()]
@@ -326,7 +326,7 @@ def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> di
     if upto is not None:
         rows = rows[rows["seq"] <= upto]
     rows = rows.sort_values("seq").tail(HISTORY)
-    sigs = list(zip(*(rows[f].astype(object).where(rows[f].notna(), None) for f in FIELDS)))
+    sigs = list(zip(*(rows[f].astype(object).where(rows[f].notna(), None) for f in FIELDS), strict=True))
     if len(sigs) < 5:
         return None
     prev, last = sigs[-2], sigs[-1]
@@ -336,7 +336,7 @@ def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> di
     expected = followers[0]
     after = [sigs[j + 2] for j in range(len(sigs) - 3) if sigs[j] == prev and sigs[j + 1] == expected]
     shift = 1 if after and after[-1] == last else (-1 if last == prev else 0)
-    field = next(f for f, a, b in zip(FIELDS, last, expected) if a != b)
+    field = next(f for f, a, b in zip(FIELDS, last, expected, strict=True) if a != b)
     row = rows.iloc[-1]
     return {"group": str(group), "seq": int(row["seq"]), "rank": int(rank), "op": row["op"], "field": field,
             "value": str(last[FIELDS.index(field)]), "modal": str(expected[FIELDS.index(field)]),
@@ -386,8 +386,8 @@ def _mark_shifts(colls: pd.DataFrame, outliers: pd.DataFrame) -> pd.DataFrame:
                 if mean is not None and mean >= 0.8 and mean > base and (group, rank) not in best:
                     best[(group, rank)] = shift
     if best:
-        outliers["shift"] = [best.get(k, old) for k, old in zip(zip(outliers["group"], outliers["rank"]),
-                                                               outliers["shift"])]
+        outliers["shift"] = [best.get(k, old) for k, old in zip(zip(outliers["group"], outliers["rank"], strict=True),
+                                                               outliers["shift"], strict=True)]
     return outliers
 
 

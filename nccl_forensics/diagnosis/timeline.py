@@ -76,7 +76,8 @@ class RowBuffer:
         if not self.rows:
             return
         filled = set()
-        for name, values in zip(COLUMNS, zip(*self.rows)):
+        # rows may stop early (the rest are None): the columns past the shortest row are filled below
+        for name, values in zip(COLUMNS, zip(*self.rows, strict=False), strict=False):
             self.cols[name].extend(values)
             filled.add(name)
         for name in COLUMNS:
@@ -179,7 +180,7 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     # local -> global code, ending in -1: what a local code -1 (missing) maps to
     tables = {kind: np.array([index.get(v, -1) if v is not None and v == v else -1 for v in kind] + [-1], np.int32)
               for kind in kinds}
-    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts)]) if parts
+    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts, strict=True)]) if parts
              else np.array([], np.int32))
     return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
 

@@ -65,11 +65,6 @@ class World:
                                                            # rank's evidence may be in one of them
     unlisted: int = 0                                  # ranks below `size` too many to list: no evidence of theirs
 
-    @property
-    def complete(self) -> bool:
-        """Does the evidence cover every expected rank (no gap, no partial read, no unknown failed file)?"""
-        return not (self.gaps or self.partial or self.unattributed or self.unlisted)
-
     def size_claim(self) -> Claim | None:
         sized = [c for c in self.claims if c.size is not None and c.size == self.size]
         return sized[0] if sized else None

@@ -8,7 +8,7 @@ from collections import Counter
 from rich.console import Console
 from rich.markup import escape
 
-from ..topo.view import rank_span
+from ..model import rank_span
 
 _KIND_NAMES = {      # in the order they are listed
     "py-spy": "py-spy", "flight_recorder": "flight recorder (the job's dumps)",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from ..diagnosis.reduce import SCHEMA_VERSION, Diagnosis
+from ..pipeline.reduce import SCHEMA_VERSION, Diagnosis
 
 
 def _int(value):
@@ -44,8 +44,8 @@ def groups_of(d: Diagnosis) -> list[dict]:
         out.append({
             "name": name, "ranks": [int(r) for r in members],
             "last_common_seq": d.timelines.last_common.get(name),
-            "positions": {str(int(r)): p for r, p in zip(rows.get("rank", []), rows.get("position", []))},
-            "last_seq": {str(int(r)): _int(s) for r, s in zip(rows.get("rank", []), rows.get("last_seq", []))},
+            "positions": {str(int(r)): p for r, p in zip(rows.get("rank", []), rows.get("position", []), strict=True)},
+            "last_seq": {str(int(r)): _int(s) for r, s in zip(rows.get("rank", []), rows.get("last_seq", []), strict=True)},
         })
     return out
 
@@ -67,7 +67,7 @@ def to_dict(d: Diagnosis) -> dict:
     pos = d.timelines.positions
     per_rank: dict[int, dict] = {}
     if not pos.empty:
-        for g, r, p in zip(pos["group"], pos["rank"], pos["position"]):
+        for g, r, p in zip(pos["group"], pos["rank"], pos["position"], strict=True):
             per_rank.setdefault(int(r), {})[g] = p
     div = divergence_of(d)
     ranks = []

@@ -6,8 +6,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..diagnosis.reduce import Diagnosis
 from ..model import SourceKind, rank_span
+from ..pipeline.reduce import Diagnosis
 from . import make_console
 from .diagnosis_json import divergence_of, group_order
 from .display import evidence_text, message
@@ -115,7 +115,7 @@ def rank_table(d: Diagnosis, cut: bool = True) -> Table:
     pos = d.timelines.positions
     where: dict[int, list] = {}
     if not pos.empty:
-        for g, r, p in zip(pos["group"], pos["rank"], pos["position"]):
+        for g, r, p in zip(pos["group"], pos["rank"], pos["position"], strict=True):
             where.setdefault(int(r), []).append((g, p))
     state = _group_state(d)
     shown = _ranks_to_show(d)

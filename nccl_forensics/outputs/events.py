@@ -136,7 +136,7 @@ class JsonlEncoder:
                 f'"recvbuff": "{rb}"{p4}{quote(text)}}}\n'
                 for (p0, p1, p2, p3, p4), no, tm, opc, cnt, sb, rb, text in zip(
                     map(by_context.__getitem__, run.contexts), run.lines, run.times, run.opcounts, run.counts,
-                    run.sendbuffs, run.recvbuffs, run.texts)]
+                    run.sendbuffs, run.recvbuffs, run.texts, strict=True)]
 
     def _context_parts(self, file: str, ctx) -> tuple[str, ...]:
         d = ctx.data

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..diagnosis.reduce import Diagnosis
 from ..hygiene import markdown_code, markdown_text
 from ..model import SourceKind, rank_span
+from ..pipeline.reduce import Diagnosis
 from .diagnosis_json import divergence_of, groups_of
 from .diagnosis_terminal import MAX_GROUP_LINES, cite, group_lines, missing_rank_lines
 from .display import evidence_text, prose

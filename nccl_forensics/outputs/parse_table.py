@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..model import Event, rank_span
-from .collect import EventsPreview, FileSummary
+from ..pipeline.collect import EventsPreview, FileSummary
 
 # The fields shown for each kind in the events table (everything else is in --format jsonl).
 _KEY_FIELDS = {

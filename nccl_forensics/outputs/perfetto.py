@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..diagnosis.arrivals import arrivals
-from ..diagnosis.reduce import Diagnosis
+from ..pipeline.reduce import Diagnosis
 
 PID = 1
 SLOT_US = 1000.0              # spacing by seq when a collective has no timestamp
@@ -105,7 +105,7 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
     table = arrivals(rows.reset_index(drop=True))
     if table.empty:
         return []
-    last = dict(zip(table["seq"], zip(table["who"], table["row"])))
+    last = dict(zip(table["seq"], zip(table["who"], table["row"], strict=True), strict=True))
     flat = rows.reset_index(drop=True)
     stragglers = {r for f in d.findings if f.id == _STRAGGLER for r in f.ranks}
     out, flow_id = [], 0
@@ -114,7 +114,7 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
         ts, seqs = part["ts"].to_numpy(), part["seq"].to_numpy(np.int64)
         order = np.append(np.sort(ts), np.inf)               # a wait ends by this rank's next arrival at the latest
         nxt = order[np.searchsorted(order, ts, side="right")]
-        for t, seq, limit in zip(ts, seqs, nxt):
+        for t, seq, limit in zip(ts, seqs, nxt, strict=True):
             if int(seq) not in last:
                 continue
             who, row = last[int(seq)]
@@ -178,4 +178,4 @@ def _divergent(d: Diagnosis, group: str) -> dict:
         return {}
     rows = div[(div["group"] == group) & div["rank"].isin(d.verdict.culprit_ranks)]
     return {(int(r), int(s)): f"{f}: {v} (others {m})"
-            for r, s, f, v, m in zip(rows["rank"], rows["seq"], rows["field"], rows["value"], rows["modal"])}
+            for r, s, f, v, m in zip(rows["rank"], rows["seq"], rows["field"], rows["value"], rows["modal"], strict=True)}

@@ -27,9 +27,11 @@ _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
-_NCCL_LINE = re.compile(rb"\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) ")
-_NCCL_WHOLE_LINE = re.compile(
-    rb"^(?:\[[^\]]+\] )?\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ (?:\([^)]*\) )?)?NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
+# The NCCL prefix as grammars/nccl.lark reads it: host:pid:tid [dev], or "host [dev]" (no pid:tid), then an
+# optional TRACE time and file:line (function); tests/sources/test_sniff_differential.py checks the two agree.
+_NCCL_HEAD = rb"(?:\S+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]]+ \[-?\d+\] )(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?"
+_NCCL_LINE = re.compile(_NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
+_NCCL_WHOLE_LINE = re.compile(rb"^(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
 _PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
 _KERNEL = re.compile(

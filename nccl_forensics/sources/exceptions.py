@@ -1,9 +1,9 @@
 """Recognise the exception messages that name a cause: OOM, gloo transport errors, DistBackendError.
 
 The line shapes are in grammars/traceback.lark; this module reads the free-text *message* of an exception
-(or a continuation line under it) with the patterns of shared/formats/evidence.md §3 / §8.5 and
-shared/formats/pytorch.md §4.3, checked against the gloo texts torch 2.13 prints here (FACTS.md,
-sample_logs/evidence/tracebacks/real/). `recognise` returns (kind, data) pairs for `oom`, `gloo_error` and
+(or a continuation line under it) with the patterns of PyTorch's c10/cuda/CUDACachingAllocator.cpp and
+ProcessGroupGloo, checked against the gloo texts torch 2.13 prints here
+(sample_logs/evidence/tracebacks/real/). `recognise` returns (kind, data) pairs for `oom`, `gloo_error` and
 `dist_backend_error` events; it never raises.
 """
 from __future__ import annotations

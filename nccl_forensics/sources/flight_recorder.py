@@ -1,4 +1,4 @@
-"""PyTorch flight-recorder dumps → events (source = flight_recorder). Formats: shared/formats/pytorch.md §1.
+"""PyTorch flight-recorder dumps → events (source = flight_recorder). Formats: torch/csrc/distributed/c10d's flight recorder (FlightRecorder).
 
 Reads the pickle that `_dump_fr_trace()` / `_dump_nccl_trace()` / the on-timeout dump write, and the JSON of
 `_dump_fr_trace_json()`, schema versions 2.2–2.10 (2.4 = torch 2.7, 2.10 = torch 2.9–2.15), NCCL and gloo.
@@ -23,7 +23,7 @@ Two entry points:
   them in parallel.
   Build one DataFrame for many ranks by extending the column lists, then `pandas.DataFrame(columns)` once.
 
-Gloo quirks (FACTS.md): `pg_config` is keyed '' while entries say ('0', 'default_pg'), so PG names and descs
+Gloo quirks: `pg_config` is keyed '' while entries say ('0', 'default_pg'), so PG names and descs
 are taken from the entries (ranks None) and a note goes into `quirks`; gloo entries stay `scheduled`
 with null times, so `retired` (False = still pending) is the usable signal; `pg_status` counts a failed
 collective as completed. The dump holds no rank: it comes from the file name (`…rank_<r>`, trailing digits)
@@ -178,7 +178,7 @@ def _raw_values(entries: list[dict], keys: list[tuple[str, str | None]]) -> dict
     cache, so one pass fetching every key costs about a third of one pass per key."""
     if len(keys) > 1 and entries:
         try:
-            return dict(zip((k for k, _ in keys), map(list, zip(*map(itemgetter(*(k for k, _ in keys)), entries)))))
+            return dict(zip((k for k, _ in keys), map(list, zip(*map(itemgetter(*(k for k, _ in keys)), entries), strict=True)), strict=True))
         except KeyError:    # an older schema or a damaged entry: the per-key path handles the alternatives
             pass
     return {key: _values(entries, key, alt) for key, alt in keys}
@@ -377,8 +377,8 @@ def _rank(dump: dict, path: str, source: Source | str) -> int | None:
 
 def _meta(dump: dict, path: str, source: Source | str, cols: dict[str, list]) -> dict:
     record_ids = [r for r in cols["record_id"] if r is not None]
-    return dump_meta(dump, path, source, used_pgs=dict(zip(cols["pg_name"], cols["pg_desc"])),
-                     pg_names=dict(zip(cols["pg_id"], cols["pg_name"])),
+    return dump_meta(dump, path, source, used_pgs=dict(zip(cols["pg_name"], cols["pg_desc"], strict=True)),
+                     pg_names=dict(zip(cols["pg_id"], cols["pg_name"], strict=True)),
                      backend=next((b for b in cols["backend"] if b), None),
                      record_ids=(min(record_ids, default=None), max(record_ids, default=None)))
 
@@ -424,7 +424,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
         yield Event("fr_pg_status", SOURCE, path, 1, rank, comm=name, text=text, data={"pg_name": name, **st})
     bad = iter(meta["bad_lines"])
     next_bad = next(bad, None)
-    for row in zip(cols["line"], cols["thread_id"], *(cols[f] for f in _ENTRY_FIELDS)):
+    for row in zip(cols["line"], cols["thread_id"], *(cols[f] for f in _ENTRY_FIELDS), strict=True):
         while next_bad is not None and next_bad < row[0]:
             yield Event("unparsed", SOURCE, path, next_bad, rank, text="entry is not a dict")
             next_bad = next(bad, None)
@@ -435,7 +435,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
 
 def _entry_event(path: str, rank: int | None, row: tuple) -> Event:
     line, thread_id = row[0], row[1]
-    data = dict(zip(_ENTRY_FIELDS, row[2:]))
+    data = dict(zip(_ENTRY_FIELDS, row[2:], strict=True))
     for key in ("in_sizes", "out_sizes"):   # events carry lists (docs/events.md); the table carries tuples
         if data[key] is not None:
             data[key] = list(map(list, data[key]))

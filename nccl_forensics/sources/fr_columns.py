@@ -66,9 +66,9 @@ def coded_columns(dump: dict, path: str, source: Source | str, first_line: int =
 def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, first_line: int) -> tuple[dict, dict]:
     try:                                                  # one pass over the (cold) entries
         pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes, flags = \
-            zip(*map(_read_flagged, entries))
+            zip(*map(_read_flagged, entries), strict=True)
     except KeyError:                                      # no is_p2p (older schemas)
-        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries))
+        pgs, seqs, names, sizes, dtypes, states, times, record_ids, pg_ids, out_sizes = zip(*map(_read, entries), strict=True)
         flags = tuple(e.get("is_p2p") for e in entries)
     _expect(set(map(type, seqs)) <= {int} and set(map(type, record_ids)) <= {int})
     _expect(set(map(type, times)) <= {int} and 0 not in times and set(map(type, pg_ids)) <= {int, type(None)})
@@ -104,7 +104,7 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
             "dtype": _dtypes(kept_dtypes), "numel": sub(numel), "out_numel": out_numel, "seq": sub(seq),
             "time": sub(time), "line": sub(line), "p2p": p2p}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
-                     pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs)).items()},
+                     pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs, strict=True)).items()},
                      backend=next((s[0] for s in split if s[0]), None),
                      record_ids=(min(record_ids), max(record_ids)))
     meta["entries"], meta["bad_lines"] = len(entries), []

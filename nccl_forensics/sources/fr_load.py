@@ -147,7 +147,7 @@ def _unpickle(data: bytes, path: str, memo: Any = None) -> Any:
         raise UnsafeDump(f"{path}: {exc}") from None
     except (NcclfError, MemoryError):
         raise
-    except Exception as exc:  # the unpickler raises many types on corrupt input; all mean the same
+    except Exception as exc:  # noqa: BLE001 - the unpickler raises many types on corrupt input; all mean the same
         raise BadInput(f"{path}: truncated or corrupt pickle ({type(exc).__name__}: {exc})") from None
 
 

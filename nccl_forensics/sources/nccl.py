@@ -448,7 +448,7 @@ def lines_inside(text: str, use_fast: bool = True) -> list[Parsed]:
     if not heads or (len(heads) == 1 and heads[0].start("head") == 0):
         return []
     found = []
-    for m, end in zip(heads, [*(h.start() for h in heads[1:]), len(text)]):
+    for m, end in zip(heads, [*(h.start() for h in heads[1:]), len(text)], strict=False):   # no head: none
         parsed = parse_message(text[m.start("head"):end].strip(), use_fast)
         if parsed is not None:
             found.append(parsed)

@@ -296,8 +296,8 @@ class BlockScanner:
             return run                      # objects and set off a collection when it re-enables the GC
 
     def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
-        stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows)
-        contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails)))   # zip reuses one key tuple
+        stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows, strict=True)
+        contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails, strict=True)))   # zip reuses one key tuple
         if None in contexts:
             for i, ctx in enumerate(contexts):
                 if ctx is None:
@@ -309,7 +309,7 @@ class BlockScanner:
         times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
         return CollRun(self.nccl.file, range(self.no + 1, self.no + n + 1), contexts, times,
                        list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
-                       [s if s == r else r for s, r in zip(sends, recvs)],   # in-place ops: one string, not two
+                       [s if s == r else r for s, r in zip(sends, recvs, strict=True)],   # in-place ops: one string, not two
                        BlockLines(block))
 
     def _mixed_block(self, block: str) -> Iterator[Any]:

@@ -129,14 +129,14 @@ class RasParser(LineParser):
     def _row(self, line: Line, data: dict[str, Any]) -> None:
         ints, words = data["ints"], data["words"]
         if self._section == "communicators" and len(ints) == len(_COMM_COLUMNS):
-            extra = dict(zip(_COMM_COLUMNS, ints))
+            extra = dict(zip(_COMM_COLUMNS, ints, strict=False))   # a short row: the columns it has
             self._emit(line, message=" ".join(words) or None, state=words[0] if words else None,
                        errors=words[1] if len(words) > 1 else None, ranks=[], **extra)
         elif self._section == "job_summary" and len(ints) == len(_JOB_COLUMNS):
-            self._emit(line, message=line.text.strip(), state=None, ranks=[], **dict(zip(_JOB_COLUMNS, ints)))
+            self._emit(line, message=line.text.strip(), state=None, ranks=[], **dict(zip(_JOB_COLUMNS, ints, strict=False)))
         elif self._section == "job_summary" and len(ints) == 3 and self._table in _JOB_TABLES:
             self._emit(line, message=line.text.strip(), state=None, ranks=[],
-                       **dict(zip(_JOB_TABLES[self._table], ints)))
+                       **dict(zip(_JOB_TABLES[self._table], ints, strict=False)))
         else:
             self.unparsed(line)
 

@@ -171,7 +171,7 @@ class TorchrunParser(LineParser):
             return False
         starts = [m.start() for m in _AGENT_ANCHOR.finditer(text)]
         found = False
-        for begin, end in zip(starts, [*starts[1:], len(text)]):
+        for begin, end in zip(starts, [*starts[1:], len(text)], strict=False):   # no anchor: no piece
             parsed = parse_torchrun_line(text[begin:end].strip(), "agent_line")
             if parsed is not None:
                 kind, data = parsed

@@ -2,7 +2,7 @@
 
     comms = topology_from_paths(["logs/"])      # or build_topology(events)
     warnings = check_topology(comms)
-    print(render_json(comms, warnings))
+    print(render("json", comms, warnings))     # nccl_forensics.outputs.topo_render.render
 """
 from __future__ import annotations
 
@@ -18,18 +18,9 @@ from .checks import CHECKS, check_topology
 from .model import Communicator, TopoWarning
 
 __all__ = ["build_topology", "check_topology", "topology_from_paths", "CHECKS", "Communicator",
-           "TopoWarning", "RENDERERS", "render"]
+           "TopoWarning"]
 
 log = logging.getLogger(__name__)
-
-RENDERERS = {
-    "rich": "render_terminal:render_terminal",
-    "json": "render_json:render_json",
-    "dot": "render_dot:render_dot",
-    "mermaid": "render_mermaid:render_mermaid",
-    "svg": "render_svg:render_svg",
-}
-
 
 def topology_from_paths(paths: Iterable[str]) -> list[Communicator]:
     """discover → parse → the communicators. Raises NoEvidence when no NCCL topology line is found."""
@@ -50,10 +41,3 @@ def _events(source) -> Iterator[Event]:
     except BadInput as exc:
         log.warning("%s", exc)
 
-
-def render(fmt: str, comms: list[Communicator], warnings: list[TopoWarning], **options) -> str:
-    """Render with one of RENDERERS (options: channel, all_channels, highlight)."""
-    import importlib
-
-    module, _, func = RENDERERS[fmt].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), func)(comms, warnings, **options)

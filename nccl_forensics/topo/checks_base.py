@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..model import Evidence
+from ..model import rank_span as _ranks
 from .model import Communicator, Process, TopoWarning
-from .view import rank_span as _ranks
 
 __all__ = ["MAX_EVIDENCE", "_warn", "_label", "_channels", "_ranks", "_each", "_env", "_processes",
            "_rank_process", "_ranks_of"]

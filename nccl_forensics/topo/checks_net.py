@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..diagnosis.versions import by_version
 from .checks_base import (
     _each,
     _env,
@@ -13,12 +14,20 @@ from .checks_base import (
     _ranks_of,
     _warn,
 )
-from .model import NET_IB, NET_SOCKET, Communicator, Process, TopoWarning
+from .model import NET_IB, NET_SOCKET, Communicator, TopoWarning
 
 VIRTUAL_IF_PREFIXES = ("lo", "docker", "veth", "virbr", "tun")
 
 
 def check_socket_despite_ib(comms: list[Communicator]) -> list[TopoWarning]:
+    """G005 socket-despite-ib: NET/Socket is in use although InfiniBand is there.
+
+    What it finds: NET/Socket in use although IB devices were listed (`NET/IB : Using [0]mlx5_0…`) or
+    NCCL_IB_DISABLE=1 was set. Verdict class in diagnose: nic_misselection.
+    Why it matters: sockets over TCP are many times slower than IB; jobs slow down or time out.
+    Evidence: the NET/IB and NET/Socket init lines (`NCCL_DEBUG=INFO`).
+    Fix: unset NCCL_IB_DISABLE, check NCCL_IB_HCA and the IB driver (ibv_devinfo).
+    """
     return _each(comms, _socket_despite_ib)
 
 
@@ -45,6 +54,14 @@ def _socket_despite_ib(comms: list[Communicator]) -> list[TopoWarning]:
 
 
 def check_virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
+    """G006 virtual-interface: a multi-node job talks over a virtual interface.
+
+    What it finds: a multi-node job that bootstraps or runs sockets over lo/docker*/veth*/virbr*/tun* or a
+    127.x address. Verdict class in diagnose: nic_misselection.
+    Why it matters: peers on other nodes cannot reach that address: init hangs or fails.
+    Evidence: the bootstrap and NET/Socket interface lines (`NCCL_DEBUG=INFO`).
+    Fix: set NCCL_SOCKET_IFNAME to the real NIC.
+    """
     return _each(comms, _virtual_interface)
 
 
@@ -53,7 +70,9 @@ def _virtual_interface(comms: list[Communicator]) -> list[TopoWarning]:
     hosts = {p.host for p in procs if p.host} | {r.host for c in comms for r in c.ranks.values() if r.host}
     if max([len(hosts)] + [c.nnodes or 0 for c in comms]) < 2:
         return []
-    found, evidence, ranks = set(), [], []
+    found: set[str] = set()
+    evidence: list = []
+    ranks: list[int] = []
     for proc in procs:
         for what, ifs, ev in (("bootstrap", proc.bootstrap_ifs, proc.bootstrap_ev),
                               ("NET/Socket", proc.socket_ifs, proc.socket_ev)):
@@ -75,15 +94,31 @@ def _is_virtual(name: str, addr: str) -> bool:
 
 
 def check_version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    """G007 nccl-version-mismatch: processes print different NCCL versions.
+
+    What it finds: the processes of a communicator print different `NCCL version` lines. The rule (the majority
+    version is the intended one, the others are odd) is V501's (`diagnosis/versions.py`); `ncclf explain V501`
+    says why mixed versions hang. Verdict class in diagnose: version_mismatch.
+    Evidence: the `NCCL version` line of each process.
+    Fix: one container image / environment on every node.
+    """
     return _each(comms, _version_mismatch)
 
 
 def _version_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
-    return _mismatch(comms, "G007 version-mismatch", "NCCL versions differ across processes",
+    return _mismatch(comms, "G007 nccl-version-mismatch", "NCCL versions differ across processes",
                      lambda p: (p.version, p.version_ev))
 
 
 def check_net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
+    """G008 net-plugin-mismatch: processes use different networks or net plugins.
+
+    What it finds: processes that print different `Using network X` lines or load different net plugins (the
+    rule of V501/G007: the majority is the intended one). Verdict class in diagnose: version_mismatch.
+    Why it matters: ranks that speak different transports cannot connect: init hangs or fails.
+    Evidence: the `Using network` and plugin lines of each process.
+    Fix: the same NCCL_NET / NCCL_NET_PLUGIN and the same plugin library on every node.
+    """
     return _each(comms, _net_plugin_mismatch)
 
 
@@ -95,27 +130,31 @@ def _net_plugin_mismatch(comms: list[Communicator]) -> list[TopoWarning]:
 
 
 def _mismatch(comms, id_name: str, what: str, value_of: Callable) -> list[TopoWarning]:
-    groups: dict[str, list[Process]] = {}
-    for proc in _processes(comms):
-        value, _ = value_of(proc)
-        if value:
-            groups.setdefault(value, []).append(proc)
+    """The version-mismatch rule of V501 (diagnosis/versions.py) over the processes of `comms`."""
+    groups = by_version((value_of(proc)[0], proc) for proc in _processes(comms))
     if len(groups) < 2:
         return []
     parts, evidence, ranks = [], [], []
-    for value, procs in sorted(groups.items()):
+    for value, procs in sorted(groups, key=lambda kv: str(kv[0])):
         rks = [r for p in procs for r in _ranks_of(p, comms)]
         where = f"ranks {_ranks(rks)}" if rks else ", ".join(sorted({p.host or p.file for p in procs}))
         parts.append(f"{value} on {where}")
         evidence.append(value_of(procs[0])[1])
         ranks += rks
-    minority = min(groups.values(), key=len)
-    culprits = [r for p in minority for r in _ranks_of(p, comms)] or ranks
+    culprits = [r for _, procs in groups[1:] for p in procs for r in _ranks_of(p, comms)] or ranks
     return [_warn(id_name, f"{what}: " + "; ".join(parts), evidence, comms, culprits, "version_mismatch",
                   per_host=True)]
 
 
 def check_gdr_disabled(comms: list[Communicator]) -> list[TopoWarning]:
+    """G009 gdr-disabled: NET/IB connections without GPU Direct RDMA.
+
+    What it finds: NET/IB connections without GDRDMA while others use it, or NCCL printed
+    `GPU Direct RDMA Disabled for HCA … (no module)`, or NCCL_NET_GDR_LEVEL=LOC.
+    Why it matters: data goes through host memory: lower bandwidth, not a hang.
+    Evidence: the NET/IB connection lines (`NCCL_DEBUG=INFO`).
+    Fix: load nvidia-peermem (or the dma-buf path) and unset NCCL_NET_GDR_LEVEL=LOC.
+    """
     out = []
     for comm in comms:
         ib = [e for e in comm.edges.values() if e.cls == NET_IB]

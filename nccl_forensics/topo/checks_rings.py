@@ -8,6 +8,16 @@ from .model import Communicator, TopoWarning
 
 
 def check_ring_not_closed(comms: list[Communicator]) -> list[TopoWarning]:
+    """G001 ring-not-closed: a ring NCCL built does not close.
+
+    What it finds: a GRAPH `next` chain does not come back to where it started, a rank's `next` disagrees with
+    its peer's `prev`, or a rank repeats in a ring.
+    Why it matters: every rank of a ring waits on its neighbour; a ring that does not close means the ranks did
+    not agree on the topology (mixed NCCL_ALGO/NCCL_GRAPH settings, a rank that joined with other settings), and
+    a collective over it hangs.
+    Evidence: `NCCL_DEBUG=INFO` with `NCCL_DEBUG_SUBSYS=INIT,GRAPH` from every rank.
+    Fix: the same NCCL environment and version on every rank; check the ranks it names.
+    """
     out = []
     for comm in comms:
         chans, evidence, ranks = [], [], []
@@ -51,6 +61,16 @@ def _broken_hops(hops) -> list[tuple[int, Evidence]]:
 
 
 def check_ring_differs(comms: list[Communicator]) -> list[TopoWarning]:
+    """G002 ring-differs-across-ranks: ranks disagree on a ring's order.
+
+    What it finds: rank 0's `Channel NN/MM :` order disagrees with a rank's own `Ring NN : prev -> r -> next`
+    line, or two order lines of one channel differ.
+    Why it matters: ranks that send around different rings wait for data that never comes: a hang at the first
+    collective.
+    Evidence: the INIT/GRAPH lines of the ranks (`NCCL_DEBUG=INFO`).
+    Fix: the same NCCL version, environment (NCCL_ALGO, NCCL_TOPO_FILE, NCCL_GRAPH_FILE) and topology on every
+    rank.
+    """
     out = []
     for comm in comms:
         chans, evidence, ranks = [], [], []
@@ -85,6 +105,14 @@ def _neighbours(ring, rank: int, nranks: int | None) -> tuple[int | None, int | 
 
 
 def check_rank_missing(comms: list[Communicator]) -> list[TopoWarning]:
+    """G003 rank-missing-from-ring: a complete ring lacks ranks.
+
+    What it finds: a complete ring (not a list NCCL cut at 20 ranks or with `...`) that does not hold every rank
+    of its communicator.
+    Why it matters: the missing ranks are not connected on that channel; collectives over it cannot finish.
+    Evidence: the `Channel NN/MM :` and `Ring NN :` lines (`NCCL_DEBUG=INFO`).
+    Fix: look at the named ranks' init: they may have joined another communicator or failed during setup.
+    """
     out = []
     for comm in comms:
         if not comm.nranks:
@@ -114,6 +142,14 @@ def _closed(comm: Communicator, channel: int) -> bool:
 
 
 def check_extra_inter_node_hops(comms: list[Communicator]) -> list[TopoWarning]:
+    """G004 extra-inter-node-hops: a ring crosses between nodes more often than it needs.
+
+    What it finds: a ring whose consecutive ranks change node more often than its number of nodes needs.
+    Why it matters: every extra crossing puts the slow inter-node link on the ring's path: lower bandwidth,
+    not a hang.
+    Evidence: the ring lines and the host of each rank.
+    Fix: rank placement that keeps a node's ranks consecutive (launcher ordering, CUDA_VISIBLE_DEVICES).
+    """
     out = []
     for comm in comms:
         nnodes = comm.nnodes
@@ -138,6 +174,13 @@ def check_extra_inter_node_hops(comms: list[Communicator]) -> list[TopoWarning]:
 
 
 def check_single_channel(comms: list[Communicator]) -> list[TopoWarning]:
+    """G010 single-channel: a communicator with several GPUs on one node runs a single channel.
+
+    What it finds: a communicator with more than one GPU on a node that NCCL set up with one channel.
+    Why it matters: one channel uses a fraction of the links: slow collectives, not a hang.
+    Evidence: the `Channel NN/MM` lines of the communicator.
+    Fix: check NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS and the topology NCCL detected (NCCL_DEBUG_SUBSYS=GRAPH).
+    """
     out = []
     for comm in comms:
         per_host = [len(ranks) for host, ranks in comm.nodes() if host]

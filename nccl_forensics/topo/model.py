@@ -242,7 +242,7 @@ class Communicator:
         if not ring or len(ring.order) < 2:
             return []
         order = ring.order
-        hops = list(zip(order, order[1:]))
+        hops = list(zip(order, order[1:], strict=False))
         if not ring.truncated and (self.nranks is None or len(order) == self.nranks):
             hops.append((order[-1], order[0]))
         return hops

@@ -4,4 +4,5 @@
 """
 from __future__ import annotations
 
-from repro.conftest import needs_torch, nothing_left_behind
+from repro.conftest import needs_torch, nothing_left_behind  # noqa: F401 - re-exported: the fixture and mark
+

@@ -7,14 +7,18 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from nccl_forensics.capture import bundle as bundle_module
 from nccl_forensics.capture.find import find_jobs
 from nccl_forensics.capture.node import host_label
+from nccl_forensics.capture.tools import find_tool
 from nccl_forensics.cli import cli
 
 from .jobs import ncclf
+
+needs_pyspy = pytest.mark.skipif(find_tool("py-spy") is None, reason="py-spy is not installed (pip install py-spy)")
 
 FAKE_RANK = "import time; time.sleep(60)"
 
@@ -45,6 +49,7 @@ def test_an_unwritable_out_and_a_used_one(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith(f"Error: {tmp_path / 'used' / host_label()} already holds")
 
 
+@needs_pyspy
 def test_a_rank_that_exits_during_the_capture_is_recorded_as_such(tmp_path, monkeypatch):
     """The rank is found, then dies before its stacks are taken: the bundle says so, the other rank is dumped."""
     env = {**os.environ, "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
@@ -77,6 +82,7 @@ def test_capture_help_names_the_multi_node_recipe():
     assert "srun --overlap --jobid" in result.output
 
 
+@needs_pyspy
 def test_a_part_that_breaks_is_recorded_and_the_others_still_run(tmp_path, monkeypatch):
     env = {**os.environ, "WORLD_SIZE": "1", "RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
     rank = subprocess.Popen([sys.executable, "-c", FAKE_RANK], env=env)

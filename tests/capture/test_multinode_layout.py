@@ -26,7 +26,7 @@ def test_each_node_writes_its_own_folder_named_by_its_host(tmp_path):
     ranks = [subprocess.Popen([sys.executable, "-c", FAKE_RANK], env={**env, "RANK": str(r), "LOCAL_RANK": "0"})
              for r in (0, 1)]
     try:
-        for host, proc in zip(("node-a", "node-b"), ranks):
+        for host, proc in zip(("node-a", "node-b"), ranks, strict=True):
             done = on_node(host, "capture", "--pid", str(proc.pid), "--out", str(tmp_path / "cap"), "--no-debug-server")
             assert done.returncode == 0, done.stdout + done.stderr
     finally:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from nccl_forensics.capture import node
 
-# A cgroup-v1 OOM kill as dmesg printed it on this machine (FACTS.md), once for our pid and once for another job's.
+# A cgroup-v1 OOM kill as dmesg printed it on this machine, once for our pid and once for another job's.
 OURS = [
     "[22163.588201] python3.11 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
     ("[22163.588445] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.diagnosis import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.scenarios import VERDICT_CLASSES
 from nccl_forensics.sources import parse_source
 from nccl_forensics.sources.discover import sniff

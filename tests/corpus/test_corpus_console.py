@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from nccl_forensics.diagnosis import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .corpus import CORPUS, corpus_files, stripped
 

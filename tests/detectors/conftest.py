@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.diagnosis import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 
 @pytest.fixture

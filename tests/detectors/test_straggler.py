@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 from tests.diagnose.fr_jobs import BASE_NS, Job
 
 ROOT = Path(__file__).resolve().parents[2]

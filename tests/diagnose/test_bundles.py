@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose, diagnose_events
 from nccl_forensics.model import Confidence
+from nccl_forensics.pipeline.reduce import diagnose, diagnose_events
 
 from . import factories as F
 

@@ -118,8 +118,16 @@ def test_explain_prints_the_docstring():
 def test_explain_list_and_unknown(capsys):
     res = _run(["explain", "--list"])
     assert "C101  shape-mismatch" in res.output and "T601" in res.output
+    assert "G001  ring-not-closed" in res.output
     code, out = _exit_code(["explain", "Z999"], capsys)
-    assert code == 2 and "unknown detector" in out.err
+    assert code == 2 and "unknown code" in out.err
+
+
+def test_explain_a_topology_check():
+    res = _run(["explain", "G001"])
+    assert res.return_value == 0
+    assert res.output.startswith("G001 ring-not-closed (stable)") and "Fix:" in res.output
+    assert "V501" in _run(["explain", "nccl-version-mismatch"]).output     # one version rule, named
 
 
 def test_help_has_an_example():

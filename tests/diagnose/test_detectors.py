@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose_events
+from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
 

@@ -33,7 +33,7 @@ def test_two_rank_tie_picks_the_value_more_common_over_the_timeline():
 
 def test_two_rank_tie_with_history_is_settled():
     out = find_outliers(_colls(F.fr_job(nranks=2, diverge_rank=1, field="shape", value=(7,))))
-    assert list(zip(out["rank"], out["tie"])) == [(1, False)]
+    assert list(zip(out["rank"], out["tie"], strict=True)) == [(1, False)]
 
 
 def test_dtype_prior_breaks_a_single_collective_tie():
@@ -83,13 +83,13 @@ def _steps(rank, last, n_steps=3):
 
 def test_lone_dump_is_checked_against_its_own_steps():
     out = find_outliers(_colls(_steps(1, {"shape": (4,), "dtype": "float64"})))
-    assert list(zip(out["rank"], out["field"], out["value"], out["modal"], out["basis"])) == \
+    assert list(zip(out["rank"], out["field"], out["value"], out["modal"], out["basis"], strict=True)) == \
         [(1, "dtype", "float64", "float32", "self")]
 
 
 def test_lone_dump_that_skips_ahead_is_a_shift():
     out = find_outliers(_colls(_steps(1, {"shape": (106240,)})))
-    assert list(zip(out["rank"], out["shift"])) == [(1, 1)]
+    assert list(zip(out["rank"], out["shift"], strict=True)) == [(1, 1)]
 
 
 def test_lone_dump_following_its_steps_is_fine():
@@ -99,7 +99,7 @@ def test_lone_dump_following_its_steps_is_fine():
 def test_two_rank_tie_is_settled_by_the_rank_that_broke_its_own_pattern():
     events = _steps(0, {"shape": (4,)}) + _steps(1, {"shape": (4,), "op": "allgather"})
     out = find_outliers(_colls(events))
-    assert list(zip(out["rank"], out["field"], out["tie"], out["basis"])) == [(1, "op", False, "ranks+self")]
+    assert list(zip(out["rank"], out["field"], out["tie"], out["basis"], strict=True)) == [(1, "op", False, "ranks+self")]
 
 
 def test_group_seq_ids_split_rows_as_the_pairs_do():
@@ -109,7 +109,7 @@ def test_group_seq_ids_split_rows_as_the_pairs_do():
     for seqs in ([0, 1, 1, 2, 0, 5], [0, 10**9, 10**9, 3, 0, 5]):     # the key itself, then a hash pass
         colls = pd.DataFrame({"group": pd.Categorical(["x", "x", "x", "y", "y", "y"]), "seq": seqs})
         ids = group_seq_ids(colls)
-        pairs = list(zip(colls["group"], colls["seq"]))
+        pairs = list(zip(colls["group"], colls["seq"], strict=True))
         assert ids.min() >= 0 and ids.max() < 4 * len(ids) + 1024
         assert all((ids[i] == ids[j]) == (pairs[i] == pairs[j]) for i in range(6) for j in range(6))
 
@@ -122,5 +122,5 @@ def test_pair_counts_count_each_pair_with_either_method():
     from nccl_forensics.diagnosis.divergence import _pair_counts
     g, v = np.array([0, 0, 1, 1, 1, 2]), np.array([3, 3, 0, 2, 0, 1])
     for width in (4, 10**6):                                         # a bincount table, then a sort
-        got = {(int(a), int(b)): int(n) for a, b, n in zip(*_pair_counts(g, v, width))}
-        assert got == Counter(zip(g.tolist(), v.tolist()))
+        got = {(int(a), int(b)): int(n) for a, b, n in zip(*_pair_counts(g, v, width), strict=True)}
+        assert got == Counter(zip(g.tolist(), v.tolist(), strict=True))

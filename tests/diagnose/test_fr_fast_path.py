@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nccl_forensics.diagnosis import map as digest
 from nccl_forensics.model import Source, SourceKind
+from nccl_forensics.pipeline import map as digest
 from nccl_forensics.sources.flight_recorder import split_profiling_name, table_of_dump
 from nccl_forensics.sources.fr_columns import _GENERAL_OPS, coded_columns
 from nccl_forensics.sources.fr_load import load_dump

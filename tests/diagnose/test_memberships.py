@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nccl_forensics.diagnosis.groups import as_set, compact, split_by_membership
-from nccl_forensics.diagnosis.map import digest_source
-from nccl_forensics.diagnosis.reduce import diagnose, summarize
 from nccl_forensics.diagnosis.world import expected_world
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import Source, SourceKind
+from nccl_forensics.pipeline.map import digest_source
+from nccl_forensics.pipeline.reduce import diagnose, summarize
 
 from .factories import fr_dump
 

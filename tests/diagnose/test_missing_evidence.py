@@ -18,8 +18,8 @@ from click.testing import CliRunner
 import nccl_forensics.detectors as detectors
 import nccl_forensics.sources as sources_pkg
 from nccl_forensics.cli import cli
-from nccl_forensics.diagnosis import diagnose
 from nccl_forensics.errors import EXIT_FOUND, EXIT_INCONCLUSIVE
+from nccl_forensics.pipeline.reduce import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLES = ROOT / "sample_logs" / "bundles"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = sorted(p for p in (ROOT / "sample_logs" / "bundles").glob("*") if p.is_dir())

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from nccl_forensics.diagnosis.reduce import diagnose_events
 from nccl_forensics.outputs import (
     diagnosis_json,
     diagnosis_terminal,
     markdown_report,
     perfetto,
 )
+from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
 
@@ -31,11 +31,13 @@ CASES = {
 
 
 def _check(name: str, text: str) -> bool:
-    """Compare with the golden file; write it (and report True) when updating or when it does not exist yet."""
+    """Compare with the golden file; write it (and report True) only when updating. A missing golden file
+    fails: a test that writes what it then compares against would pass on anything."""
     path = GOLDEN / name
-    if UPDATE or not path.exists():
+    if UPDATE:
         path.write_text(text, encoding="utf-8")
         return True
+    assert path.exists(), f"golden file {path} is missing (NCCLF_UPDATE_GOLDEN=1 writes it; review and commit it)"
     assert text == path.read_text(encoding="utf-8"), f"{name} differs (NCCLF_UPDATE_GOLDEN=1 to accept)"
     return False
 
@@ -51,8 +53,8 @@ def test_golden_outputs(case):
     d = diagnose_events(CASES[case]())
     written = [_check(f"{case}.json", diagnosis_json.render(d)), _check(f"{case}.md", markdown_report.render(d)),
                _check(f"{case}.txt", _terminal(d))]
-    if any(written) and not UPDATE:
-        pytest.skip(f"golden files for {case} created")
+    if any(written):
+        pytest.skip(f"golden files for {case} written (NCCLF_UPDATE_GOLDEN=1): review them")
 
 
 def test_json_contract():
@@ -100,7 +102,7 @@ def test_perfetto_trace_event_format():
 
 def test_a_wait_slice_ends_at_the_rank_s_timeout():
     """real-timeout: rank 0's gloo timeout fires 5 s after it enqueued seq 11; rank 1 arrived 8 s after it."""
-    from nccl_forensics.diagnosis.reduce import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
     root = Path(__file__).resolve().parents[2]
     d = diagnose([str(root / "sample_logs" / "bundles" / "real-timeout")], jobs=1)
     waits = [e for e in json.loads(perfetto.render(d))["traceEvents"] if e["ph"] == "X" and e["args"]["seq"] == 11]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose, summarize
 from nccl_forensics.errors import BadInput
+from nccl_forensics.pipeline.reduce import diagnose, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLES = sorted(p for sub in ("bundles", "flight_recorder") for p in (ROOT / "sample_logs" / sub).glob("*") if p.is_dir())
@@ -66,7 +66,7 @@ def test_a_summary_is_plain_data_and_a_damaged_one_is_bad_input(tmp_path):
 
 
 def test_a_windowed_file_is_summarized_with_its_true_line_numbers(tmp_path, monkeypatch):
-    from nccl_forensics.diagnosis import reduce
+    from nccl_forensics.pipeline import reduce
 
     from .test_tail_window import write_rank
     monkeypatch.setattr(reduce, "HEAD_MB", 0.05)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis import reduce
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline import reduce
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources.lines import TAIL_BASE, iter_lines, resolve_tail_line
 
 COMM_ID = "0x7a11c0ffee5eed01"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nccl_forensics.diagnosis.reduce import diagnose_events
 from nccl_forensics.diagnosis.timeline import (
     RowBuffer,
     add_event,
@@ -11,6 +10,7 @@ from nccl_forensics.diagnosis.timeline import (
     last_common_collective,
     stragglers,
 )
+from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
 
@@ -45,7 +45,7 @@ def test_nccl_groups_are_keyed_by_comm_id_across_ranks():
 def test_last_common_collective_and_positions():
     tl = _timelines(F.fr_job(nranks=4, entries=12, diverge_rank=3, stop_at=9))
     assert tl.last_common == {"0": 9}
-    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"], strict=True))
     assert pos == {0: "ahead", 1: "ahead", 2: "ahead", 3: "at"}
     assert stragglers(tl) == {"0": ("behind", [3], 9)}
 
@@ -58,7 +58,7 @@ def test_wrapped_ring_buffers_still_align_on_seq():
 
 def test_declared_member_without_rows_is_missing():
     tl = _timelines(F.fr_job(nranks=2, entries=3), declared={"0": {0, 1, 2}})
-    pos = dict(zip(tl.positions["rank"], tl.positions["position"]))
+    pos = dict(zip(tl.positions["rank"], tl.positions["position"], strict=True))
     assert pos[2] == "missing" and tl.members["0"] == [0, 1, 2]
 
 
@@ -154,9 +154,9 @@ def _interleaved_log(path, comms=("0x55d0c0001000", "0x55d0c0002000"), lines=600
 
 def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
     """map._add_run builds a run's rows column-wise; they must be the rows add_event makes line by line."""
-    from nccl_forensics.diagnosis.map import digest_source
     from nccl_forensics.diagnosis.timeline import comm_ids_of, frame_from_packed, pack_columns
     from nccl_forensics.model import CollRun
+    from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources import iter_records
     from nccl_forensics.sources.discover import discover
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
 from nccl_forensics.outputs import perfetto
+from nccl_forensics.pipeline.reduce import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 EPS = 1e-6                  # µs: float rounding of ts + dur, far below the trace's ns resolution

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from nccl_forensics.diagnosis.on_ray import diagnose_on_ray, map_on_ray  # noqa: E402
+from nccl_forensics.pipeline.on_ray import diagnose_on_ray, map_on_ray  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "sample_logs" / "bundles" / "dtype-mismatch-nccl"

@@ -1,11 +1,10 @@
 """The reproducers' kernel-log capture is `ncclf capture`'s (tests/capture/test_node.py has the filter itself)."""
 from __future__ import annotations
 
+from nccl_forensics.capture import node
 from nccl_forensics.reproducers import capture
 
-from nccl_forensics.capture import node
-
-# dmesg lines as a cgroup-v1 OOM kill printed them on this machine (FACTS.md, formats/evidence.md §OOM)
+# dmesg lines as a cgroup-v1 OOM kill printed them on this machine (the kernel's mm/memcontrol.c wording)
 REPORT = [
     "[22163.588201] python3.11 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
     ("[22163.588445] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"

@@ -9,10 +9,10 @@ import sys
 import time
 
 import pytest
-from nccl_forensics.reproducers import harness
 
 from nccl_forensics import repro
 from nccl_forensics.capture.procs import descendants, is_alive
+from nccl_forensics.reproducers import harness
 
 from .conftest import cgroups_of, needs_torch
 
@@ -48,7 +48,9 @@ def test_interrupting_the_harness_leaves_nothing_behind(tmp_path, sig):
     assert len(seen) >= 3, "torchrun and its workers should be running"
     harness_proc.send_signal(sig)
     harness_proc.wait(timeout=60)
-    time.sleep(0.5)
+    deadline = time.monotonic() + 30            # poll with a generous bound: a loaded host is slow to reap
+    while any(is_alive(p) for p in seen.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert [p.pid for p in seen.values() if is_alive(p)] == []
     assert cgroups_of(harness_proc.pid) == []
 

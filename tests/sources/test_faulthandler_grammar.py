@@ -1,4 +1,4 @@
-"""grammars/faulthandler.lark rule tables and FaulthandlerParser dumps (shared/formats/evidence.md §4)."""
+"""grammars/faulthandler.lark rule tables and FaulthandlerParser dumps (CPython's Python/traceback.c and Modules/faulthandler.c)."""
 from __future__ import annotations
 
 from pathlib import Path

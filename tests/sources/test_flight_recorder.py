@@ -365,7 +365,7 @@ def test_table_fields_subset_equals_full_columns(tmp_path):
 
 def test_a_rank_too_big_to_be_one_is_left_unknown(tmp_path):
     """A damaged name or a third-party 'rank' key must not become a rank that overflows the timeline."""
-    from nccl_forensics.diagnosis.reduce import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
     fr_synth.make_dumps(tmp_path, ranks=2, entries=5, diverge_rank=None)
     huge = tmp_path / ("nccl_trace_rank_" + "9" * 40)
     (tmp_path / "nccl_trace_rank_1").rename(huge)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources.fr_load import HEAD_ENTRIES, UNKNOWN, load_dump, load_dump_tail, splice_pays_from
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,7 @@ def test_the_tail_of_a_torch_style_dump_is_the_whole_dumps_tail(tmp_path, tail):
     (path,) = _synth(tmp_path, entries=600)
     _rewrite_torch_style(path)
     ops = [op.name for op, _, _ in pickletools.genops(path.read_bytes())]
-    after_empty = {b for a, b in zip(ops, ops[1:]) if a in ("EMPTY_LIST", "EMPTY_DICT")}
+    after_empty = {b for a, b in zip(ops, ops[1:], strict=False) if a in ("EMPTY_LIST", "EMPTY_DICT")}
     assert after_empty == {"MARK"}                                        # really the other shape
     _assert_tail_matches(path, tail)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import iter_events
 from nccl_forensics.sources.discover import sniff
 

@@ -1,4 +1,4 @@
-"""grammars/kernel.lark and sources/kernel.py: shared/formats/evidence.md §2 (OOM killer, memcg OOM, hung tasks)."""
+"""grammars/kernel.lark and sources/kernel.py: the kernel's mm/oom_kill.c, mm/memcontrol.c and kernel/hung_task.c (OOM killer, memcg OOM, hung tasks)."""
 from __future__ import annotations
 
 from pathlib import Path

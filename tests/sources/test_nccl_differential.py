@@ -139,7 +139,7 @@ def test_hand_built_jsonl_equals_json_dumps():
     n = 0
     for src in sources:
         events = list(iter_events(src))
-        for ev, line in zip(events, jsonl_lines(events)):
+        for ev, line in zip(events, jsonl_lines(events), strict=True):
             assert line == json.dumps(ev.to_dict()) + "\n"
             n += ev.kind == "coll"
     if sources:

@@ -1,4 +1,4 @@
-"""grammars/nccl.lark, rule by rule: real-format lines (shared/formats/nccl.md) that must parse, and lines that must not."""
+"""grammars/nccl.lark, rule by rule: real-format lines (NCCL's src/debug.cc and the sources each line is printed from) that must parse, and lines that must not."""
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,6 @@
 """grammars/pyspy.lark rule tables, the PyspyParser state machine, and the --json reader.
 
-Lines follow shared/formats/evidence.md §1; `sample_logs/evidence/pyspy/real/` holds real dumps of a gloo job
+Lines follow py-spy's src/dump.rs (write_traces); `sample_logs/evidence/pyspy/real/` holds real dumps of a gloo job
 whose rank 0 is blocked in all_reduce while rank 1 sleeps (sample_logs/tools/make_real_pyspy.py).
 """
 from __future__ import annotations

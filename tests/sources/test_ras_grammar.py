@@ -1,4 +1,4 @@
-"""grammars/ras.lark and sources/ras.py: the `ncclras` client report of shared/formats/nccl.md §8."""
+"""grammars/ras.lark and sources/ras.py: the `ncclras` client report of NCCL's RAS client output (`ncclras`, src/ras/)."""
 from __future__ import annotations
 
 from pathlib import Path

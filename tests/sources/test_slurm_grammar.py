@@ -1,4 +1,4 @@
-"""grammars/slurm.lark and sources/slurm.py: shared/formats/evidence.md §6 (Slurm) and §7 (Kubernetes)."""
+"""grammars/slurm.lark and sources/slurm.py: Slurm's slurmstepd/srun sources and Kubernetes pod status."""
 from __future__ import annotations
 
 from pathlib import Path

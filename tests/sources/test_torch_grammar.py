@@ -1,4 +1,4 @@
-"""grammars/torch.lark and sources/torch_log.py: one table row per line shape of shared/formats/pytorch.md §3–§5."""
+"""grammars/torch.lark and sources/torch_log.py: one table row per line shape of c10d's ProcessGroupWrapper, ProcessGroupNCCL and ProcessGroupGloo messages."""
 from __future__ import annotations
 
 from pathlib import Path

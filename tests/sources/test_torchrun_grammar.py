@@ -1,4 +1,4 @@
-"""grammars/torchrun.lark, sources/torchrun.py and error.json: shared/formats/pytorch.md §4.4, evidence.md §5."""
+"""grammars/torchrun.lark, sources/torchrun.py and error.json: torch.distributed.elastic (torchrun) and its error.json."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,6 @@
 """grammars/traceback.lark rule tables, TracebackParser blocks, and the exception-message recognisers.
 
-Samples: sample_logs/evidence/tracebacks/ (written from shared/formats/evidence.md §3 and pytorch.md §4.3) and
+Samples: sample_logs/evidence/tracebacks/ (written from PyTorch's CUDACachingAllocator.cpp and c10d's ProcessGroupGloo/ProcessGroupNCCL messages) and
 tracebacks/real/ (stderr of real 2-rank gloo jobs on this machine, torch 2.13.0).
 """
 from __future__ import annotations

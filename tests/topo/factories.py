@@ -1,4 +1,4 @@
-"""Event factories for topo tests: each helper returns the real NCCL line (docs: /work/shared/formats/nccl.md
+"""Event factories for topo tests: each helper returns the real NCCL line (docs: NCCL's src/debug.cc and the sources each line is printed from
 §3–4, 2.19-style) and the Event the NCCL parser emits for it (docs/events.md, source = nccl).
 
 `job_logs(...)` builds a whole multi-rank job: {file name: [(line text, Event)]}, so a test can check the

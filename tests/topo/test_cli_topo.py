@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from nccl_forensics.cli import cli
-from nccl_forensics.topo import build_topology, render, topology_from_paths
+from nccl_forensics.outputs.topo_render import render
+from nccl_forensics.topo import build_topology, topology_from_paths
 
 from .factories import all_events, job_logs
 

@@ -129,7 +129,8 @@ def test_any_ring_order_round_trips(order, nchannels):
 @given(st.data())
 def test_any_subset_of_lines_builds_checks_and_renders(data):
     """Logs are often partial (one rank, a grep, a cut file): nothing may crash on any subset of lines."""
-    from nccl_forensics.topo import check_topology, render
+    from nccl_forensics.outputs.topo_render import render
+    from nccl_forensics.topo import check_topology
 
     events = all_events(job_logs(hosts=("a", "b"), gpus=2, graph=True, no_gdr_ranks=(1,)))
     keep = data.draw(st.lists(st.sampled_from(range(len(events))), max_size=len(events), unique=True))

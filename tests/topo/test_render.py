@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from nccl_forensics.topo import build_topology, check_topology, render
+from nccl_forensics.outputs.topo_render import render
+from nccl_forensics.topo import build_topology, check_topology
 
 from .factories import all_events, job_logs, reprint_ring
 
@@ -139,12 +140,12 @@ def test_inter_node_hops_are_double_lines_and_none_crosses_a_host_label(topo):
 
 def _points(d: str) -> list[tuple[float, float]]:
     nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", d)]
-    return list(zip(nums[::2], nums[1::2]))
+    return list(zip(nums[::2], nums[1::2], strict=False))
 
 
 def _crosses(points, band) -> bool:
     x0, x1, y0, y1 = band
-    for (ax, ay), (bx, by) in zip(points, points[1:]):
+    for (ax, ay), (bx, by) in zip(points, points[1:], strict=False):
         for t in (i / 20 for i in range(21)):
             x, y = ax + (bx - ax) * t, ay + (by - ay) * t
             if x0 <= x <= x1 and y0 <= y <= y1:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.topo import build_topology, check_topology, render
+from nccl_forensics.outputs.topo_render import render
+from nccl_forensics.topo import build_topology, check_topology
 
 from .factories import all_events, job_logs, reprint_ring
 

@@ -3,8 +3,8 @@ sub-cluster per host; ring hops of the shown channels as edges coloured by trans
 for the highlighted edge, dashed and labelled BROKEN for a channel whose ring a check found broken)."""
 from __future__ import annotations
 
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     HIGHLIGHT,
     broken_channels,
     comm_title,

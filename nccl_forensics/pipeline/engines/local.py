@@ -52,15 +52,9 @@ def _die_with_parent() -> None:
 PR_SET_PDEATHSIG = 1
 
 
-def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
-                on_done: Callable[[int], None] | None = None) -> list[R]:
-    """Apply `fn` to each item, in parallel when `jobs` != 1. `on_done(i)` reports progress."""
-    results = []
-    for i, result in enumerate(imap_sources(fn, items, jobs)):
-        results.append(result)
-        if on_done:
-            on_done(i)
-    return results
+def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> list[R]:
+    """Apply `fn` to each item, in parallel when `jobs` != 1 (results in item order)."""
+    return list(imap_sources(fn, items, jobs))
 
 
 def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Iterator[R]:

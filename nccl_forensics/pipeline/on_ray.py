@@ -2,7 +2,7 @@
 
 Logs often stay on each node's local disk. One Ray task per alive node, pinned there (node affinity, not
 soft), runs `summarize` on the node's own copy of the paths and sends back the summary file's bytes; the
-driver reads them as it reads any `ncclf summarize` output (diagnosis/summary.py). A path may hold
+driver reads them as it reads any `ncclf summarize` output (pipeline/summary.py). A path may hold
 `{node_id}` (Ray's node id) or `{host}`, for logs kept per node under one shared folder.
 
 A node where no path exists sends nothing; a node whose paths hold no evidence says so, and that is reported.
@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import BadInput, NcclfError, NoEvidence
-from .reduce import WINDOW_MB, diagnose, summarize
+from .reduce import WINDOW_MB, RayNode, diagnose, summarize
 
 
 @dataclass
@@ -61,7 +61,7 @@ def map_on_ray(address: str, paths: list[str], window_mb: float | None, jobs: in
     if started_here:
         try:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR", include_dashboard=False)
-        except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError … for a bad address
+        except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError … for a bad address
             raise BadInput(f"--ray {address}: cannot join the Ray cluster ({type(exc).__name__}: {exc})") from None
     try:
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
@@ -90,5 +90,5 @@ def diagnose_on_ray(address: str, paths: list[str], window_mb: float | None = WI
             why = "; ".join(f"node {n.node_id[:12]} ({n.host}): {n.note}" for n in answers) or "no alive node"
             raise NoEvidence(f"--ray {address}: no node had evidence under {', '.join(paths)} ({why})")
         result = diagnose([tmp], jobs=jobs, window_mb=window_mb, **options)
-    result.ray_nodes = [(n.node_id, n.host, n.summary is not None, n.note) for n in answers]
+    result.ray_nodes = [RayNode(n.node_id, n.host, n.summary is not None, n.note) for n in answers]
     return result

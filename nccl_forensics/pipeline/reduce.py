@@ -3,7 +3,7 @@
 discover → parse (per file, in parallel) → ranks → timelines → detectors → verdict. Three lines of Python
 redo what ``ncclf diagnose`` prints::
 
-    from nccl_forensics.diagnosis.reduce import diagnose
+    from nccl_forensics.pipeline.reduce import diagnose
     d = diagnose(["logs/"])
     print(d.verdict.cls, d.verdict.culprit_ranks)
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -22,17 +22,20 @@ import pandas as pd
 from ..detectors import assess_health, run_detectors, selected
 from ..detectors._fronts import explaining_groups
 from ..detectors.base import Context
-from ..engines.local import imap_sources
+from ..diagnosis.divergence import find_outliers, first_divergence
+from ..diagnosis.groups import as_set, label, relabel, split_by_membership
+from ..diagnosis.rank_state import RankState, rank_states
+from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
+from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
+from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NcclfError, NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import READERS
 from ..sources.discover import discover, evidence_sources
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
-from .divergence import find_outliers, first_divergence
-from .groups import as_set, label, relabel, split_by_membership
+from .engines.local import imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
-from .rank_state import RankState, rank_states
 from .summary import read_summary, write_summary
 from .timeline import (
     RowBuffer,
@@ -55,6 +58,14 @@ _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or
                    "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
 
 
+class RayNode(NamedTuple):
+    """One node of a `--ray` diagnosis: what it answered."""
+    node_id: str
+    host: str
+    sent_evidence: bool
+    note: str                      # why it sent nothing ("" when it did)
+
+
 @dataclass
 class Diagnosis:
     verdict: Verdict
@@ -71,7 +82,7 @@ class Diagnosis:
     windowed: list[Source] = field(default_factory=list)            # large files read at their head and tail only
     windowed_dumps: dict[str, int] = field(default_factory=dict)    # dumps read from this entry number on
     window_mb: float | None = None                                  # the window they were read with (widened?)
-    ray_nodes: list[tuple] = field(default_factory=list)            # (node id, host, sent evidence, note) of --ray
+    ray_nodes: list[RayNode] = field(default_factory=list)          # the nodes of --ray
     explaining: list[dict] = field(default_factory=list)   # the stalled groups the culprits are missing from, most
                                                            # telling first (wavefront.GroupFront.to_dict())
     quiet_groups: int = 0                                  # the other groups: every member at the same point
@@ -147,7 +158,7 @@ def map_inputs(paths: list[str], window_mb: float | None) -> tuple[list[Source],
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
               progress: Callable[[int, int], None] | None = None) -> list[Digest]:
     """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
-    to `out` (diagnosis/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
+    to `out` (pipeline/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
     window get their true numbers here (this node has the files)."""
     paths = list(paths)
     sources, usable, windowed = map_inputs(paths, window_mb)
@@ -231,7 +242,7 @@ def resolve_tail_lines(d: Diagnosis, tails: dict[str, int]) -> None:
         return
     with ThreadPoolExecutor(max_workers=min(4, len(files))) as pool:
         found = pool.map(lambda path: resolve_tail_line(path, tails[path], TAIL_BASE), files)
-        bases = {path: (None if true is None else true - TAIL_BASE) for path, true in zip(files, found)}
+        bases = {path: (None if true is None else true - TAIL_BASE) for path, true in zip(files, found, strict=True)}
 
     def fix(ev: Evidence) -> Evidence:
         base = bases.get(ev.file) if ev.line >= TAIL_BASE else None

@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from ..diagnosis.groups import compact
 from ..errors import BadInput
 from ..files import atomic_output, open_regular
 from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
-from .groups import compact
 
 FORMAT, SCHEMA_VERSION = "ncclf-summary", 3
 _READABLE_SCHEMAS = (1, 2, 3)
@@ -47,7 +47,7 @@ _EVENT_FIELDS = [f.name for f in fields(Event)]
 
 
 def write_summary(path: str, sources: list[Source], digests: list, inputs: list[str]) -> None:
-    """Write `digests` (diagnosis.map.Digest, in path order) and every source found to `path`."""
+    """Write `digests` (pipeline.map.Digest, in path order) and every source found to `path`."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         own = version("nccl-forensics")

@@ -13,6 +13,9 @@ from itertools import repeat
 import numpy as np
 
 from .. import sources as parse_pkg
+from ..diagnosis.fr_semantics import Entry, rows_and_p2p
+from ..diagnosis.groups import compact
+from ..diagnosis.timeline import COLUMNS, RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns, user_frame
 from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
@@ -94,7 +97,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     if len(shared) == 1:                            # the common case: one process, one communicator
         per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
     else:
-        per_ctx = zip(*map(shared.__getitem__, run.contexts))
+        per_ctx = zip(*map(shared.__getitem__, run.contexts), strict=True)
     rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
     rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
                     "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
@@ -238,7 +241,7 @@ def fr_entries(cols: dict) -> list[Entry]:
             in zip(cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
                    cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
                    cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"], cols.get("out_dtypes", none),
-                   cols.get("in_splits", none), cols.get("out_splits", none))]
+                   cols.get("in_splits", none), cols.get("out_splits", none), strict=True)]
 
 
 def group_members(meta: dict) -> dict[str, list[int]]:

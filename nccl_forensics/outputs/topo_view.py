@@ -2,16 +2,7 @@
 from __future__ import annotations
 
 from ..model import rank_span  # noqa: F401 - the topology renderers import it from here
-from .model import (
-    COLLNET,
-    NET_IB,
-    NET_OTHER,
-    NET_SOCKET,
-    P2P,
-    SHM,
-    UNKNOWN,
-    Communicator,
-)
+from ..topo.model import COLLNET, NET_IB, NET_OTHER, NET_SOCKET, P2P, SHM, UNKNOWN, Communicator
 
 # Transport class → (label, colour). Colours read on white (SVG/DOT) and on dark terminals.
 TRANSPORT_STYLE = {

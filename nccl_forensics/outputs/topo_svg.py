@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 from ..hygiene import html_text as escape
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     HIGHLIGHT,
     PXN_STYLE,
     TRANSPORT_STYLE,
@@ -170,7 +170,7 @@ def _lane(y: float, box, off: float) -> tuple[float, float]:
 
 def _rounded(pts: list[tuple[float, float]], radius: float = 10) -> str:
     path = f"M{pts[0][0]:.1f},{pts[0][1]:.1f}"
-    for (px, py), (cx, cy), (nx, ny) in zip(pts, pts[1:], pts[2:]):
+    for (px, py), (cx, cy), (nx, ny) in zip(pts, pts[1:], pts[2:], strict=False):
         r = min(radius, math.hypot(cx - px, cy - py) / 2, math.hypot(nx - cx, ny - cy) / 2)
         ax, ay = _towards(cx, cy, px, py, r)
         bx, by = _towards(cx, cy, nx, ny, r)

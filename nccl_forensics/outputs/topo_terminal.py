@@ -16,8 +16,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ..hygiene import SafeConsoleMixin
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     broken_channels,
     comm_title,
     highlighted_hops,

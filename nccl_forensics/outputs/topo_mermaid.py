@@ -3,8 +3,8 @@ shown channels as links (`==>` between nodes), coloured by transport with `linkS
 from __future__ import annotations
 
 from ..hygiene import mermaid_label
-from .model import Communicator, TopoWarning
-from .view import (
+from ..topo.model import Communicator, TopoWarning
+from .topo_view import (
     HIGHLIGHT,
     comm_title,
     drawn_channels,

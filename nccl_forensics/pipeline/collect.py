@@ -16,13 +16,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterable
 
-from ..engines.local import imap_sources, map_sources, worker_count
 from ..errors import BadInput
-from ..model import CollRun, Source, SourceKind, SourceResult
+from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
 from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
 from . import spool
+from .engines.local import imap_sources, map_sources, worker_count
 from .scan_job import FileSummary, ScanJob, WriterFactory
 from .spool import Output, Sink
 
@@ -39,10 +39,13 @@ class ParseRun:
             yield from res.events
 
 
-def parse_paths(paths: Iterable[str], jobs: int = 0, on_done: Callable[[int], None] | None = None) -> ParseRun:
+Progress = Callable[[int, int], None]           # progress(files done, files in all)
+
+
+def parse_paths(paths: Iterable[str], jobs: int = 0) -> ParseRun:
     """Discover, parse every evidence file (in parallel), and recover ranks across files."""
     sources = discover(paths)
-    results = map_sources(parse_source, _parsable(sources), jobs, on_done)
+    results = map_sources(parse_source, _parsable(sources), jobs)
     hints = assign_ranks(results)
     return ParseRun(sources, results, hints)
 
@@ -57,10 +60,11 @@ class EventsPreview:
     hints: RankHints = field(default_factory=RankHints)
 
 
-def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200) -> EventsPreview:
+def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200,
+                   progress: Progress | None = None) -> EventsPreview:
     sources = discover(paths)
     usable = _parsable(sources)
-    summaries = scan(usable, jobs)
+    summaries = scan(usable, jobs, progress=progress)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
@@ -77,7 +81,7 @@ def _first_events(sources: list[Source], hints: RankHints, limit: int | None, si
         records = iter_records(src)
         try:
             for item in records:
-                batch = list(item.events()) if type(item) is CollRun else [item]
+                batch: list[Event] = list(item.events()) if isinstance(item, CollRun) else [item]
                 fill_ranks(batch, hints, src.local_rank)
                 for ev in batch:
                     if ev.rank is None and single_node:
@@ -92,13 +96,13 @@ def _first_events(sources: list[Source], hints: RankHints, limit: int | None, si
     return out if limit is None else out[:limit]
 
 
-def inventory(paths: Iterable[str], jobs: int = 0) -> list[FileSummary]:
+def inventory(paths: Iterable[str], jobs: int = 0, progress: Progress | None = None) -> list[FileSummary]:
     """One row per file found: kind, ranks, hosts, pids, lines, events, unparsed (skipped files included).
 
     Streams every file (bounded memory); ranks are recovered across files as in `parse_paths`.
     """
     sources = discover(paths)
-    summaries = scan(_parsable(sources), jobs)
+    summaries = scan(_parsable(sources), jobs, progress=progress)
     if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
         for s in summaries:
             if not s.ranks and s.source.local_rank is not None:
@@ -174,7 +178,8 @@ def _count_run(run: CollRun, summary: FileSummary) -> None:
 
 
 def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_for: WriterFactory | None = None,
-         spool_dir: str | None = None, sink: Sink | None = None) -> list[FileSummary]:
+         spool_dir: str | None = None, sink: Sink | None = None, progress: Progress | None = None
+         ) -> list[FileSummary]:
     """Stream every source once; re-scan the few files whose ranks only other files can name.
 
     With a `sink`, each file's events go to it as soon as they are final, in file order: a serial scan writes
@@ -183,27 +188,33 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     make = lambda src, hints=None, local=False: ScanJob(src, hints, local, fmt, writer_for, spool_dir)  # noqa: E731
     serial = sink is not None and worker_count(jobs, len(sources)) == 1
     if serial:
-        summaries = [_scan_worker(make(s), sink) for s in sources]
+        summaries = []
+        for src in sources:
+            summaries.append(_scan_worker(make(src), sink))
+            if progress:
+                progress(len(summaries), len(sources))
     else:
-        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink)
+        summaries = _parallel_first_pass([make(s) for s in sources], jobs, sink, progress)
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
     single_node = len({h for s in summaries for h in s.hosts}) <= 1
     redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
     jobs_again = [make(sources[i], merged, single_node) for i in redo]
-    for i, job in zip(redo, jobs_again):
+    for i, job in zip(redo, jobs_again, strict=True):
         job.skip = summaries[i].direct
     again = map_sources(_scan_worker, jobs_again, jobs)
-    for i, s in zip(redo, again):
-        s.direct = summaries[i].direct
-        if summaries[i].spool:
-            os.unlink(summaries[i].spool)
-        summaries[i] = s
+    for i, redone in zip(redo, again, strict=True):
+        first = summaries[i]
+        redone.direct = first.direct
+        if first.spool:
+            os.unlink(first.spool)
+        summaries[i] = redone
     return summaries
 
 
-def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None) -> list[FileSummary]:
+def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None,
+                         progress: Progress | None = None) -> list[FileSummary]:
     """Scan in worker processes; with a sink, copy each file's spool to it as soon as it and every earlier
     file are done, and (jsonl on a descriptor) let the next file's worker write straight to it meanwhile."""
     turn = spool.Turn.for_sink(sink) if sink is not None else None
@@ -220,14 +231,16 @@ def _parallel_first_pass(jobs_list: list[ScanJob], jobs: int, sink: Sink | None)
                 if sink.open and s.spool:
                     sink.append(s)
             if turn is not None:
-                turn.passed(len(summaries), sink.open)
+                turn.passed(len(summaries), sink is not None and sink.open)
+            if progress:
+                progress(len(summaries), len(jobs_list))
     finally:
         spool.forked_turn = None
     return summaries
 
 
 def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out: IO[str],
-                 jobs: int = 0) -> list[FileSummary]:
+                 jobs: int = 0, progress: Progress | None = None) -> list[FileSummary]:
     """Write every event of every evidence file to `out`, file by file, in path order, in bounded memory.
 
     `writer_for(fmt, fh)` (a picklable top-level function, e.g. render.events.writer_for) returns a
@@ -236,7 +249,7 @@ def spool_events(paths: Iterable[str], fmt: str, writer_for: WriterFactory, out:
     sources = _parsable(discover(paths))
     sink = Sink(out, fmt, writer_for)
     with tempfile.TemporaryDirectory(prefix="ncclf-spool-") as spool_dir:
-        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink)
+        summaries = scan(sources, jobs, fmt, writer_for, spool_dir, sink, progress)
         for s in summaries:
             if s.spool:
                 sink.append(s)

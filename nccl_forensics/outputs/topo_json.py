@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import Communicator, TopoWarning
+from ..topo.model import Communicator, TopoWarning
 
 SCHEMA_VERSION = 1
 

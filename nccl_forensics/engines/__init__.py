@@ -1,1 +1,0 @@
-"""Where the map step runs: `local` (this machine's worker processes)."""

@@ -1,0 +1,1 @@
+"""Where the map step runs: `local` (this machine's worker processes); Ray: `../on_ray.py`."""

@@ -1,0 +1,46 @@
+"""Suite-wide rules: what counts as slow (deselected by the README's test command, run by CI as a second step),
+and a loud line in the summary when the real-world corpus (`../shared`) is absent.
+
+Slow: every real torch job (`repro` marker: tests/repro/, the live capture and run tests), a Ray cluster,
+and the few tests listed in SLOW below that take more than ~5 s on 2 cores. `pytest -m slow` runs them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+# node-id prefixes of tests that take more than ~5 s on a 2-core host (measured with --durations)
+SLOW = (
+    "tests/repro/",
+    "tests/capture/test_live_",
+    "tests/engines/test_ray_cluster.py",
+    "tests/engines/test_interrupts.py",
+    "tests/test_docs.py::test_readme_output_is_current",
+    "tests/test_collect_stream.py::test_a_file_that_spooled_a_rankless_event_before_its_turn_keeps_spooling",
+    "tests/test_collect_stream.py::test_jsonl_workers_take_over_the_output_on_their_turn",
+    "tests/test_collect_stream.py::test_a_parallel_run_into_a_real_file_writes_what_a_serial_run_writes",
+    "tests/test_collect_stream.py::test_no_file_takes_over_after_an_event_only_a_re_scan_can_rank",
+    "tests/test_probe.py::test_probe_measures_two_gloo_ranks",
+    "tests/test_packaging.py::test_a_non_editable_wheel",
+    "tests/capture/test_debug_server.py",
+    "tests/diagnose/test_missing_evidence.py::test_a_file_another_user_cannot_read",
+    "tests/sources/test_grammars_build.py",
+    "tests/sources/test_fr_tail.py::test_a_collective_skipped_before_the_window_widens_it",
+    "tests/topo/test_cli_topo.py::test_topo_exits_1_when_a_check_warns_like_a_linter",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = pytest.mark.slow
+    for item in items:
+        if item.nodeid.startswith(SLOW) or item.get_closest_marker("repro"):
+            item.add_marker(slow)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not SHARED.is_dir():
+        terminalreporter.write_sep("!", f"the real-world corpus is absent ({SHARED}): the corpus tests were "
+                                        "skipped; this run checked no real log", red=True, bold=True)

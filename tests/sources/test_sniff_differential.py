@@ -1,0 +1,76 @@
+"""The sniffers of sources/discover.py (regexes over a file's first kilobytes) agree with the parsers, whose
+grammars are the reference for every line shape: a line a grammar reads as NCCL, kernel or py-spy output is
+one the matching sniffer sees, and the NCCL sniffer sees no line of another program."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_nccl_differential import SAMPLE_LINES, TABLE_LINES
+
+from nccl_forensics.model import SourceKind
+from nccl_forensics.sources import iter_events
+from nccl_forensics.sources.discover import (
+    _KERNEL,
+    _NCCL_LINE,
+    _NCCL_WHOLE_LINE,
+    _PYSPY_HEAD,
+    _PYSPY_THREAD,
+    discover,
+)
+from nccl_forensics.sources.lines import iter_lines
+from nccl_forensics.sources.nccl import grammar_parse
+
+EVIDENCE = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence"
+
+
+def _prefixed_nccl(text: str) -> bool:
+    """The grammar read a host:pid:tid-prefixed NCCL line (the shape the sniffer counts)."""
+    parsed = grammar_parse(text)
+    return parsed is not None and parsed[0][1] is not None and " NCCL " in text
+
+
+NCCL_LINES = sorted({text for _, _, text in SAMPLE_LINES} | set(TABLE_LINES))
+
+
+def test_every_prefixed_nccl_line_the_grammar_reads_is_sniffed():
+    lines = [t for t in NCCL_LINES if _prefixed_nccl(t)]
+    assert len(lines) > 100
+    missed = [t for t in lines if not (_NCCL_LINE.search(t.encode()) and _NCCL_WHOLE_LINE.search(t.encode()))]
+    assert missed == []
+
+
+def _lines_with_events(folder: Path, kind: SourceKind, source: str) -> list[str]:
+    out = []
+    for src in discover([str(folder)]):
+        if src.kind is not kind:
+            continue
+        texts = {line.no: line.text for line in iter_lines(src.path)}
+        out += [texts[ev.line] for ev in iter_events(src) if ev.source == source and ev.kind != "unparsed"
+                and ev.line in texts]
+    return out
+
+
+def test_kernel_lines_the_parser_reads_are_sniffed_as_kernel():
+    lines = _lines_with_events(EVIDENCE / "kernel", SourceKind.KERNEL, "kernel")
+    assert len(lines) >= 10
+    for text in lines:
+        assert _KERNEL.search(text.encode()), text
+
+
+def test_pyspy_dumps_the_parser_reads_are_sniffed_as_pyspy():
+    for src in discover([str(EVIDENCE / "pyspy")]):
+        if src.kind is not SourceKind.PYSPY:
+            continue
+        head = Path(src.path).read_bytes()[:65536]
+        events = [ev for ev in iter_events(src) if ev.kind != "unparsed"]
+        if any(ev.kind == "stack" or ev.data.get("frames") for ev in events):
+            assert _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head), src.path
+
+
+def test_no_line_of_another_program_is_sniffed_as_nccl():
+    for folder in ("kernel", "pyspy", "faulthandler", "slurm"):
+        for path in (EVIDENCE / folder).glob("*"):
+            if path.is_dir() or path.suffix in (".md", ".json"):
+                continue
+            for line in iter_lines(str(path)):
+                assert not _NCCL_LINE.search(line.text.encode()), (path.name, line.text)
