@@ -85,7 +85,7 @@ class Job:
                 posts += [[("coll", tpg, "all_reduce", [ACT], [ACT], "fwd")]] * 2
                 if nxt is not None:
                     posts.append([("send", ppg, nxt, "fwd")])
-            for m in range(micro):
+            for _ in range(micro):
                 batch = ([("recv", ppg, nxt, "p2p")] if nxt is not None else []) + \
                         ([("send", ppg, prev, "p2p")] if prev is not None else [])
                 if batch:

@@ -2,7 +2,8 @@
 
 A code is a family letter plus three digits: C1xx collective agreement, R2xx rank liveness, M3xx memory,
 N4xx network/NIC, V5xx versions, T6xx timeouts, S7xx speed, X9xx the failure no other detector classes,
-H0xx health: the rule that alone gives an all-clear (detectors, `nccl_forensics/detectors/`), G0xx the rings, trees and transports NCCL built (topology checks,
+H0xx health: the rule that alone gives an all-clear (detectors, `nccl_forensics/detectors/`), G0xx the rings,
+trees and transports NCCL built (topology checks,
 `nccl_forensics/topo/checks_*.py`). A code is never reused: a retired one keeps its row with status
 "removed". `ncclf explain CODE` prints the documentation of either kind: a detector's module docstring, a
 topology check's function docstring.

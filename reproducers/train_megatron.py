@@ -122,7 +122,7 @@ def megatron_step(lay: Layout, rank: int, step: int, plan: FaultPlan, weight: to
             dist.send(h.contiguous(), dst=other, group=pp)
         else:
             loss += float(h.pow(2).mean())
-    for micro in range(2):                       # backward
+    for _ in range(2):                           # backward
         g = torch.empty(8, HIDDEN)
         if lay.stage == 1:
             g = torch.ones(8, HIDDEN) * 0.01

@@ -133,7 +133,7 @@ def _owned_dir(path: Path, owner: int | None) -> str | None:
 def _walk(root: Path) -> list[Path]:
     """Every file below `root`, without following a symbolic link to a folder."""
     out = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
+    for folder, _dirs, files in os.walk(root, followlinks=False):
         out.extend(Path(folder) / f for f in files)
     return out
 

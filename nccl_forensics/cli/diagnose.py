@@ -45,7 +45,8 @@ def report_context(paths: list[str]) -> dict:
 @click.option("--trace", "trace", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Also write a Chrome/Perfetto trace (one track per rank) to FILE (e.g. trace.json).")
 @jobs_option
-@click.option("--select", multiple=True, metavar="CODES", shell_complete=complete_codes, help="Run only these detectors (codes, prefixes or names; "
+@click.option("--select", multiple=True, metavar="CODES", shell_complete=complete_codes,
+              help="Run only these detectors (codes, prefixes or names; "
               "comma-separated or repeated).")
 @click.option("--ignore", multiple=True, metavar="CODES", shell_complete=complete_codes, help="Skip these detectors.")
 @click.option("--full", is_flag=True, help="Read every line of every file (default: a large text file is read at "

@@ -15,7 +15,7 @@ SAMPLES = ["sample_logs/bundles/real-stuck-rank", "sample_logs/bundles/real-drop
 # [[[cog
 # import textwrap
 # from nccl_forensics.cli.explain_examples import SAMPLES
-# from nccl_forensics.diagnosis.reduce import diagnose
+# from nccl_forensics.pipeline.reduce import diagnose
 # from nccl_forensics.model import rank_span
 # from nccl_forensics.outputs.display import prose
 # found = {}
@@ -24,7 +24,7 @@ SAMPLES = ["sample_logs/bundles/real-stuck-rank", "sample_logs/bundles/real-drop
 #     for f in d.findings:
 #         primary = f is d.verdict.primary
 #         if f.id not in found or (primary and not found[f.id][2]):
-#             verdict = f"{d.verdict.cls} [{rank_span(d.verdict.culprit_ranks)}]" if d.verdict.culprit_ranks else d.verdict.cls
+#             verdict = f"{d.verdict.cls} [{rank_span(d.verdict.culprit_ranks)}]" if d.verdict.culprit_ranks else d.verdict.cls  # noqa: E501
 #             found[f.id] = (sample, verdict, primary, f"{f.id} {f.name}: {prose(f.message)}")
 # cog.outl("EXAMPLES = {")
 # for code, (sample, verdict, primary, said) in sorted(found.items()):

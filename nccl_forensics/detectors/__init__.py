@@ -85,7 +85,8 @@ def run_detectors(ctx: Context, entries: Iterable[Code] | None = None) -> RunRep
     return RunReport(findings, skipped, warnings)
 
 
-def assess_health(ctx: Context, entries: Iterable[Code], report: RunReport, parser_warnings: Iterable[str] = ()) -> Health:
+def assess_health(ctx: Context, entries: Iterable[Code], report: RunReport,
+                  parser_warnings: Iterable[str] = ()) -> Health:
     """The health rule (H001) over what the failure detectors left: the one place an all-clear is decided. A
     subset of detectors (H001 itself left out included) is never an all-clear."""
     return Healthy().assess(ctx, not_run(entries), [*report.warnings, *parser_warnings])

@@ -75,7 +75,8 @@ class Healthy(BaseDetector):
                        f" a failure that no detector explains ({quoted})")
         not_run = list(not_run)
         if not_run:
-            why.append(f"detector{'s' if len(not_run) > 1 else ''} {', '.join(not_run)} did not run (--select/--ignore)")
+            many = "s" if len(not_run) > 1 else ""
+            why.append(f"detector{many} {', '.join(not_run)} did not run (--select/--ignore)")
         errors = list(internal_errors)
         if errors:
             why.append(f"{len(errors)} internal error{'s' if len(errors) > 1 else ''} ({errors[0]})")
@@ -111,7 +112,8 @@ def _world_reasons(ctx: Context, finished: dict[int, Evidence]) -> list[str]:
         why.append("no usable evidence from " + "; ".join(f"rank{'s' if len(r) > 1 else ''} {rank_span(r)} ({reason})"
                                                           for reason, r in sorted(by_reason.items())))
     if world.unlisted:
-        why.append(f"{world.unlisted} more rank{'s' if world.unlisted > 1 else ''} of the stated world left no evidence")
+        many = "s" if world.unlisted > 1 else ""
+        why.append(f"{world.unlisted} more rank{many} of the stated world left no evidence")
     if world.unattributed:
         why.append(f"{len(world.unattributed)} file{'s' if len(world.unattributed) > 1 else ''} of unknown rank could "
                    f"not be read ({world.unattributed[0]})")

@@ -167,7 +167,8 @@ class MissingRank(BaseDetector):
 
 def _doing(st) -> str:
     where = {"collective": f"inside {st.op or 'a collective'}", "data_loading": "loading data",
-             "checkpointing": "checkpointing", "busy": "busy on CPU", "waiting": "idle or blocked"}.get(st.where, st.where)
+             "checkpointing": "checkpointing", "busy": "busy on CPU",
+             "waiting": "idle or blocked"}.get(st.where, st.where)
     return f"{where} at {st.at}" if st.at else str(where)
 
 
@@ -177,7 +178,7 @@ def _disputed(ctx: Context, fronts: list) -> bool:
     out = ctx.outliers
     if not fronts or out.empty:
         return False
-    keys = set(zip(out["group"].astype(str), out["seq"].astype(int)))
+    keys = set(zip(out["group"].astype(str), out["seq"].astype(int), strict=True))
     return all((f.group, f.seq) in keys for f in fronts)
 
 

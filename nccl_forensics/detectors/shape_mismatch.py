@@ -5,7 +5,8 @@ What it detects:
     flight-recorder input sizes, NCCL COLL ``count``, watchdog ``NumelIn``, DETAIL fingerprint
     ``TensorShape``. A send and the recv it matched (a recv from any source, ``recv 3<-?``, is matched against
     the sender) that disagree on the size. An all_to_all only when every member recorded it: pair by pair where
-    the dump records the split sizes (schema 2.11), else by the job's totals. Without any of those, a gloo ``op.preamble.length <= op.nbytes`` error alone. With
+    the dump records the split sizes (schema 2.11), else by the job's totals. Without any of those, a gloo
+    ``op.preamble.length <= op.nbytes`` error alone. With
     two ranks on gloo, where the receiver aborted without a dump, the sender's own history decides whether
     it changed the count (its last entry is new and the gloo byte ratio fits it; _gloo.sender_change).
     When only one rank recorded that collective (the others died before dumping), its entry is compared
@@ -70,7 +71,8 @@ class ShapeMismatch(FieldMismatch):
                                  f"numel={pair.recv.numel} state={pair.recv.state}")]
             conf = Confidence.MEDIUM if len(ranks) == 1 else Confidence.LOW
             yield self.finding(ranks, msg, conf, evidence, "make the send and the recv agree on the tensor's shape "
-                               "(pipeline stages: the activation shape of the last micro-batch).", pair.pg, pair.send.seq)
+                               "(pipeline stages: the activation shape of the last micro-batch).", pair.pg,
+                               pair.send.seq)
 
     def _from_alltoall(self, ctx: Context):
         """all_to_all(v): uneven splits are fine, but what the ranks send must add up to what they receive."""

@@ -7,7 +7,8 @@ What it detects:
     of all the waiting, and the lag costs time that matters: an absolute floor (its median lag at least 3 ms,
     and those lags 50 ms or more in all: below that, a loaded host's scheduler) and a relative one (the waiting
     is at least 5% of the time the timed collectives span). A healthy run where one rank is 2 ms behind at every
-    collective is noise, not a straggler. A host is one when its ranks together did, no single one of them alone. When a timeout ends the job at a collective the
+    collective is noise, not a straggler. A host is one when its ranks together did, no single one of them alone.
+    When a timeout ends the job at a collective the
     straggler never reached, the timeout is the straggler's.
 
 Why it hangs or dies:

@@ -188,7 +188,7 @@ def _broken_pairs(at: pd.DataFrame) -> list[tuple] | None:
     if "a2a_splits" not in at or at["a2a_splits"].isna().any():
         return None
     ranks = [int(r) for r in at["rank"]]
-    splits = dict(zip(ranks, at["a2a_splits"]))
+    splits = dict(zip(ranks, at["a2a_splits"], strict=True))
     order = sorted(ranks)
     if any(len(splits[r][0]) != len(order) or len(splits[r][1]) != len(order) for r in order):
         return None

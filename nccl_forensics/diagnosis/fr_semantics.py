@@ -255,7 +255,8 @@ def pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[U
         spare = anysource.get((pg, dst), [])
         while len(s) > len(r) and spare:
             r.append(spare.pop(0))
-        pairs += [Pair(pg, a[0], b[0], src, dst, a[2], b[2]) for a, b in zip(s, r)]
+        # extras past the shorter side are unmatched: C106 reports them
+        pairs += [Pair(pg, a[0], b[0], src, dst, a[2], b[2]) for a, b in zip(s, r, strict=False)]
         extra, culprit = (s[len(r):], dst) if len(s) > len(r) else (r[len(s):], src)
         for op, rank, file in extra:
             if op.state != "completed":

@@ -196,7 +196,8 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     elif ev.kind == "fr_entry":
         sizes = d.get("in_sizes") or []
         buf.add(ev.rank, str(d.get("pg_name")), d.get("seq"), d.get("op"),
-                sum(prod(s) for s in sizes) if sizes else None, str(sizes), ",".join(dict.fromkeys(d.get("in_dtypes") or [])) or None,
+                sum(prod(s) for s in sizes) if sizes else None, str(sizes),
+                ",".join(dict.fromkeys(d.get("in_dtypes") or [])) or None,
                 d.get("state"), "flight_recorder", ev.file, ev.line, ev.text,
                 _ns(d.get("time_created_ns")) or ev.time, user_frame(d.get("frames")), None)
     elif ev.kind == "watchdog_timeout":

@@ -10,7 +10,8 @@ whole, one rank explains all of them.
 Per group (`GroupFront`): the *front* is the highest collective seq any member recorded; the members with a
 row there *arrived*, the others are *missing*. Where the dumps record device states (NCCL: `started`), only an
 entry a GPU started or completed counts: NCCL's CPU enqueues ahead (`scheduled`) while its device is still
-blocked in an earlier collective, so an enqueued entry is not an arrival. A front whose rows are all `completed` is not stalled and is
+blocked in an earlier collective, so an enqueued entry is not an arrival. A front whose rows are all `completed` is
+not stalled and is
 left out (a healthy group, or one that finished before the hang). Then, across groups:
 
 - rank r *waits for* rank m when r arrived at a stalled front that m is missing from, or r has a pending send

@@ -75,7 +75,7 @@ def _group_state(d: Diagnosis) -> dict[str, str]:
     pos = d.timelines.positions
     seen: dict[str, set] = {}
     if not pos.empty:
-        for g, p in zip(pos["group"], pos["position"]):
+        for g, p in zip(pos["group"], pos["position"], strict=True):
             seen.setdefault(g, set()).add(p)
     out = {}
     for g in d.timelines.members:

@@ -41,7 +41,7 @@ PREVENTION = {
                         "`NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL`"],
 }
 
-# Each kind of missing evidence (diagnosis/reduce.py's names, matched by their first words) → how to collect it.
+# Each kind of missing evidence (pipeline/reduce.py's names, matched by their first words) → how to collect it.
 COLLECT = {
     "per-collective records": "set `TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1` (flight-recorder "
                               "dumps on a timeout) or `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL`",
@@ -119,7 +119,8 @@ def _collective(d: Diagnosis) -> str:
         if behind and ahead and g["last_common_seq"] is not None:
             op = _op_at(d, g["name"], g["last_common_seq"] + 1, int(ahead[0]))
             return (f"group {g['name']}: the others reached seq {g['last_common_seq'] + 1}"
-                    f"{' (' + op + ')' if op else ''}; {_ranks(map(int, behind))} stopped at seq {g['last_common_seq']}")
+                    f"{' (' + op + ')' if op else ''}; {_ranks(map(int, behind))} stopped at seq "
+                    f"{g['last_common_seq']}")
     f = d.verdict.primary
     if f is not None and f.group is not None and f.seq is not None:
         op = _op_at(d, f.group, f.seq, f.ranks[0]) if f.ranks else ""

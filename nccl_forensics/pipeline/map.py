@@ -13,7 +13,8 @@ from itertools import repeat
 import numpy as np
 
 from .. import sources as parse_pkg
-from ..diagnosis.fr_semantics import Entry, rows_and_p2p
+from ..diagnosis.fr_semantics import Entry, P2POp, rows_and_p2p
+from ..diagnosis.fr_semantics import _peer as peer_rank
 from ..diagnosis.groups import compact
 from ..diagnosis.timeline import COLUMNS, RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns, user_frame
 from ..errors import NcclfError
@@ -24,18 +25,6 @@ from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import HEAD_ENTRIES, load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
-from .fr_semantics import Entry, P2POp, rows_and_p2p
-from .fr_semantics import _peer as peer_rank
-from .groups import compact
-from .timeline import (
-    COLUMNS,
-    RowBuffer,
-    add_event,
-    comm_ids_of,
-    nccl_group,
-    pack_columns,
-    user_frame,
-)
 
 
 @dataclass
@@ -206,8 +195,9 @@ def coded_p2p(meta: dict, coded: dict) -> list[P2POp]:
     members, rank = group_members(meta), meta.get("rank")
     peer_of = {key: peer_rank(Entry(key[0], None, key[1], key[2], True, None, None, None, None, 0, None, None, None),
                               members.get(key[0]), rank)
-               for key in set(zip(pgs, ops, peers))}
-    return list(map(P2POp, pgs, seqs, p2p_seqs, ops, map(peer_of.__getitem__, zip(pgs, ops, peers)), numels,
+               for key in set(zip(pgs, ops, peers, strict=True))}
+    peers_found = map(peer_of.__getitem__, zip(pgs, ops, peers, strict=True))
+    return list(map(P2POp, pgs, seqs, p2p_seqs, ops, peers_found, numels,
                     states, lines, times))
 
 
@@ -237,7 +227,8 @@ def fr_entries(cols: dict) -> list[Entry]:
     none = [None] * len(cols["line"])
     return [Entry(pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, ns(created), ns(started), ns(done), p2p_seq,
                   out_dtypes=odts, in_splits=isp, out_splits=osp)
-            for pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq, odts, isp, osp
+            for (pg, seq, op, peer, p2p_flag, ins, outs, dts, state, line, created, started, done, p2p_seq, odts, isp,
+                 osp)
             in zip(cols["pg_name"], cols["seq"], cols["op"], cols["peer"], cols["is_p2p"], cols["in_sizes"],
                    cols["out_sizes"], cols["in_dtypes"], cols["state"], cols["line"], cols["time_created_ns"],
                    cols["time_started_ns"], cols["time_completed_ns"], cols["p2p_seq"], cols.get("out_dtypes", none),

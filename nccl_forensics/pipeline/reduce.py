@@ -26,9 +26,9 @@ from ..diagnosis.divergence import find_outliers, first_divergence
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
 from ..diagnosis.rank_state import RankState, rank_states
 from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
-from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, none_or_inconclusive, reported
+from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
-from ..errors import NcclfError, NoEvidence
+from ..errors import NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import READERS
 from ..sources.discover import discover, evidence_sources
@@ -37,16 +37,6 @@ from ..sources.ranks import assign_ranks
 from .engines.local import imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .summary import read_summary, write_summary
-from .timeline import (
-    RowBuffer,
-    Timelines,
-    add_event,
-    build_timelines,
-    comm_ids_of,
-    frame_from_packed,
-)
-from .verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
-from .world import UNKNOWN_RANK, World, expected_world
 
 SCHEMA_VERSION = 1
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines

@@ -136,8 +136,8 @@ def _check_rows(rows: dict) -> None:
 @lru_cache(maxsize=1)
 def _types() -> dict[str, type]:
     """The types a header may name (nothing else is ever built from a summary)."""
+    from ..diagnosis.fr_semantics import P2POp
     from ..model import Evidence
-    from .fr_semantics import P2POp
     return {t.__name__: t for t in (Event, Source, SourceResult, SourceKind, P2POp, Evidence)}
 
 
@@ -290,7 +290,7 @@ def _write_summary_v2(path: str, sources: list[Source], digests: list, inputs: l
 
 
 def _read_digests_v2(zf: zipfile.ZipFile, manifest: dict, budget: _Budget) -> list:
-    from .fr_semantics import P2POp
+    from ..diagnosis.fr_semantics import P2POp
     from .map import Digest
     digests = []
     for i, entry in enumerate(manifest["digests"]):

@@ -363,7 +363,7 @@ class BlockScanner:
             self.run = None
         out = self.nccl.out
         if out:
-            from . import settle              # the message catalogue sees them as the line dispatcher's do
+            from . import settle  # the message catalogue sees them as the line dispatcher's do
             yield from settle(self.parsers, list(out))
             out.clear()
 

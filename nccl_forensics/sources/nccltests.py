@@ -88,7 +88,8 @@ class NccltestsParser(LineParser):
             line = Line(self._last_no, "")
             ev = self.emit("nccltests_incomplete", line, text="", last_size=self._last["size"], meaning="failure",
                            implies="timeout_unknown",
-                           message=f"the nccl-tests table stops after size {self._last['size']}: a hang at the next size")
+                           message=f"the nccl-tests table stops after size {self._last['size']}: "
+                                   "a hang at the next size")
             ev.text = ev.data["message"]
 
 

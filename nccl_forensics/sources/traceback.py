@@ -134,7 +134,8 @@ class TracebackParser(LineParser):
 
     def _outside(self, line: Line, key: tuple) -> bool:
         text = line.text
-        if text.startswith("Traceback (most recent call last):") or text.endswith(" | Traceback (most recent call last):"):
+        head = "Traceback (most recent call last):"
+        if text.startswith(head) or text.endswith(" | " + head):
             self.blocks[key] = _Block(line, cpp=False)
             return True
         if text.startswith("terminate called after throwing an instance of '"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.diagnosis.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLES = ROOT / "sample_logs" / "bundles"
@@ -112,7 +112,7 @@ def test_one_unlabelled_dump_does_not_cover_a_larger_world(tmp_path):
 
 def test_a_broken_detector_is_never_an_all_clear(monkeypatch):
     from nccl_forensics.detectors.dtype_mismatch import DtypeMismatch
-    from nccl_forensics.diagnosis.reduce import diagnose_events
+    from nccl_forensics.pipeline.reduce import diagnose_events
 
     from . import factories as F
 

@@ -66,7 +66,7 @@ def assert_agree(dump: dict, path: str = "nccl_trace_rank_3") -> bool:
     assert_same_rows(fast[0], rows)
     assert fast[1] == meta
     assert fast[2] == p2p
-    assert all(type(a) is type(b) for x, y in zip(fast[2], p2p) for a, b in zip(x, y))
+    assert all(type(a) is type(b) for x, y in zip(fast[2], p2p, strict=True) for a, b in zip(x, y, strict=True))
     return True
 
 

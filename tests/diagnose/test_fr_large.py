@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.diagnosis import diagnose
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .fr_large import Fault, MegatronJob
 

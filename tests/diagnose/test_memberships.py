@@ -102,7 +102,7 @@ def _header(block: bytes) -> dict:
 
 def _summarize_v2(job: Path, out: Path) -> None:
     """A schema 2 summary of `job`, as ncclf wrote them before schema 3."""
-    from nccl_forensics.diagnosis.summary import _write_summary_v2, read_summary
+    from nccl_forensics.pipeline.summary import _write_summary_v2, read_summary
     digests = summarize([str(job)], str(out) + ".v3", jobs=1)
     _write_summary_v2(str(out), read_summary(str(out) + ".v3")[0], digests, [str(job)])
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nccl_forensics.diagnosis.reduce import diagnose
 from nccl_forensics.outputs import diagnosis_json, diagnosis_terminal, markdown_report
 from nccl_forensics.outputs.display import message
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .fr_jobs import Job
 

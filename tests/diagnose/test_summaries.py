@@ -104,7 +104,7 @@ def _sample_digests() -> list:
     dumps (the fast path and the general one), a P2P pipeline dump."""
     import importlib.util
 
-    from nccl_forensics.diagnosis.map import digest_source
+    from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources.discover import discover
     spec = importlib.util.spec_from_file_location("fr_synth_pp", ROOT / "benchmarks" / "fr_synth_pp.py")
     fr_synth_pp = importlib.util.module_from_spec(spec)
@@ -119,8 +119,8 @@ def test_every_field_of_a_digest_round_trips(tmp_path):
 
     import numpy as np
 
-    from nccl_forensics.diagnosis.map import Digest
-    from nccl_forensics.diagnosis.summary import read_summary, write_summary
+    from nccl_forensics.pipeline.map import Digest
+    from nccl_forensics.pipeline.summary import read_summary, write_summary
     _, fr_synth_pp, digest_source, discover = _sample_digests()
     fr_synth_pp.make_dumps(tmp_path / "pp", entries=60, tp=2, pp=2, dp=1, micro=2, culprit=3)
     paths = [str(tmp_path / "pp"), str(ROOT / "sample_logs" / "flight_recorder"),
@@ -138,14 +138,14 @@ def test_every_field_of_a_digest_round_trips(tmp_path):
         if isinstance(a, dict):
             return type(b) is dict and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
         if isinstance(a, (list, tuple)):
-            return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+            return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
         if dataclasses.is_dataclass(a):
             return type(a) is type(b) and all(same(getattr(a, f.name), getattr(b, f.name))
                                               for f in dataclasses.fields(a))
         return type(a) is type(b) and (a == b or a != a and b != b)  # noqa: PLR0124 - NaN equals NaN here
 
     for field in dataclasses.fields(Digest):
-        values = [(getattr(d, field.name), getattr(e, field.name)) for d, e in zip(digests, back)]
+        values = [(getattr(d, field.name), getattr(e, field.name)) for d, e in zip(digests, back, strict=True)]
         assert any(a not in (None, [], {}, "") for a, _ in values), f"no sample digest fills Digest.{field.name}"
         for a, b in values:
             if field.name == "result":
@@ -154,8 +154,8 @@ def test_every_field_of_a_digest_round_trips(tmp_path):
 
 
 def test_schema_2_summaries_still_read(tmp_path):
-    from nccl_forensics.diagnosis import summary
-    from nccl_forensics.diagnosis.map import digest_source
+    from nccl_forensics.pipeline import summary
+    from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources.discover import discover
     bundle = ROOT / "sample_logs" / "bundles" / "real-stuck-rank"
     sources = [s for s in discover([str(bundle)]) if not s.error]
@@ -170,7 +170,7 @@ def test_schema_2_summaries_still_read(tmp_path):
 def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
     import json as jsonlib
 
-    from nccl_forensics.diagnosis.summary import read_summary
+    from nccl_forensics.pipeline.summary import read_summary
     bundle = ROOT / "sample_logs" / "flight_recorder"
     summarize([str(bundle)], str(tmp_path / "a.ncclf"), jobs=1)
     with zipfile.ZipFile(tmp_path / "a.ncclf") as zf:

@@ -12,13 +12,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from diagnose.test_tail_window import write_rank
-from nccl_forensics.diagnosis.reduce import diagnose, summarize
+
 from nccl_forensics.errors import BadInput
+from nccl_forensics.pipeline.reduce import diagnose, summarize
 from nccl_forensics.sources.lines import TAIL_BASE, iter_lines, resolve_tail_line
 
-from .conftest import AS_NOBODY_READING, can_switch_user, capped
+from .conftest import AS_NOBODY_READING, capped
 
 GB = 1 << 30
 HUGE_INIT = ("h:2:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2147483647 cudaDev 0 busId 1000 commId 0x1 - "
@@ -147,7 +147,7 @@ def test_a_gzip_file_gets_the_head_and_tail_window_of_a_plain_one(tmp_path):
 
 
 def test_gzipped_logs_give_the_verdict_and_lines_of_the_plain_ones(tmp_path, monkeypatch):
-    from nccl_forensics.diagnosis import reduce
+    from nccl_forensics.pipeline import reduce
     monkeypatch.setattr(reduce, "HEAD_MB", 0.05)
     plain, packed = tmp_path / "plain", tmp_path / "packed"
     plain.mkdir()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nccl_forensics.diagnosis import diagnose
 from nccl_forensics.model import Source, SourceKind, shows_failure, shows_health
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import parse_source
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_logs" / "nccl-tests" / "all_reduce_perf.8xH100.log"

@@ -3,9 +3,9 @@ NumelIn=A, NumelOut=B, …)`) read from console lines into the timelines: one gr
 other sizes at the same SeqNum is a shape mismatch, a rank at a lower SeqNum is behind."""
 from __future__ import annotations
 
-from nccl_forensics.diagnosis import diagnose
 from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines, stragglers
 from nccl_forensics.model import Source, SourceKind
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import parse_source
 
 

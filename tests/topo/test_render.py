@@ -170,8 +170,8 @@ def test_a_rank0_log_header_agrees_with_its_table():
 def test_gpu_labels_sit_inside_their_rank_circle_where_no_hop_is_drawn():
     from pathlib import Path
 
+    from nccl_forensics.outputs.topo_svg import R
     from nccl_forensics.topo import topology_from_paths
-    from nccl_forensics.topo.render_svg import R
     root = Path(__file__).resolve().parents[2]
     comms = topology_from_paths([str(root / "sample_logs" / "nccl" / "ib-16rank-2node-2.21")])
     svg = ET.fromstring(render("svg", comms, check_topology(comms), all_channels=True))

@@ -115,8 +115,8 @@ def test_svg_labels_are_never_under_a_hop_on_the_16_rank_sample(tmp_path):
     import re
     import xml.etree.ElementTree as ET
 
+    from nccl_forensics.outputs.topo_svg import LABEL_X
     from nccl_forensics.topo import topology_from_paths
-    from nccl_forensics.topo.render_svg import LABEL_X
     root_dir = Path(__file__).resolve().parents[2]
     comms = topology_from_paths([str(root_dir / "sample_logs" / "nccl" / "ib-16rank-2node-2.21")])
     svg = render("svg", comms, check_topology(comms), all_channels=True)
