@@ -36,7 +36,7 @@ from .base import BaseDetector, Context
 
 class ReportedMismatch(BaseDetector):
     code, name, cls = "C107", "reported-mismatch", "collective_skipped"
-    needs = ()                 # its events (DETAIL lines without a seq, NCCL WARNs) may be all there is
+    needs = ("errors",)        # DETAIL lines (fingerprint_mismatch, maybe without a seq), NCCL WARNs, DDP's error
 
     def check(self, ctx: Context):
         yield from self._ddp(ctx)
