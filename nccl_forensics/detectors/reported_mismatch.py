@@ -3,8 +3,7 @@ report does not say enough for the shape, dtype, op or skip detectors.
 
 What it detects:
     DDP's ``Expected to have finished reduction in the prior iteration`` (with ``Parameters which did not receive
-    grad for rank N``): the ranks' backward passes reduced different parameters. A
-    ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
+    grad for rank N``): the ranks' backward passes reduced different parameters. A ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
     line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
     (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.6's
     own check ``Mismatched collective detected, please check your collective calls at and around rank N``.
@@ -37,7 +36,7 @@ from .base import BaseDetector, Context
 
 class ReportedMismatch(BaseDetector):
     code, name, cls = "C107", "reported-mismatch", "collective_skipped"
-    needs = ("failures", "errors")   # DETAIL lines without a seq, NCCL WARNs, DDP errors: failure lines
+    needs = ("errors",)        # DETAIL lines (fingerprint_mismatch, maybe without a seq), NCCL WARNs, DDP's error
 
     def check(self, ctx: Context):
         yield from self._ddp(ctx)

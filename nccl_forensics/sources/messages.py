@@ -53,6 +53,10 @@ class MessageParser(LineParser):
     def classify(self, line: Line, produced: list[Event], busy: bool, claimed: bool = False) -> list[Event]:
         """The events of one line, classified, plus what the catalogue found that no parser made."""
         text = line.text
+        if produced and " NCCL INFO " in text and not self._held and self._table is None \
+                and all(ev.kind != "unparsed" for ev in produced):
+            self._prev = None
+            return produced            # an NCCL INFO line its parser read (the bulk of a log): nothing to add
         hits = catalogue.match(text) if text and catalogue.might_match(text) else []
         if not hits and text and self._prev is not None and self._prev.no == line.no - 1:
             hits = self._wrapped(text)

@@ -18,7 +18,8 @@ _SIG = r"(?P<signal>SIG[A-Z]+)"
 MESSAGES = [
     # ---- torch elastic (torchrun, torch.distributed.launch >= 1.9)
     M("torchrun.worker_failed",
-      (r"failed \(exitcode: (?P<exitcode>-?\d+)\) local_rank: (?P<local_rank>\d+)", r" \(pid: (?P<pid>\d+)\)", r" of (?:binary|fn): (?P<entrypoint>\S+)"),
+      (r"failed \(exitcode: (?P<exitcode>-?\d+)\) local_rank: (?P<local_rank>\d+)", r" \(pid: (?P<pid>\d+)\)",
+       r" of (?:binary|fn): (?P<entrypoint>\S+)"),
       "worker_failed", "failure", None, "1.9 - 2.13", _ELASTIC + ":PContext.wait",
       "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) local_rank: 0 (pid: 1932) of binary: "
       "/usr/bin/python3", "failed (exitcode: -11) local_rank: 0", anchor="failed (exitcode:"),

@@ -68,7 +68,8 @@ MESSAGES = [
       "[PG 3 Rank 1] Timeout at NCCL work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
       "Timeout at NCCL work: 12", data={"trigger": "timeout"}),
     M("pytorch.dump_signal",
-       (r"Received a dump signal", r" (?:due to a collective timeout )?from\s+(?:this local rank|rank (?P<signal_from_rank>\d+))"),
+       (r"Received a dump signal",
+        r" (?:due to a collective timeout )?from\s+(?:this local rank|rank (?P<signal_from_rank>\d+))"),
       "work_status", "consequence", None, "2.4 - 2.13", _PG + ":ProcessGroupNCCL::watchdogHandler",
       "[PG 0 Rank 3] Received a dump signal due to a collective timeout from  rank 6 and we will try our best to "
       "dump the debug info.", "Received a dump signal",
@@ -95,8 +96,11 @@ MESSAGES = [
       "caught collective operation timeout", "NCCL communicator was aborted on rank 3"),
     # ---- ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL)
     M("pytorch.detail_mismatch",
-       (r"Detected mismatch between collectives on ranks\.", r" Rank (?P<rank>\d+) is running collective: CollectiveFingerPrint\(", r"(?:SequenceNumber=(?P<seq>\d+),? ?)?",
-            r"OpType=(?P<op>_?[A-Z][A-Z_]*)", r", TensorShape=\[(?P<shape>[\d, ]*)\]", r".*?, but Rank (?P<other_rank>\d+) "
+       (r"Detected mismatch between collectives on ranks\.",
+        r" Rank (?P<rank>\d+) is running collective: CollectiveFingerPrint\(",
+        r"(?:SequenceNumber=(?P<seq>\d+),? ?)?",
+            r"OpType=(?P<op>_?[A-Z][A-Z_]*)", r", TensorShape=\[(?P<shape>[\d, ]*)\]",
+             r".*?, but Rank (?P<other_rank>\d+) "
             r"is running collective: CollectiveFingerPrint\(", r"(?:SequenceNumber=(?P<other_seq>\d+),? ?)?",
             r"OpType=(?P<other_op>_?[A-Z][A-Z_]*)", r", TensorShape=\[(?P<other_shape>[\d, ]*)\]"),
       "fingerprint_mismatch", "failure", "collective_mismatch", "1.10 - 2.13",
@@ -115,19 +119,22 @@ MESSAGES = [
       data={"state": "failed"}),
     # ---- TCPStore / rendezvous
     M("pytorch.store_barrier_timeout",
-       (r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+)", r", for key: \S+ \(world_size=(?P<nranks>\d+), (?:worker_count|num_workers_joined)=(?P<count>\d+)"),
+       (r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+)",
+        r", for key: \S+ \(world_size=(?P<nranks>\d+), (?:worker_count|num_workers_joined)=(?P<count>\d+)"),
       "dist_backend_error", "failure", "missing_rank", "1.9 - 2.0", "pytorch:torch/distributed/distributed_c10d.py:"
       "_store_based_barrier",
       "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: "
       "store_based_barrier_key:1 (world_size=8, worker_count=7, timeout=0:30:00)",
       "Timed out initializing process group in store based barrier on rank: 3"),
     M("pytorch.store_clients_timeout",
-       (r"Timed out after (?P<seconds>\d+) seconds waiting for clients\.", r" (?P<count>\d+)/(?P<nranks>\d+) clients joined"),
+       (r"Timed out after (?P<seconds>\d+) seconds waiting for clients\.",
+        r" (?P<count>\d+)/(?P<nranks>\d+) clients joined"),
       "dist_backend_error", "failure", "missing_rank", "2.0 - 2.13", "pytorch:torch/distributed/elastic/utils/store.py",
       "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 7/8 clients joined.",
       "Timed out after 901 seconds waiting for clients."),
     M("pytorch.store_connect_timeout",
-       (r"The client socket has timed out after (?P<seconds>\d+)s? while trying to connect to", r" \((?P<peer>[^)]*)\)"),
+       (r"The client socket has timed out after (?P<seconds>\d+)s? while trying to connect to",
+        r" \((?P<peer>[^)]*)\)"),
       "dist_backend_error", "failure", "network_error", "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
       "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to "
       "(10.0.0.1, 29500).", "The client socket has timed out after 900s while trying to connect to"),
@@ -161,7 +168,8 @@ MESSAGES = [
       "Parameter indices which did not receive grad for rank 1:",
       data={"exc_type": "RuntimeError", "category": "ddp_unused_parameters"}, anchor="which did not receive grad"),
     M("pytorch.ddp_shape_mismatch",
-       (r"DDP expects same model across all ranks, but Rank (?P<rank>\d+) has (?P<count>\d+) params", r", while rank (?P<other_rank>\d+) has inconsistent (?P<other_count>\d+) params"),
+       (r"DDP expects same model across all ranks, but Rank (?P<rank>\d+) has (?P<count>\d+) params",
+        r", while rank (?P<other_rank>\d+) has inconsistent (?P<other_count>\d+) params"),
       "traceback", "failure", "shape_mismatch", "1.11 - 2.13", "pytorch:torch/csrc/distributed/c10d/reducer.cpp:"
       "verify_params_across_processes",
       "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 120 params, while rank 1 has "
