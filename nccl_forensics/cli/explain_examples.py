@@ -67,11 +67,16 @@ EXAMPLES = {
     'R202': ('sample_logs/bundles/real-stuck-rank', 'stuck_rank [1]', True,
              ('R202 stuck-rank: rank 1 is loading data at reproducers/data.py:41 while rank 0 waits in backward '
               '(DDP gradient all-reduce)')),
+    'R203': ('sample_logs/bundles/real-stuck-rank', 'stuck_rank [1]', False,
+             ('R203 missing-rank: rank 1 never joined allreduce seq 10 of group 0 (default_pg), where rank 0 waits '
+              'for it; it is missing from the front of 1 of 1 stalled group it belongs to and waits in none; its '
+              'own dump shows no collective waiting for anyone: it is alive (the watchdog dumped) and stuck outside'
+              ' collectives (py-spy: loading data at reproducers/data.py:41)')),
     'S701': ('sample_logs/bundles/real-slow-rank', 'straggler [1]', True,
              ('S701 straggler: rank 1 arrived last at 4 of 16 collectives, a median 324 ms after the others (p95 '
               '373 ms); the others waited 1.34 s for it, 94% of all the waiting; it enqueued its collectives late: '
               'the time goes before the collective (compute, data loading, the host), not into the network')),
-    'T601': ('sample_logs/bundles/real-timeout', 'timeout_unknown', True,
+    'T601': ('sample_logs/bundles/real-timeout', 'stuck_rank [1]', False,
              ('T601 timeout-unknown: rank 0 timed out; missing: py-spy dumps of every rank while it hangs (py-spy '
               'dump --pid PID); NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL logs')),
     'V501': ('sample_logs/evidence/ras', 'version_mismatch', True,

@@ -147,13 +147,17 @@ def row_evidence(rows: pd.DataFrame) -> list[Evidence]:
     for row in rows.itertuples(index=False):
         text = getattr(row, "text", None)
         if not isinstance(text, str):
-            fields = [f"{name}={_plain(getattr(row, name, None))}" for name in ("numel", "dtype", "state")
-                      if _plain(getattr(row, name, None)) is not None]
+            fields = [f"{name}={_or_unknown(getattr(row, name, None))}" for name in ("numel", "dtype", "state")]
             site = getattr(row, "frame", None)
             text = " ".join([f"{getattr(row, 'source', 'timeline')} seq {_plain(getattr(row, 'seq', None))} "
                              f"{getattr(row, 'op', '?')}", *fields] + ([f"at {site}"] if isinstance(site, str) else []))
         out.append(Evidence(str(row.file), int(row.line), text))
     return out
+
+
+def _or_unknown(value):
+    plain = _plain(value)
+    return "?" if plain is None else plain
 
 
 def _plain(value):

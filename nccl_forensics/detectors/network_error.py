@@ -45,7 +45,11 @@ def _network(ev) -> bool:
         return False
     if d.get("implies") == "network_error":
         return True
-    return ev.kind == "warn" and "message_id" not in d and d.get("category") in _TRANSPORT_WARN
+    if "message_id" in d:
+        return False
+    if ev.kind == "gloo_error":                          # gloo's parser classified it: a peer closed on us
+        return d.get("category") in _PEER_CLOSED
+    return ev.kind == "warn" and d.get("category") in _TRANSPORT_WARN
 
 
 def _hard(ev) -> bool:

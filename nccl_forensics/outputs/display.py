@@ -36,7 +36,7 @@ def message(text: str) -> str:
 _FR_FULL_RE = re.compile(r"record \d+ pg (?P<pg>\S+?)(?:\([^)]*\))? seq (?P<seq>-?\d+) (?P<op>\S+) "
                          r"in=(?P<sizes>.*?) (?P<dtypes>[\[(].*?[\])]) .*?state=(?P<state>\w+)")
 _FR_ROW_RE = re.compile(r"flight_recorder seq (?P<seq>-?\d+) (?P<op>\S+) numel=(?P<numel>\S+) "
-                        r"dtype=(?P<dtype>\S+) state=(?P<state>\S+)")
+                        r"dtype=(?P<dtype>\S+) state=(?P<state>\S+)(?: at (?P<site>.+))?")
 _FIRST_RE = re.compile(r"[\w.]+")
 
 
@@ -45,7 +45,8 @@ def fr_entry(text: str) -> str:
     is said beside it)."""
     m = _FR_ROW_RE.search(text)
     if m:
-        return f"seq {m['seq']} {_op(m['op'])} numel={m['numel']} dtype={m['dtype']} state={m['state']}"
+        site = f" at {short_path(m['site'])}" if m["site"] else ""
+        return f"seq {m['seq']} {_op(m['op'])} numel={m['numel']} dtype={m['dtype']} state={m['state']}{site}"
     m = _FR_FULL_RE.search(text)
     if not m:
         return text

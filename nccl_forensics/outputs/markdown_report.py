@@ -80,7 +80,7 @@ def render(d: Diagnosis, context: dict | None = None) -> str:
 
 
 def _making(context: dict) -> list[str]:
-    rows = [f"- **{label}:** {_cell(context[key]) if key != 'inputs' else ', '.join(f'`{p}`' for p in context[key])}"
+    rows = [f"- **{label}:** {_cell(context[key]) if key != 'inputs' else _code_list(context[key])}"
             for key, label in (("date", "Date"), ("version", "ncclf version"), ("command", "Command"),
                                ("inputs", "Inputs")) if context.get(key)]
     return rows + [""] if rows else []
@@ -292,6 +292,10 @@ def _words(cls: str) -> str:
 def _ranks(ranks) -> str:
     ranks = list(ranks)
     return f"rank{'s' if len(ranks) != 1 else ''} {rank_span(ranks)}"
+
+
+def _code_list(items) -> str:
+    return ", ".join(f"`{markdown_code(p)}`" for p in items)
 
 
 def _cell(text) -> str:

@@ -60,4 +60,4 @@ def test_records_without_the_verbose_trace_have_no_time_and_raise_no_straggler(t
         (folder / f"r{rank}.log").write_text("\n".join(json.dumps(record(rank, sn, BASE_US, verbose=False))
                                                       for sn in range(1, 20)))
     d = diagnose([str(folder)], jobs=1)
-    assert "S701" not in {f.id for f in d.findings} and d.verdict.cls == "none", d.verdict.summary
+    assert "S701" not in {f.id for f in d.findings} and not d.failed, d.verdict.summary
