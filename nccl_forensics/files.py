@@ -50,14 +50,14 @@ def atomic_output(path: str | os.PathLike, binary: bool = False, encoding: str =
         existing = None
     if existing is not None and not stat.S_ISREG(existing.st_mode) and not stat.S_ISDIR(existing.st_mode):
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)               # a device or a pipe: write into it
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding})) as fh:
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else encoding) as fh:
             yield fh
         return
     folder, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding})) as fh:
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else encoding) as fh:
             yield fh
         os.replace(tmp, path)
     except BaseException:

@@ -85,5 +85,5 @@ class SafeConsoleMixin:
     written (the console's own styles are added after, so colours stay)."""
 
     def _render_buffer(self, buffer):
-        return super()._render_buffer(  # type: ignore[misc]
+        return super()._render_buffer(
             seg if seg.control else seg._replace(text=strip_escapes(seg.text)) for seg in buffer)

@@ -88,7 +88,7 @@ class Context:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""
         if any(st.end for st in self.ranks.values()):
             return True
-        return any(self.by_kind.get(k) for k in NEEDS_KINDS["timeouts"] | NEEDS_KINDS["oom"]
+        return any(self.by_kind.get(k) for k in (NEEDS_KINDS["timeouts"] or set()) | (NEEDS_KINDS["oom"] or set())
                    | {"gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort", "cuda_error",
                       "nccl_error"})
 

@@ -88,7 +88,7 @@ class Healthy(BaseDetector):
                        "or kept pace with the others (an exit code, a success line, communicators destroyed, "
                        "completed collectives)")
         if why:
-            return Health(False, Confidence.LOW, "", why, [ev for ev in failures[:_SHOWN]])
+            return Health(False, Confidence.LOW, "", why, [cite(ev) for ev in failures[:_SHOWN]])
         all_finished = all(r in finished for r in expected)
         shown = _shown(expected, finished, progressed)
         conf = Confidence.HIGH if all_finished else Confidence.MEDIUM

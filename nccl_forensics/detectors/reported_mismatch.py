@@ -3,7 +3,8 @@ report does not say enough for the shape, dtype, op or skip detectors.
 
 What it detects:
     DDP's ``Expected to have finished reduction in the prior iteration`` (with ``Parameters which did not receive
-    grad for rank N``): the ranks' backward passes reduced different parameters. A ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
+    grad for rank N``): the ranks' backward passes reduced different parameters. A
+    ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
     line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
     (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.6's
     own check ``Mismatched collective detected, please check your collective calls at and around rank N``.

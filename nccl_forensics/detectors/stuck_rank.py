@@ -35,6 +35,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.arrivals import arrivals
+from ..diagnosis.rank_state import cite
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
 from ._fronts import consequences
@@ -70,7 +71,7 @@ class StuckRank(BaseDetector):
                    f"{timeout_s:g} s timeout {'they' if len(peers) > 1 else 'it'} hit waiting for it: the timeout is the consequence, rank {who} the "
                    "cause (it was busy or stuck before this collective)")
             evidence = row_evidence(colls.loc[[int(row.row)]]) + row_evidence(peers.head(1))
-            evidence += [ev for ev in ctx.of(*_TIMEOUT_KINDS) if _timeout_s(ev) is not None][:1]
+            evidence += [cite(ev) for ev in ctx.of(*_TIMEOUT_KINDS) if _timeout_s(ev) is not None][:1]
             yield self.finding([who], msg, Confidence.HIGH, evidence, _LATE_FIX, row.group, int(row.seq))
 
     def _from_states(self, ctx: Context):
@@ -136,7 +137,7 @@ class StuckRank(BaseDetector):
         if not hung and ctx.completed():
             return                                      # the job shows it finished: a snapshot from before its end
         conf = _pyspy_confidence(ctx, hung, len(inside), len(outside))
-        ops = sorted({ctx.ranks[r].op for r in inside if ctx.ranks[r].op})
+        ops = sorted({op for r in inside for op in [ctx.ranks[r].op] if op})
         many = len(inside) > 1
         peers = (f"rank{'s' if many else ''} {rank_list(inside)} wait{'' if many else 's'} in "
                  f"{'/'.join(ops) or 'a collective'}") if inside else "its peers went on"

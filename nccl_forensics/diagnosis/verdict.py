@@ -55,8 +55,8 @@ def rank_key(f: Finding):
     return (not f.cause, weak, order, _CONF_ORDER[f.confidence], f.id, f.ranks, f.group or "", f.seq or -1)
 
 
-def decide(findings: list[Finding], cascade_ranks: list[int] = (), root_cause: list[Event] = (),
-           missing: list[str] = ()) -> Verdict:
+def decide(findings: list[Finding], cascade_ranks: Iterable[int] = (), root_cause: Iterable[Event] = (),
+           missing: Iterable[str] = ()) -> Verdict:
     """Pick the primary finding and build the verdict around it (pass `reported(findings)`)."""
     if not findings:
         raise ValueError("decide() needs findings: without any, the health rule decides (healthy_or_inconclusive)")
@@ -67,7 +67,7 @@ def decide(findings: list[Finding], cascade_ranks: list[int] = (), root_cause: l
     others = [f for f in ordered if f.cls != primary.cls]
     supporting = [f for f in others if set(f.ranks) & set(culprits) and not _consequence(f, primary)]
     consequences = [f for f in others if f not in supporting]
-    confidence, reason = _confidence(primary, same, supporting, missing)
+    confidence, reason = _confidence(primary, same, supporting, list(missing))
     cascade = sorted(set(cascade_ranks) - set(culprits))
     summary = f"{primary.cls}: {primary.message}"
     blamed = sorted({ev.rank for ev in root_cause if ev.rank is not None} - set(culprits))

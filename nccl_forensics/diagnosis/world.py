@@ -98,7 +98,8 @@ def expected_world(events: Iterable[Event], timeline_ranks: Iterable[int], sourc
     expected = set(listed_world(size))
     expected |= {r for c in claims for r in c.ranks} | set(present) | set(failed_by_rank)
     unlisted = size - sum(1 for r in expected if r < size) if size and size > LISTED_RANKS else 0
-    gaps, partial = {}, {}
+    gaps: dict[int, Gap] = {}
+    partial: dict[int, Gap] = {}
     for rank in sorted(expected):
         files = tuple(failed_by_rank.get(rank, ()))
         if files:

@@ -55,8 +55,10 @@ def digest_source(source: Source) -> Digest:
 def _digest(source: Source) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
-    rows, pids, hosts, events = RowBuffer(), [], [], []
-    error, comm_ids = None, {}
+    rows, events = RowBuffer(), []
+    pids: list[int | None] = []
+    hosts: list[str | None] = []
+    error, comm_ids = None, dict[tuple, str]()
     try:
         for ev in parse_pkg.iter_records(source):
             if type(ev) is CollRun:
@@ -264,7 +266,7 @@ def fr_event_rows(buf: RowBuffer, events: list[Event]) -> list:
     for ev in events:
         if ev.kind == "fr_entry":
             by_file.setdefault(ev.file, []).append(ev)
-    p2p = []
+    p2p: list = []
     for file, entries in by_file.items():
         dump = dumps.get(file)
         members = group_members(dump.data) if dump is not None else {}

@@ -303,7 +303,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
 
 
 def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
-    total, shared, out = len(sources), {}, []
+    total, shared, out = len(sources), dict[object, object](), list[Digest]()
     for i, digest in enumerate(imap_sources(digest_source, sources, jobs)):
         _share_memberships(digest, shared)
         out.append(digest)
@@ -324,14 +324,17 @@ def _share_memberships(d: Digest, shared: dict) -> None:
             cfg["ranks"] = shared.setdefault(ranks, ranks)
 
 
-def _collect(digests: list[Digest], unread: list[Source] = ()):
+def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
     """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map.
 
     Also returns, per file, the ranks its evidence carries (a file that could not be read at all gets the rank
     its name or its (host, pid) names, so that its rank is an evidence gap)."""
     results = [d.result for d in digests]
     hints = assign_ranks(results)
-    packs, declared, file_ranks, p2p = [], {}, {}, []
+    packs: list[dict] = []
+    declared: dict[str, dict] = {}
+    file_ranks: dict[str, set[int]] = {}
+    p2p: list = []
     split = split_by_membership(d.declared for d in digests)
     for d in digests:
         _label_split_groups(d, split)

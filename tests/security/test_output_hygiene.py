@@ -4,8 +4,8 @@ Markdown/HTML/formula from evidence is acted on. The evidence: a WARN line and a
 from __future__ import annotations
 
 import csv
-import re
 import io
+import re
 from pathlib import Path
 
 import pytest
