@@ -8,7 +8,9 @@ What it detects:
       missing, unreadable, truncated or refused file, no file whose rank nothing names);
     - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, its
       communicators destroyed, every collective it enqueued completed, a completed nccl-tests run), or
-      that it reached the last collective any rank reached in each of its groups;
+      that it completed the last collective any rank reached in each of its groups (a flight-recorder
+      state: an NCCL COLL line says only that a collective was enqueued, and every rank of a hang reaches
+      the collective it hangs in);
     - no line anywhere shows a failure (a traceback, a C++ ``terminate``, a signal, an NCCL error trace
       ``file.cc:N -> N``, a timeout, a launcher's non-zero exit), whether or not a detector explains it;
     - every detector ran (no ``--select``/``--ignore`` subset) and none, and no parser, failed inside.
@@ -21,7 +23,7 @@ Why it hangs or dies:
 
 Evidence it needs:
     Any. Health of a finished job is strongest (communicators destroyed, exit codes 0, torchrun's
-    ``SUCCEEDED``); ranks that kept pace to the same last collective are healthy with medium confidence.
+    ``SUCCEEDED``); ranks that all completed the same last collective are healthy with medium confidence.
 
 Example:
     ``ncclf diagnose sample_logs/bundles/healthy-nccl`` → ``none: every expected rank (0-7) shows health:
@@ -29,8 +31,9 @@ Example:
     ``why not none: no usable evidence from rank 6 (no evidence)``.
 
 Known limits:
-    A fragment of a running job (ranks in step, nothing finished) is healthy only as far as it goes:
-    medium confidence. py-spy stacks alone never show health: a snapshot cannot tell progress.
+    A fragment of a running job is healthy only where its flight recorder shows the last collective
+    completed (medium confidence); NCCL COLL lines alone, in step or not, never show health, and neither
+    do py-spy stacks: a snapshot cannot tell progress.
 
 Suggested fix:
     To get an all-clear where ncclf is inconclusive, collect what the reasons name: every rank's log
@@ -85,7 +88,7 @@ class Healthy(BaseDetector):
         unhealthy = [r for r in expected if r not in finished and r not in progressed and r not in gaps]
         if expected and unhealthy:
             why.append(f"nothing shows that rank{'s' if len(unhealthy) > 1 else ''} {rank_span(unhealthy)} finished "
-                       "or kept pace with the others (an exit code, a success line, communicators destroyed, "
+                       "or completed the last collective (an exit code, a success line, communicators destroyed, "
                        "completed collectives)")
         if why:
             return Health(False, Confidence.LOW, "", why, [cite(ev) for ev in failures[:_SHOWN]])
@@ -153,15 +156,17 @@ def _all_completed(data: dict) -> bool:
 
 
 def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
-    """Ranks whose timeline reached, in every group it has rows in, the last collective any rank reached there."""
+    """Ranks whose timeline shows, in every group it has rows in, the last collective any rank reached there
+    *completed* (a flight-recorder state): reaching it is not enough, every rank of a hang reaches the collective it
+    hangs in, and an NCCL COLL line only says the collective was enqueued."""
     colls = ctx.timelines.colls
-    if colls.empty:
+    if colls.empty or "state" not in colls:
         return {}
-    rows = colls[["group", "rank", "seq", "file", "line"]].dropna(subset=["seq", "rank"])
+    rows = colls[["group", "rank", "seq", "state", "file", "line"]].dropna(subset=["seq", "rank"])
     if rows.empty:
         return {}
     head = rows.groupby("group", observed=True)["seq"].transform("max")
-    at_head = rows["seq"] >= head
+    at_head = (rows["seq"] >= head) & (rows["state"].astype(object) == "completed")
     reached = at_head.groupby([rows["group"], rows["rank"]], observed=True).any()
     behind = {int(rank) for (_, rank), ok in reached.items() if not ok}
     out: dict[int, Evidence] = {}
@@ -179,6 +184,6 @@ def _shown(expected: list[int], finished: dict, progressed: dict) -> str:
     if done:
         parts.append(f"rank{'s' if len(done) > 1 else ''} {rank_span(done)} finished")
     if pace:
-        parts.append(f"rank{'s' if len(pace) > 1 else ''} {rank_span(pace)} reached the last collective any rank "
-                     "reached (still running, or its end not recorded)")
+        parts.append(f"rank{'s' if len(pace) > 1 else ''} {rank_span(pace)} completed the last collective any "
+                     "rank reached (still running, or its end not recorded)")
     return f"every expected rank ({rank_span(expected)}) shows health: " + "; ".join(parts)
