@@ -61,3 +61,16 @@ def test_every_command_has_help_with_an_example(name):
     result = CliRunner().invoke(cli, [name, "--help"])
     assert result.exit_code == 0, result.output
     assert "Example" in result.output
+
+
+def test_every_package_of_the_source_tree_is_listed_for_the_wheel():
+    """setup.cfg names packages one by one: a new subpackage left out works in an editable install and breaks a
+    plain `pip install .` (the logs-only install of the README)."""
+    import configparser
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = configparser.ConfigParser()
+    cfg.read(root / "setup.cfg")
+    listed = set(cfg["options"]["packages"].split())
+    found = {".".join(p.parent.relative_to(root).parts) for p in (root / "nccl_forensics").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
