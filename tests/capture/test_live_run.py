@@ -33,7 +33,7 @@ def test_a_hang_is_captured_diagnosed_and_ended_with_kill_on_hang(tmp_path):
     done = ncclf("run", "--out", str(tmp_path / "run"), "--hang-after", "8", "--kill-on-hang", "--",
                  *torchrun(script, "--steps", "40", "--backend", "gloo"), env=env, timeout=400)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "stuck_rank: rank 2 is" in done.stdout
+    assert "ncclf diagnose: stuck_rank" in done.stdout and re.search(r"culprit rank\(s\): 2\s", done.stdout)
     assert "no progress for" in done.stderr and "--kill-on-hang: ending the job" in done.stderr
     bundle = tmp_path / "run" / host_label()
     doc = json.loads((bundle / "manifest.json").read_text())
@@ -93,4 +93,5 @@ def test_the_job_is_left_running_after_the_capture_and_an_interrupt_ends_all_of_
     assert [p.pid for p in seen.values() if is_alive(p)] == []
     text = err.read_text()
     assert text.rstrip().endswith(("Interrupted.", "Aborted.")) and "Traceback (most recent call last)" not in text.split("ncclf run:")[-1]
-    assert "stuck_rank: rank 1 is" in out.read_text()
+    shown = out.read_text()
+    assert "ncclf diagnose: stuck_rank" in shown and re.search(r"culprit rank\(s\): 1\s", shown)
