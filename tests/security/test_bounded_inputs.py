@@ -18,7 +18,7 @@ from nccl_forensics.diagnosis.reduce import diagnose, summarize
 from nccl_forensics.errors import BadInput
 from nccl_forensics.sources.lines import TAIL_BASE, iter_lines, resolve_tail_line
 
-from .conftest import AS_NOBODY_READING, can_switch_user, capped
+from .conftest import AS_NOBODY_READING, capped
 
 GB = 1 << 30
 HUGE_INIT = ("h:2:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2147483647 cudaDev 0 busId 1000 commId 0x1 - "
