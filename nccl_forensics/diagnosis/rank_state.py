@@ -25,6 +25,7 @@ COLLECTIVE_FUNCS = {
     "all_gather_object", "broadcast_object_list", "batch_isend_irecv", "wait",
 }
 _TORCH_DIST = ("torch/distributed/", "torch\\distributed\\")
+_DDP = "torch/nn/parallel/distributed.py"          # DistributedDataParallel: idle there = waiting on its collectives
 _DATA = ("dataloader", "/data/", "dataset", "__next__", "_next_data", "load_batch", "collate")
 _CKPT = ("checkpoint", "torch/serialization.py", "save", "state_dict")
 _SIGNAL_CAUSES = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
@@ -79,6 +80,8 @@ def classify_stack(frames: list[dict], state: str | None) -> tuple[str, str | No
             return "collective", name, at
     if state != "active" and any(f.get("function") == "_engine_run_backward" for f in frames):
         return "collective", "backward (DDP gradient all-reduce)", at   # waits for the reducer's collectives
+    if state != "active" and any(_DDP in (f.get("file") or "") for f in frames):
+        return "collective", "DDP (waiting for the reducer's collectives)", at   # e.g. _pre_forward's sync
     text = " ".join(f"{f.get('function')} {f.get('file')}".lower() for f in frames)
     if any(k in text for k in _DATA):
         return "data_loading", None, at

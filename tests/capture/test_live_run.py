@@ -48,8 +48,10 @@ _LAUNCHER = re.compile(r"torchrun|torch\.distributed\.run")
 
 
 def job_processes(run_pid: int, seen: dict) -> list:
-    """torchrun (the launcher `ncclf run` started) and its ranks; not py-spy or the other helpers capture ran."""
-    launcher = next(p for p in seen.values() if p.ppid == run_pid and _LAUNCHER.search(" ".join(cmdline(p.pid))))
+    """torchrun (the launcher `ncclf run` started under its keeper) and its ranks; not py-spy or the other
+    helpers capture ran."""
+    keeper = next(p for p in seen.values() if p.ppid == run_pid and "capture.keeper" in " ".join(cmdline(p.pid)))
+    launcher = next(p for p in seen.values() if p.ppid == keeper.pid and _LAUNCHER.search(" ".join(cmdline(p.pid))))
     return [launcher] + [p for p in seen.values() if p.ppid == launcher.pid]
 
 
