@@ -61,10 +61,14 @@ class StuckRank(BaseDetector):
         colls = ctx.timelines.colls
         if timeout_s is None or colls.empty or "time" not in colls:
             return
-        late = arrivals(colls)
-        late = late[late["gap"] > timeout_s]
+        every = arrivals(colls)
+        late = every[every["gap"] > timeout_s]
         for row in late.itertuples(index=False):
             who, at = int(row.who), colls.loc[int(row.row)]
+            lagged = every[(every["who"] == row.who) & (every["group"] == row.group) & (every["seq"] < row.seq)
+                           & (every["gap"] >= _STRAGGLING_S)]
+            if len(lagged) >= 2:
+                continue                                # a lag that grew until the timeout: a straggler's (S701)
             peers = colls[(colls["group"] == row.group) & (colls["seq"] == row.seq) & (colls["rank"] != who)]
             msg = (f"rank {who} entered {at['op']} seq {int(row.seq)} of group {row.group} {row.gap:.1f} s after "
                    f"rank{'s' if len(peers) > 1 else ''} {rank_list(int(r) for r in peers['rank'])}, later than the "
@@ -163,6 +167,7 @@ def _pyspy_confidence(ctx: Context, hung: bool, inside: int, outside: int) -> Co
 
 
 _TIMEOUT_KINDS = ("gloo_error", "watchdog_timeout", "monitored_barrier")
+_STRAGGLING_S = 0.1          # earlier lags this long, twice or more: the late arrival ends a straggler's growing lag
 _LATE_FIX = ("look at what that rank ran just before this collective (its own earlier entries' frames, a py-spy dump "
              "of it during the next hang): work outside the collective that took longer than the process-group "
              "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")
