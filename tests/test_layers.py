@@ -67,8 +67,12 @@ def _imports(path: Path, top_level_only: bool = False) -> list[str]:
             if node.level:
                 base = package[: len(package) - (node.level - 1)]
                 mod = ".".join(base + ([node.module] if node.module else []))
-                out.append(mod)
-                out.extend(f"{mod}.{a.name}".strip(".") for a in node.names)   # `from . import x`
+                names = [f"{mod}.{a.name}".strip(".") for a in node.names]
+                # `from . import submodule` depends on the submodule only (Python initialises a package before
+                # any of its submodules); `from .mod import name` and `from . import attribute` on the module
+                if node.module or not all(_is_module(n) for n in names):
+                    out.append(mod)
+                out.extend(names)
             elif node.module and node.module.startswith("nccl_forensics"):
                 out.append(node.module.removeprefix("nccl_forensics").lstrip("."))
             elif node.module:
@@ -76,6 +80,14 @@ def _imports(path: Path, top_level_only: bool = False) -> list[str]:
         elif isinstance(node, ast.Import):
             out.extend("!" + a.name for a in node.names)
     return out
+
+
+def _is_module(name: str) -> bool:
+    parts = name.split(".")
+    root = REPRODUCERS if parts[0] == "reproducers" else PKG
+    rel = parts[1:] if parts[0] == "reproducers" else parts
+    path = root.joinpath(*rel)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def _top_level(tree: ast.Module):

@@ -8,7 +8,6 @@ import pkgutil
 import pytest
 
 import nccl_forensics.detectors as detectors
-import nccl_forensics.sources as sources
 from nccl_forensics.codes import CODES, TOPOLOGY, documentation, lookup, of_kind, resolve
 from nccl_forensics.detectors import CODE_PATTERN, REGISTRY, detector_class
 from nccl_forensics.scenarios import SCENARIOS, VERDICT_CLASSES
@@ -46,14 +45,21 @@ def test_every_topology_check_is_registered_and_run():
 
 
 def test_every_registered_evidence_format_resolves():
-    """Each line parser and whole-file reader named in sources/__init__.py imports and is what it says."""
+    """Each format object names one kind, a sniffer, and either a reader or LineParser classes, no kind twice;
+    every kind but UNKNOWN has a format."""
+    from nccl_forensics.model import SourceKind
     from nccl_forensics.sources.base import LineParser
-    for kind, specs in sources.LINE_PARSERS.items():
-        for spec in specs:
-            cls = sources._resolve(spec)
-            assert isinstance(cls, type) and issubclass(cls, LineParser), (kind, spec)
-    for kind, spec in sources.READERS.items():
-        assert callable(sources._resolve(spec)), (kind, spec)
+    from nccl_forensics.sources.formats import FORMATS
+    kinds = [fmt.kind for fmt in FORMATS]
+    assert len(kinds) == len(set(kinds))
+    assert set(kinds) == set(SourceKind) - {SourceKind.UNKNOWN}
+    for fmt in FORMATS:
+        assert callable(fmt.sniff), fmt.kind
+        assert not (fmt.reader and fmt.parsers), fmt.kind
+        assert fmt.reader is None or callable(fmt.reader), fmt.kind
+        assert all(isinstance(cls, type) and issubclass(cls, LineParser) for cls in fmt.parsers), fmt.kind
+        if fmt.kind is not SourceKind.SUMMARY:          # summaries are read by the pipeline, not here
+            assert fmt.reader or fmt.parsers, fmt.kind
 
 
 def test_classes_agree_with_the_registry_and_the_verdict_classes():

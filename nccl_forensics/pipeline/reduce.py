@@ -30,7 +30,7 @@ from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconc
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
-from ..sources import READERS
+from ..sources import whole_file
 from ..sources.discover import discover, evidence_sources
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
@@ -186,7 +186,7 @@ def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]
     for src in sources:
         if src.kind is SourceKind.FLIGHT_RECORDER:
             src.tail_entries = fr_tail_entries(window_mb)
-        elif src.kind not in READERS and (src.compressed and src.size > COMPRESSED_WINDOW_BYTES
+        elif not whole_file(src.kind) and (src.compressed and src.size > COMPRESSED_WINDOW_BYTES
                                           or src.size > head + 2 * tail):
             # a compressed file's size says little of its text (logs compress 20-250x): past a few hundred KB it
             # may hold more than the window, so it gets the window; smaller ones are read whole

@@ -1,6 +1,7 @@
 """The first stage: paths → Sources (discover.py) → events, one parser per evidence format.
 
-This module maps each SourceKind to its parsers and holds the dispatcher that runs them over one source.
+formats.py registers each evidence format (kind, sniffer, parsers) as one object; this module holds the
+dispatcher that runs a format's parsers over one source.
 
 Text sources are parsed line by line by a chain of `LineParser`s (see base.py); structured sources
 (flight-recorder dumps, py-spy --json, error.json) by a reader function. Either way the result is a
@@ -8,54 +9,23 @@ stream of `Event`s in file order.
 """
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Iterator
 
 from ..errors import BadInput
-from ..model import CollRun, Event, Source, SourceKind, SourceResult
+from ..model import CollRun, Event, Source, SourceResult
 from .base import LineParser
+from .formats import BY_KIND, FORMATS, Format, whole_file
 from .gc_pause import gc_paused
 from .lines import iter_lines
 
-# Line parsers, by module:class, in the order a line is offered to them.
-_NCCL = "nccl:NcclParser"
-_TEXT_CHAIN = [
-    "traceback:TracebackParser", "torch_log:TorchLogParser", "torchrun:TorchrunParser",
-    "faulthandler:FaulthandlerParser", "pyspy:PyspyParser", "kernel:KernelParser",
-    "slurm:SlurmParser", "ras:RasParser", "frtrace:FrtraceParser", "nccltests:NccltestsParser",
-    "messages:MessageParser",
-]
-LINE_PARSERS: dict[SourceKind, list[str]] = {
-    SourceKind.NCCL: [_NCCL, *_TEXT_CHAIN],
-    SourceKind.CONSOLE: [_NCCL, *_TEXT_CHAIN],
-    SourceKind.PYSPY: ["pyspy:PyspyParser", "traceback:TracebackParser", "faulthandler:FaulthandlerParser"],
-    SourceKind.KERNEL: ["kernel:KernelParser", "slurm:SlurmParser", "messages:MessageParser"],
-    SourceKind.SLURM: ["slurm:SlurmParser", "kernel:KernelParser", _NCCL, *_TEXT_CHAIN[:3], "messages:MessageParser"],
-}
-# Whole-file readers: fn(source) -> Iterator[Event].
-READERS: dict[SourceKind, str] = {
-    SourceKind.FLIGHT_RECORDER: "flight_recorder:read_flight_recorder",
-    SourceKind.PYSPY_JSON: "pyspy:read_pyspy_json",
-    SourceKind.DEBUG_SERVER: "debug_server:read_debug_server_dump",
-    SourceKind.ERROR_JSON: "torchrun:read_error_json",
-    SourceKind.NCCL_INSPECTOR: "inspector:read_inspector",
-}
-
-
-def _resolve(spec: str):
-    module, _, attr = spec.partition(":")
-    try:
-        mod = importlib.import_module(f"{__name__}.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.endswith(f".{module}"):
-            return None  # parser not written yet
-        raise
-    return getattr(mod, attr, None)
+__all__ = ["BY_KIND", "FORMATS", "Format", "finish", "iter_events", "iter_records", "line_parsers", "offer",
+           "parse_source", "settle", "whole_file"]
 
 
 def line_parsers(source: Source) -> list[LineParser]:
-    classes = [_resolve(spec) for spec in LINE_PARSERS.get(source.kind, [])]
-    return [cls(source) for cls in classes if cls is not None]
+    """The line parsers of the source's format, fresh, in offer order (none for a whole-file format)."""
+    fmt = BY_KIND.get(source.kind)
+    return fmt.line_parsers(source) if fmt is not None else []
 
 
 def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
@@ -63,10 +33,9 @@ def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
 
     `stats["lines"]` is kept up to date with the number of lines read (text sources).
     """
-    if source.kind in READERS:
-        reader: Callable[[Source], Iterator[Event]] | None = _resolve(READERS[source.kind])
-        if reader is not None:
-            yield from _fill(reader(source), source)
+    reader = _reader(source)
+    if reader is not None:
+        yield from _fill(reader(source), source)
         return
     yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
 
@@ -77,10 +46,15 @@ def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | 
     The bulk path for consumers that take COLL lines column-wise (diagnose's timelines, the jsonl writer).
     A run's events never need filling: their rank, host and pid are known.
     """
-    if source.kind in READERS:
+    if _reader(source) is not None:
         yield from iter_events(source, stats)
         return
     yield from _fill(_dispatch(source, stats if stats is not None else {}, bulk=True), source)
+
+
+def _reader(source: Source) -> Callable[[Source], Iterator[Event]] | None:
+    fmt = BY_KIND.get(source.kind)
+    return fmt.reader if fmt is not None else None
 
 
 def _dispatch(source: Source, stats: dict, bulk: bool = False) -> Iterator[Event]:

@@ -13,20 +13,19 @@ import re
 from typing import Iterator
 
 from ..model import Event, Line, Source
+from .faulthandler import FaulthandlerParser
 from .lines import iter_lines
+from .pyspy import PyspyParser
+from .traceback import TracebackParser
 
 SECTION = re.compile(r"^=== Rank (\d+): (\S+) ===$")
 _ADDRESS = re.compile(r"^\[?([^\]]+?)\]?:\d+$")
-_PARSERS = ["pyspy:PyspyParser", "faulthandler:FaulthandlerParser", "traceback:TracebackParser"]
+_PARSERS = (PyspyParser, FaulthandlerParser, TracebackParser)
 
 
 def read_debug_server_dump(source: Source) -> Iterator[Event]:
-    from . import (  # the dispatcher's own helpers (sources/__init__)
-        _resolve,
-        finish,
-        offer,
-    )
-    parsers = [cls(source) for cls in map(_resolve, _PARSERS) if cls is not None]
+    from . import finish, offer  # the dispatcher's own helpers (sources/__init__)
+    parsers = [cls(source) for cls in _PARSERS]
     rank = host = None
     for line in iter_lines(source.path):
         m = SECTION.match(line.text)

@@ -16,6 +16,7 @@ from ..errors import BadInput, NoEvidence
 from ..files import open_regular
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
+from .formats import kind_of
 from .lines import read_head
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
@@ -26,26 +27,6 @@ _PID_IN_NAME = re.compile(r"(?:stack|pyspy|py-spy|dump|pid)[_\-.](?:(?P<host>[A-
 _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\d+)", re.I)
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
-
-# The NCCL prefix as grammars/nccl.lark reads it: host:pid:tid [dev], or "host [dev]" (no pid:tid), then an
-# optional TRACE time and file:line (function); tests/sources/test_sniff_differential.py checks the two agree.
-_NCCL_HEAD = rb"(?:\S+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]]+ \[-?\d+\] )(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?"
-_NCCL_LINE = re.compile(_NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
-_NCCL_WHOLE_LINE = re.compile(rb"^(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
-_PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
-_PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
-_KERNEL = re.compile(
-    rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: "
-    rb"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "            # dmesg -T
-    rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[,.]\d+[+-]\d\d:?\d\d )", re.M)   # dmesg --time-format iso
-_SLURM = re.compile(rb"slurmstepd(?:-\S+)?: |^srun: |^sbatch: |JobId=\d+|OOMKilled|Reason:\s+OOMKilled", re.M)
-# Marks of launcher/console output that a py-spy dump never holds (its frames may say "gloo" or "ProcessGroup").
-_LAUNCHER = re.compile(rb"\[rank\d+\]:|\[default\d+\]:|Traceback \(most recent call last\)|ChildFailedError|torchrun")
-_CONSOLE = re.compile(
-    rb"Traceback \(most recent call last\)|torch\.distributed|\[rank\d+\]:|\[default\d+\]:|ProcessGroup"
-    rb"|torchrun|ChildFailedError|Fatal Python error|Current thread 0x|NCCL version|gloo"
-)
-
 
 def discover(paths: Iterable[str]) -> list[Source]:
     """Expand files and directories (recursively) into sniffed Sources, sorted by path.
@@ -115,58 +96,8 @@ def sniff(path: str) -> Source:
         src.reason = src.error = str(exc)
         return src
     src.compressed = _is_gzip(path)
-    src.kind, src.reason = _kind_from_head(path, head)
+    src.kind, src.reason = kind_of(os.path.basename(path), head)
     return src
-
-
-_DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distributed.debug's dump_dir files
-_PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
-
-
-def _kind_from_head(path: str, head: bytes) -> tuple[SourceKind, str]:
-    name = os.path.basename(path).lower()
-    stripped = head.lstrip()
-    if head[:4] == b"PK\x03\x04" and name.endswith(".ncclf"):
-        return SourceKind.SUMMARY, "ncclf summary"
-    if head[:2] in _PICKLE_STARTS or (name.endswith((".pkl", ".pickle")) and head[:1] in (b"\x80", b"(")):
-        return SourceKind.FLIGHT_RECORDER, "pickle"
-    if stripped[:1] in (b"{", b"["):
-        if b'"entries"' in head or b'"pg_config"' in head or b'"pg_status"' in head:
-            return SourceKind.FLIGHT_RECORDER, "flight-recorder JSON"
-        if b'"message"' in head and (b'"timestamp"' in head or b'"errorTraits"' in head or b'"extraInfo"' in head):
-            return SourceKind.ERROR_JSON, "torchelastic error.json"
-        if b'"coll_perf"' in head and b'"header"' in head:
-            return SourceKind.NCCL_INSPECTOR, "NCCL Inspector records"
-        if b'"frames"' in head and (b'"thread_id"' in head or b'"thread_name"' in head):
-            return SourceKind.PYSPY_JSON, "py-spy --json"
-    if b"\x00" in head:
-        return SourceKind.UNKNOWN, "binary file"
-    if _DEBUG_SECTION.search(head):
-        return SourceKind.DEBUG_SERVER, "torch debug-server dump (per-rank sections)"
-    nccl_lines = len(_NCCL_LINE.findall(head))
-    console = _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", head)) is not None   # NCCL's own lines don't count
-    if _PYSPY_HEAD.search(head) and _PYSPY_THREAD.search(head) and not nccl_lines and not _LAUNCHER.search(head):
-        return SourceKind.PYSPY, "py-spy dump"
-    if nccl_lines and nccl_lines >= 0.5 * max(1, head.count(b"\n")) and not console:
-        return SourceKind.NCCL, "NCCL debug log"
-    if _KERNEL.search(head) and not nccl_lines:
-        return SourceKind.KERNEL, "kernel log"
-    if _SLURM.search(head) and not nccl_lines:
-        return SourceKind.SLURM, "scheduler log"
-    if nccl_lines or console or _PYSPY_HEAD.search(head):
-        return SourceKind.CONSOLE, "console output"
-    if name.endswith((".log", ".txt", ".out", ".err")) and _is_text(head):
-        return SourceKind.CONSOLE, "text log (no known lines in its head)"
-    return SourceKind.UNKNOWN, "no known evidence in its first 16 KiB"
-
-
-def _is_text(head: bytes) -> bool:
-    """UTF-8 text (real logs quote names and prose in any script); the head may end inside a character."""
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.start >= len(head) - 3
-    return True
 
 
 def _hints_from_name(src: Source) -> None:

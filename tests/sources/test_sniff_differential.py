@@ -9,13 +9,13 @@ from test_nccl_differential import SAMPLE_LINES, TABLE_LINES
 
 from nccl_forensics.model import SourceKind
 from nccl_forensics.sources import iter_events
-from nccl_forensics.sources.discover import (
+from nccl_forensics.sources.discover import discover
+from nccl_forensics.sources.formats import (
     _KERNEL,
     _NCCL_LINE,
     _NCCL_WHOLE_LINE,
     _PYSPY_HEAD,
     _PYSPY_THREAD,
-    discover,
 )
 from nccl_forensics.sources.lines import iter_lines
 from nccl_forensics.sources.nccl import grammar_parse

@@ -1,0 +1,218 @@
+"""Every evidence format ncclf reads, one `Format` object each: its kind, how its head is recognised, how it is read.
+
+A format is either whole-file (`reader(source)` yields its events: flight-recorder dumps, py-spy --json,
+error.json) or line-based (`parsers`: the `LineParser` classes a line is offered to, in order). `FORMATS` is the
+registry, in sniffing order: the first format whose `sniff` names the head wins. To add a format: write its
+module (a reader or a LineParser), add one `Format` here, and a sample under `sample_logs/evidence/`
+(docs/architecture.md, "Add an evidence format").
+
+The sniffers are regexes over a file's first 16 KiB. The line shapes they look for are the grammars' (the
+reference); tests/sources/test_sniff_differential.py checks the two agree.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Iterator
+
+from ..model import Event, Source, SourceKind
+from .base import LineParser
+from .debug_server import read_debug_server_dump
+from .faulthandler import FaulthandlerParser
+from .flight_recorder import read_flight_recorder
+from .frtrace import FrtraceParser
+from .inspector import read_inspector
+from .kernel import KernelParser
+from .messages import MessageParser
+from .nccl import NcclParser
+from .nccltests import NccltestsParser
+from .pyspy import PyspyParser
+from .pyspy_json import read_pyspy_json
+from .ras import RasParser
+from .slurm import SlurmParser
+from .torch_log import TorchLogParser
+from .torchrun import TorchrunParser, read_error_json
+from .traceback import TracebackParser
+
+# The NCCL prefix as grammars/nccl.lark reads it: host:pid:tid [dev], or "host [dev]" (no pid:tid), then an
+# optional TRACE time and file:line (function).
+_NCCL_HEAD = rb"(?:\S+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]]+ \[-?\d+\] )(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?"
+_NCCL_LINE = re.compile(_NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
+_NCCL_WHOLE_LINE = re.compile(rb"^(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
+_PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
+_PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
+_KERNEL = re.compile(
+    rb"^(?:\[\s*\d+\.\d+\] |\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ kernel: |\S+T\S+ \S+ kernel: "
+    rb"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] "            # dmesg -T
+    rb"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[,.]\d+[+-]\d\d:?\d\d )", re.M)   # dmesg --time-format iso
+_SLURM = re.compile(rb"slurmstepd(?:-\S+)?: |^srun: |^sbatch: |JobId=\d+|OOMKilled|Reason:\s+OOMKilled", re.M)
+# Marks of launcher/console output that a py-spy dump never holds (its frames may say "gloo" or "ProcessGroup").
+_LAUNCHER = re.compile(rb"\[rank\d+\]:|\[default\d+\]:|Traceback \(most recent call last\)|ChildFailedError|torchrun")
+_CONSOLE = re.compile(
+    rb"Traceback \(most recent call last\)|torch\.distributed|\[rank\d+\]:|\[default\d+\]:|ProcessGroup"
+    rb"|torchrun|ChildFailedError|Fatal Python error|Current thread 0x|NCCL version|gloo"
+)
+_DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distributed.debug's dump_dir files
+_PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
+
+
+class Head:
+    """A file's first bytes and name, with the counts several sniffers share computed once."""
+
+    def __init__(self, name: str, data: bytes):
+        self.name = name.lower()
+        self.data = data
+        self.stripped = data.lstrip()
+
+    @cached_property
+    def nccl_lines(self) -> int:
+        return len(_NCCL_LINE.findall(self.data))
+
+    @cached_property
+    def console(self) -> bool:
+        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup)."""
+        return _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", self.data)) is not None
+
+    @cached_property
+    def pyspy_head(self) -> bool:
+        return _PYSPY_HEAD.search(self.data) is not None
+
+    @property
+    def json(self) -> bool:
+        return self.stripped[:1] in (b"{", b"[")
+
+    def has(self, *keys: bytes) -> bool:
+        return any(key in self.data for key in keys)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One evidence format. `sniff(head)` returns why the head is this format (shown by `parse --inventory`),
+    or None. Exactly one of `reader` (whole file) and `parsers` (line by line) is set, except for formats read
+    elsewhere (summaries: pipeline/summary.py)."""
+
+    kind: SourceKind
+    sniff: Callable[[Head], str | None]
+    reader: Callable[[Source], Iterator[Event]] | None = None
+    parsers: tuple[type[LineParser], ...] = ()
+    text: bool = False          # a text format: a head with NUL bytes is never one
+
+    def line_parsers(self, source: Source) -> list[LineParser]:
+        return [cls(source) for cls in self.parsers]
+
+
+def _summary(head: Head) -> str | None:
+    return "ncclf summary" if head.data[:4] == b"PK\x03\x04" and head.name.endswith(".ncclf") else None
+
+
+def _flight_recorder(head: Head) -> str | None:
+    pickle_named = head.name.endswith((".pkl", ".pickle")) and head.data[:1] in (b"\x80", b"(")
+    if head.data[:2] in _PICKLE_STARTS or pickle_named:
+        return "pickle"
+    if head.json and head.has(b'"entries"', b'"pg_config"', b'"pg_status"'):
+        return "flight-recorder JSON"
+    return None
+
+
+def _error_json(head: Head) -> str | None:
+    if head.json and b'"message"' in head.data and head.has(b'"timestamp"', b'"errorTraits"', b'"extraInfo"'):
+        return "torchelastic error.json"
+    return None
+
+
+def _inspector(head: Head) -> str | None:
+    if head.json and b'"coll_perf"' in head.data and b'"header"' in head.data:
+        return "NCCL Inspector records"
+    return None
+
+
+def _pyspy_json(head: Head) -> str | None:
+    if head.json and b'"frames"' in head.data and head.has(b'"thread_id"', b'"thread_name"'):
+        return "py-spy --json"
+    return None
+
+
+def _debug_server(head: Head) -> str | None:
+    return "torch debug-server dump (per-rank sections)" if _DEBUG_SECTION.search(head.data) else None
+
+
+def _pyspy(head: Head) -> str | None:
+    if (head.pyspy_head and _PYSPY_THREAD.search(head.data) and not head.nccl_lines
+            and not _LAUNCHER.search(head.data)):
+        return "py-spy dump"
+    return None
+
+
+def _nccl(head: Head) -> str | None:
+    lines = head.nccl_lines
+    if lines and lines >= 0.5 * max(1, head.data.count(b"\n")) and not head.console:
+        return "NCCL debug log"
+    return None
+
+
+def _kernel(head: Head) -> str | None:
+    return "kernel log" if _KERNEL.search(head.data) and not head.nccl_lines else None
+
+
+def _slurm(head: Head) -> str | None:
+    return "scheduler log" if _SLURM.search(head.data) and not head.nccl_lines else None
+
+
+def _console(head: Head) -> str | None:
+    if head.nccl_lines or head.console or head.pyspy_head:
+        return "console output"
+    if head.name.endswith((".log", ".txt", ".out", ".err")) and _is_text(head.data):
+        return "text log (no known lines in its head)"
+    return None
+
+
+def _is_text(data: bytes) -> bool:
+    """UTF-8 text (real logs quote names and prose in any script); the head may end inside a character."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(data) - 3
+    return True
+
+
+# What a console can hold, in the order a line is offered (the message catalogue last: it sees what the
+# others emitted).
+_TEXT_CHAIN: tuple[type[LineParser], ...] = (
+    TracebackParser, TorchLogParser, TorchrunParser, FaulthandlerParser, PyspyParser, KernelParser,
+    SlurmParser, RasParser, FrtraceParser, NccltestsParser, MessageParser,
+)
+
+FORMATS: tuple[Format, ...] = (
+    Format(SourceKind.SUMMARY, _summary),
+    Format(SourceKind.FLIGHT_RECORDER, _flight_recorder, reader=read_flight_recorder),
+    Format(SourceKind.ERROR_JSON, _error_json, reader=read_error_json),
+    Format(SourceKind.NCCL_INSPECTOR, _inspector, reader=read_inspector),
+    Format(SourceKind.PYSPY_JSON, _pyspy_json, reader=read_pyspy_json),
+    Format(SourceKind.DEBUG_SERVER, _debug_server, reader=read_debug_server_dump, text=True),
+    Format(SourceKind.PYSPY, _pyspy, parsers=(PyspyParser, TracebackParser, FaulthandlerParser), text=True),
+    Format(SourceKind.NCCL, _nccl, parsers=(NcclParser, *_TEXT_CHAIN), text=True),
+    Format(SourceKind.KERNEL, _kernel, parsers=(KernelParser, SlurmParser, MessageParser), text=True),
+    Format(SourceKind.SLURM, _slurm, parsers=(SlurmParser, KernelParser, NcclParser, *_TEXT_CHAIN[:3],
+                                               MessageParser), text=True),
+    Format(SourceKind.CONSOLE, _console, parsers=(NcclParser, *_TEXT_CHAIN), text=True),
+)
+BY_KIND: dict[SourceKind, Format] = {fmt.kind: fmt for fmt in FORMATS}
+
+
+def whole_file(kind: SourceKind) -> bool:
+    """A format read by one reader over the whole file (no line windows apply)."""
+    fmt = BY_KIND.get(kind)
+    return fmt is not None and fmt.reader is not None
+
+
+def kind_of(name: str, data: bytes) -> tuple[SourceKind, str]:
+    """The first registered format that recognises this head, and why; UNKNOWN with a reason otherwise."""
+    head = Head(name, data)
+    for fmt in FORMATS:
+        if fmt.text and b"\x00" in data:
+            return SourceKind.UNKNOWN, "binary file"
+        reason = fmt.sniff(head)
+        if reason is not None:
+            return fmt.kind, reason
+    return SourceKind.UNKNOWN, "no known evidence in its first 16 KiB"
