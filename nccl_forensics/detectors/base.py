@@ -164,6 +164,27 @@ def _plain(value):
     return None if value is None or value != value else (int(value) if isinstance(value, float) else value)
 
 
+_FAILED_WORK = {"failure_detected", "timeout", "dump_signal"}   # work_status lines written because a collective failed
+
+
+def is_timeout(ev: Event) -> bool:
+    """A timeout line of the `timeouts` kinds that says a wait ran out (a gloo error of another category, a
+    status line written for another reason and a live stack dump do not)."""
+    if ev.kind == "gloo_error":
+        return ev.data.get("category") == "timeout"
+    if ev.kind == "work_status":
+        return ev.data.get("trigger") in _FAILED_WORK
+    if ev.kind == "faulthandler":                 # a live stack dump is no timeout; `Timeout (0:05:00)!` is
+        return "Timeout" in str(ev.data.get("reason"))
+    return True
+
+
+def timeout_seconds(ev: Event) -> float | None:
+    """The timeout a timeout line states, in seconds."""
+    ms = ev.data.get("timeout_ms")
+    return ms / 1000 if is_timeout(ev) and isinstance(ms, (int, float)) and ms > 0 else None
+
+
 def lower(conf: Confidence) -> Confidence:
     return {Confidence.HIGH: Confidence.MEDIUM, Confidence.MEDIUM: Confidence.LOW}.get(conf, Confidence.LOW)
 

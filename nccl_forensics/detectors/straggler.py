@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from ..diagnosis.arrivals import Straggling, straggler
 from ..model import Confidence
-from .base import BaseDetector, Context, row_evidence
+from .base import BaseDetector, Context, is_timeout, row_evidence
 
 _TIMED_OUT = {"watchdog_timeout", "gloo_error", "monitored_barrier", "desync_report"}
 
@@ -79,8 +79,7 @@ def _fix(found: Straggling) -> str:
 
 def _timeout_after(ctx: Context, found: Straggling) -> str:
     """', then it never reached seq N …: the timeout is its' when the job timed out waiting for it."""
-    timeouts = [ev for ev in ctx.of(*_TIMED_OUT) if ev.rank not in found.ranks and (
-        ev.kind != "gloo_error" or ev.data.get("category") == "timeout")]
+    timeouts = [ev for ev in ctx.of(*_TIMED_OUT) if ev.rank not in found.ranks and is_timeout(ev)]
     if not timeouts:
         return ""
     colls = ctx.timelines.colls

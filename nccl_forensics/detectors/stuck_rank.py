@@ -39,7 +39,7 @@ from ..diagnosis.rank_state import cite
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
 from ._fronts import consequences
-from .base import BaseDetector, Context, lower, rank_list, row_evidence
+from .base import BaseDetector, Context, lower, rank_list, row_evidence, timeout_seconds
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
@@ -75,7 +75,7 @@ class StuckRank(BaseDetector):
                    f"{timeout_s:g} s timeout {'they' if len(peers) > 1 else 'it'} hit waiting for it: the timeout is the consequence, rank {who} the "
                    "cause (it was busy or stuck before this collective)")
             evidence = row_evidence(colls.loc[[int(row.row)]]) + row_evidence(peers.head(1))
-            evidence += [cite(ev) for ev in ctx.of(*_TIMEOUT_KINDS) if _timeout_s(ev) is not None][:1]
+            evidence += [cite(ev) for ev in ctx.of(*_TIMEOUT_KINDS) if timeout_seconds(ev) is not None][:1]
             yield self.finding([who], msg, Confidence.HIGH, evidence, _LATE_FIX, row.group, int(row.seq))
 
     def _from_states(self, ctx: Context):
@@ -173,15 +173,8 @@ _LATE_FIX = ("look at what that rank ran just before this collective (its own ea
              "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")
 
 
-def _timeout_s(ev) -> float | None:
-    if ev.kind == "gloo_error" and ev.data.get("category") != "timeout":
-        return None
-    ms = ev.data.get("timeout_ms")
-    return ms / 1000 if isinstance(ms, (int, float)) and ms > 0 else None
-
-
 def _shortest_timeout(ctx: Context) -> float | None:
-    found = [t for ev in ctx.of(*_TIMEOUT_KINDS) for t in [_timeout_s(ev)] if t is not None]
+    found = [t for ev in ctx.of(*_TIMEOUT_KINDS) for t in [timeout_seconds(ev)] if t is not None]
     return min(found) if found else None
 
 

@@ -30,7 +30,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence
-from .base import NEEDS_KINDS, BaseDetector, Context
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
 _COLLECT = {
     "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
@@ -40,25 +40,12 @@ _COLLECT = {
 }
 
 
-_FAILED_WORK = {"failure_detected", "timeout", "dump_signal"}   # work_status lines written because a collective failed
-
-
-def _is_timeout(ev) -> bool:
-    if ev.kind == "gloo_error":
-        return ev.data.get("category") == "timeout"
-    if ev.kind == "work_status":
-        return ev.data.get("trigger") in _FAILED_WORK
-    if ev.kind == "faulthandler":                 # a live stack dump is no timeout; `Timeout (0:05:00)!` is
-        return "Timeout" in str(ev.data.get("reason"))
-    return True
-
-
 class TimeoutUnknown(BaseDetector):
     code, name, cls = "T601", "timeout-unknown", "timeout_unknown"
     needs = ("timeouts",)
 
     def check(self, ctx: Context):
-        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"])) if _is_timeout(ev)]
+        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"])) if is_timeout(ev)]
         suspects = self._suspects(ctx)
         if not timeouts and not suspects:
             return
