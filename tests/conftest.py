@@ -6,6 +6,8 @@ and the few tests listed in SLOW below that take more than ~5 s on 2 cores. `pyt
 """
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not SHARED.is_dir():
         terminalreporter.write_sep("!", f"the real-world corpus is absent ({SHARED}): the corpus tests were "
                                         "skipped; this run checked no real log", red=True, bold=True)
+
+
+@pytest.fixture
+def shared_tmp():
+    """A folder every user can reach (pytest's tmp folders are private to root): for tests run as nobody."""
+    path = Path(tempfile.mkdtemp(prefix="ncclf-shared-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

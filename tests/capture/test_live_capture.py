@@ -12,9 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
@@ -50,17 +48,6 @@ def barrier_job(tmp_path_factory):
     job = HangingJob.start(tmp_path_factory.mktemp("barrier"), mode="barrier", culprit=0, debug_server=True)
     yield job
     assert job.stop() == []
-
-
-@pytest.fixture
-def nobodys_dir():
-    """A folder the other user can reach (pytest's own tmp folders are private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="ncclf-capture-test-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def capture_env(job: HangingJob) -> dict:
@@ -104,8 +91,8 @@ def test_torchs_debug_server_gives_fr_and_stacks_even_when_rank_0_hangs(barrier_
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv")
-def test_another_user_gets_a_one_line_reason_and_a_partial_bundle(sleeping_job, nobodys_dir):
-    tmp_path = nobodys_dir
+def test_another_user_gets_a_one_line_reason_and_a_partial_bundle(sleeping_job, shared_tmp):
+    tmp_path = shared_tmp
     out = tmp_path / "open"
     out.mkdir()
     out.chmod(0o777)

@@ -7,8 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -40,14 +38,3 @@ def run_ncclf(*args: str, as_nobody: bool = False, timeout: float = 120, env: di
 
 def peak_rss_mb(done_rusage) -> float:
     return done_rusage.ru_maxrss / 1024
-
-
-@pytest.fixture
-def shared_tmp():
-    """A folder every user can reach (pytest's tmp folders are private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="ncclf-security-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
