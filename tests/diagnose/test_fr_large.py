@@ -88,3 +88,18 @@ def test_uneven_moe_splits_balance_pair_by_pair(tmp_path, version, culprits):
 def test_uneven_splits_that_balance_are_healthy(tmp_path):
     v = _verdict(tmp_path, "ep4-dp2", {}, version="2.11", only_active=False).verdict
     assert v.cls == "none", v.summary
+
+
+TWO_FAILED = {   # the 16-rank MoE runs: two ranks fail the same way mid-run, in different groups and steps
+    "accelerator-error": ({3: Fault("device", step=1, at=2), 12: Fault("device", step=1, at=4)}, "stuck_rank"),
+    "gil-held": ({3: Fault("stuck", step=1, at=2), 12: Fault("stuck", step=1, at=4)}, "stuck_rank"),
+    "killed": ({3: Fault("dead", step=1, at=2), 12: Fault("dead", step=1, at=1)}, "dropped_rank"),
+}
+
+
+@pytest.mark.parametrize("dump", ["full-2.10", "active-2.11"])
+@pytest.mark.parametrize("fault", sorted(TWO_FAILED))
+def test_two_failed_ranks_of_a_16_rank_moe_job_are_both_named(tmp_path, fault, dump):
+    faults, cls = TWO_FAILED[fault]
+    v = _verdict(tmp_path, "moe16", faults, **DUMPS[dump]).verdict
+    assert (v.cls, v.culprit_ranks) == (cls, [3, 12]), v.summary
