@@ -107,8 +107,9 @@ class StuckRank(BaseDetector):
         cut = ctx.cut_short() | consequences(ctx)       # their evidence ends where their file does; or they
                                                         # wait in another group for a stuck rank (wavefront.py)
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
+            timed_out = _timed_out(ctx)
             quiet = [r for r in ranks if ctx.ranks.get(r) is not None and ctx.ranks[r].where is None
-                     and ctx.ranks[r].end is None and r not in cut]
+                     and (ctx.ranks[r].end is None or r in timed_out) and r not in cut]
             if side != "behind" or not quiet or len(quiet) != len(ranks):
                 continue
             colls = ctx.timelines.colls
@@ -118,12 +119,19 @@ class StuckRank(BaseDetector):
             waited = others[others["seq"] > seq].sort_values("seq")     # the collective the others wait in
             missed = int(waited["seq"].iloc[0]) if not waited.empty else seq
             head = int(others["seq"].max()) if not others.empty else None
-            msg = (f"rank{'s' if len(quiet) > 1 else ''} {', '.join(map(str, quiet))} stopped issuing collectives "
+            many = len(quiet) > 1
+            msg = (f"rank{'s' if many else ''} {', '.join(map(str, quiet))} stopped issuing collectives "
                    f"after seq {seq} of group {group} and never joined seq {missed}, which the others reached (they "
-                   f"went on to {head}); no py-spy dump or exit status says whether it is stuck or dead (treated as "
-                   "stuck)")
+                   f"went on to {head}); ")
+            conf = Confidence.LOW
+            if all(r in timed_out for r in quiet):       # every rank's watchdog reported where it waited
+                msg += (f"{'their' if many else 'its'} own watchdog timed out at seq {seq}, which the others had "
+                        "completed: the others' timeouts are the consequence")
+                conf = Confidence.MEDIUM
+            else:
+                msg += "no py-spy dump or exit status says whether it is stuck or dead (treated as stuck)"
             cited = row_evidence(last) + row_evidence(waited.head(1))
-            yield self.finding(quiet, msg, Confidence.LOW, cited, _TIMELINE_FIX, group, missed)
+            yield self.finding(quiet, msg, conf, cited, _TIMELINE_FIX, group, missed)
 
     def _from_pyspy(self, ctx: Context):
         """py-spy decides on its own: ranks inside a collective (or its wait) while a rank is elsewhere make that
@@ -171,6 +179,14 @@ _STRAGGLING_S = 0.1          # earlier lags this long, twice or more: the late a
 _LATE_FIX = ("look at what that rank ran just before this collective (its own earlier entries' frames, a py-spy dump "
              "of it during the next hang): work outside the collective that took longer than the process-group "
              "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")
+
+
+def _timed_out(ctx: Context) -> set[int]:
+    """Ranks whose process ended only in a watchdog timeout of their own (a consequence-class end that still says
+    where the rank waited)."""
+    return {int(ev.rank) for ev in ctx.of("watchdog_timeout") if ev.rank is not None
+            and ctx.ranks.get(int(ev.rank)) is not None and not ctx.ranks[int(ev.rank)].cause
+            and ctx.ranks[int(ev.rank)].end == "comm_error"}
 
 
 def _shortest_timeout(ctx: Context) -> float | None:
