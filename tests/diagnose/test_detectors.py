@@ -37,6 +37,7 @@ BAD = {
     "R202-pyspy-only": (_pyspy([0, 1, 2], F.SLEEPING, [3])
                         + [F.gloo_error(r, "timeout", timeout_ms=30000, op="recv") for r in range(3)], [3]),
     "R202-timeline-only": (F.nccl_job(diverge_rank=1, stop_at=12), [1]),
+    "R202-watchdog-behind": ([F.watchdog_timeout(r, 7 if r == 2 else 8) for r in range(4)], [2]),
     "M301": ([F.child_failed(1, -9, "SIGKILL"), F.oom_kill(1001), F.child_failed(0, -15, "SIGTERM"),
               F.sigterm_sent(1000)], [1]),
     "M301-cuda": ([F.cuda_oom(2), F.child_failed(2, 1)] + [F.watchdog_timeout(r, 7) for r in (0, 1, 3)], [2]),
