@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import io
 import os
 import secrets
 import stat
@@ -25,7 +26,7 @@ class NotRegular(OSError):
     """The path is a FIFO, a device, a socket or a folder, not a regular file."""
 
 
-def open_regular(path: str, follow: bool = True) -> IO[bytes]:
+def open_regular(path: str, follow: bool = True) -> io.BufferedReader:
     """`path` opened for reading, without blocking on a FIFO; NotRegular unless it is a regular file."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     fd = os.open(path, flags)

@@ -45,7 +45,7 @@ class ReproResult:
     trainer: str
     out: Path
     repro_json: Path
-    outcome: object                   # reproducers.harness.JobOutcome
+    outcome: harness.JobOutcome
     expected_class: str
     expected_culprits: list[int]
     verdict_class: str | None = None
@@ -81,8 +81,9 @@ def run_scenario(name: str, nproc: int = 2, step: int = 3, rank: int = 1, timeou
                  out: str | os.PathLike | None = None, fsdp: bool = False, debug_detail: bool = False,
                  backend: str | None = None, diagnose: bool = True) -> ReproResult:
     """Run scenario `name` under torchrun, capture the bundle into `out`, optionally diagnose it."""
-    if name in SCENARIOS and SCENARIOS[name].nproc:
-        nproc = SCENARIOS[name].nproc                 # a layout has its own size
+    layout = SCENARIOS[name].nproc if name in SCENARIOS else None
+    if layout:
+        nproc = layout                                # a layout has its own size
     scenario = _check_args(name, nproc, step, rank)
     backend = backend or _default_backend(nproc)
     if scenario.gpu_only and backend != "nccl":

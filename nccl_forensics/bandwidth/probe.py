@@ -107,7 +107,7 @@ class ProbeRun:
         first one measured, a warm-up that pays for connection set-up and first-touch memory. None with fewer
         than MIN_FIT_SIZES sizes or a fit without a positive bandwidth."""
         timed = sorted((r for r in self.rows if r.op == op and r.time_us and not r.error), key=lambda r: r.size)
-        points = [(float(r.size), float(r.time_us)) for r in timed[1:]]
+        points = [(float(r.size), float(r.time_us)) for r in timed[1:] if r.time_us]   # (all timed: for mypy)
         if len(points) < MIN_FIT_SIZES:
             return None
         # minimise sum(((a + b*s - t) / t)^2): the normal equations of rows (1/t, s/t) against 1

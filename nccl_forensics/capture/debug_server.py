@@ -43,7 +43,8 @@ def capture_from_debug_server(job: Job, bundle: Path, host: str) -> tuple[list[I
     if not urls:
         return [], how
     with ThreadPoolExecutor(max_workers=min(16, 2 * len(ranks))) as pool:
-        futures = [pool.submit(_fetch_rank, r, urls.get(r.rank), bundle, host) for r in ranks]
+        futures = [pool.submit(_fetch_rank, r, None if r.rank is None else urls.get(r.rank), bundle, host)
+                   for r in ranks]
         items = [item for f in futures for item in f.result()]
     return items, how
 
@@ -90,7 +91,7 @@ def on_this_node(host: str) -> bool:
     if not infos:
         return False
     for family, _, _, _, address in infos:
-        ip = ipaddress.ip_address(address[0].split("%")[0])
+        ip = ipaddress.ip_address(str(address[0]).split("%")[0])
         if ip.is_loopback:
             continue
         try:

@@ -108,8 +108,9 @@ def torchrun_run_dirs(job: Job, job_started_epoch: float) -> list[Path]:
 def _torchrun_logs(run_dirs: list[Path], bundle: Path, owner: int | None) -> list[Item]:
     items = []
     for run_dir in run_dirs:
-        if _owned_dir(run_dir, owner) is not None:
-            items.append(Item("torchrun_logs", None, str(run_dir), status="failed", reason=_owned_dir(run_dir, owner)))
+        refused = _owned_dir(run_dir, owner)
+        if refused is not None:
+            items.append(Item("torchrun_logs", None, str(run_dir), status="failed", reason=refused))
             continue
         for src in sorted(p for p in _walk(run_dir) if _regular(p)):
             items.append(_copy_file("torchrun_logs", None, src, bundle,
@@ -132,7 +133,7 @@ def _owned_dir(path: Path, owner: int | None) -> str | None:
 
 def _walk(root: Path) -> list[Path]:
     """Every file below `root`, without following a symbolic link to a folder."""
-    out = []
+    out: list[Path] = []
     for folder, _dirs, files in os.walk(root, followlinks=False):
         out.extend(Path(folder) / f for f in files)
     return out

@@ -198,7 +198,7 @@ def _drop_launchers(ranks: list[RankProc], table: dict[int, Proc]) -> list[RankP
 def _group(ranks: list[RankProc], table: dict[int, Proc]) -> dict[tuple, list[RankProc]]:
     """Per job, one RankProc per rank: the topmost process; the ones below it become its helpers."""
     jobs: dict[tuple, list[RankProc]] = {}
-    same = {}
+    same: dict[tuple[tuple, int | None], list[RankProc]] = {}
     for r in ranks:
         same.setdefault((job_key(r.env), r.rank), []).append(r)
     for (key, _), members in sorted(same.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):

@@ -36,7 +36,7 @@ def trigger_dumps(ranks: list[RankProc], wait_s: float = WAIT_S) -> dict[int, st
     outcome = {}
     for r in ranks:
         path = pipe_path(r)
-        if path is None:
+        if path is None or r.rank is None:
             continue
         targets = fr_dump_candidates(r)
         before = {t: _mtime(t) for t in targets}

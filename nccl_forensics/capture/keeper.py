@@ -102,9 +102,9 @@ def main(argv: list[str]) -> int:
         if pid == launcher.pid:
             break
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
-        os.kill(os.getpid(), sig)
+        killed_by = os.WTERMSIG(status)
+        signal.signal(killed_by, signal.SIG_DFL)
+        os.kill(os.getpid(), killed_by)
     return os.waitstatus_to_exitcode(status)
 
 

@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     from torch.distributed import run
     from torch.distributed.elastic.rendezvous import static_tcp_rendezvous
 
-    static_tcp_rendezvous.TCPStore = loopback_store(static_tcp_rendezvous.TCPStore)
+    static_tcp_rendezvous.TCPStore = loopback_store(static_tcp_rendezvous.TCPStore)  # type: ignore[misc]  # patched on purpose
     sys.argv = ["torchrun", *argv]
     run.main(argv)
     return 0

@@ -52,7 +52,8 @@ def kernel_log() -> tuple[list[str], str]:
 
 def job_kernel_lines(lines: list[str], since_s: float, pids: set[int], cgroup: str | None = None) -> list[str]:
     """The kernel lines stamped after `since_s` (seconds since boot) that concern the job (see module doc)."""
-    kept, block = [], []
+    kept: list[str] = []
+    block: list[str] = []
     pid_words = re.compile(r"\b(?:%s)\b" % "|".join(map(str, sorted(pids)))) if pids else None
     for line in lines:
         m = _STAMP.match(line)

@@ -41,7 +41,8 @@ def dump_stacks(ranks: list[RankProc], dest: Path, host: str, pyspy: str, native
                 timeout_s: float = DEFAULT_TIMEOUT_S) -> list[StackDump]:
     """Dump every live rank at once; returns one StackDump per rank, in the order given."""
     dest.mkdir(parents=True, exist_ok=True)
-    started, results = [], []
+    started: list[tuple] = []
+    results: list[StackDump | None] = []
     for r in ranks:
         if not is_alive(r.proc):
             results.append(StackDump(r.rank, r.pid, "exited", reason="the process had exited before the dump"))

@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import CaptureError
 from . import node
 from .bundle import Bundle, CaptureOptions, capture_job, check_writable, postmortem
-from .find import find_jobs
+from .find import Job, find_jobs
 from .procs import (
     Proc,
     descendants,
@@ -102,7 +102,8 @@ def job_env(base: dict[str, str], bundle: Path, subsys: str) -> tuple[dict[str, 
 def launcher_command(argv: list[str], bundle: Path) -> tuple[list[str], list[str]]:
     """`argv` with torchrun's `--log-dir`/`--tee` added where missing (and a bare `torchrun` resolved beside
     the interpreter first). Returns (argv, one line per change)."""
-    argv, lines = list(argv), []
+    argv = list(argv)
+    lines: list[str] = []
     at = _torchrun_at(argv)
     if at is None:
         return argv, lines
@@ -143,7 +144,7 @@ class Supervisor:
         self.argv = argv
         self.seen: dict[int, Proc] = {}
         self.root = 0                    # the launcher's pid, once started
-        self.last_job = None
+        self.last_job: Job | None = None
 
     def run(self) -> RunOutcome:
         self._prepare_folder()

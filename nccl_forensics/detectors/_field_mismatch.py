@@ -5,7 +5,7 @@ from typing import Iterator
 
 import pandas as pd
 
-from ..model import Confidence, Evidence
+from ..model import Confidence, Event, Evidence
 from ._gloo import element_bytes
 from .base import BaseDetector, Context, row_evidence
 
@@ -15,7 +15,7 @@ _WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel":
 
 class FieldMismatch(BaseDetector):
     fields: tuple[str, ...] = ()
-    needs = ("timeline",)
+    needs: tuple[str, ...] = ("timeline",)
 
     def check(self, ctx: Context) -> Iterator:
         out = ctx.outliers
@@ -55,7 +55,7 @@ class FieldMismatch(BaseDetector):
             message += f"; rank {ranks[0]} also broke its own step pattern there, the other rank did not"
         return self.finding(ranks, message, conf, evidence, self.fix_for(ctx, ranks, row), group, seq)
 
-    def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
+    def support(self, ctx: Context, ranks: list[int]) -> list[Event | Evidence]:
         """Other events that prove the same mismatch (fingerprints, gloo size errors)."""
         return []
 

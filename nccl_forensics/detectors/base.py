@@ -13,7 +13,7 @@ from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding, shows_failure
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
-NEEDS_KINDS = {
+NEEDS_KINDS: dict[str, set[str] | None] = {
     "timeline": None,                    # any per-collective rows (FR, COLL, watchdog, fingerprint)
     "flight_recorder": {"fr_entry"},
     "nccl_coll": {"coll"},

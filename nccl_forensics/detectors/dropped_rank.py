@@ -35,8 +35,9 @@ from __future__ import annotations
 from ..model import Confidence, rank_span
 from .base import BaseDetector, Context
 
-_CAUSES = {"killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
-           "exception": "raised {detail}", "exited": "{detail}"}
+_CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
+    "killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
+    "exception": "raised {detail}", "exited": "{detail}"}
 
 
 class DroppedRank(BaseDetector):

@@ -32,7 +32,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, Evidence
+from ..model import Confidence, Event, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
 from .base import Context, row_evidence
@@ -57,8 +57,9 @@ class DtypeMismatch(FieldMismatch):
                            f"rank {abort.culprits[0]}: cast the tensor of that collective to the dtype it used in "
                            "its earlier steps (and the other ranks use), e.g. t.to(torch.float32).")
 
-    def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
-        return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]
+    def support(self, ctx: Context, ranks: list[int]) -> list[Event | Evidence]:
+        found: list[Event | Evidence] = [e for e in ctx.of("gloo_error") if e.data.get("category") == "size_mismatch"]
+        return found[:2]
 
     def fix_for(self, ctx: Context, ranks: list[int], row) -> str:
         tensor = f"the {row['value']} tensor passed to {row.get('op') or 'the collective'}"

@@ -146,9 +146,9 @@ class MissingRank(BaseDetector):
             msg += (f"; {'their' if len(ranks) > 1 else 'its'} own dump shows no collective waiting for anyone: "
                     f"{'they are' if len(ranks) > 1 else 'it is'} alive (the watchdog dumped) and stuck outside "
                     "collectives")
-            st = ctx.ranks.get(ranks[0])
-            if st is not None and st.where:
-                msg += f" (py-spy: {_doing(st)})"
+            state = ctx.ranks.get(ranks[0])
+            if state is not None and state.where:
+                msg += f" (py-spy: {_doing(state)})"
         conf = Confidence.HIGH if len(fronts) == len(mine) else Confidence.MEDIUM
         if dead:
             conf = Confidence.MEDIUM

@@ -60,7 +60,7 @@ class NicMisselection(BaseDetector):
         yield self.finding(ranks, msg, Confidence.HIGH, hits[:3] + ctx.of("env")[:1], fix)
 
     def _picked(self, ctx: Context):
-        picks = {}                                   # host -> (iface, addr, event, ranks)
+        picks: dict[tuple[str, str], list] = {}      # (host, event kind) -> [iface, addr, event, ranks]
         for ev in ctx.of("bootstrap", "net_socket"):
             devs = ev.data.get("interfaces") or ev.data.get("devices") or []
             if not devs or not ev.host:
@@ -97,7 +97,7 @@ def _ranks(ranks) -> str:
 
 
 def _minority(groups) -> set:
-    by_iface = {}
+    by_iface: dict[str, set[str]] = {}
     for host, v in groups:
         by_iface.setdefault(v[0], set()).add(host)
     smallest = min(by_iface.values(), key=lambda s: (len(s), sorted(s)))

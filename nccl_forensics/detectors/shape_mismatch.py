@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from ..diagnosis.divergence import alltoall_imbalance
 from ..diagnosis.fr_semantics import p2p_size_mismatches
-from ..model import Confidence, Evidence
+from ..model import Confidence, Event, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
 from .base import Context, row_evidence
@@ -102,8 +102,9 @@ class ShapeMismatch(FieldMismatch):
                                "input splits of each rank must equal the output splits its peers expect.",
                                bad["group"], bad["seq"])
 
-    def support(self, ctx: Context, ranks: list[int]) -> list[Evidence]:
-        return [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "size_mismatch"][:2]
+    def support(self, ctx: Context, ranks: list[int]) -> list[Event | Evidence]:
+        found: list[Event | Evidence] = [e for e in ctx.of("gloo_error") if e.data.get("category") == "size_mismatch"]
+        return found[:2]
 
     def fix_for(self, ctx: Context, ranks: list[int], row) -> str:
         before = "its own earlier steps" if row.get("basis") == "self" else "the others"

@@ -45,7 +45,7 @@ class TimeoutUnknown(BaseDetector):
     needs = ("timeouts",)
 
     def check(self, ctx: Context):
-        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"])) if is_timeout(ev)]
+        timeouts = [ev for ev in ctx.of(*sorted(NEEDS_KINDS["timeouts"] or ())) if is_timeout(ev)]
         suspects = self._suspects(ctx)
         if not timeouts and not suspects:
             return

@@ -228,17 +228,18 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
     ties = out[out["tie"].astype(bool) & (out["basis"] == "ranks") & out["primary"]]
     for (group, seq), _rows in list(ties.groupby(["group", "seq"]))[:MAX_LONE]:
         ranks = colls[in_group(colls, group) & (colls["seq"] == seq)]["rank"].tolist()
-        broke = [r for r in ranks if _self_check(colls, group, r, upto=int(seq)) is not None]
+        broke = [(r, check) for r in ranks if (check := _self_check(colls, group, r, upto=int(seq))) is not None]
         if len(broke) != 1:
             continue
+        rank, check = broke[0]
         here = (out["group"] == group) & (out["seq"] == seq)
-        if not ((out["rank"] == broke[0]) & here).any():
+        if not ((out["rank"] == rank) & here).any():
             continue                       # the modal pick disagrees with the history: leave it a tie
-        out = out[~here | (out["rank"] == broke[0])].copy()
-        mine = here & (out["rank"] == broke[0])
+        out = out[~here | (out["rank"] == rank)].copy()
+        mine = here & (out["rank"] == rank)
         out.loc[mine, "tie"] = False
         out.loc[mine, "basis"] = "ranks+self"
-        shift = _self_check(colls, group, broke[0], upto=int(seq))["shift"]
+        shift = check["shift"]
         if shift and (out.loc[mine, "shift"] == 0).all():
             out.loc[mine, "shift"] = shift                  # what it issued came one step later (or earlier)
     return out
@@ -309,7 +310,8 @@ def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
     coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
     groups, ranks, seqs = colls["group"].cat.codes.to_numpy() if coded else None, colls["rank"].to_numpy(), \
         colls["seq"].to_numpy()
-    if not coded or not sorted_by([groups, ranks, seqs], strictly=False):   # build_timelines sorts; others may not
+    # not coded, or not sorted (build_timelines sorts; others may not)
+    if groups is None or not sorted_by([groups, ranks, seqs], strictly=False):
         counts = colls.groupby(["group", "seq"], observed=True).size()
         last = colls.groupby(["group", "rank"], observed=True)["seq"].max()
         return [(g, r) for (g, r), s in last.items() if counts.get((g, s), 0) == 1][:MAX_LONE]

@@ -109,7 +109,9 @@ def is_p2p(e: Entry) -> bool:
 def rows_and_p2p(entries: Iterable[Entry], members: dict[str, list[int]], rank: int | None) -> tuple[list, list]:
     """(timeline rows as dicts, P2P ops) of one dump's entries, in entry order. `members` maps a PG name to its
     global ranks in group-rank order (pg_config), for group sizes and P2P peers."""
-    rows, p2p, pending = [], [], []
+    rows: list[dict[str, Any]] = []
+    p2p: list = []
+    pending: list[Entry] = []
     for e in entries:
         if is_p2p(e):
             if e.op in P2P_OPS:
@@ -138,10 +140,11 @@ def _row(group: list[Entry], members: dict[str, list[int]]) -> dict:
     shapes = " ".join(str(_plain(e.in_sizes)) for e in real) if len(real) > 1 else None   # members' sizes
     dtypes = ";".join(dtype_key(e.dtypes) for e in real) or None
     last = group[-1]
-    row = {"group": first.pg, "seq": first.seq, "op": op, "numel": numel, "out_numel": out, "shape": shapes,
-           "dtype": dtypes or None, "state": last.state, "line": first.line, "time": first.time,
-           "t_start": first.t_start, "t_end": last.t_end, "frame": first.frame, "text": first.text,
-           "size_note": None}
+    row: dict[str, Any] = {
+        "group": first.pg, "seq": first.seq, "op": op, "numel": numel, "out_numel": out, "shape": shapes,
+        "dtype": dtypes or None, "state": last.state, "line": first.line, "time": first.time,
+        "t_start": first.t_start, "t_end": last.t_end, "frame": first.frame, "text": first.text,
+        "size_note": None}
     if len(real) == 1 and op in ALLTOALL:
         row["numel"], row["out_numel"] = None, None             # compared by the job's totals, not rank by rank
         row["a2a_in"], row["a2a_out"] = numel, out
@@ -159,7 +162,7 @@ def _row(group: list[Entry], members: dict[str, list[int]]) -> dict:
 def size_note(op: str | None, numel: int | None, out: int | None, world: int) -> str | None:
     """What a collective's output size breaks, for a group of `world` ranks (None when it is consistent or unknown).
     A gather/scatter's root asymmetry and a broadcast's non-root buffers are not checked here."""
-    op = OP_FAMILY.get(op, op)
+    op = OP_FAMILY.get(op, op) if op is not None else None
     if numel is None or out is None or not world or out == 0 and op not in _SAME_SIZE:
         return None
     if op in _GATHERING and out != numel * world:
@@ -196,7 +199,8 @@ def _numel(sizes: Any) -> int | None:
 
 def _total(values: Iterable[int | None]) -> int | None:
     values = list(values)
-    return None if not values or None in values else sum(values)
+    known = [v for v in values if v is not None]
+    return None if not known or len(known) < len(values) else sum(known)
 
 
 def _plain(sizes: Any) -> Any:

@@ -102,12 +102,12 @@ NUMERIC = ("rank", "seq", "numel", "line", "time", "out_numel", "a2a_in", "a2a_o
 _INT, _FLOAT = {int}, {int, float, type(None)}
 
 
-def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
+def pack_columns(cols: dict[str, list]) -> dict[str, tuple | list]:
     """Timeline columns → a compact form for the trip back from a worker (cheap to pickle and to merge):
     ("cat", categories, codes) for CATEGORIES, ("num", ndarray) for numbers, ("obj", list) otherwise; codes
     and integers in the narrowest type that holds them (sources/columns.py).
     `rank` stays a list: the parent may still fill it."""
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple | list] = {}
     for name, vals in cols.items():
         if name == "rank":
             out[name] = list(vals)
@@ -342,7 +342,7 @@ def _spans(colls: pd.DataFrame) -> pd.DataFrame:
     coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
     groups = colls["group"].cat.codes.to_numpy() if coded else None
     ranks, seqs = colls["rank"].to_numpy(), colls["seq"].to_numpy()
-    if not coded or not sorted_by([groups, ranks, seqs], False):
+    if groups is None or not sorted_by([groups, ranks, seqs], False):    # None: not coded
         span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")
         return span.reset_index().astype({"group": str})
     keep = groups >= 0                                  # rows of an unnamed group are left out, as groupby does
@@ -394,7 +394,7 @@ def stragglers(timelines: Timelines) -> dict[str, tuple[str, list[int], int | No
     (an extra collective). ``seq`` is the last common collective.
     """
     pos = timelines.positions
-    out = {}
+    out: dict[str, tuple[str, list[int], int | None]] = {}
     if pos.empty:
         return out
     for group, rows in pos.groupby("group", sort=True):

@@ -172,8 +172,8 @@ def _claims(events: list[Event], sources: Iterable[Source]):
             if named:
                 yield Claim("named by a DETAIL mismatch", None, frozenset(named), _cite(ev))
         elif ev.kind in ("monitored_barrier", "desync_report"):
-            named = d.get("missing_ranks") if ev.kind == "monitored_barrier" else d.get("ranks")
-            named = {r for r in named or () if isinstance(r, int)}
+            listed = d.get("missing_ranks") if ev.kind == "monitored_barrier" else d.get("ranks")
+            named = {r for r in listed or () if isinstance(r, int)}
             if named:
                 yield Claim(f"named by a {ev.kind.replace('_', ' ')}", None, frozenset(named), _cite(ev))
     for src in sources:

@@ -51,7 +51,7 @@ def groups_of(d: Diagnosis) -> list[dict]:
 
 
 def divergence_of(d: Diagnosis) -> dict[int, dict]:
-    out = {}
+    out: dict[int, dict] = {}
     div = d.divergence
     if div is None or div.empty:
         return out
@@ -88,7 +88,7 @@ def to_dict(d: Diagnosis) -> dict:
         "missing_ranks": missing_ranks_of(d),
         "warnings": d.warnings,
         "windowed_files": [{"path": s.path, "head_bytes": s.window[0], "tail_bytes": s.window[1]}
-                           for s in d.windowed],
+                           for s in d.windowed if s.window],
         "windowed_dumps": [{"path": path, "first_entry": first} for path, first in sorted(d.windowed_dumps.items())],
     }
 

@@ -203,7 +203,7 @@ def cite(file: str, line, is_dump: bool) -> str:
 def render(d: Diagnosis, console: Console | None = None) -> None:
     console = console or make_console()
     cut = console.is_terminal
-    parts = [verdict_panel(d)]
+    parts: list[Panel | Table] = [verdict_panel(d)]
     if d.ranks:
         parts.append(rank_table(d, cut))
     notes = []

@@ -106,12 +106,13 @@ class JsonlEncoder:
     batches."""
 
     def __init__(self) -> None:
-        self.quoted, self.numbers, self.parts = _Quoted(), _Numbers(), {}
+        self.quoted, self.numbers = _Quoted(), _Numbers()
+        self.parts: dict = {}                  # _coll_json's memo of COLL line parts
 
     def lines(self, events: Iterable[Event | CollRun]) -> Iterable[str]:
         q, n, parts, dumps = self.quoted, self.numbers, self.parts, json.dumps
         for ev in events:
-            if type(ev) is CollRun:
+            if isinstance(ev, CollRun):
                 yield from self.run_lines(ev)
                 continue
             line = _coll_json(ev, q, n, parts) if ev.kind == "coll" else None
@@ -172,7 +173,7 @@ def write_jsonl(events: Iterable[Event], fh: IO[str]) -> int:
 def expand(items: Iterable[Event | CollRun]) -> Iterable[Event]:
     """Events, with each CollRun expanded to its events."""
     for item in items:
-        if type(item) is CollRun:
+        if isinstance(item, CollRun):
             yield from item.events()
         else:
             yield item

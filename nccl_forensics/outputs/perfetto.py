@@ -21,7 +21,9 @@ Only the last WINDOW collectives before the last common one (or the first diverg
 from __future__ import annotations
 
 import json
+import math
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,6 +84,7 @@ def _arrivals(d: Diagnosis, group: str, rows: pd.DataFrame, measured: bool) -> l
     out = []
     for rank, seq, op, numel, dtype, state, src, file, line, ts in rows[
             ["rank", "seq", "op", "numel", "dtype", "state", "source", "file", "line", "ts"]].itertuples(index=False):
+        ev: dict[str, Any]
         ev = {"ph": "i", "s": "t", "pid": PID, "tid": int(rank) + 1, "name": str(op), "cat": str(src),
               "ts": round(float(ts), 3),
               "args": {"seq": int(seq), "numel": None if pd.isna(numel) else int(numel),
@@ -110,7 +113,8 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
     stragglers = {r for f in d.findings if f.id == _STRAGGLER for r in f.ranks}
     out, flow_id = [], 0
     for rank, part in flat.groupby("rank", sort=True):
-        timeout = _timeout_us(d.ranks.get(int(rank)))
+        stated = _timeout_us(d.ranks.get(int(rank)))
+        timeout = math.inf if stated is None else stated     # no stated timeout: no wait times out
         ts, seqs = part["ts"].to_numpy(), part["seq"].to_numpy(np.int64)
         order = np.append(np.sort(ts), np.inf)               # a wait ends by this rank's next arrival at the latest
         nxt = order[np.searchsorted(order, ts, side="right")]
@@ -119,7 +123,7 @@ def _waits(d: Diagnosis, rows: pd.DataFrame) -> list[dict]:
                 continue
             who, row = last[int(seq)]
             end = min(float(flat.at[row, "ts"]), float(limit))
-            timed_out = timeout is not None and end > t + timeout
+            timed_out = end > t + timeout
             end = min(end, float(t) + timeout) if timed_out else end        # no wait outlives the rank's timeout
             if int(who) == int(rank) or end <= t:
                 continue
@@ -159,7 +163,7 @@ def _rank_marks(d: Diagnosis, end: float) -> list[dict]:
     """Each rank's py-spy state, errors and end: instants after its last collective (their times are unknown)."""
     out = []
     for rank, st in sorted(d.ranks.items()):
-        marks = []
+        marks: list[tuple[str, dict[str, Any]]] = []
         if st.where:
             marks.append((f"py-spy: {st.where}" + (f" ({st.op})" if st.op else ""), {"at": st.at}))
         if st.end:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..topo.model import Communicator, TopoWarning
+from ..topo.model import Communicator, Ring, TopoWarning
 
 SCHEMA_VERSION = 1
 
@@ -44,7 +44,7 @@ def _comm_dict(comm: Communicator, warnings: list[TopoWarning]) -> dict[str, Any
         "nvls": comm.nvls,
         "collnet": comm.collnet,
         "ranks": [_rank_dict(comm, r) for r in comm.all_ranks],
-        "rings": [_ring_dict(comm, c) for c in comm.channels() if comm.ring_order(c)],
+        "rings": [_ring_dict(c, ring) for c in comm.channels() if (ring := comm.ring_order(c))],
         "trees": [{"channel": t.channel, "rank": t.rank, "parent": t.parent, "children": list(t.children)}
                   for _, t in sorted(comm.trees.items())],
         "edges": [_edge_dict(comm, e) for _, e in sorted(comm.edges.items())],
@@ -66,8 +66,7 @@ def _rank_dict(comm: Communicator, rank: int) -> dict[str, Any]:
     }
 
 
-def _ring_dict(comm: Communicator, channel: int) -> dict[str, Any]:
-    ring = comm.ring_order(channel)
+def _ring_dict(channel: int, ring: Ring) -> dict[str, Any]:
     return {"channel": channel, "order": list(ring.order), "source": ring.source, "truncated": ring.truncated}
 
 

@@ -234,7 +234,7 @@ def _markers(colours: set[str]) -> str:
     return f"<defs>{marks}</defs>"
 
 
-def _legend(top: int, used: set[str]) -> tuple[list[str], int]:
+def _legend(top: int, used: set[str]) -> tuple[list[str], int, int]:
     styles = list(TRANSPORT_STYLE.values()) + [PXN_STYLE]
     items = [(label, colour) for label, colour in styles if colour in used]
     items.append(("highlighted / stuck", HIGHLIGHT))

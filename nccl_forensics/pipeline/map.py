@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from itertools import repeat
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -61,7 +62,7 @@ def _digest(source: Source) -> Digest:
     error, comm_ids = None, dict[tuple, str]()
     try:
         for ev in parse_pkg.iter_records(source):
-            if type(ev) is CollRun:
+            if isinstance(ev, CollRun):
                 _add_run(rows, ev, comm_ids, pids, hosts)
                 continue
             if ev.kind == "comm_init":
@@ -85,6 +86,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
         shared[ctx] = (ctx.rank, nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids), d["op"],
                        d["dtype"], d["redop"], ctx.pid, ctx.host)
     n = len(run)
+    per_ctx: Iterable[Iterable[Any]]
     if len(shared) == 1:                            # the common case: one process, one communicator
         per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
     else:
@@ -112,14 +114,14 @@ def digest_flight_recorder(source: Source) -> Digest:
     p2p: list = []
     try:
         with gc_paused():                                    # many small objects: GC passes only cost here
-            fast, first, sites = _coded_tail(source) if source.tail_entries else (None, None, {})
+            fast, first, sites = _coded_tail(source, source.tail_entries) if source.tail_entries else (None, None, {})
             dump = load_dump(source.path) if fast is None else None
             if dump is not None:
                 sites = call_sites(dump, len(dump.get("entries") or ()))
-            fast = fast or coded_columns(dump, source.path, source)
+                fast = coded_columns(dump, source.path, source)
             if fast is not None:
                 meta, rows, p2p = fast[0], coded_rows(source, *fast), coded_p2p(*fast)
-            else:
+            elif dump is not None:
                 meta, cols = table_of_dump(dump, source.path, source, fields=FR_FIELDS)
                 rows, p2p = fr_rows(source, meta, cols)
             del dump                                         # freed while the collector is still paused
@@ -135,14 +137,14 @@ def digest_flight_recorder(source: Source) -> Digest:
     return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
 
 
-def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:
+def _coded_tail(source: Source, tail_entries: int) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:
     """The fast path's (meta, columns) of the dump's tail, the tail's first entry number and the call sites of its
     last entries, or (None, None, {}) when the dump is small or the tail is not in the common shape (the whole
     dump is then read). A head of HEAD_ENTRIES entries may miss what a long training step defines later (a
     pipeline job's step end): the splice is tried once more with a head 8 times longer before the whole dump is
     read."""
     for head in (HEAD_ENTRIES, 8 * HEAD_ENTRIES):
-        tail = load_dump_tail(source.path, source.tail_entries, head)
+        tail = load_dump_tail(source.path, tail_entries, head)
         if tail is None:
             return None, None, {}
         dump, first, total = tail

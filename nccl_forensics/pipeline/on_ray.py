@@ -10,6 +10,7 @@ Ray is optional (`pip install -e '<checkout>[ray]'`): it is imported only here, 
 """
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import tempfile
@@ -60,7 +61,7 @@ def map_on_ray(address: str, paths: list[str], window_mb: float | None, jobs: in
     started_here = not ray.is_initialized()
     if started_here:
         try:
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR", include_dashboard=False)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR, include_dashboard=False)
         except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, RuntimeError, ValueError … for a bad address
             raise BadInput(f"--ray {address}: cannot join the Ray cluster ({type(exc).__name__}: {exc})") from None
     try:

@@ -128,7 +128,7 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
-        resolve_tail_lines(result, {s.path: s.window[1] for s in windowed})
+        resolve_tail_lines(result, {s.path: s.window[1] for s in windowed if s.window})
     return result
 
 
@@ -153,7 +153,7 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     paths = list(paths)
     sources, usable, windowed = map_inputs(paths, window_mb)
     digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
-    tails = {s.path: s.window[1] for s in windowed}
+    tails = {s.path: s.window[1] for s in windowed if s.window}
     for d in digests:
         if d.result.source.path in tails:
             absolute_lines(d, tails[d.result.source.path])
@@ -358,8 +358,8 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
     events = sorted((ev for r in results for ev in r.events),
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
-    declared = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
-    return events, [frame_from_packed(packs)], declared, file_ranks, p2p
+    members = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
+    return events, [frame_from_packed(packs)], members, file_ranks, p2p
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import shutil
 import tempfile
-from typing import IO, Callable
+from typing import IO, AnyStr, Callable
 
 from ..model import CollRun
 from .scan_job import FileSummary, ScanJob, WriterFactory
@@ -43,23 +43,30 @@ class Sink:
         """Copy a finished spool to the output and delete it. Bytes are copied as they are when the output is a
         UTF-8 text stream with a binary buffer and plain newlines (no decoding and re-encoding), by the kernel
         when that buffer has a file descriptor."""
+        spool = summary.spool
+        if spool is None:                 # nothing was spooled
+            return
         binary = utf8_buffer(self.out)
         self.out.flush()
-        with (open(summary.spool, "rb") if binary is not None else
-              open(summary.spool, encoding="utf-8", newline="")) as fh:
-            if self.fmt == "csv":
-                header = fh.readline()
-                if header and not self.header_done:
-                    (binary or self.out).write(header)
-                    self.header_done = True
-            if binary is None:
-                shutil.copyfileobj(fh, self.out, 1 << 20)
-            else:
-                copy_bytes(fh, binary)
-        if binary is not None:
+        if binary is None:
+            with open(spool, encoding="utf-8", newline="") as text:
+                if self.fmt == "csv":
+                    self._header(text.readline(), self.out)
+                shutil.copyfileobj(text, self.out, 1 << 20)
+        else:
+            with open(spool, "rb") as raw:
+                if self.fmt == "csv":
+                    self._header(raw.readline(), binary)
+                copy_bytes(raw, binary)
             binary.flush()
-        os.unlink(summary.spool)
+        os.unlink(spool)
         summary.spool = None
+
+    def _header(self, header: AnyStr, out: IO[AnyStr]) -> None:
+        """A csv spool's header line: to the output once, before the first rows."""
+        if header and not self.header_done:
+            out.write(header)
+            self.header_done = True
 
     def finish(self) -> None:
         if self.fmt == "csv" and not self.header_done:   # no events at all: still a header
@@ -100,8 +107,13 @@ class Output:
     """One file's events: straight to the output while it may (see the module docstring), else to a spool."""
 
     def __init__(self, job: ScanJob, summary: FileSummary, direct: Sink | None = None, turn: Turn | None = None):
+        if job.fmt is None or job.writer_for is None:
+            raise ValueError("Output: the scan job names no output format")
         self.job, self.summary, self.direct = job, summary, direct if direct is not None and direct.open else None
-        self.fh, self.write, self.skip = None, None, job.skip
+        self.fmt, self.writer_for = job.fmt, job.writer_for
+        self.fh: io.TextIOWrapper | None = None
+        self.write: Callable[[list], None] | None = None
+        self.skip = job.skip
         self.turn = turn if turn is not None and job.index is not None and os.getpid() != turn.parent else None
         self.spooled = 0                   # events spooled while waiting for this file's turn
         self.own: io.TextIOWrapper | None = None   # the output, once this worker writes to it itself
@@ -123,10 +135,10 @@ class Output:
             n = count_events(items)
             items, self.skip = drop_events(items, self.skip), max(0, self.skip - n)
         if self.write is None:
-            fd, self.summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{self.job.fmt}",
+            fd, self.summary.spool = tempfile.mkstemp(prefix="ncclf-", suffix=f".{self.fmt}",
                                                       dir=self.job.spool_dir)
             self.fh = os.fdopen(fd, "w", encoding="utf-8", newline="")
-            self.write = self.job.writer_for(self.job.fmt, self.fh)
+            self.write = self.writer_for(self.fmt, self.fh)
         self.write(items)
         if self.turn is not None:          # what a take-over would count as written straight
             self.spooled += count_events(items)
@@ -135,20 +147,23 @@ class Output:
         """On this file's turn, send what it spooled to the output and write the rest straight to it. A file
         that spools an event without a rank before its turn never takes over (the spool awaits the re-scan)."""
         turn = self.turn
+        if turn is None:
+            return
         if turn.head.value != self.job.index:
             if _first_rankless(items) is not None:
                 self.turn = None
             return
         self.turn = None
-        self.own = io.TextIOWrapper(os.fdopen(turn.fd, "wb", closefd=False), encoding="utf-8", newline="")
-        if self.fh is not None:
+        raw = os.fdopen(turn.fd, "wb", closefd=False)
+        self.own = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        if self.fh is not None and self.summary.spool is not None:
             self.fh.close()
             with open(self.summary.spool, "rb") as fh:
-                copy_bytes(fh, self.own.buffer)
+                copy_bytes(fh, raw)
             os.unlink(self.summary.spool)
             self.summary.spool, self.fh, self.write = None, None, None
             self.summary.direct += self.spooled
-        self.direct = Sink(self.own, self.job.fmt, self.job.writer_for)
+        self.direct = Sink(self.own, self.fmt, self.writer_for)
 
     def close(self) -> None:
         if self.fh is not None:
@@ -198,7 +213,7 @@ def drop_events(items: list, n: int) -> list:
     return out
 
 
-def utf8_buffer(out: IO[str]):
+def utf8_buffer(out: IO[str]) -> IO[bytes] | None:
     """`out`'s binary buffer when bytes can go to it as they are (UTF-8, plain newlines); else None."""
     buffer, encoding = getattr(out, "buffer", None), getattr(out, "encoding", None)
     if buffer is None or not encoding or os.linesep != "\n":

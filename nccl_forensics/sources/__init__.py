@@ -9,7 +9,7 @@ stream of `Event`s in file order.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 from ..errors import BadInput
 from ..model import CollRun, Event, Source, SourceResult
@@ -40,7 +40,7 @@ def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
     yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
 
 
-def iter_records(source: Source, stats: dict | None = None) -> Iterator[Event | CollRun]:
+def iter_records(source: Source, stats: dict | None = None) -> Generator[Event | CollRun, None, None]:
     """`iter_events`, with plain NCCL COLL lines as `CollRun`s (columns; their `events()` expand them).
 
     The bulk path for consumers that take COLL lines column-wise (diagnose's timelines, the jsonl writer).

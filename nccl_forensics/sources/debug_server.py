@@ -13,6 +13,7 @@ import re
 from typing import Iterator
 
 from ..model import Event, Line, Source
+from .base import LineParser
 from .faulthandler import FaulthandlerParser
 from .lines import iter_lines
 from .pyspy import PyspyParser
@@ -20,12 +21,12 @@ from .traceback import TracebackParser
 
 SECTION = re.compile(r"^=== Rank (\d+): (\S+) ===$")
 _ADDRESS = re.compile(r"^\[?([^\]]+?)\]?:\d+$")
-_PARSERS = (PyspyParser, FaulthandlerParser, TracebackParser)
+_PARSERS: tuple[type[LineParser], ...] = (PyspyParser, FaulthandlerParser, TracebackParser)
 
 
 def read_debug_server_dump(source: Source) -> Iterator[Event]:
     from . import finish, offer  # the dispatcher's own helpers (sources/__init__)
-    parsers = [cls(source) for cls in _PARSERS]
+    parsers: list[LineParser] = [cls(source) for cls in _PARSERS]
     rank = host = None
     for line in iter_lines(source.path):
         m = SECTION.match(line.text)

@@ -12,7 +12,7 @@ from typing import Any
 
 from lark import Transformer, v_args
 
-from ..model import Line
+from ..model import Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
@@ -68,7 +68,7 @@ def classify(text: str) -> tuple[str, dict[str, Any]] | None:
 class FaulthandlerParser(LineParser):
     source = "traceback"
 
-    def __init__(self, src):
+    def __init__(self, src: Source) -> None:
         super().__init__(src)
         self.dump: dict[str, Any] | None = None   # {"line": Line, "reason": str|None, "threads": [...]}
 
@@ -90,20 +90,25 @@ class FaulthandlerParser(LineParser):
             self.unparsed(line)
             return True
         kind, data = parsed
-        if kind == "reason" and (self.dump is None or self.dump["reason"] is not None or self.dump["threads"]):
+        dump = self.dump
+        if kind == "reason" and (dump is None or dump["reason"] is not None or dump["threads"]):
             self._close()
-            self._open(line, data["reason"])
-        elif kind in ("reason", "thread") and self.dump is None:
-            self._open(line, data.get("reason"))
-        if kind == "reason":
-            self.dump["reason"] = data["reason"]
-        elif kind == "thread":
-            self.dump["threads"].append({**data, "frames": []})
-        elif kind == "frame" and self.dump["threads"]:
-            self.dump["threads"][-1]["frames"].append(data)
+            dump = self._open(line, data["reason"])
+        elif kind in ("reason", "thread") and dump is None:
+            dump = self._open(line, data.get("reason"))
+        if kind == "marker":
+            pass
         elif kind == "end":
             self._close()
-        elif kind not in ("marker",):
+        elif dump is None:                      # a frame with no dump open (the checks above leave none)
+            self.unparsed(line)
+        elif kind == "reason":
+            dump["reason"] = data["reason"]
+        elif kind == "thread":
+            dump["threads"].append({**data, "frames": []})
+        elif kind == "frame" and dump["threads"]:
+            dump["threads"][-1]["frames"].append(data)
+        else:
             self.unparsed(line)
         return True
 
@@ -116,18 +121,20 @@ class FaulthandlerParser(LineParser):
         parsed = classify(line.text)
         if parsed is None or parsed[0] != "frame":
             return False
-        self._open(line, None)
-        self.dump["headless"] = True
-        self.dump["threads"].append({"thread_id": None, "current": True, "frames": [parsed[1]]})
+        dump = self._open(line, None)
+        dump["headless"] = True
+        dump["threads"].append({"thread_id": None, "current": True, "frames": [parsed[1]]})
         return True
 
     def _not_mine(self) -> bool:
         self._close()
         return False
 
-    def _open(self, line: Line, reason: str | None) -> None:
-        self.dump = {"line": line, "reason": reason, "threads": []}
+    def _open(self, line: Line, reason: str | None) -> dict[str, Any]:
+        dump: dict[str, Any] = {"line": line, "reason": reason, "threads": []}
+        self.dump = dump
         self.busy = True
+        return dump
 
     def _close(self) -> None:
         if self.dump is not None and self.dump.get("headless") and len(self.dump["threads"][0]["frames"]) < 2:

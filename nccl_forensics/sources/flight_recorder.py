@@ -37,7 +37,7 @@ from functools import lru_cache
 from itertools import chain
 from math import prod
 from operator import itemgetter
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import BadInput
 from ..model import Event, Source
@@ -124,6 +124,7 @@ def _dtypes(v: Any) -> tuple | None:
 @lru_cache(maxsize=4096)
 def split_profiling_name(name: str) -> tuple[str | None, str, str | None]:
     """'nccl:send 1->2' → ('nccl', 'send', '1->2'); the op is normalised per OPS (unknown ops kept as is)."""
+    backend: str | None
     backend, sep, rest = name.partition(":")
     if not sep:
         backend, rest = None, name
@@ -150,9 +151,9 @@ def frames_of(raw: Any) -> list[dict] | None:
 # column that fails the check is converted value by value. Shapes and dtypes become tuples: hashable for
 # pandas, and tuples of atoms drop out of the garbage collector's tracking (lists of 2M rows made it ~25% slower).
 
-_NONE = type(None)
+_NONE: type = type(None)
 _INTS, _STRS, _BOOLS, _NUMS = {int, _NONE}, {str, _NONE}, {bool, _NONE}, {int, float, _NONE}
-_COLUMNS = {  # column → (entry key, older key, types kept as they are, converter for anything else)
+_COLUMNS: dict[str, tuple[str, str | None, set[type], Callable[[Any], Any]]] = {  # column → (entry key, older key, types kept as they are, converter for anything else)
     "record_id": ("record_id", None, _INTS, _int), "pg_id": ("pg_id", None, _INTS, _int),
     "seq": ("collective_seq_id", "seq_id", _INTS, _int), "p2p_seq": ("p2p_seq_id", None, _INTS, _int),
     "op_id": ("op_id", None, _INTS, _int), "op_raw": ("profiling_name", None, _STRS, _str),
@@ -255,7 +256,8 @@ _SPLIT_KEYS = (("input_split_sizes", "input_splits"), ("output_split_sizes", "ou
 
 
 def _split_columns(entries: list[dict], ops: list) -> tuple[list, list]:
-    ins, outs = [None] * len(entries), [None] * len(entries)
+    ins: list[tuple | None] = [None] * len(entries)
+    outs: list[tuple | None] = [None] * len(entries)
     for i, op in enumerate(ops):
         if op in ("alltoall", "alltoall_single"):
             e = entries[i]

@@ -181,7 +181,8 @@ def _expect_sizes_agree(op: tuple, numel: np.ndarray, out_numel: np.ndarray, wor
 
 def _group_sizes(dump: dict, names: list) -> np.ndarray:
     """Each PG's size from pg_config's ranks (0 = unknown), in the order of `names`."""
-    config = dump.get("pg_config") if type(dump.get("pg_config")) is dict else {}
+    pg_config = dump.get("pg_config")
+    config = pg_config if type(pg_config) is dict else {}
     sizes = []
     for name in names:
         ranks = (config.get(name) or {}).get("ranks") if type(config.get(name)) is dict else None

@@ -91,7 +91,7 @@ def _check_opcodes(data: bytes, path: str) -> None:
     """Walk the opcodes (regex for fixed-size ones, a jump per string) before the C unpickler sees them."""
     pos, end, match = 0, len(data), _PLAIN_OPS.match
     while True:
-        pos = match(data, pos).end()
+        pos = match(data, pos).end()   # type: ignore[union-attr]  # the pattern matches the empty string
         if pos >= end:
             raise BadInput(f"{path}: truncated or corrupt pickle (no STOP opcode)")
         op = data[pos]
@@ -250,7 +250,7 @@ def load_dump_tail(path: str, tail: int, head: int = HEAD_ENTRIES) -> tuple[dict
     except (NcclfError, MemoryError):
         return None
     entries = dump.get("entries") if type(dump) is dict else None
-    if not _spliced_right(entries, tail, total, head):
+    if entries is None or not _spliced_right(entries, tail, total, head):
         return None
     dump["entries"] = entries[head:]
     return dump, total - tail + 1, total
@@ -264,7 +264,7 @@ def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple[int
     opened = _ENTRIES_OPEN.search(data)
     first = _FIRST_KEY.match(data, opened.end()) if opened else None
     index = _first_key_index(data, first) if first else None
-    if index is None:
+    if index is None or first is None:
         return None
     marker = b"(" + (b"h" + bytes([index]) if index < 256 else b"j" + index.to_bytes(4, "little"))
     total = 1 + data.count(marker, first.end())
@@ -276,8 +276,8 @@ def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple[int
     cut = len(data)
     for _ in range(tail):
         cut = data.rfind(marker, 0, cut)
-    head_end, cut = _dict_start(data, at), _dict_start(data, cut)
-    return None if head_end is None or cut is None else (head_end, cut, total)
+    head_end, tail_start = _dict_start(data, at), _dict_start(data, cut)
+    return None if head_end is None or tail_start is None else (head_end, tail_start, total)
 
 
 def _first_key_index(data: bytes, first: re.Match) -> int | None:

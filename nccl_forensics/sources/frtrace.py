@@ -12,7 +12,7 @@ from typing import Any
 
 from lark import Transformer, v_args
 
-from ..model import Line
+from ..model import Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
@@ -50,7 +50,7 @@ _TRANSFORMER = FrtraceTransformer()
 class FrtraceParser(LineParser):
     source = "frtrace"
 
-    def __init__(self, src):
+    def __init__(self, src: Source) -> None:
         super().__init__(src)
         self._head: Line | None = None
         self._data: dict[str, Any] = {}
@@ -78,9 +78,10 @@ class FrtraceParser(LineParser):
 
     def _close(self) -> None:
         if self._head is not None:
-            fields = {"problem": None, "seq": None, "record_id": None, "group": None, "op_raw": None, "op": None,
-                      "missing_ranks": [], "expected_ranks": [], "world_size": None, "state": None, "culprits": [],
-                      "errors": []}
+            fields: dict[str, Any] = {
+                "problem": None, "seq": None, "record_id": None, "group": None, "op_raw": None, "op": None,
+                "missing_ranks": [], "expected_ranks": [], "world_size": None, "state": None, "culprits": [],
+                "errors": []}
             fields.update(self._data)
             raw = fields.get("op_raw") or ""
             fields["op"] = raw.split(":", 1)[-1].replace("_", "") or None

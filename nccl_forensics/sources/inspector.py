@@ -55,16 +55,22 @@ def read_inspector(source: Source) -> Iterator[Event]:
             raise BadInput(f"{source.path}: NCCL Inspector output larger than {MAX_BYTES >> 20} MB, read in part")
 
 
-def _event(record, path: str, line: int) -> Event | None:
+def _object(record: dict, key: str) -> dict:
+    """record[key] when it is a JSON object, else an empty one."""
+    value = record.get(key)
+    return value if type(value) is dict else {}
+
+
+def _event(record: object, path: str, line: int) -> Event | None:
     if type(record) is not dict:
         return None
-    head, meta, perf = (record.get(k) if type(record.get(k)) is dict else {} for k in ("header", "metadata",
-                                                                                        "coll_perf"))
+    head, meta, perf = (_object(record, k) for k in ("header", "metadata", "coll_perf"))
     op, seq = perf.get("coll"), perf.get("coll_sn")
     if type(op) is not str or type(seq) is not int:
         return None
-    trace = perf.get("event_trace_ts") if type(perf.get("event_trace_ts")) is dict else {}
+    trace = _object(perf, "event_trace_ts")
     start = trace.get("coll_start_ts")
+    seconds = start / 1e6 if (type(start) is int or type(start) is float) and start > 0 else None
     rank = head.get("rank") if type(head.get("rank")) is int else None
     pid = meta.get("pid") if type(meta.get("pid")) is int else None
     comm = head.get("id") if type(head.get("id")) is str else None
@@ -75,5 +81,5 @@ def _event(record, path: str, line: int) -> Event | None:
     text = (f"NCCL Inspector: rank {rank} {op} coll_sn {seq} {perf.get('coll_msg_size_bytes')} bytes "
             f"{perf.get('coll_exec_time_us')} us")
     return Event("coll", "nccl", path, line, rank, meta.get("hostname") if type(meta.get("hostname")) is str else None,
-                 pid, comm=comm, time=start / 1e6 if type(start) in (int, float) and start > 0 else None,
+                 pid, comm=comm, time=seconds,
                  text=text, data=data)

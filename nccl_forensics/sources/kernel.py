@@ -39,7 +39,7 @@ class KernelTransformer(Transformer):
     INT = int
     SIGNED_INT = int
 
-    def start(self, *items):
+    def start(self, *items: Any) -> tuple[dict[str, Any], Any]:
         stamps: dict[str, Any] = {}
         for item in items[:-1]:
             stamps.update(item)
@@ -70,7 +70,7 @@ class KernelTransformer(Transformer):
 
     def oom_reason(self, reason, *allocating): return str(reason)
 
-    def kill_stats(self, *stats):
+    def kill_stats(self, *stats: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for stat in stats:
             name, _, value = str(stat).partition(":")

@@ -210,6 +210,7 @@ def _gzip_window(read, path: str, window: tuple[int, int], head: HeadDone | None
         if cut:
             yield from _blocks(_reads_once(buf[:cut]), path)
     kept, size, dropped = [carry] if carry else [], len(carry), False
+    error: Exception | None = None
     try:
         while True:
             chunk = read(_CHUNK)
@@ -222,8 +223,6 @@ def _gzip_window(read, path: str, window: tuple[int, int], head: HeadDone | None
                 dropped = True
     except (EOFError, zlib.error, OSError) as exc:
         error = exc
-    else:
-        error = None
     data = b"".join(kept)
     if dropped and len(data) > tail_bytes:
         start = len(data) - tail_bytes

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Event, Line
+from ..model import Event, Line, Source
 from . import catalogue
 from .base import LineParser
 
@@ -40,7 +40,7 @@ MAX_HELD = 4096        # held events kept for the parsers' own (they are release
 class MessageParser(LineParser):
     source = "catalogue"
 
-    def __init__(self, src):
+    def __init__(self, src: Source) -> None:
         super().__init__(src)
         self._held: list[Event] = []        # found inside another parser's open block
         self._table: Event | None = None    # a headerless Root Cause table being read

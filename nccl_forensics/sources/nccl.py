@@ -391,6 +391,8 @@ def _split_loc(loc: str | None) -> tuple[str | None, int | None]:
 
 def _iface(text: str) -> dict[str, Any]:
     m = re.match(r"(?:\[(\d+)\])?([^:]*)(?::(.*))?$", text)
+    if m is None:                       # a newline inside the text
+        return {"index": None, "name": text, "addr": None}
     return {"index": int(m.group(1)) if m.group(1) else None, "name": m.group(2), "addr": m.group(3)}
 
 

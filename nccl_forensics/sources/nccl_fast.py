@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar
 import re
 from itertools import repeat
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, split_block
@@ -306,7 +306,7 @@ class BlockScanner:
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
         n = len(rows)
-        times = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
+        times: list[float | None] = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
         return CollRun(self.nccl.file, range(self.no + 1, self.no + n + 1), contexts, times,
                        list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
                        [s if s == r else r for s, r in zip(sends, recvs, strict=True)],   # in-place ops: one string, not two
@@ -329,7 +329,7 @@ class BlockScanner:
                 yield from self._offer_text(text)
                 continue
             self.no += 1
-            tm = ts and parse_timestamp(ts)
+            tm = parse_timestamp(ts) if ts else None
             if ctx.rank is None or nccl.held:
                 yield from self._drain()
                 ev = next(CollRun(nccl.file, [self.no], [ctx], [tm], [int(opc, 16)], [int(cnt)], [sb], [rb],
@@ -339,14 +339,15 @@ class BlockScanner:
             if nccl.out:
                 yield from self._drain()
             run = self.run or self._new_run()
-            run.lines.append(self.no)
+            lines, texts = cast(list[int], run.lines), cast(list[str], run.texts)   # an open run's: lists
+            lines.append(self.no)
             run.contexts.append(ctx)
             run.times.append(tm)
             run.opcounts.append(int(opc, 16))
             run.counts.append(int(cnt))
             run.sendbuffs.append(sb)
             run.recvbuffs.append(rb)
-            run.texts.append(text)
+            texts.append(text)
         if pos < len(block):
             yield from self._offer_text(block[pos:])
         if self.run is not None:

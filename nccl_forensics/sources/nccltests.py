@@ -11,7 +11,7 @@ import re
 
 from lark import LarkError, Tree
 
-from ..model import Line
+from ..model import Line, Source
 from .base import LineParser
 from .grammars import lalr
 
@@ -21,7 +21,7 @@ _ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s")
 class NccltestsParser(LineParser):
     source = "nccltests"
 
-    def __init__(self, src):
+    def __init__(self, src: Source) -> None:
         super().__init__(src)
         self._started = False             # the config line was seen: rows are ours from here
         self._ranks: list[tuple[int, int, str, int]] = []
@@ -67,10 +67,12 @@ class NccltestsParser(LineParser):
         elif kind == "avg_bw_line":
             self._done = True
             healthy = not self._oob
-            for rank, pid, host, _device in self._ranks or [(None, None, None, None)]:
+            ranks: list[tuple[int | None, int | None, str | None, int | None]] = list(self._ranks) \
+                or [(None, None, None, None)]
+            for on_rank, on_pid, on_host, _device in ranks:
                 ev = self.emit("nccltests_done", line, avg_busbw=float(values[0]), out_of_bounds=self._oob,
                                meaning="healthy" if healthy else "failure")
-                ev.rank, ev.pid, ev.host = rank, pid, host or ev.host
+                ev.rank, ev.pid, ev.host = on_rank, on_pid, on_host or ev.host
         return True
 
     def _row(self, line: Line, tree: Tree, values: list[str]) -> None:

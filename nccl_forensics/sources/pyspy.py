@@ -296,10 +296,10 @@ class PyspyParser(LineParser):
 
 def dedupe_children(blocks: list[list[Event]]) -> list[Event]:
     """Resolve py-spy ≤ 0.4.1's repeated child blocks (module docstring); events in line order."""
-    last_copy: dict[int, set[int]] = {}
+    last_copy: dict[int | None, set[int]] = {}
     for block in blocks:
-        last_copy[block[0].pid] = {ev.data["thread_id"] for ev in block[1:]}
-    seen: set[tuple[str, int | None, int]] = set()
+        last_copy[block[0].pid] = {ev.data["thread_id"] for ev in block[1:] if ev.kind == "pyspy_thread"}
+    seen: set[tuple[str, int | None, int | str]] = set()
     kept: list[Event] = []
     for block in blocks:
         proc = block[0]
@@ -307,6 +307,11 @@ def dedupe_children(blocks: list[list[Event]]) -> list[Event]:
             seen.add(("process", proc.pid, 0))
             kept.append(proc)
         for ev in block[1:]:
+            if ev.kind != "pyspy_thread":       # py-spy's error for the child (one per repeated block)
+                if ("error", ev.pid, ev.data["message"]) not in seen:
+                    seen.add(("error", ev.pid, ev.data["message"]))
+                    kept.append(ev)
+                continue
             if ev.data["thread_id"] not in last_copy[proc.pid]:
                 ev.pid = proc.data["parent_pid"]   # a parent thread printed after the child block
             if ("thread", ev.pid, ev.data["thread_id"]) not in seen:

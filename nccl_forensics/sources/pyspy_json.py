@@ -49,9 +49,8 @@ def _json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
     """(1-based line, element) for every element of the back-to-back top-level arrays in `text`."""
     decoder = json.JSONDecoder()
     pos, lineno, counted = 0, 1, 0
-    ws = re.compile(r"[\s,]*")
     while True:
-        pos = ws.match(text, pos).end()
+        pos = _skip_separators(text, pos)
         if pos >= len(text):
             return
         if text[pos] not in "[]":
@@ -59,7 +58,7 @@ def _json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
             raise BadInput(f"{path}: not a py-spy --json dump (unexpected {text[pos]!r} at line {lineno})")
         pos += 1
         while True:
-            pos = ws.match(text, pos).end()
+            pos = _skip_separators(text, pos)
             if pos >= len(text):
                 raise BadInput(f"{path}: truncated py-spy --json dump (no closing ']')")
             if text[pos] == "]":
@@ -74,8 +73,18 @@ def _json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
             yield lineno, item
 
 
+_SEPARATORS = re.compile(r"[\s,]*")
+
+
+def _skip_separators(text: str, pos: int) -> int:
+    """The first position at or after `pos` that is not white space or a comma."""
+    found = _SEPARATORS.match(text, pos)
+    return found.end() if found else pos
+
+
 def _json_process(path: str, lineno: int, item: dict[str, Any]) -> Event:
-    info = item.get("process_info") if isinstance(item.get("process_info"), dict) else {}
+    info = item.get("process_info")
+    info = info if isinstance(info, dict) else {}
     cmdline = info.get("command_line")
     parent = info.get("parent")
     parent_pid = parent.get("pid") if isinstance(parent, dict) else parent if isinstance(parent, int) else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from lark import Transformer, v_args
 
-from ..model import Line, Source
+from ..model import Event, Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
@@ -140,8 +140,8 @@ class RasParser(LineParser):
         else:
             self.unparsed(line)
 
-    def _emit(self, line: Line, **data: Any):
-        fields = {"section": self._section, "message": None, "ranks": [], "state": self._issue.get("state"),
+    def _emit(self, line: Line, **data: Any) -> Event:
+        fields: dict[str, Any] = {"section": self._section, "message": None, "ranks": [], "state": self._issue.get("state"),
                   "comm_hash": self._issue.get("comm_hash")}
         fields.update(data)
         return self.emit("ras", line, **fields)

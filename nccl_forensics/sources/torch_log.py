@@ -84,7 +84,7 @@ class TorchTransformer(Transformer):
                 msg.data.setdefault("severity", item.get("severity"))
         return msg
 
-    def c10d_line(self, prefix, *rest):
+    def c10d_line(self, prefix: dict[str, Any], *rest: Any) -> Msg:
         pg: dict[str, Any] = {}
         text = ""
         for item in rest:
@@ -237,7 +237,7 @@ class TorchTransformer(Transformer):
             out.append(m[1] if m else str(tok).lower())
         return out
 
-    def fingerprint(self, *items):
+    def fingerprint(self, *items: Any) -> dict[str, Any]:
         fp: dict[str, Any] = {"seq": None, "op": None, "shapes": None, "dtypes": None, "device_types": None}
         for item in items:
             if isinstance(item, tuple) and item[0] == "seq":

@@ -193,7 +193,7 @@ class TorchrunParser(LineParser):
             return False
         kind, data = parsed
         if kind in ("field", "traceback") and self._entry is not None:
-            self._take_field(kind, data, line)
+            self._take_field(self._entry, kind, data, line)
         elif kind == "section":
             self._flush()
             self._root_cause = data["root_cause"]
@@ -212,11 +212,11 @@ class TorchrunParser(LineParser):
             self._seen_section = True
         return True
 
-    def _take_field(self, kind: str, data: dict[str, Any], line: Line) -> None:
+    def _take_field(self, entry: dict[str, Any], kind: str, data: dict[str, Any], line: Line) -> None:
         for key, value in data.items():
-            if key == "signal" and value is None and self._entry.get("signal"):
+            if key == "signal" and value is None and entry.get("signal"):
                 continue
-            self._entry[key] = value
+            entry[key] = value
         if "exitcode" in data:
             self._entry_line = line
         self._traceback = [data["traceback"]] if kind == "traceback" else None
@@ -229,7 +229,7 @@ class TorchrunParser(LineParser):
             return
         if tb is not None:
             entry["traceback"] = "\n".join(t for t in tb if t.strip())
-        data = {"root_cause": self._root_cause, "time": entry.get("time"), "host": entry.get("host"),
+        data: dict[str, Any] = {"root_cause": self._root_cause, "time": entry.get("time"), "host": entry.get("host"),
                 "rank": entry.get("rank"), "local_rank": entry.get("local_rank"),
                 "exitcode": entry.get("exitcode"), "signal": entry.get("signal"), "pid": entry.get("pid"),
                 "error_file": entry.get("error_file"), "traceback": entry.get("traceback")}
@@ -282,7 +282,8 @@ def _error_json_fields(doc: dict[str, Any], source: Source) -> dict[str, Any]:
     outer = doc["message"]
     if isinstance(outer, dict):
         message = outer.get("message")
-        extra = outer.get("extraInfo") if isinstance(outer.get("extraInfo"), dict) else {}
+        info = outer.get("extraInfo")
+        extra = info if isinstance(info, dict) else {}
     else:
         message, extra = outer, doc
     message = message if isinstance(message, str) else (json.dumps(message) if message is not None else None)

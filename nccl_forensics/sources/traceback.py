@@ -15,7 +15,7 @@ from typing import Any
 
 from lark import Transformer, v_args
 
-from ..model import Line
+from ..model import Line, Source
 from .base import LineParser
 from .exceptions import recognise
 from .grammars import parse_with
@@ -97,7 +97,7 @@ class _Block:
 class TracebackParser(LineParser):
     source = "traceback"
 
-    def __init__(self, src):
+    def __init__(self, src: Source) -> None:
         super().__init__(src)
         self.blocks: dict[tuple, _Block] = {}
         self._last_error_next = False

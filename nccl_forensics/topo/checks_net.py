@@ -163,12 +163,12 @@ def check_gdr_disabled(comms: list[Communicator]) -> list[TopoWarning]:
             continue
         with_gdr = [e for e in ib if e.gdr]
         ranks = sorted({e.src for e in without})
-        off = [p for p in comm.processes if p.gdr_off_ev is not None]
+        off = [p.gdr_off_ev for p in comm.processes if p.gdr_off_ev is not None]   # the "GDR off" lines
         forced = [p for p in comm.processes if (_env(p, "NCCL_NET_GDR_LEVEL") or "").upper() in ("LOC", "0")]
         if with_gdr:
             why, evidence = "others use it (nvidia-peermem loaded there?)", [with_gdr[0].evidence[0]]
         elif off:
-            why, evidence = "the HCAs are there but the GPU Direct RDMA module is not loaded", [off[0].gdr_off_ev]
+            why, evidence = "the HCAs are there but the GPU Direct RDMA module is not loaded", [off[0]]
         elif forced:
             why = f"NCCL_NET_GDR_LEVEL={_env(forced[0], 'NCCL_NET_GDR_LEVEL')} turns it off"
             evidence = [forced[0].env["NCCL_NET_GDR_LEVEL"][1]]
@@ -176,6 +176,6 @@ def check_gdr_disabled(comms: list[Communicator]) -> list[TopoWarning]:
             continue
         out.append(_warn("G009 gdr-disabled",
                          f"{_label(comm)}: NET/IB connections of ranks {_ranks(ranks)} run without GPU Direct "
-                         f"RDMA: {why}", [without[0].evidence[0]] + evidence + [p.gdr_off_ev for p in off],
+                         f"RDMA: {why}", [without[0].evidence[0]] + evidence + off,
                          [comm], ranks))
     return out

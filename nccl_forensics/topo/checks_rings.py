@@ -138,7 +138,7 @@ def check_rank_missing(comms: list[Communicator]) -> list[TopoWarning]:
 def _closed(comm: Communicator, channel: int) -> bool:
     hops = comm.graph_hops.get(channel, {})
     ring = comm.graph_ring(channel)
-    return bool(ring) and ring.order[-1] in hops and hops[ring.order[-1]].next == ring.order[0]
+    return ring is not None and ring.order[-1] in hops and hops[ring.order[-1]].next == ring.order[0]
 
 
 def check_extra_inter_node_hops(comms: list[Communicator]) -> list[TopoWarning]:

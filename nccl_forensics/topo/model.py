@@ -253,7 +253,7 @@ class Communicator:
         for rank in self.all_ranks:
             groups.setdefault(self.host_of(rank), []).append(rank)
         known = sorted((h for h in groups if h is not None), key=lambda h: groups[h][0])
-        out = [(h, groups[h]) for h in known]
+        out: list[tuple[str | None, list[int]]] = [(h, groups[h]) for h in known]
         if None in groups:
             out.append((None, groups[None]))
         return out
