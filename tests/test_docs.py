@@ -1,4 +1,4 @@
-"""The README's pasted output is current (cog), and every command and detector is documented."""
+"""The pasted output of the README and docs/tour.md is current (cog), and every command and detector is documented."""
 from __future__ import annotations
 
 import subprocess
@@ -10,11 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_readme_output_is_current():
+@pytest.mark.parametrize("doc", ["README.md", "docs/tour.md"])
+def test_pasted_output_is_current(doc):
     pytest.importorskip("cogapp")
-    proc = subprocess.run([sys.executable, "-m", "cogapp", "--check", "README.md"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "cogapp", "--check", doc], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, "README.md is stale: run `cog -r README.md`\\n" + proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{doc} is stale: run `cog -r {doc}`\n" + proc.stdout + proc.stderr
 
 
 def test_every_command_is_in_the_readme():
