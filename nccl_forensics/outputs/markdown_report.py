@@ -144,19 +144,23 @@ def _op_at(d: Diagnosis, group: str, seq: int, rank: int) -> str:
 
 
 def _walk(d: Diagnosis, fr_files: set[str]) -> list[str]:
-    """What each evidence source showed, per rank."""
+    """What each evidence source showed, per rank: the py-spy frame, the collective where the timelines
+    diverged, the variables that were set, then how each process ended."""
     out: list[str] = []
-    groups = groups_of(d)
-    if groups:
-        out += ["**Collective timelines** (flight recorder, NCCL COLL lines):", ""] + _timeline(d, groups, fr_files)
     spied = [st for _, st in sorted(d.ranks.items()) if st.where]
     if spied:
+        stacks = {s.path for s in d.sources if s.kind in (SourceKind.PYSPY, SourceKind.PYSPY_JSON)}
         out += ["**py-spy** (each rank's main thread):", ""]
         for st in _few(spied, d):
             doing = f"inside `{st.op}`" if st.where == "collective" else _words(st.where)
             at = f" at `{st.at}`" if st.at else ""
-            out.append(f"- rank {st.rank}: {doing}{at} — `{_cite(st.evidence[0], fr_files)}`")
+            frame = next((e for e in st.evidence if e.file in stacks), st.evidence[0])
+            out.append(f"- rank {st.rank}: {doing}{at} — `{_cite(frame, fr_files)}`")
         out += _more(spied, d) + [""]
+    groups = groups_of(d)
+    if groups:
+        out += ["**Collective timelines** (flight recorder, NCCL COLL lines):", ""] + _timeline(d, groups, fr_files)
+    out += _environment(d, fr_files)
     ended = [st for _, st in sorted(d.ranks.items()) if st.end]
     if ended:
         out += ["**How each process ended** (launcher, tracebacks, error.json, kernel):", ""]
@@ -172,6 +176,24 @@ def _walk(d: Diagnosis, fr_files: set[str]) -> list[str]:
     if not out:
         out = ["No per-rank evidence (collective records, py-spy dumps, process ends) was read.", ""]
     return out
+
+
+def _environment(d: Diagnosis, fr_files: set[str], limit: int = 24) -> list[str]:
+    """The variables the evidence says were set: one line per variable and value, with the ranks that had it
+    and the line that says so; or, once, that none was recorded and what records them."""
+    if not d.environment:
+        return ["**Environment:** no variable recorded in this evidence (`NCCL_DEBUG=INFO` logs each NCCL_ "
+                "variable NCCL read as `… set by environment to …`; `ncclf capture` keeps each rank's NCCL_, "
+                "TORCH_ and launcher variables).", ""]
+    ranks = sorted(d.ranks)
+    out = ["**Environment** (variables set, as NCCL's INFO lines or the capture's per-rank record show them):", ""]
+    for s in d.environment[:limit]:
+        who = "every rank" if ranks and list(s.ranks) == ranks else _ranks(s.ranks) if s.ranks else "rank unknown"
+        out.append(f"- `{markdown_code(s.name)}={markdown_code(s.value)}`: {who} — `{_cite(s.evidence, fr_files)}`")
+    hidden = len(d.environment) - limit
+    if hidden > 0:
+        out.append(f"- … and {hidden} more (`--format json` lists them all)")
+    return out + [""]
 
 
 def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]:
