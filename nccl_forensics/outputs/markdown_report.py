@@ -236,14 +236,15 @@ def _root_cause(d: Diagnosis, fr_files: set[str]) -> list[str]:
         out.append("")
     out += [f"**{v.primary.id} {v.primary.name}**: {_unmissing(v.primary.message)}", ""]
     out += _citations(v.primary, fr_files)
-    for f in v.supporting:
+    for f in _corroborating(d):
         out += [f"Corroborated by **{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
     return out
 
 
 def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
     v = d.verdict
-    later = [f for f in d.findings if f is not v.primary and f not in v.supporting]
+    backers = _corroborating(d)
+    later = [f for f in d.findings if f is not v.primary and f not in backers]
     if not later and not v.cascade_ranks:
         return ["None recorded.", ""]
     out = []
@@ -253,6 +254,14 @@ def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
     for f in later:
         out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
     return out
+
+
+def _corroborating(d: Diagnosis) -> list:
+    """The findings that back the primary one: the others of its class (the confidence names them), then the
+    supporting ones of other classes."""
+    v = d.verdict
+    same = [f for f in d.findings if f is not v.primary and v.primary is not None and f.cls == v.primary.cls]
+    return same + [f for f in v.supporting if f not in same]
 
 
 def _fix(v) -> str:

@@ -5,12 +5,23 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..bandwidth.probe import ProbeRun
+from ..bandwidth.probe import Fit, ProbeRun
 from ..bandwidth.scaling import ScalingRow
 
 
 def _f(value, fmt: str) -> str:
     return "N/A" if value is None else format(value, fmt)
+
+
+def fit_note(fit: Fit, measured: bool = True) -> str:
+    """The fitted model as the table's caption: its line (or its two, latency and bandwidth regimes), how it
+    was fitted, and on what."""
+    line = f"α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s"
+    if fit.bandwidth_from is not None and fit.bw_gbps:
+        line += (f"; the bytes past {fit.bandwidth_from} B (the caches outgrown) at β = {fit.bw_gbps:.3g} GB/s")
+    return (f"fit: t = α + bytes/β, {line} (least squares on log(time/fit) over {fit.sizes} sizes; "
+            f"{fit.warmup_size} B, the first, is a warm-up and not fitted"
+            + ("; time: the fastest of the timed runs after the warm-up runs)" if measured else ")"))
 
 
 def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float | None, efficiency: float) -> None:
@@ -29,9 +40,7 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
         alpha = fit.alpha_us if fit else 0.0
         notes = []
         if fit:
-            notes.append(f"fit: t = α + bytes/β, α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s (least squares "
-                         f"on the relative error over {fit.sizes} sizes; {fit.warmup_size} B, the first, is a "
-                         "warm-up and not fitted)")
+            notes.append(fit_note(fit, run.source.startswith("measured")))
         if gbps:
             notes.append(f"pred = α + bytes over {link} × efficiency {efficiency:g}")
         table.caption = "\n".join(notes) or None

@@ -154,3 +154,15 @@ def test_a_variable_set_to_different_values_is_one_line_per_value():
                       (2, "NCCL_SOCKET_IFNAME", "ib0", ev), (2, "RANK", "2", ev), (0, "config.Blocking", "1", ev)])
     assert [(s.name, s.value, s.ranks) for s in found] == [("NCCL_SOCKET_IFNAME", "eth0", (0, 1)),
                                                            ("NCCL_SOCKET_IFNAME", "ib0", (2,))]
+
+
+def test_a_finding_of_the_verdicts_own_class_backs_the_root_cause_and_is_no_consequence(report):
+    d, md = report
+    v = d.verdict
+    if v.primary is None or "## Consequences" not in md:
+        return
+    consequences = md.split("## Consequences", 1)[1].split("\n## ", 1)[0]
+    for f in d.findings:
+        if f is not v.primary and f.cls == v.primary.cls:
+            assert f"Corroborated by **{f.id} {f.name}**" in md.split("## Consequences", 1)[0]
+            assert f"**{f.id} {f.name}**" not in consequences
