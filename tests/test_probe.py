@@ -156,7 +156,7 @@ def test_the_caption_shows_both_lines_and_how_time_was_taken():
     from nccl_forensics.outputs.probe_render import fit_note
     fit = probe.Fit(300.0, 2.0, 25, 8, 8 << 20, 0.4)
     note = fit_note(fit)
-    assert "α = 300.0 us, β = 2 GB/s; the bytes past 8388608 B (the caches outgrown) at β = 0.4 GB/s" in note
+    assert "α = 300.0 us, β = 2 GB/s; the bytes past 8388608 B at β = 0.4 GB/s (a second bandwidth regime" in note
     assert "least squares on log(time/fit) over 25 sizes" in note and "the fastest of the timed runs" in note
     assert "fastest" not in fit_note(fit, measured=False)
 

@@ -14,11 +14,12 @@ def _f(value, fmt: str) -> str:
 
 
 def fit_note(fit: Fit, measured: bool = True) -> str:
-    """The fitted model as the table's caption: its line (or its two, latency and bandwidth regimes), how it
-    was fitted, and on what."""
+    """The fitted model as the table's caption: α and β (and the bandwidth of the bytes past the hinge, where
+    there is one), how it was fitted, and on what."""
     line = f"α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s"
     if fit.bandwidth_from is not None and fit.bw_gbps:
-        line += (f"; the bytes past {fit.bandwidth_from} B (the caches outgrown) at β = {fit.bw_gbps:.3g} GB/s")
+        line += (f"; the bytes past {fit.bandwidth_from} B at β = {fit.bw_gbps:.3g} GB/s (a second bandwidth "
+                 "regime: caches outgrown, another protocol)")
     return (f"fit: t = α + bytes/β, {line} (least squares on log(time/fit) over {fit.sizes} sizes; "
             f"{fit.warmup_size} B, the first, is a warm-up and not fitted"
             + ("; time: the fastest of the timed runs after the warm-up runs)" if measured else ")"))
