@@ -182,3 +182,17 @@ def test_the_worker_keeps_the_fastest_run_of_runs_spread_over_sweeps(tmp_path):
     for r in rows:
         per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else 2)) // w.PASSES)
         assert r["runs"] == per_sweep * w.PASSES and 0 < r["time_us"] <= r["median_us"] and r["wrong"] == 0
+
+
+def test_a_narrow_console_gets_the_numbers_whole():
+    """At 80 columns (a pipe with COLUMNS=80, a small terminal) the table is printed at the width it needs."""
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    times = {s: 100.0 + s / 3e3 for s in (2 ** k for k in range(3, 29))}
+    buf = io.StringIO()
+    render_probe(_run(times), Console(file=buf, width=80, color_system=None), "10GbE", 10.0, 0.85)
+    out = buf.getvalue()
+    assert "…" not in out and "meas/pred" in out and "268435456" in out and "float32" in out

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from ..bandwidth.probe import Fit, ProbeRun
@@ -11,6 +12,18 @@ from ..bandwidth.scaling import ScalingRow
 
 def _f(value, fmt: str) -> str:
     return "N/A" if value is None else format(value, fmt)
+
+
+def print_whole(table: Table, console: Console) -> None:
+    """Print a table of numbers at the width its cells need when the console is narrower: a number is never
+    cut to `410.…` (a terminal wraps the long lines; a pipe keeps them)."""
+    needed = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    width = console.width
+    console.width = max(width, needed)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def fit_note(fit: Fit, measured: bool = True) -> str:
@@ -60,7 +73,7 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
                 pred = r.predicted_us(gbps, efficiency, alpha)
                 cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]
             table.add_row(*cells)
-        console.print(table)
+        print_whole(table, console)
     wrong = run.total_wrong
     console.print(f"# wrong results: {wrong}" + ("" if wrong == 0 else "  [red]FAILED validation[/]"))
     if run.avg_busbw is not None:
