@@ -5,13 +5,14 @@ with NCCL_DEBUG=INFO, one per variable NCCL read, per process) and a capture bun
 each rank's NCCL_/TORCH_/GLOO_/CUDA_/launcher variables (`ncclf capture`, cut to an allow-list). A setting
 shared by many ranks is one `Setting` naming them all, so a 1,024-rank job reads as a few lines.
 The launcher's per-rank bookkeeping (RANK, LOCAL_RANK, WORLD_SIZE, TORCHELASTIC_*) is left out: it says who
-a process was, not how it was configured.
+a process was, not how it was configured; so is any variable named like a secret.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..capture.redact import SECRET_NAME
 from ..model import Event, Evidence
 
 _BOOKKEEPING = {"RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "ROLE_NAME", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
@@ -33,8 +34,10 @@ class Setting:
 
 
 def is_setting(name: str) -> bool:
-    """A variable that configures the job (not the launcher's per-rank bookkeeping, not a comm config field)."""
-    return bool(name) and "." not in name and name not in _BOOKKEEPING and not name.startswith(_BOOKKEEPING_PREFIXES)
+    """A variable that configures the job (not the launcher's per-rank bookkeeping, not a comm config field, not
+    one named like a secret: a manifest written by another tool may hold one)."""
+    return (bool(name) and "." not in name and name not in _BOOKKEEPING and not name.startswith(_BOOKKEEPING_PREFIXES)
+            and not SECRET_NAME.search(name))
 
 
 def stated(events: Iterable[Event]) -> list[tuple[int | None, str, str, Evidence]]:

@@ -151,7 +151,8 @@ def test_a_variable_set_to_different_values_is_one_line_per_value():
     from nccl_forensics.model import Evidence
     ev = Evidence("a.log", 3, "x")
     found = settings([(0, "NCCL_SOCKET_IFNAME", "eth0", ev), (1, "NCCL_SOCKET_IFNAME", "eth0", ev),
-                      (2, "NCCL_SOCKET_IFNAME", "ib0", ev), (2, "RANK", "2", ev), (0, "config.Blocking", "1", ev)])
+                      (2, "NCCL_SOCKET_IFNAME", "ib0", ev), (2, "RANK", "2", ev), (0, "config.Blocking", "1", ev),
+                      (0, "TORCH_HUB_TOKEN", "hf_x", ev), (1, "NCCL_IB_PASSWORD", "x", ev)])
     assert [(s.name, s.value, s.ranks) for s in found] == [("NCCL_SOCKET_IFNAME", "eth0", (0, 1)),
                                                            ("NCCL_SOCKET_IFNAME", "ib0", (2,))]
 
