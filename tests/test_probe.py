@@ -109,7 +109,7 @@ def test_alpha_beta_is_a_least_squares_fit_without_the_warm_up():
     times[8] = 1700.0                                          # the cold first size
     fit = _run(times).fit("allreduce")
     assert fit.alpha_us == pytest.approx(alpha, rel=1e-6) and fit.gbps == pytest.approx(gbps, rel=1e-6)
-    assert fit.warmup_size == 8 and fit.sizes == 25
+    assert fit.warmup_size == 8 and fit.sizes == 25 and fit.bandwidth_from is None    # one line fits: no split
     noisy = {s: t * (1.3 if i % 2 else 0.8) for i, (s, t) in enumerate(times.items())}
     fit = _run(noisy).fit("allreduce")
     assert all(0.5 <= t / fit.predicted_us(s) <= 2 for s, t in list(noisy.items())[1:])
@@ -127,3 +127,72 @@ def test_the_table_shows_the_fit_and_meas_over_fit():
     out = buf.getvalue()
     assert "fit: t = α + bytes/β, α = 100.0 us, β = 3 GB/s" in out and "meas/fit" in out and "meas/pred" in out
     assert "8 B, the first, is a warm-up" in out
+
+
+def test_the_bytes_past_the_caches_get_a_bandwidth_of_their_own():
+    """A host's bandwidth drops once messages outgrow its caches: one line would miss the largest sizes 4x."""
+    def t(s):
+        return 300.0 + s / 2e3 + max(s - (8 << 20), 0) * (1 / 0.4e3 - 1 / 2e3)
+    times = {s: t(s) for s in (2 ** k for k in range(3, 29))}
+    fit = _run(times).fit("allreduce")
+    assert fit.bandwidth_from == 8 << 20
+    assert fit.alpha_us == pytest.approx(300.0, rel=1e-3) and fit.gbps == pytest.approx(2.0, rel=1e-3)
+    assert fit.bw_gbps == pytest.approx(0.4, rel=1e-3)
+    assert all(t / fit.predicted_us(s) == pytest.approx(1.0, rel=1e-3) for s, t in list(times.items())[1:])
+    assert fit.predicted_us(8 << 20) == pytest.approx(t(8 << 20))          # continuous at the hinge
+
+
+def test_the_fit_is_symmetric_in_log_so_twice_and_half_weigh_the_same():
+    alpha, gbps = 200.0, 1.0
+    sizes = [2 ** k for k in range(3, 27)]
+    times = {s: (alpha + s / (gbps * 1e3)) * (1.8 if i % 2 else 1 / 1.8) for i, s in enumerate(sizes)}
+    fit = _run(times).fit("allreduce")
+    ratios = [t / fit.predicted_us(s) for s, t in list(times.items())[1:]]
+    assert all(1 / 1.9 <= r <= 1.9 for r in ratios), ratios
+    assert fit.alpha_us == pytest.approx(alpha, rel=0.1) and fit.gbps == pytest.approx(gbps, rel=0.1)
+
+
+def test_the_caption_shows_both_lines_and_how_time_was_taken():
+    from nccl_forensics.outputs.probe_render import fit_note
+    fit = probe.Fit(300.0, 2.0, 25, 8, 8 << 20, 0.4)
+    note = fit_note(fit)
+    assert "α = 300.0 us, β = 2 GB/s; the bytes past 8388608 B at β = 0.4 GB/s (a second bandwidth regime" in note
+    assert "least squares on log(time/fit) over 25 sizes" in note and "the fastest of the timed runs" in note
+    assert "fastest" not in fit_note(fit, measured=False)
+
+
+@pytest.mark.repro
+def test_the_worker_keeps_the_fastest_run_of_runs_spread_over_sweeps(tmp_path):
+    """One rank (gloo) is enough to check the bookkeeping: every size gets its runs in every sweep, and the row
+    keeps the fastest (never above the median)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip("torch")
+    from nccl_forensics.bandwidth import probe_worker as w
+    out = tmp_path / "rows.json"
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+           "MASTER_PORT": str(probe.free_port()), "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out),
+                    "--max-bytes", str(2 << 20), "--iters", "2", "--ops", "allreduce,broadcast"],
+                   env=env, timeout=180, check=True, capture_output=True)
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["size"] for r in rows if r["op"] == "broadcast"] == [8 << k for k in range(19)]
+    for r in rows:
+        per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else 2)) // w.PASSES)
+        assert r["runs"] == per_sweep * w.PASSES and 0 < r["time_us"] <= r["median_us"] and r["wrong"] == 0
+
+
+def test_a_narrow_console_gets_the_numbers_whole():
+    """At 80 columns (a pipe with COLUMNS=80, a small terminal) the table is printed at the width it needs."""
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    times = {s: 100.0 + s / 3e3 for s in (2 ** k for k in range(3, 29))}
+    buf = io.StringIO()
+    render_probe(_run(times), Console(file=buf, width=80, color_system=None), "10GbE", 10.0, 0.85)
+    out = buf.getvalue()
+    assert "…" not in out and "meas/pred" in out and "268435456" in out and "float32" in out

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from lark import Lark, LarkError, Tree
 
 from ..capture.tools import local_torchrun_command
@@ -73,14 +74,47 @@ MIN_FIT_SIZES = 3
 
 @dataclass
 class Fit:
-    """t = α + bytes / bandwidth, fitted to a probe's measured sizes."""
+    """t = α + bytes / β, fitted to a probe's measured sizes; past `bandwidth_from` bytes (when set) each further
+    byte goes at `bw_gbps`: a host's memory bandwidth drops once a message outgrows its caches, and one straight
+    line cannot follow both regimes (the model stays continuous: a hinge, not a jump)."""
     alpha_us: float
     gbps: float                       # GB/s (bytes), as algbw
     sizes: int                        # how many sizes it was fitted on
     warmup_size: int                  # the size left out as the warm-up
+    bandwidth_from: int | None = None
+    bw_gbps: float | None = None
 
     def predicted_us(self, size: int) -> float:
-        return self.alpha_us + size / (self.gbps * 1e3)
+        t = self.alpha_us + size / (self.gbps * 1e3)
+        if self.bandwidth_from is not None and self.bw_gbps and size > self.bandwidth_from:
+            t += (size - self.bandwidth_from) * (1 / (self.bw_gbps * 1e3) - 1 / (self.gbps * 1e3))
+        return t
+
+
+def _least_squares(points: list[tuple[float, float]], hinge: float | None) -> tuple[np.ndarray, float] | None:
+    """(α us, us per byte, [extra us per byte past `hinge`]) and the squared error of t = α + b·s [+ c·(s - hinge)
+    past it], by least squares on log(t / fit): the same error for a time twice and half the fit (Gauss-Newton
+    steps from the least squares on the relative error). Every parameter is held at 0 or above; None without
+    a positive bandwidth."""
+    size, t = np.array([p[0] for p in points]), np.array([p[1] for p in points])
+    x = np.column_stack([np.ones_like(size), size] + ([np.maximum(size - hinge, 0.0)] if hinge is not None else []))
+    params = np.maximum(np.linalg.lstsq(x / t[:, None], np.ones_like(t), rcond=None)[0], 0.0)
+    for _ in range(12):
+        fitted = x @ params
+        if (fitted <= 0).any():
+            return None
+        free = params > 0
+        free[1:] = True                                   # α held at 0 once the fit drives it below
+        step = np.zeros_like(params)
+        step[free] = np.linalg.lstsq((x / fitted[:, None])[:, free], np.log(t / fitted), rcond=None)[0]
+        params = np.maximum(params + step, 0.0)
+    fitted = x @ params
+    if params[1] <= 0 or (fitted <= 0).any():
+        return None
+    return params, float((np.log(t / fitted) ** 2).sum())
+
+
+SPLIT_GAIN = 2.0      # a bandwidth regime of its own only where it cuts the squared error this many times
 
 
 @dataclass
@@ -102,25 +136,28 @@ class ProbeRun:
         return fitted.alpha_us if fitted else 0.0
 
     def fit(self, op: str) -> Fit | None:
-        """The α-β model t = α + bytes/bandwidth of `op`, by least squares on the relative error over its sizes
-        (so the latency regime counts as much as the bandwidth regime), the smallest size left out: it is the
-        first one measured, a warm-up that pays for connection set-up and first-touch memory. None with fewer
-        than MIN_FIT_SIZES sizes or a fit without a positive bandwidth."""
+        """The α-β model t = α + bytes/β of `op`, by least squares on log(time/fit) over its sizes (so the
+        latency regime counts as much as the bandwidth regime), the smallest size left out: it is the first one
+        measured, a warm-up that pays for connection set-up and first-touch memory. Where one line cannot
+        follow both regimes (SPLIT_GAIN), the bytes past one of the measured sizes (the best fitting) go at a
+        bandwidth of their own. None with fewer than MIN_FIT_SIZES sizes or a fit without a positive bandwidth."""
         timed = sorted((r for r in self.rows if r.op == op and r.time_us and not r.error), key=lambda r: r.size)
-        points = [(float(r.size), float(r.time_us)) for r in timed[1:] if r.time_us]   # (all timed: for mypy)
+        points = [(float(r.size), float(r.time_us or 0)) for r in timed[1:]]
         if len(points) < MIN_FIT_SIZES:
             return None
-        # minimise sum(((a + b*s - t) / t)^2): the normal equations of rows (1/t, s/t) against 1
-        u = [(1 / t, s / t) for s, t in points]
-        s11, s12, s22 = sum(x * x for x, _ in u), sum(x * y for x, y in u), sum(y * y for _, y in u)
-        r1, r2 = sum(x for x, _ in u), sum(y for _, y in u)
-        det = s11 * s22 - s12 * s12
-        if det <= 0:
+        line = _least_squares(points, None)
+        if line is None:
             return None
-        alpha, beta = (r1 * s22 - r2 * s12) / det, (s11 * r2 - s12 * r1) / det     # us, us per byte
-        if beta <= 0:
-            return None
-        return Fit(max(alpha, 0.0), 1e-3 / beta, len(points), int(timed[0].size))
+        (alpha, per_byte), error = line[0], line[1]
+        fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size))
+        hinges = [(found[1], size, found[0]) for size, _ in points[MIN_FIT_SIZES - 1:1 - MIN_FIT_SIZES]
+                  if (found := _least_squares(points, size)) is not None]
+        if hinges:
+            best_error, size, (alpha, per_byte, extra) = min(hinges, key=lambda h: h[0])
+            if best_error * SPLIT_GAIN < error and extra > 0:
+                fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size), int(size),
+                          1e-3 / float(per_byte + extra))
+        return fit
 
 
 # --- nccl-tests output ---------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """The measuring side of `ncclf probe`: runs inside each rank of a torchrun job (imports torch).
 
-For each collective and each size (doubling from min to max bytes) it runs warm-up iterations, then timed
-iterations between barriers, then checks the result against the expected values on every rank (the
-nccl-tests validation): rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere.
+Before any timing, every op runs a few times (connection and first-call set-up). Then for each collective
+and each size (doubling from min to max bytes) it runs warm-up runs, then timed runs, spread over three
+sweeps of the sizes below 16 MB (each run timed alone, as its slowest rank; the fastest is kept: load only
+adds time), then checks the result against the expected values on every rank (the nccl-tests validation):
+rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere.
 Rank 0 writes the rows as JSON to the path given by --out.
 
     torchrun --nproc_per_node 2 -m nccl_forensics.bandwidth.probe_worker --out rows.json
@@ -62,31 +64,90 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
 
 
 SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
-SMALL_MORE = 4              # how many times --iters those sizes are timed
+SMALL_MORE = 6              # how many times --iters those sizes are timed
+LARGE_BYTES = 16 << 20      # from this size on a run costs tens of milliseconds or more: half --iters runs
 
 
-def measure(op: str, size: int, warmup: int, iters: int, device) -> dict:
+def timed_runs(op: str, size: int, warmup: int, iters: int, device) -> list[float]:
+    """Seconds of each of `iters` runs of `op` on `size` bytes, after `warmup` untimed ones: each run's time is
+    the slowest rank's (a collective is done when its last rank is)."""
     world, rank = dist.get_world_size(), dist.get_rank()
-    count = max(size // 4, 1)
-    inp, out = _buffers(op, count, world, rank, device)
+    inp, out = _buffers(op, max(size // 4, 1), world, rank, device)
     for _ in range(warmup):
         _run_once(op, inp, out)
     dist.barrier()
     times = []
-    for _ in range(iters):                     # each iteration timed: the median shrugs off a busy host's spikes
+    for _ in range(iters):
         start = time.perf_counter()
         _run_once(op, inp, out)
         if device.type == "cuda":
             torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
-    elapsed = sorted(times)[len(times) // 2]
-    inp, out = _buffers(op, count, world, rank, device)   # validate on fresh buffers
+    slowest = torch.tensor(times, dtype=torch.float64, device=device)
+    dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
+    return slowest.tolist()
+
+
+def validated_row(op: str, size: int, times: list[float], device) -> dict:
+    """The row of `op` at `size`: the fastest of its runs (a busy host, the other rank descheduled, only ever
+    adds time, so the minimum is the collective's own cost and repeats under load where a mean drifts with
+    it), and the wrong elements of one more run on fresh buffers, counted on every rank."""
+    world, rank = dist.get_world_size(), dist.get_rank()
+    count = max(size // 4, 1)
+    inp, out = _buffers(op, count, world, rank, device)
     _run_once(op, inp, out)
     wrong = torch.tensor([_count_wrong(op, inp, out, world, rank)], dtype=torch.int64, device=device)
     dist.all_reduce(wrong)
     return {"op": op, "size": count * 4, "count": count, "dtype": "float32",
             "redop": "sum" if op in ("allreduce", "reducescatter") else "none",
-            "root": 0 if op == "broadcast" else -1, "time_us": elapsed * 1e6, "wrong": int(wrong.item())}
+            "root": 0 if op == "broadcast" else -1, "time_us": min(times) * 1e6, "wrong": int(wrong.item()),
+            "median_us": sorted(times)[len(times) // 2] * 1e6, "runs": len(times)}
+
+
+PASSES = 3      # sweeps over the sizes, each with its share of the runs: a burst of load hits one pass, not all
+
+
+def sweep(ops: list[str], sizes: list[int], warmup: int, iters: int, device) -> list[dict]:
+    """Every op at every size. Below LARGE_BYTES a size's runs are spread over PASSES sweeps (the later ones
+    with one warm-up run); from it on, one run lasts long enough to average a burst out, and the first sweep
+    takes them all. An op the backend lacks gets one row with the error."""
+    times: dict[tuple[str, int], list[float]] = {}
+    failed: dict[str, tuple[int, str]] = {}
+    for sweep_no in range(PASSES):
+        for op in ops:
+            for size in sizes if sweep_no == 0 else [s for s in sizes if s < LARGE_BYTES]:
+                if op in failed:
+                    break
+                # small sizes are cheap and noisy (a busy host's scheduling): more runs for their minimum
+                runs = (-(-iters * SMALL_MORE // PASSES) if size < SMALL_BYTES else -(-iters * 2 // PASSES)
+                        if size < LARGE_BYTES else max(1, iters // 2))
+                try:
+                    times.setdefault((op, size), []).extend(
+                        timed_runs(op, size, warmup if sweep_no == 0 else min(warmup, 1), runs, device))
+                except RuntimeError as exc:   # e.g. a collective this backend lacks
+                    failed[op] = (size, str(exc).splitlines()[0][:200])
+    rows = []
+    for op in ops:
+        rows += [validated_row(op, size, times[(op, size)], device) for size in sizes
+                 if (op, size) in times and (op not in failed or size < failed[op][0])]
+        if op in failed:
+            rows.append({"op": op, "size": failed[op][0], "error": failed[op][1]})
+    return rows
+
+
+def warm_up(ops: list[str], device, runs: int = 10) -> None:
+    """Before any timing: the connections, the backend's first-call set-up and the allocator paid for once,
+    on every op (so that no op's first size measures them)."""
+    for op in ops:
+        if op not in OPS:
+            continue
+        try:
+            inp, out = _buffers(op, 1 << 16, dist.get_world_size(), dist.get_rank(), device)
+            for _ in range(runs):
+                _run_once(op, inp, out)
+        except RuntimeError:
+            continue                           # an op this backend lacks: its row says so
+    dist.barrier()
 
 
 def main(argv=None) -> None:
@@ -103,18 +164,10 @@ def main(argv=None) -> None:
     if device.type == "cuda":
         torch.cuda.set_device(device)
     dist.init_process_group(args.backend)
-    rows = []
     try:
-        for op in args.ops.split(","):
-            for size in _sizes(args.min_bytes, args.max_bytes, 4):
-                # small sizes are cheap and noisy (a busy host's scheduling): more samples for their median
-                iters = (args.iters * SMALL_MORE if size < SMALL_BYTES else args.iters if size < (16 << 20)
-                         else max(1, args.iters // 2))
-                try:
-                    rows.append(measure(op, size, args.warmup, iters, device))
-                except RuntimeError as exc:   # e.g. a collective this backend lacks
-                    rows.append({"op": op, "size": size, "error": str(exc).splitlines()[0][:200]})
-                    break
+        ops = args.ops.split(",")
+        warm_up(ops, device)
+        rows = sweep(ops, _sizes(args.min_bytes, args.max_bytes, 4), args.warmup, args.iters, device)
         if dist.get_rank() == 0:
             with open(args.out, "w") as fh:
                 json.dump({"world_size": dist.get_world_size(), "backend": args.backend, "rows": rows}, fh)

@@ -17,8 +17,11 @@ from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 @click.option("--backend", type=click.Choice(["gloo", "nccl"]), default="gloo", show_default=True)
 @click.option("--min-bytes", type=POSITIVE_INT, default=8, show_default=True)
 @click.option("--max-bytes", type=POSITIVE_INT, default=256 << 20, show_default=True)
-@click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True)
+@click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True,
+              help="Timed runs per size (6x below 1 MB, 2x below 16 MB, half from 16 MB on); the fastest is "
+                   "reported.")
+@click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Untimed runs per size before its timed runs.")
 @click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
 @click.option("--nccl-tests", "nccl_tests", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="Parse nccl-tests/rccl-tests output instead of measuring (repeatable).")

@@ -14,7 +14,8 @@
      "missing_ranks": [{"rank", "reason", "detail", "files"}],   # expected ranks without (full) evidence
      "warnings": [...],                                           # internal errors of a parser or detector
      "windowed_files": [{"path", "head_bytes", "tail_bytes"}],    # large files read at their head and tail
-     "windowed_dumps": [{"path", "first_entry"}]}                 # flight-recorder dumps decoded from an entry on
+     "windowed_dumps": [{"path", "first_entry"}],                 # flight-recorder dumps decoded from an entry on
+     "environment": [{"name", "value", "ranks", "file", "line"}]} # variables set (NCCL INFO lines, capture manifest)
 """
 from __future__ import annotations
 
@@ -90,6 +91,7 @@ def to_dict(d: Diagnosis) -> dict:
         "windowed_files": [{"path": s.path, "head_bytes": s.window[0], "tail_bytes": s.window[1]}
                            for s in d.windowed if s.window],
         "windowed_dumps": [{"path": path, "first_entry": first} for path, first in sorted(d.windowed_dumps.items())],
+        "environment": [s.to_dict() for s in d.environment],
     }
 
 

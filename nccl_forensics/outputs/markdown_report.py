@@ -144,19 +144,23 @@ def _op_at(d: Diagnosis, group: str, seq: int, rank: int) -> str:
 
 
 def _walk(d: Diagnosis, fr_files: set[str]) -> list[str]:
-    """What each evidence source showed, per rank."""
+    """What each evidence source showed, per rank: the py-spy frame, the collective where the timelines
+    diverged, the variables that were set, then how each process ended."""
     out: list[str] = []
-    groups = groups_of(d)
-    if groups:
-        out += ["**Collective timelines** (flight recorder, NCCL COLL lines):", ""] + _timeline(d, groups, fr_files)
     spied = [st for _, st in sorted(d.ranks.items()) if st.where]
     if spied:
+        stacks = {s.path for s in d.sources if s.kind in (SourceKind.PYSPY, SourceKind.PYSPY_JSON)}
         out += ["**py-spy** (each rank's main thread):", ""]
         for st in _few(spied, d):
             doing = f"inside `{st.op}`" if st.where == "collective" else _words(st.where)
             at = f" at `{st.at}`" if st.at else ""
-            out.append(f"- rank {st.rank}: {doing}{at} — `{_cite(st.evidence[0], fr_files)}`")
+            frame = next((e for e in st.evidence if e.file in stacks), st.evidence[0])
+            out.append(f"- rank {st.rank}: {doing}{at} — `{_cite(frame, fr_files)}`")
         out += _more(spied, d) + [""]
+    groups = groups_of(d)
+    if groups:
+        out += ["**Collective timelines** (flight recorder, NCCL COLL lines):", ""] + _timeline(d, groups, fr_files)
+    out += _environment(d, fr_files)
     ended = [st for _, st in sorted(d.ranks.items()) if st.end]
     if ended:
         out += ["**How each process ended** (launcher, tracebacks, error.json, kernel):", ""]
@@ -172,6 +176,24 @@ def _walk(d: Diagnosis, fr_files: set[str]) -> list[str]:
     if not out:
         out = ["No per-rank evidence (collective records, py-spy dumps, process ends) was read.", ""]
     return out
+
+
+def _environment(d: Diagnosis, fr_files: set[str], limit: int = 24) -> list[str]:
+    """The variables the evidence says were set: one line per variable and value, with the ranks that had it
+    and the line that says so; or, once, that none was recorded and what records them."""
+    if not d.environment:
+        return ["**Environment:** no variable recorded in this evidence (`NCCL_DEBUG=INFO` logs each NCCL_ "
+                "variable NCCL read as `… set by environment to …`; `ncclf capture` keeps each rank's NCCL_, "
+                "TORCH_ and launcher variables).", ""]
+    ranks = sorted(d.ranks)
+    out = ["**Environment** (variables set, as NCCL's INFO lines or the capture's per-rank record show them):", ""]
+    for s in d.environment[:limit]:
+        who = "every rank" if ranks and list(s.ranks) == ranks else _ranks(s.ranks) if s.ranks else "rank unknown"
+        out.append(f"- `{markdown_code(s.name)}={markdown_code(s.value)}`: {who} — `{_cite(s.evidence, fr_files)}`")
+    hidden = len(d.environment) - limit
+    if hidden > 0:
+        out.append(f"- … and {hidden} more (`--format json` lists them all)")
+    return out + [""]
 
 
 def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]:
@@ -214,14 +236,15 @@ def _root_cause(d: Diagnosis, fr_files: set[str]) -> list[str]:
         out.append("")
     out += [f"**{v.primary.id} {v.primary.name}**: {_unmissing(v.primary.message)}", ""]
     out += _citations(v.primary, fr_files)
-    for f in v.supporting:
+    for f in _corroborating(d):
         out += [f"Corroborated by **{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
     return out
 
 
 def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
     v = d.verdict
-    later = [f for f in d.findings if f is not v.primary and f not in v.supporting]
+    backers = _corroborating(d)
+    later = [f for f in d.findings if f is not v.primary and f not in backers]
     if not later and not v.cascade_ranks:
         return ["None recorded.", ""]
     out = []
@@ -231,6 +254,14 @@ def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
     for f in later:
         out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
     return out
+
+
+def _corroborating(d: Diagnosis) -> list:
+    """The findings that back the primary one: the others of its class (the confidence names them), then the
+    supporting ones of other classes."""
+    v = d.verdict
+    same = [f for f in d.findings if f is not v.primary and v.primary is not None and f.cls == v.primary.cls]
+    return same + [f for f in v.supporting if f not in same]
 
 
 def _fix(v) -> str:

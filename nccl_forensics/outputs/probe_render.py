@@ -3,14 +3,39 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
-from ..bandwidth.probe import ProbeRun
+from ..bandwidth.probe import Fit, ProbeRun
 from ..bandwidth.scaling import ScalingRow
 
 
 def _f(value, fmt: str) -> str:
     return "N/A" if value is None else format(value, fmt)
+
+
+def print_whole(table: Table, console: Console) -> None:
+    """Print a table of numbers at the width its cells need when the console is narrower: a number is never
+    cut to `410.…` (a terminal wraps the long lines; a pipe keeps them)."""
+    needed = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    width = console.width
+    console.width = max(width, needed)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
+
+
+def fit_note(fit: Fit, measured: bool = True) -> str:
+    """The fitted model as the table's caption: α and β (and the bandwidth of the bytes past the hinge, where
+    there is one), how it was fitted, and on what."""
+    line = f"α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s"
+    if fit.bandwidth_from is not None and fit.bw_gbps:
+        line += (f"; the bytes past {fit.bandwidth_from} B at β = {fit.bw_gbps:.3g} GB/s (a second bandwidth "
+                 "regime: caches outgrown, another protocol)")
+    return (f"fit: t = α + bytes/β, {line} (least squares on log(time/fit) over {fit.sizes} sizes; "
+            f"{fit.warmup_size} B, the first, is a warm-up and not fitted"
+            + ("; time: the fastest of the timed runs after the warm-up runs)" if measured else ")"))
 
 
 def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float | None, efficiency: float) -> None:
@@ -29,9 +54,7 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
         alpha = fit.alpha_us if fit else 0.0
         notes = []
         if fit:
-            notes.append(f"fit: t = α + bytes/β, α = {fit.alpha_us:.1f} us, β = {fit.gbps:.3g} GB/s (least squares "
-                         f"on the relative error over {fit.sizes} sizes; {fit.warmup_size} B, the first, is a "
-                         "warm-up and not fitted)")
+            notes.append(fit_note(fit, run.source.startswith("measured")))
         if gbps:
             notes.append(f"pred = α + bytes over {link} × efficiency {efficiency:g}")
         table.caption = "\n".join(notes) or None
@@ -50,7 +73,7 @@ def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float 
                 pred = r.predicted_us(gbps, efficiency, alpha)
                 cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]
             table.add_row(*cells)
-        console.print(table)
+        print_whole(table, console)
     wrong = run.total_wrong
     console.print(f"# wrong results: {wrong}" + ("" if wrong == 0 else "  [red]FAILED validation[/]"))
     if run.avg_busbw is not None:

@@ -12,6 +12,7 @@ few other events. The parent merges them, then analyses.
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, NamedTuple
@@ -23,6 +24,7 @@ from ..detectors import assess_health, run_detectors, selected
 from ..detectors._fronts import explaining_groups
 from ..detectors.base import Context
 from ..diagnosis.divergence import find_outliers, first_divergence
+from ..diagnosis.environment import Setting, settings, stated
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
 from ..diagnosis.rank_state import RankState, rank_states
 from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
@@ -31,6 +33,7 @@ from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NoEvidence
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import whole_file
+from ..sources.capture_manifest import MANIFEST_NAME, rank_env
 from ..sources.discover import discover, evidence_sources
 from ..sources.lines import TAIL_BASE, resolve_tail_line
 from ..sources.ranks import assign_ranks
@@ -76,6 +79,7 @@ class Diagnosis:
     explaining: list[dict] = field(default_factory=list)   # the stalled groups the culprits are missing from, most
                                                            # telling first (wavefront.GroupFront.to_dict())
     quiet_groups: int = 0                                  # the other groups: every member at the same point
+    environment: list[Setting] = field(default_factory=list)   # the variables the evidence says were set, per rank
 
     @property
     def failed(self) -> bool:
@@ -125,11 +129,20 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                      warnings=warnings, p2p=p2p)
     result.windowed, result.window_mb = windowed, window_mb
+    result.environment = settings([*stated(events), *_manifest_env(sources)])
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
         resolve_tail_lines(result, {s.path: s.window[1] for s in windowed if s.window})
     return result
+
+
+def _manifest_env(sources: list[Source]):
+    """Each rank's recorded variables from the capture manifests among `sources` (not evidence of a rank by
+    themselves: the world and the verdict do not see them)."""
+    return [(rank, name, value, Evidence(src.path, line, f'"{name}": "{value}"'))
+            for src in sources if os.path.basename(src.path) == MANIFEST_NAME and src.kind is SourceKind.UNKNOWN
+            for rank, name, value, line in rank_env(src.path)]
 
 
 def map_inputs(paths: list[str], window_mb: float | None) -> tuple[list[Source], list[Source], list[Source]]:
@@ -299,6 +312,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
                        ranks, first_divergence(outliers), sources or [], report.skipped, missing,
                        list(errors.values()), world, [*(warnings or ()), *report.warnings])
     result.explaining, result.quiet_groups = explaining_groups(ctx, verdict.culprit_ranks)
+    result.environment = settings(stated(events))
     return result
 
 

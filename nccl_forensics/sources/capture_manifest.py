@@ -34,14 +34,8 @@ class BundleFacts:
 
 def read_bundle_facts(path: str) -> BundleFacts | None:
     """The facts of the capture manifest at `path`, or None when it is not one (or unreadable)."""
-    try:
-        if os.path.getsize(path) > _MAX_BYTES:
-            return None
-        with open_regular(path) as fh:
-            doc = json.loads(fh.read(_MAX_BYTES + 1).decode("utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or MARK not in doc:
+    doc = _read(path)
+    if doc is None:
         return None
     facts = BundleFacts(root=os.path.dirname(path), host=_str(doc.get("host")))
     locals_seen: dict[int, set[int]] = {}
@@ -56,6 +50,70 @@ def read_bundle_facts(path: str) -> BundleFacts | None:
     facts.rank_by_local = {local: ranks.pop() for local, ranks in locals_seen.items() if len(ranks) == 1}
     facts.context = {p for p in doc.get("context") or [] if isinstance(p, str)}
     return facts
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > _MAX_BYTES:
+            return None
+        with open_regular(path) as fh:
+            return fh.read(_MAX_BYTES + 1).decode("utf-8")
+    except (OSError, ValueError):
+        return None
+
+
+def _read(path: str, text: str | None = None) -> dict | None:
+    """The manifest's document, or None when `path` is not a capture manifest (or is unreadable)."""
+    text = _read_text(path) if text is None else text
+    try:
+        doc = json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and MARK in doc else None
+
+
+def rank_env(path: str) -> list[tuple[int, str, str, int]]:
+    """(rank, name, value, line) of each variable in each rank's recorded environment (capture/node.py's
+    allow-list); `line` is the variable's line in the file (1 when the layout is not ncclf's own indent)."""
+    text = _read_text(path)
+    doc = _read(path, text)
+    if doc is None or text is None:
+        return []
+    lines = _env_lines(text)
+    out = []
+    for entry in doc.get("ranks") or []:
+        rank = _int(entry.get("rank")) if isinstance(entry, dict) else None
+        env = entry.get("env") if isinstance(entry, dict) else None
+        if rank is None or not isinstance(env, dict):
+            continue
+        out += [(rank, name, value, lines.get((rank, name), 1)) for name, value in env.items()
+                if isinstance(name, str) and isinstance(value, str)]
+    return out
+
+
+def _env_lines(text: str) -> dict[tuple[int, str], int]:
+    """(rank, variable) → its line number, for a manifest laid out as capture/manifest.py writes it."""
+    out: dict[tuple[int, str], int] = {}
+    rank, in_env = None, False
+    for no, line in enumerate(text.splitlines(), 1):
+        key = line.strip()
+        if key.startswith('"rank": '):
+            rank, in_env = _int(_json_int(key[8:].rstrip(","))), False
+        elif key == '"env": {':
+            in_env = True
+        elif in_env and key.startswith("}"):
+            in_env = False
+        elif in_env and rank is not None and key.startswith('"') and '": ' in key:
+            out.setdefault((rank, key[1:key.index('": ')]), no)
+    return out
+
+
+def _json_int(text: str) -> int | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, int) else None
 
 
 def apply_capture_manifests(sources: list[Source]) -> None:

@@ -96,3 +96,74 @@ def test_r202_cites_the_frame_its_claim_rests_on():
     lines = (ROOT / first.file).read_text().splitlines()
     assert "data.py:41" in lines[first.line - 1]
     assert f"`{first.file}:{first.line}`" in markdown_report.render(d)
+
+
+def _walk(md: str) -> str:
+    return md.split("## Diagnostic walk", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_walk_shows_the_frame_then_the_timelines_then_the_variables_set(report):
+    d, md = report
+    walk = _walk(md)
+    marks = [walk.find(m) for m in ("**py-spy**", "**Collective timelines**", "**Environment")]
+    assert marks[2] >= 0 and walk.count("**Environment") == 1
+    present = [m for m in marks if m >= 0]
+    assert present == sorted(present), marks
+    if not d.environment:
+        assert "no variable recorded in this evidence" in walk and "`NCCL_DEBUG=INFO`" in walk
+        assert md.count("no variable recorded") == 1
+
+
+def test_each_variable_a_capture_recorded_is_in_the_walk_at_its_line(report):
+    from nccl_forensics.diagnosis.environment import is_setting
+    from nccl_forensics.sources.capture_manifest import rank_env
+    d, md = report
+    manifests = [s.path for s in d.sources if s.path.endswith("manifest.json")]
+    walk = _walk(md)
+    for path in manifests:
+        lines = (ROOT / path).read_text().splitlines()
+        recorded = [(rank, name, value, line) for rank, name, value, line in rank_env(str(ROOT / path))
+                    if is_setting(name)]
+        assert recorded
+        for rank, name, value, line in recorded:
+            assert f"`{name}={value}`" in walk
+            assert f'"{name}": ' in lines[line - 1]
+        cited = {int(n) for n in re.findall(re.escape(path) + r":(\d+)`", walk)}
+        assert cited and all(any(f'"{n}": ' in lines[c - 1] for _, n, _, _ in recorded) for c in cited)
+        assert "`RANK=" not in walk and "TORCHELASTIC_" not in walk     # the launcher's bookkeeping
+
+
+def test_the_variables_nccl_logged_are_in_the_walk_with_their_line():
+    from nccl_forensics.outputs import diagnosis_json, markdown_report
+    folder = "sample_logs/topo/bad-interface-multinode/bad"
+    d = diagnose([folder], jobs=1)
+    walk = _walk(markdown_report.render(d))
+    assert "- `NCCL_SOCKET_IFNAME=lo`: every rank — `" in walk
+    path, line = re.search(r"NCCL_SOCKET_IFNAME=lo`: every rank — `([^`]+):(\d+)`", walk).groups()
+    assert "NCCL_SOCKET_IFNAME set by environment to lo" in (ROOT / path).read_text().splitlines()[int(line) - 1]
+    doc = __import__("json").loads(diagnosis_json.render(d))
+    assert {"name": "NCCL_SOCKET_IFNAME", "value": "lo"}.items() <= doc["environment"][0].items()
+    assert doc["environment"][0]["ranks"] == sorted(d.ranks)
+
+
+def test_a_variable_set_to_different_values_is_one_line_per_value():
+    from nccl_forensics.diagnosis.environment import settings
+    from nccl_forensics.model import Evidence
+    ev = Evidence("a.log", 3, "x")
+    found = settings([(0, "NCCL_SOCKET_IFNAME", "eth0", ev), (1, "NCCL_SOCKET_IFNAME", "eth0", ev),
+                      (2, "NCCL_SOCKET_IFNAME", "ib0", ev), (2, "RANK", "2", ev), (0, "config.Blocking", "1", ev),
+                      (0, "TORCH_HUB_TOKEN", "hf_x", ev), (1, "NCCL_IB_PASSWORD", "x", ev)])
+    assert [(s.name, s.value, s.ranks) for s in found] == [("NCCL_SOCKET_IFNAME", "eth0", (0, 1)),
+                                                           ("NCCL_SOCKET_IFNAME", "ib0", (2,))]
+
+
+def test_a_finding_of_the_verdicts_own_class_backs_the_root_cause_and_is_no_consequence(report):
+    d, md = report
+    v = d.verdict
+    if v.primary is None or "## Consequences" not in md:
+        return
+    consequences = md.split("## Consequences", 1)[1].split("\n## ", 1)[0]
+    for f in d.findings:
+        if f is not v.primary and f.cls == v.primary.cls:
+            assert f"Corroborated by **{f.id} {f.name}**" in md.split("## Consequences", 1)[0]
+            assert f"**{f.id} {f.name}**" not in consequences
