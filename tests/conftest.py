@@ -20,7 +20,7 @@ SLOW = (
     "tests/capture/test_live_",
     "tests/engines/test_ray_cluster.py",
     "tests/engines/test_interrupts.py",
-    "tests/test_docs.py::test_readme_output_is_current",
+    "tests/test_docs.py::test_pasted_output_is_current",
     "tests/test_collect_stream.py::test_a_file_that_spooled_a_rankless_event_before_its_turn_keeps_spooling",
     "tests/test_collect_stream.py::test_jsonl_workers_take_over_the_output_on_their_turn",
     "tests/test_collect_stream.py::test_a_parallel_run_into_a_real_file_writes_what_a_serial_run_writes",
