@@ -221,9 +221,6 @@ def _fill_common(ev: Event) -> None:
         ev.rank = d["task"]
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
-    if ev.kind == "oom" and isinstance(d.get("size"), str):
-        from .exceptions import size_bytes
-        d["requested_bytes"] = size_bytes(d.pop("size"))
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)

@@ -145,6 +145,12 @@ MESSAGES = [
       "nccl_error", "failure", None, "2.3 - 2.28", "nccl:src/misc/utils.cc:ncclGetErrorString",
       "ncclInternalError: Internal check failed. Last error: Bootstrap : no socket interface found",
       "ncclInternalError", anchor="ncclUnhandledCudaError|ncclInternalError|ncclInvalidArgument|ncclInvalidUsage"),
+    # ---- torch quotes ncclGetLastError() after the result code: the cause, as NCCL last WARNed it
+    M("nccl.last_error",
+      r"Last error:\s*(?P<last_error>\S.*)",
+      "nccl_error", "failure", None, "2.13 - 2.28 (torch 2.0 - 2.13)", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.cpp:"
+      "getNcclErrorDetailStr", "Last error: socketProgress: Connection closed by remote peer node-2<52104>",
+      "Last error: s", anchor="Last error:"),
     M("nccl.socket_errno",
       r"(?P<reason>No route to host|Network is unreachable)",
       "warn", "failure", "network_error", "2.3 - 2.28 (strerror after a socket call)", "nccl:src/misc/socket.cc",

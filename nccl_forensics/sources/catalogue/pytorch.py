@@ -11,6 +11,7 @@ from . import Message as M
 
 _PG = "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 _OP = r"(?P<op>_?[A-Z][A-Z_]*)"
+_SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
 
 MESSAGES = [
     # ---- the NCCL watchdog (1.8+; `[Rank N] ` / `[PG 0 Rank N] ` / `[PG ID 0 PG GUID 0(default_pg) Rank N] ` before it)
@@ -177,7 +178,16 @@ MESSAGES = [
       data={"exc_type": "RuntimeError"}),
     # ---- allocators
     M("pytorch.cuda_oom",
-      r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B|[\d.]+ bytes)",
+      (r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
+       # <= 2.0: "(GPU 0; 11.17 GiB total capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)";
+       # 2.1+: ". GPU 0 has a total capac(i)ty of 23.65 GiB of which 11.06 MiB is free."
+       r"(?: \(GPU (?P<gpu>\d+); (?P<total_bytes>" + _SIZE + r") total capacity; (?P<allocated_bytes>" + _SIZE +
+       r") already allocated; (?P<free_bytes>" + _SIZE + r") free;(?: (?P<reserved_bytes>" + _SIZE +
+       r") (?:reserved in total by PyTorch|cached))?|\. GPU (?P<gpu2>\d+) has a total capac(?:i)?ty of (?P<total_bytes2>"
+       + _SIZE + r") of which (?P<free_bytes2>" + _SIZE + r") is free)",
+       r".*?Of the allocated memory (?P<allocated_bytes2>" + _SIZE + r") is allocated by PyTorch, (?:with " + _SIZE +
+       r" allocated in private pools \([^)]*\), )?and (?P<unallocated_bytes>" + _SIZE +
+       r") is reserved by PyTorch but unallocated"),
       "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/cuda/CUDACachingAllocator.cpp:malloc",
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 2 has a total capacity of "
       "79.10 GiB of which 98.00 MiB is free.", "CUDA out of memory. Tried to allocate 32.00 MiB"),
