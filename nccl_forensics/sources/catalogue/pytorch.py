@@ -16,14 +16,16 @@ _SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
 MESSAGES = [
     # ---- the NCCL watchdog (1.8+; `[Rank N] ` / `[PG 0 Rank N] ` / `[PG ID 0 PG GUID 0(default_pg) Rank N] ` before it)
     M("pytorch.watchdog_timeout",
-      r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=" + _OP +
+      # 1.7 - 1.8 (blocking wait): "Caught collective operation timeout: WorkNCCL(OpType=..."; 1.9: no SeqNum
+      r"(?:Watchdog c|C)aught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=" + _OP +
       r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
       r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)?(?: ran for (?P<elapsed_ms>\d+) milliseconds)?",
       "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13",
       _PG + ":WorkNCCL::checkTimeout",
       "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST, NumelIn=1, "
       "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.",
-      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST"),
+      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST",
+      anchor="aught collective operation timeout"),
     M("pytorch.async_error_teardown",
       r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
       "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
@@ -148,11 +150,54 @@ MESSAGES = [
     M("pytorch.store_connection_reset",
       r"(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(fd=\d+, addr=(?P<peer>[^)]*)\)|"
       r"Connection reset by peer \(this error originated at tensorpipe|"
-      r"failed to recv, got 0 bytes",
+      r"[Ff]ailed to recv, got 0 bytes",
       "dist_backend_error", "consequence", "network_error", "2.2 - 2.13",
       "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil", "torch.distributed.DistNetworkError: failed to recv, "
       "got 0 bytes", "failed to recv, got 0 bytes",
-      anchor="failed on SocketImpl|originated at tensorpipe|failed to recv, got 0 bytes"),
+      anchor="failed on SocketImpl|originated at tensorpipe|ailed to recv, got 0 bytes"),
+    M("pytorch.client_connect_retry",
+      r"The client socket has failed to connect to \[(?P<host>[^\]]*)\]:(?P<store_port>\d+)(?: \((?:errno|system error): "
+      r"(?P<errno>\d+) - (?P<reason>[^)]*)\))?",
+      "dist_backend_error", "benign", None, "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp",
+      "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
+      "refused).", "The client socket has failed to connect to [node-1]:29500", anchor="The client socket has failed to connect to ["),
+    M("pytorch.client_connect_failed",
+      r"The client socket has failed to connect to any network address of \((?P<peer>[^)]*)\)",
+      "dist_backend_error", "failure", "network_error", "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp::run",
+      "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+      "(node-1, 29500).", "The client socket has failed to connect to any network address of (node-1, 29500)",
+      anchor="failed to connect to any network address"),
+    M("pytorch.unique_id_store_get",
+      (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retrieving ncclUniqueId from \[(?P<other_rank>\d+)\]",
+       r" via c10d key-value store by key '[^']*'", r", but store->get\('[^']*'\) got error: (?P<reason>.+)"),
+      "dist_backend_error", "consequence", "network_error", "2.2 - 2.13", _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID",
+      "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via "
+      "c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
+      "[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0]", anchor="retrieving ncclUniqueId from"),
+    M("pytorch.store_timeout",
+      r"(?:Wait timeout|Socket Timeout|wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?)",
+      "dist_backend_error", "failure", "missing_rank", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:doWait",
+      "torch.distributed.DistStoreError: wait timeout after 1800000ms, keys: /default_pg/0//cuda//0",
+      "wait timeout after 1800000ms", anchor="Wait timeout|Socket Timeout|wait timeout after"),
+    M("pytorch.store_connection_failed",
+      r"The connection to the C10d store has failed",
+      "dist_backend_error", "consequence", "network_error", "1.10 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py",
+      "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. "
+      "See inner exception for details.", "The connection to the C10d store has failed"),
+    M("pytorch.terminating_after_dump",
+      (r"Terminating the process after attempting to dump debug info", r", due to (?P<reason>[^.]+)"),
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::getNCCLWatchdogTimeoutExitMsg",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] Terminating the process after attempting to dump debug info, due to "
+      "ProcessGroupNCCL watchdog hang.", "Terminating the process after attempting to dump debug info",
+      data={"trigger": "terminate"}),
+    M("pytorch.global_timeout_dump",
+      r"Received a global timeout from another rank and will start to dump the debug info"
+      r"|Observed flight recorder dump signal from another rank via TCPStore",
+      "work_status", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 5] Observed flight recorder dump signal from another rank via TCPStore.",
+      "Observed flight recorder dump signal from another rank via TCPStore", data={"trigger": "dump_signal"},
+      anchor="Received a global timeout from another rank|Observed flight recorder dump signal"),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
