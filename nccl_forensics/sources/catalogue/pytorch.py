@@ -16,7 +16,8 @@ _SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
 MESSAGES = [
     # ---- the NCCL watchdog (1.8+; `[Rank N] ` / `[PG 0 Rank N] ` / `[PG ID 0 PG GUID 0(default_pg) Rank N] ` before it)
     M("pytorch.watchdog_timeout",
-      # 1.7 - 1.8 (blocking wait): "Caught collective operation timeout: WorkNCCL(OpType=..."; 1.9: no SeqNum
+      # 1.x also printed "Caught collective operation timeout: WorkNCCL(OpType=..." (no "Watchdog", no SeqNum); the
+      # first release of each form is not checked against torch's history here (too large to mirror)
       r"(?:Watchdog c|C)aught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=" + _OP +
       r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
       r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)?(?: ran for (?P<elapsed_ms>\d+) milliseconds)?",
