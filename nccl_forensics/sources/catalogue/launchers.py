@@ -243,6 +243,11 @@ MESSAGES = [
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
       "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),
+    M("slurm.task_oom",
+      r"srun: error: (?P<node>\S+): tasks? (?P<task>\d+)(?:[-,\d\[\]]*)?: Out Of Memory",
+      "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/srun/srun_job.c / step_launch.c (task exit report)",
+      "srun: error: gpu-07: task 3: Out Of Memory", "srun: error: gpu-07: task 3: Out Of Memory",
+      anchor=": Out Of Memory"),
     # ---- Horovod
     M("horovod.shut_down",
       r"Horovod has been shut down\. This was caused by an exception on one of the ranks",
