@@ -56,6 +56,7 @@ CODES: tuple[Code, ...] = (
     Code("V501", "version-mismatch", _D + "version_mismatch", "VersionMismatch", "stable"),
     Code("T601", "timeout-unknown", _D + "timeout_unknown", "TimeoutUnknown", "stable"),
     Code("S701", "straggler", _D + "straggler", "Straggler", "stable"),
+    Code("X801", "reported-class", _D + "reported_class", "ReportedClass", "stable"),
     Code("X901", "unclassified-failure", _D + "unclassified_failure", "UnclassifiedFailure", "stable"),
     Code("H001", "healthy", _D + "healthy", "Healthy", "stable"),
     Code("G001", "ring-not-closed", _R, "check_ring_not_closed", "stable", TOPOLOGY),

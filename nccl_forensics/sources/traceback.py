@@ -17,12 +17,10 @@ from lark import Transformer, v_args
 
 from ..model import Line, Source
 from .base import LineParser
-from .exceptions import recognise
+from .exceptions import might_name_cause, recognise
 from .grammars import parse_with
 
 _STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
-_QUICK_CAUSE = re.compile(r"out of memory|can't allocate memory|gloo|Timed out waiting|Connection |DistBackendError"
-                          r"|(?:CUDA|HIP) error|_LAUNCH_BLOCKING=1|nccl[A-Z]\w*Error|Last error:")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
 # an exception named anywhere in a line (an app's logger, a run-on line): "… - RuntimeError: CUDA error: …"
 _EXCEPTION_INSIDE = re.compile(r"(?:^|[\s\-:|\]])([A-Za-z_][\w.]*(?:Error|Exception))(?::|$)")
@@ -143,7 +141,7 @@ class TracebackParser(LineParser):
             if parsed is not None:
                 self.blocks[key] = _Block(line, cpp=True, exc_type=parsed[1]["exc_type"])
                 return True
-        if _QUICK_CAUSE.search(text):          # a cause message, at the line's start or anywhere inside it
+        if might_name_cause(text):          # a cause message, at the line's start or anywhere inside it
             for kind, data in _causes_in(text):
                 self._emit_cause(kind, line, data)
         return False

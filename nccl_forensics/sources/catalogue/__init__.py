@@ -22,7 +22,11 @@ FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda")
 # Fields that are numbers; every other field is kept as printed.
 _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "numel_in", "numel_out", "timeout_ms",
                    "elapsed_ms", "requested_bytes", "other_rank", "src_line", "code", "xid", "task", "count",
-                   "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed"})
+                   "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed", "gpu"})
+# Fields that are sizes: printed as a number of bytes or as format_size prints them ("20.00 MiB").
+_SIZES = frozenset({"requested_bytes", "total_bytes", "free_bytes", "allocated_bytes", "reserved_bytes",
+                    "unallocated_bytes", "expected_bytes", "received_bytes"})
+_UNITS = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
 _SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
             11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 _SIGNAL_WORDS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Killed": "SIGKILL", "Bus error": "SIGBUS",
@@ -77,6 +81,12 @@ def _first_literal(pattern: str, decisive: str) -> str:
     return best
 
 
+def anchors(msg: Message) -> list[str]:
+    """The literal words one of which every printing of the entry holds (what `might_match` looks for)."""
+    head = msg.pattern if isinstance(msg.pattern, str) else msg.pattern[0]
+    return (msg.anchor or _first_literal(head, msg.decisive)).split("|")
+
+
 @lru_cache(maxsize=1)
 def messages() -> tuple[Message, ...]:
     """Every catalogue entry, family by family."""
@@ -97,10 +107,10 @@ def _compiled() -> _Compiled:
     by_anchor: dict[str, list[tuple[Message, re.Pattern[str]]]] = {}
     for msg in messages():
         rx = re.compile(full_pattern(msg), msg.flags)
-        for anchor in (msg.anchor or _first_literal(msg.pattern if isinstance(msg.pattern, str) else msg.pattern[0], msg.decisive)).split("|"):
+        for anchor in anchors(msg):
             by_anchor.setdefault(anchor, []).append((msg, rx))
-    anchors = sorted(by_anchor, key=len, reverse=True)
-    return _Compiled(re.compile("|".join(re.escape(a) for a in anchors)), by_anchor)
+    words = sorted(by_anchor, key=len, reverse=True)
+    return _Compiled(re.compile("|".join(re.escape(a) for a in words)), by_anchor)
 
 
 def full_pattern(msg: Message) -> str:
@@ -154,19 +164,41 @@ def match(text: str) -> list[Hit]:
     return kept
 
 
+def size_bytes(text: str | None) -> int | None:
+    """'20.00 MiB' -> 20971520, '4096' -> 4096 (format_size prints two decimals, so this is exact to ~1%); None for
+    what is no size."""
+    if not text:
+        return None
+    number, _, unit = text.strip().partition(" ")
+    try:
+        return int(number) if not unit else int(round(float(number) * _UNITS[unit]))
+    except (KeyError, ValueError):
+        return None
+
+
 def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
     data: dict[str, Any] = dict(msg.data)
     for name, value in m.groupdict().items():
         if value is None:
             continue
         key = name.rstrip("0123456789")
-        if key in _INTS:
+        if key in _SIZES:
+            size = size_bytes(value)
+            if size is not None:
+                data[key] = size
+        elif key in _INTS:
             try:
                 data[key] = int(value)
-            except ValueError:
-                continue
+            except ValueError:              # a named code (`ncclSystemError`) where others print a number
+                data[key] = value.strip()
         else:
             data[key] = value.strip()
+    if isinstance(data.get("oom_kind"), str):
+        data["oom_kind"] = data["oom_kind"].lower()
+    if "unallocated_bytes" in data and isinstance(data.get("allocated_bytes"), int):   # 2.1+ prints the two parts
+        data["reserved_bytes"] = data["allocated_bytes"] + data.pop("unallocated_bytes")
+    if data.get("port") is not None and data.get("peer") is None:                     # gloo's `[host]:port`
+        data["peer"] = f"{data.get('host')}:{data['port']}"
     if "signal" not in data and "signum" in data:
         data["signal"] = _SIGNALS.get(abs(data["signum"]))
     if isinstance(data.get("signal"), str) and not data["signal"].startswith("SIG"):

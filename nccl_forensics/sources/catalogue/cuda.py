@@ -21,7 +21,10 @@ _FATAL = ("an illegal memory access was encountered", "device-side assert trigge
 
 MESSAGES = [
     M("cuda.runtime_error",
-      r"(?:CUDA|HIP) error: (?!out of memory)(?P<reason>" + "|".join(_FATAL).replace(" ", r"\ ") + r"|[a-z][\w ,'-]+)",
+      # the text ends where torch's standard tail begins (or the line ends)
+      r"(?:CUDA|HIP) error: (?!out of memory)(?P<reason>(?:" + "|".join(_FATAL).replace(" ", r"\ ") +
+      r")(?=[.\s]|$)|[a-z](?:.*?)(?=\.?\s+(?:CUDA kernel errors might|Search for `|For debugging consider|"
+      r"Compile with `)|\.?\s*$))",
       "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
       anchor="CUDA error: |HIP error: "),
@@ -31,11 +34,11 @@ MESSAGES = [
       "RuntimeError: CUDA error: out of memory", "CUDA error: out of memory", data={"oom_kind": "cuda_error"},
       anchor="CUDA error: |HIP error: "),
     M("cuda.launch_blocking_hint",
-      r"For debugging consider passing (?:CUDA|HIP)_LAUNCH_BLOCKING=1",
+      r"For debugging consider passing (?:CUDA|HIP)_LAUNCH_BLOCKING=1|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`",
       "cuda_error", "failure", "dropped_rank", "torch 1.6 - 2.13", _SRC,
       "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
       "incorrect. For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-      data={"tail_only": True}, anchor="_LAUNCH_BLOCKING=1"),
+      data={"tail_only": True}, anchor="_LAUNCH_BLOCKING=1|_DSA`"),
     M("cuda.cublas_status",
       r"CUBLAS_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|ARCH_MISMATCH)",
       "cuda_error", "failure", None, "torch 1.0 - 2.13", "pytorch:aten/src/ATen/cuda/CUDABlas.cpp",

@@ -11,18 +11,22 @@ from . import Message as M
 
 _PG = "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 _OP = r"(?P<op>_?[A-Z][A-Z_]*)"
+_SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
 
 MESSAGES = [
     # ---- the NCCL watchdog (1.8+; `[Rank N] ` / `[PG 0 Rank N] ` / `[PG ID 0 PG GUID 0(default_pg) Rank N] ` before it)
     M("pytorch.watchdog_timeout",
-      r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=" + _OP +
+      # 1.x also printed "Caught collective operation timeout: WorkNCCL(OpType=..." (no "Watchdog", no SeqNum); the
+      # first release of each form is not checked against torch's history here (too large to mirror)
+      r"(?:Watchdog c|C)aught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=" + _OP +
       r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
       r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)?(?: ran for (?P<elapsed_ms>\d+) milliseconds)?",
       "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13",
       _PG + ":WorkNCCL::checkTimeout",
       "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST, NumelIn=1, "
       "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.",
-      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST"),
+      "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST",
+      anchor="aught collective operation timeout"),
     M("pytorch.async_error_teardown",
       r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
       "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
@@ -147,11 +151,54 @@ MESSAGES = [
     M("pytorch.store_connection_reset",
       r"(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(fd=\d+, addr=(?P<peer>[^)]*)\)|"
       r"Connection reset by peer \(this error originated at tensorpipe|"
-      r"failed to recv, got 0 bytes",
+      r"[Ff]ailed to recv, got 0 bytes",
       "dist_backend_error", "consequence", "network_error", "2.2 - 2.13",
       "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil", "torch.distributed.DistNetworkError: failed to recv, "
       "got 0 bytes", "failed to recv, got 0 bytes",
-      anchor="failed on SocketImpl|originated at tensorpipe|failed to recv, got 0 bytes"),
+      anchor="failed on SocketImpl|originated at tensorpipe|ailed to recv, got 0 bytes"),
+    M("pytorch.client_connect_retry",
+      r"The client socket has failed to connect to \[(?P<host>[^\]]*)\]:(?P<store_port>\d+)(?: \((?:errno|system error): "
+      r"(?P<errno>\d+) - (?P<reason>[^)]*)\))?",
+      "dist_backend_error", "benign", None, "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp",
+      "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
+      "refused).", "The client socket has failed to connect to [node-1]:29500", anchor="The client socket has failed to connect to ["),
+    M("pytorch.client_connect_failed",
+      r"The client socket has failed to connect to any network address of \((?P<peer>[^)]*)\)",
+      "dist_backend_error", "failure", "network_error", "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp::run",
+      "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+      "(node-1, 29500).", "The client socket has failed to connect to any network address of (node-1, 29500)",
+      anchor="failed to connect to any network address"),
+    M("pytorch.unique_id_store_get",
+      (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retrieving ncclUniqueId from \[(?P<other_rank>\d+)\]",
+       r" via c10d key-value store by key '[^']*'", r", but store->get\('[^']*'\) got error: (?P<reason>.+)"),
+      "dist_backend_error", "consequence", "network_error", "2.2 - 2.13", _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID",
+      "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via "
+      "c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
+      "[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0]", anchor="retrieving ncclUniqueId from"),
+    M("pytorch.store_timeout",
+      r"(?:Wait timeout|Socket Timeout|wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?)",
+      "dist_backend_error", "failure", "missing_rank", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:doWait",
+      "torch.distributed.DistStoreError: wait timeout after 1800000ms, keys: /default_pg/0//cuda//0",
+      "wait timeout after 1800000ms", anchor="Wait timeout|Socket Timeout|wait timeout after"),
+    M("pytorch.store_connection_failed",
+      r"The connection to the C10d store has failed",
+      "dist_backend_error", "consequence", "network_error", "1.10 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py",
+      "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. "
+      "See inner exception for details.", "The connection to the C10d store has failed"),
+    M("pytorch.terminating_after_dump",
+      (r"Terminating the process after attempting to dump debug info", r", due to (?P<reason>[^.]+)"),
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::getNCCLWatchdogTimeoutExitMsg",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] Terminating the process after attempting to dump debug info, due to "
+      "ProcessGroupNCCL watchdog hang.", "Terminating the process after attempting to dump debug info",
+      data={"trigger": "terminate"}),
+    M("pytorch.global_timeout_dump",
+      r"Received a global timeout from another rank and will start to dump the debug info"
+      r"|Observed flight recorder dump signal from another rank via TCPStore",
+      "work_status", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 5] Observed flight recorder dump signal from another rank via TCPStore.",
+      "Observed flight recorder dump signal from another rank via TCPStore", data={"trigger": "dump_signal"},
+      anchor="Received a global timeout from another rank|Observed flight recorder dump signal"),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
@@ -177,7 +224,16 @@ MESSAGES = [
       data={"exc_type": "RuntimeError"}),
     # ---- allocators
     M("pytorch.cuda_oom",
-      r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<size>[\d.]+ [KMGTP]?i?B|[\d.]+ bytes)",
+      (r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
+       # <= 2.0: "(GPU 0; 11.17 GiB total capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)";
+       # 2.1+: ". GPU 0 has a total capac(i)ty of 23.65 GiB of which 11.06 MiB is free."
+       r"(?: \(GPU (?P<gpu>\d+); (?P<total_bytes>" + _SIZE + r") total capacity; (?P<allocated_bytes>" + _SIZE +
+       r") already allocated; (?P<free_bytes>" + _SIZE + r") free;(?: (?P<reserved_bytes>" + _SIZE +
+       r") (?:reserved in total by PyTorch|cached))?|\. GPU (?P<gpu2>\d+) has a total capac(?:i)?ty of (?P<total_bytes2>"
+       + _SIZE + r") of which (?P<free_bytes2>" + _SIZE + r") is free)",
+       r".*?Of the allocated memory (?P<allocated_bytes2>" + _SIZE + r") is allocated by PyTorch, (?:with " + _SIZE +
+       r" allocated in private pools \([^)]*\), )?and (?P<unallocated_bytes>" + _SIZE +
+       r") is reserved by PyTorch but unallocated"),
       "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/cuda/CUDACachingAllocator.cpp:malloc",
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 2 has a total capacity of "
       "79.10 GiB of which 98.00 MiB is free.", "CUDA out of memory. Tried to allocate 32.00 MiB"),

@@ -1,0 +1,65 @@
+"""X801 reported-class: a message the software prints only for one kind of failure, when no detector reads it.
+
+What it detects:
+    A line whose message catalogue entry names the class it implies (sources/catalogue/, `implies`) and that no
+    dedicated detector reads: NCCL's ``message truncated : receiving N bytes instead of M`` and the IB transport's
+    size checks (shape mismatch), a store or rendezvous that timed out waiting for ranks that never joined
+    (``7/8 clients joined``, store-based barrier, ``wait timeout``: a rank missing, stuck or gone), NCCL's
+    ``Mismatched NCCL version detected`` (version mismatch).
+
+Why it hangs or dies:
+    The line is the software's own diagnosis: the receiving rank found a message of another size than it posted,
+    the store counted fewer ranks than the world size, NCCL compared the ranks' versions.
+
+Evidence it needs:
+    The line itself (any log the job printed it to).
+
+Example:
+    ``NCCL WARN NET/Socket : peer 10.0.0.2<44817> message truncated : receiving 8192 bytes instead of 4096`` →
+    ``shape_mismatch: NCCL reported a message of another size than the one posted``.
+
+Known limits:
+    One line names the class, rarely the rank at fault: confidence is low, and every dedicated detector's finding
+    ranks above this one's.
+
+Suggested fix:
+    The fix of the class it names; collect the flight recorder (TORCH_FR_BUFFER_SIZE=2000) to see every rank's
+    sizes and positions.
+"""
+from __future__ import annotations
+
+from ..model import Confidence
+from .base import BaseDetector, Context
+
+# The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
+# becomes (the catalogue's `missing_rank`: a rank that never arrived, R203's class).
+_CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch"}
+_READ_ELSEWHERE = frozenset({"gloo_error", "monitored_barrier"})      # C101/D-gloo and R203 read these
+_SAYS = {"shape_mismatch": "a message of another size than the one posted (the ranks disagree on a tensor size)",
+         "stuck_rank": "fewer ranks than expected arrived (a rank never joined: stuck, slow to start or gone)",
+         "version_mismatch": "the ranks run different NCCL versions"}
+_FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO settings) agree on every rank; the flight "
+                          "recorder (TORCH_FR_BUFFER_SIZE=2000) shows each rank's sizes.",
+        "stuck_rank": "find the rank that never joined (its own log, its node's dmesg); py-spy dump it if it is alive.",
+        "version_mismatch": "run one NCCL version everywhere: one image/environment on every node."}
+
+
+class ReportedClass(BaseDetector):
+    code, name, cls = "X801", "reported-class", "unclassified_failure"
+    needs = ("failures",)
+
+    def check(self, ctx: Context):
+        found: dict[str, list] = {}
+        for ev in ctx.events:
+            d = ev.data
+            cls = _CLASS.get(d.get("implies") or "")
+            if cls is None or d.get("meaning") != "failure" or ev.kind in _READ_ELSEWHERE:
+                continue
+            found.setdefault(cls, []).append(ev)
+        for cls, events in found.items():
+            ranks = sorted({ev.rank for ev in events if ev.rank is not None})
+            where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
+            finding = self.finding([], f"the software reported {_SAYS[cls]}{where}: "
+                                   f"{events[0].text.strip()[:160]}", Confidence.LOW, events[:3], _FIX[cls])
+            finding.cls = cls
+            yield finding
