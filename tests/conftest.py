@@ -32,6 +32,10 @@ SLOW = (
     "tests/sources/test_grammars_build.py",
     "tests/sources/test_fr_tail.py::test_a_collective_skipped_before_the_window_widens_it",
     "tests/topo/test_cli_topo.py::test_topo_exits_1_when_a_check_warns_like_a_linter",
+    "tests/topo/test_svg_chromium.py",
+    "tests/security/test_bounded_inputs.py",         # gigabyte inputs under memory caps
+    "tests/security/test_run_and_probe.py",          # real launchers and stores
+    "tests/security/test_capture_attacks.py",        # real jobs of another user
 )
 
 

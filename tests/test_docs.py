@@ -36,7 +36,7 @@ def test_every_detector_is_in_the_readme():
 def test_ci_installs_with_the_readme_lines():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    for line in ("pip install torch==2.13.0 && pip install -e '.[repro,test,ray]'", "python -m pytest -q -p no:cacheprovider"):
+    for line in ("pip install torch==2.13.0 && pip install -e '.[repro,test,ray]'", "python -m pytest -q -p no:cacheprovider -n auto"):
         assert line in readme and line in ci
     assert "\npip install .\n" in readme and "\npip install .\n" in ci
 
