@@ -97,13 +97,15 @@ def init_block(rank: int, nranks: int, gpus: int = 8, channels: int = 16) -> lis
                   for c in range(channels)]
     up = -1 if dev else (rank - gpus if rank >= gpus else -1)
     kids = f"{nxt if dev < gpus - 1 else -1}/{rank + gpus if dev == 0 and rank + gpus < nranks else -1}/-1"
-    lines.append(f"{p}Trees " + " ".join(f"[{c}] {kids}->{rank}->{up if dev == 0 else rank - 1}" for c in range(channels)))
+    parent = up if dev == 0 else rank - 1
+    lines.append(f"{p}Trees " + " ".join(f"[{c}] {kids}->{rank}->{parent}" for c in range(channels)))
     lines.append(f"{p}P2P Chunksize set to 131072")
     for c in range(channels):
+        net = f"NET/IB/{c % 4}/GDRDMA"
         if dev == 0:
-            lines.append(f"{p}Channel {c:02d}/0 : {prv}[{prv % gpus}] -> {rank}[{dev}] [receive] via NET/IB/{c % 4}/GDRDMA")
+            lines.append(f"{p}Channel {c:02d}/0 : {prv}[{prv % gpus}] -> {rank}[{dev}] [receive] via {net}")
         if dev == gpus - 1:
-            lines.append(f"{p}Channel {c:02d}/0 : {rank}[{dev}] -> {nxt}[{nxt % gpus}] [send] via NET/IB/{c % 4}/GDRDMA")
+            lines.append(f"{p}Channel {c:02d}/0 : {rank}[{dev}] -> {nxt}[{nxt % gpus}] [send] via {net}")
         else:
             lines.append(f"{p}Channel {c:02d}/0 : {rank}[{dev}] -> {nxt}[{nxt % gpus}] via P2P/CUMEM/read")
     lines.append(f"{p}Connected all rings")

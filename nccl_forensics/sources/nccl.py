@@ -18,9 +18,9 @@ from .base import LineParser
 from .grammars import lalr
 from .nccl_fast import (
     P2P_OPS,
+    PREFIX_RE,
     REDUCING,
     ROOTED,
-    PREFIX_RE,
     Parsed,
     coll_data,
     decode_dtype,

@@ -19,9 +19,8 @@ from test_nccl_fuzz import mutated
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import CollRun, Event
 from nccl_forensics.outputs.events import JsonlEncoder, expand
-from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
+from nccl_forensics.sources import _fill, dispatch_lines, line_parsers, nccl_fast
 from nccl_forensics.sources import lines as lines_mod
-from nccl_forensics.sources import nccl_fast
 from nccl_forensics.sources.discover import discover
 from nccl_forensics.sources.nccl_fast import (
     COLL_LINE_RE,
