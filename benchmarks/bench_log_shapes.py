@@ -81,13 +81,14 @@ def init_block(rank: int, nranks: int, gpus: int = 8, channels: int = 16) -> lis
     host, dev, pid = f"node{rank // gpus:04d}", rank % gpus, 30000 + rank
     p = f"{host}:{pid}:{pid} [{dev}] NCCL INFO "
     comm, nnodes = f"0x55{rank:06x}d2e0", max(1, nranks // gpus)
+    ip = f"10.42.{rank // gpus // 250}.{rank // gpus % 250 + 1}"          # one address per host
     nxt, prv = (rank + 1) % nranks, (rank - 1) % nranks
-    lines = [f"{p}Bootstrap : Using bond0:10.42.{rank // 250}.{rank % 250 + 1}<0>",
+    lines = [f"{p}Bootstrap : Using bond0:{ip}<0>",
              f"{p}NET/Plugin: Using internal network plugin.", f"{p}cudaDriverVersion 12040"]
     if rank == 0:
         lines.append(f"{p}NCCL version 2.21.5+cuda12.4")
     lines += [f"{p}NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [RO]; "
-              f"OOB bond0:10.42.{rank // 250}.{rank % 250 + 1}<0>", f"{p}Using network IB",
+              f"OOB bond0:{ip}<0>", f"{p}Using network IB",
               f"{p}ncclCommInitRank comm {comm} rank {rank} nranks {nranks} cudaDev {dev} nvmlDev {dev} "
               f"busId {dev + 1:x}000 commId 0x6ce38d733ed6ff1a - Init START",
               f"{p}Setting affinity for GPU {dev} to ffffffff,00000000,ffffffff",
