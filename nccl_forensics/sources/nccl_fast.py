@@ -280,6 +280,13 @@ TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,1
 # A line that is not COLL-shaped (what `_mixed_block` sends to the parser chain), matched with the newline before
 # it (searched in "\n" + block: a pattern that starts with a literal is only tried where that character is).
 OTHER_LINE_RE = re.compile(r"\n(?!" + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
+# torchrun's `[{role}{local_rank}]:` (lines.WRAPPER_RE's `role` form; `[rankN]:` is its rank form, tried first
+# there). `make_line` strips it from a line; no other wrapper follows it on a COLL line. The block path reads
+# a wrapped COLL line whole, prefix and all (tests/sources/test_block_scanner.py).
+_ROLE = r"\[(?!rank\d)[A-Za-z_][A-Za-z_-]*\d+\]: ?"
+ROLE_RE = re.compile(_ROLE)
+WRAPPED_COLL_LINE_RE = re.compile("^" + _ROLE + COLL_LINE_RE.pattern[1:], re.M)
+WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
 RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
@@ -322,12 +329,8 @@ class BlockScanner:
                     yield from self._drain()
                     self.no = TAIL_BASE
                     continue
-                text, orig = block, None
-                if block[:1] == "[":                  # a launcher's prefix on every line: stripped once
-                    stripped = unwrap_block(block)
-                    if stripped is not None:
-                        text, orig = stripped, block
-                run = None if self.busy else self._whole_block(text, orig)
+                wrapped = block[:1] == "[" and ROLE_RE.match(block) is not None   # torchrun's [defaultN]:
+                run = None if self.busy else self._whole_block(block, wrapped)
                 if run is not None:
                     head.done = True                 # the init lines are over: on to the tail
                     yield from self._drain()
@@ -335,7 +338,7 @@ class BlockScanner:
                     self.no += len(run)
                     self.stats["lines"] = self.no
                     continue
-                yield from self._mixed_block(text, orig)
+                yield from self._mixed_block(block, wrapped)
                 self.stats["lines"] = self.no
         except BadInput:             # a cut gzip: what the parsers hold from the lines before it still counts
             yield from self._finish()
@@ -347,16 +350,16 @@ class BlockScanner:
         yield from self._drain()
         yield from finish(self.parsers)
 
-    def _whole_block(self, block: str, orig: str | None = None) -> CollRun | None:
+    def _whole_block(self, block: str, wrapped: bool = False) -> CollRun | None:
         """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line
-        needs the parser (unknown rank, refused head/tail, held events). `orig`: the block as read, when `block`
-        is it without its lines' launcher prefixes (the events' text is the line as read)."""
+        needs the parser (unknown rank, refused head/tail, held events). `wrapped`: every line must carry a
+        torchrun prefix (ROLE_RE; the events' text is the line as read, prefix and all)."""
         if self.nccl.held:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
-            rows = COLL_LINE_RE.findall(block)
+            rows = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).findall(block)
             whole = rows and len(rows) == block.count("\n") + (block[-1] != "\n")
-            run = self._columns(rows, orig or block) if whole else None
+            run = self._columns(rows, block) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
             return run                      # objects and set off a collection when it re-enables the GC
 
@@ -378,38 +381,37 @@ class BlockScanner:
                        [s if s == r else r for s, r in zip(sends, recvs, strict=True)],   # in-place ops: one string, not two
                        BlockLines(block))
 
-    def _mixed_block(self, block: str, orig: str | None = None) -> Iterator[Any]:
+    def _mixed_block(self, block: str, wrapped: bool = False) -> Iterator[Any]:
         """A block of COLL and other lines: the other lines go through the parser chain; a stretch of RUN_MIN or
         more COLL lines between them is taken as a whole block (one CollRun) where `_whole_block` can, the
         rest line by line (`_coll_lines`). A per-rank log's init block and its first COLL lines share a block.
-        With `orig` (`block` is it unprefixed), what reaches the parser chain is the lines as read."""
-        where = _LineMap(block, orig) if orig is not None else None
+        `wrapped`: the COLL lines are those with a torchrun prefix (the rest go through the chain as they are)."""
         pos, other, size = 0, None, len(block)    # other: where the pending non-COLL lines start
-        for m in OTHER_LINE_RE.finditer("\n" + block):
+        for m in (WRAPPED_OTHER_LINE_RE if wrapped else OTHER_LINE_RE).finditer("\n" + block):
             start, end = m.start(), min(m.end(), size)   # the line and its newline, in block offsets
             if start >= size:                      # the empty line after the block's last newline
                 continue
             if start > pos:
                 if other is not None:
-                    yield from self._offer_text(where.text(other, pos) if where else block[other:pos])
+                    yield from self._offer_text(block[other:pos])
                     other = None
-                yield from self._coll_stretch(block[pos:start], where.text(pos, start) if where else None)
+                yield from self._coll_stretch(block[pos:start], wrapped)
             if other is None:
                 other = start
             pos = end
         if other is not None:
-            yield from self._offer_text(where.text(other, pos) if where else block[other:pos])
+            yield from self._offer_text(block[other:pos])
         if pos < size:
-            yield from self._coll_stretch(block[pos:], where.text(pos, size) if where else None)
+            yield from self._coll_stretch(block[pos:], wrapped)
         if self.run is not None:
             yield from self._drain()
 
-    def _coll_stretch(self, text: str, orig: str | None = None) -> Iterator[Any]:
-        """Consecutive COLL-shaped lines: one CollRun when `_whole_block` takes them, else line by line (the
-        lines as read, `orig`, through the parser chain when they had a prefix)."""
-        run = None if self.busy or text.count("\n") < RUN_MIN else self._whole_block(text, orig)
+    def _coll_stretch(self, text: str, wrapped: bool = False) -> Iterator[Any]:
+        """Consecutive COLL-shaped lines: one CollRun when `_whole_block` takes them, else line by line (through
+        the parser chain when they are wrapped)."""
+        run = None if self.busy or text.count("\n") < RUN_MIN else self._whole_block(text, wrapped)
         if run is None:
-            yield from self._coll_lines(text) if orig is None else self._offer_text(orig)
+            yield from self._offer_text(text) if wrapped else self._coll_lines(text)
             return
         yield from self._drain()
         yield run
@@ -478,40 +480,6 @@ class BlockScanner:
             yield from offer(make_line(self.no, raw), self.parsers)
         self.busy = any(p.busy for p in self.parsers)
         self.nccl.coll_cache.clear()
-
-
-# torchrun's `[{role}{local_rank}]:` (lines.WRAPPER_RE's `role` form; `[rankN]:` is the rank form, matched first
-# there), after a newline: every line of a block with it is stripped in one pass.
-_ROLE_PREFIX_RE = re.compile(r"\n\[(?!rank\d)[A-Za-z_][A-Za-z_-]*\d+\]: ?")
-
-
-def unwrap_block(block: str) -> str | None:
-    """The block without the torchrun prefix of its lines, or None unless every line has one. What `make_line`
-    strips from a line that goes on to be a COLL line: its text is the line as read (tests/sources/
-    test_block_scanner.py)."""
-    stripped, n = _ROLE_PREFIX_RE.subn("\n", "\n" + block)
-    if n != block.count("\n") + (block[-1] != "\n"):
-        return None
-    return stripped[1:]
-
-
-class _LineMap:
-    """Offsets of line starts in an unprefixed block → the same lines of the block as read (offsets only grow)."""
-
-    def __init__(self, block: str, orig: str):
-        self.block, self.lines = block, split_block(orig)
-        self.pos, self.index = 0, 0
-
-    def _line(self, offset: int) -> int:
-        self.index += self.block.count("\n", self.pos, offset)
-        self.pos = offset
-        return self.index
-
-    def text(self, start: int, end: int) -> str:
-        first, last = self._line(start), self._line(end)
-        if end == len(self.block) and self.block[-1:] != "\n":
-            last += 1                                    # the block's unterminated last line
-        return "\n".join(self.lines[first:last]) + "\n"
 
 
 def coll_context(nccl, head: str, tail: str):
