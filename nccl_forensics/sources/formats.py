@@ -38,7 +38,10 @@ from .traceback import TracebackParser
 # The NCCL prefix as grammars/nccl.lark reads it: host:pid:tid [dev], or "host [dev]" (no pid:tid), then an
 # optional TRACE time and file:line (function).
 _NCCL_HEAD = rb"(?:\S+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]]+ \[-?\d+\] )(?:\d+\.\d+ )?(?:\S+:\d+ (?:\([^)]*\) )?)?"
-_NCCL_LINE = re.compile(_NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
+# Unanchored (counted anywhere in the head). The lookbehind changes no match: where a match starts after some
+# other character, one starts a character earlier too (the head's first part takes it), so findall's leftmost
+# matches all start at a line start, a space or after `:[]`; it spares retrying every inner word (2.5x faster).
+_NCCL_LINE = re.compile(rb"(?<![^\s:\[\]])" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 _NCCL_WHOLE_LINE = re.compile(rb"^(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
 _PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)

@@ -67,7 +67,10 @@ def cache_file(root: Path, name: str, start: str, text: str) -> Path | None:
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(os.lstat(root), directory=True):
             return None
-        key = hashlib.sha256(f"{text}\0{start}\0{lark.__version__}\0{sys.version}".encode()).hexdigest()[:24]
+        # the grammar folder is part of the key: Lark's own check of a cache file covers its import paths, so two
+        # installs (or checkouts) under one HOME sharing a file would each rebuild what the other wrote, every run
+        key = hashlib.sha256(f"{grammar_dir()}\0{text}\0{start}\0{lark.__version__}\0{sys.version}".encode()
+                             ).hexdigest()[:24]
         path = root / f"{name}-{start}-{key}.lark-cache"
         try:
             st = os.lstat(path)

@@ -18,6 +18,7 @@ from .base import LineParser
 from .grammars import lalr
 from .nccl_fast import (
     P2P_OPS,
+    PREFIX_RE,
     REDUCING,
     ROOTED,
     Parsed,
@@ -28,6 +29,7 @@ from .nccl_fast import (
     parse_timestamp,
     split_version,
     transport_data,
+    tree_item,
     version_tuple,
     warn_category,
 )
@@ -277,7 +279,7 @@ class NcclTransformer(Transformer):
         return "transport", data
 
     def tree_item(self, ch):
-        return _tree_item(_s(ch[0]))
+        return tree_item(_s(ch[0]))
 
     def trees(self, ch):
         suffix = next((c for c in ch if isinstance(c, dict) and "comm_ptr" in c), {})
@@ -396,18 +398,6 @@ def _iface(text: str) -> dict[str, Any]:
     return {"index": int(m.group(1)) if m.group(1) else None, "name": m.group(2), "addr": m.group(3)}
 
 
-def _tree_item(text: str) -> dict[str, Any]:
-    chan, _, body = text.partition("] ")
-    first = body.split("|", 1)[0]
-    parts = first.split("->")
-    if "/" in parts[0]:  # 2.5+: down0/down1/down2->rank->up
-        children, rank, parent = parts[0], parts[1], parts[2]
-    else:                # 2.4: up->rank->down0/down1/down2
-        parent, rank, children = parts[0], parts[1], parts[2]
-    return {"channel": int(chan[1:]), "children": [int(x) for x in children.split("/") if x != "-1"],
-            "rank": int(rank), "parent": int(parent)}
-
-
 _TRANSFORMER = NcclTransformer()
 
 
@@ -437,10 +427,35 @@ def _fresh(value):
 
 def parse_message(text: str, use_fast: bool = True) -> Parsed | None:
     try:
-        fast = fast_parse(text) if use_fast else None
+        fast = (fast_parse(text) or message_parse(text)) if use_fast else None
     except ValueError:   # a number too long for int(): the grammar decides (and refuses it too)
         fast = None
     return fast or grammar_parse(text)
+
+
+# An INFO line's message is parsed the same way whatever prefix comes before it (the parser is in the same
+# state after "NCCL INFO"): each distinct message is parsed once, behind this prefix, and the line's own prefix
+# (PREFIX_RE, as fast_parse reads it) put in its place. A process's init lines repeat across the ranks of a
+# job (only the prefix differs), so 4,096 rank logs cost the grammar a few dozen messages, not 4,096 x 40 lines.
+_CANON = "h:1:1 NCCL INFO "
+_CANON_PREFIX = (None, "h", 1, 1, None)
+
+
+def message_parse(text: str) -> Parsed | None:
+    """`grammar_parse(text)` for a prefixed INFO line, the message parsed once per distinct text; None when the
+    line is not of that shape (or holds a second NCCL line: a torn one keeps its inner prefix)."""
+    m = PREFIX_RE.fullmatch(text)
+    if m is None:
+        return None
+    msg = m.group("msg")
+    if NCCL_LEVEL_RE.search(msg) is not None:
+        return None
+    parsed = _grammar_parse_once(_CANON + msg)
+    if parsed is None or parsed[0] != _CANON_PREFIX:
+        return None
+    dev = m.group("dev")
+    return ((m.group("ts"), m.group("host"), int(m.group("pid")), int(m.group("tid")),
+             int(dev) if dev is not None else None), parsed[1], _fresh(parsed[2]))
 
 
 def lines_inside(text: str, use_fast: bool = True) -> list[Parsed]:

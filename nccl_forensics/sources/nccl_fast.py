@@ -154,6 +154,7 @@ COLL_MSG = (r"([A-Za-z_]+): opCount +([0-9a-fA-F]+) +sendbuff +(0x[0-9a-fA-F]+|\
             r" +count +(\d+) +datatype +(\d+) +op +(\d+) +root +(\d+) +comm +(0x[0-9a-fA-F]+|\(nil\))"
             r" +\[nranks= *(\d+) *\] +stream +(0x[0-9a-fA-F]+|\(nil\))(?: +task +(\d+) +globalrank +(\d+))? *")
 COLL_RE = re.compile(COLL_MSG)
+_PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
 TRANSPORT_RE = re.compile(
     r"(Channel|Ring) +(\d+)(?:/(\d+))? +: +(\d+)\[([0-9a-fA-F]+)\] +-> +(\d+)\[([0-9a-fA-F]+)\]"
     r"(?: +\[(send|receive)\])? +via +(?>(\S(?:.*?\S)??)(?=\s+comm\s+(?:0x[0-9a-fA-F]+|\(nil\))\s+nRanks|\s*$))"
@@ -180,8 +181,52 @@ def transport_data(word: str, channel: str, conn: str | None, from_rank: int, fr
     return data
 
 
+# §3.8 the two init lines every rank prints: "ncclCommInitRank comm P rank R nranks N cudaDev D nvmlDev D busId B
+# commId C - Init START|COMPLETE" and "comm P rank R nRanks N nNodes N localRanks N localRank N MNNVL N" (mirrors
+# of grammar rule `comm`: INIT_FUNC is only that when one space and "comm " follow it). Numbers are bounded.
+_N = r"(\d{1,18})"
+COMM_RE = re.compile(
+    rf"(?:(nccl[A-Za-z]+) (?=comm ))?comm +({_PTR}) +rank +{_N} +n[Rr]anks +{_N}"
+    rf"(?: +cudaDev +{_N} +nvmlDev +{_N} +busId +([0-9a-fA-F]+) +commId +({_PTR}) +- +Init +(START|COMPLETE)"
+    rf"| +nNodes +{_N} +localRanks +{_N} +localRank +{_N} +MNNVL +\d{{1,18}}) *")
+# §4.2 "Trees [0] 1/8/-1->0->-1 [1] ..." (2.5+ order down/down/down->rank->up, and 2.4's up->rank->down): the plain
+# form only (no truncation mark, no RCCL suffix); TREE_ITEM of the grammar, one space inside each item.
+_TREE_BODY = (r"\[\d{1,9}\] (?:-?\d{1,9}/-?\d{1,9}/-?\d{1,9}->-?\d{1,9}->-?\d{1,9}(?:\|-?\d{1,9}->-?\d{1,9}->"
+              r"-?\d{1,9}/-?\d{1,9}/-?\d{1,9})?|-?\d{1,9}->-?\d{1,9}->-?\d{1,9}/-?\d{1,9}/-?\d{1,9})(?= |$)")
+TREES_RE = re.compile(rf"Trees((?: +{_TREE_BODY})*) *")
+TREE_ITEM_RE = re.compile(_TREE_BODY)
+
+
+def tree_item(text: str) -> dict[str, Any]:
+    """'[0] 1/8/-1->0->-1' → channel 0, children [1, 8], rank 0, parent -1 (2.4 prints up->rank->down)."""
+    chan, _, body = text.partition("] ")
+    first = body.split("|", 1)[0]
+    parts = first.split("->")
+    if "/" in parts[0]:  # 2.5+: down0/down1/down2->rank->up
+        children, rank, parent = parts[0], parts[1], parts[2]
+    else:                # 2.4: up->rank->down0/down1/down2
+        parent, rank, children = parts[0], parts[1], parts[2]
+    return {"channel": int(chan[1:]), "children": [int(x) for x in children.split("/") if x != "-1"],
+            "rank": int(rank), "parent": int(parent)}
+
+
+def comm_data(g: tuple) -> tuple[str, dict[str, Any]]:
+    """COMM_RE groups → ('comm_init', data), as NcclTransformer.comm gives."""
+    func, ptr, rank, nranks, cuda_dev, nvml_dev, bus_id, comm_id, state, nnodes, local_ranks, local_rank = g
+    if state is not None:
+        extra = {"phase": state.lower(), "nvml_dev": int(nvml_dev), "comm_id": comm_id, "nnodes": None,
+                 "local_ranks": None, "local_rank": None}
+    else:
+        extra = {"phase": "info", "nvml_dev": None, "comm_id": None, "nnodes": int(nnodes),
+                 "local_ranks": int(local_ranks), "local_rank": int(local_rank)}
+    return "comm_init", {"comm_ptr": ptr, "rank": int(rank), "nranks": int(nranks),
+                         "cuda_dev": int(cuda_dev) if cuda_dev is not None else None, "bus_id": bus_id,
+                         **extra, "function": func, "parent": None}
+
+
 def fast_parse(text: str) -> Parsed | None:
-    """Parse an INFO COLL or transport line with plain regexes; None = not sure, ask the grammar."""
+    """Parse an INFO COLL, transport, comm init or trees line with plain regexes; None = not sure, ask the
+    grammar."""
     m = PREFIX_RE.fullmatch(text)
     if m is None:
         return None
@@ -193,6 +238,17 @@ def fast_parse(text: str) -> Parsed | None:
         g = t.groups()
         data = transport_data(g[0], g[1], g[2], int(g[3]), g[4], int(g[5]), g[6], g[7], g[8], g[9])
         kind = "transport"
+    elif msg.startswith(("comm ", "nccl")):
+        c = COMM_RE.fullmatch(msg)
+        if c is None:
+            return None
+        kind, data = comm_data(c.groups())
+    elif msg.startswith("Trees "):
+        t = TREES_RE.fullmatch(msg)
+        if t is None:
+            return None
+        kind, data = "tree", {"trees": [tree_item(item) for item in TREE_ITEM_RE.findall(t.group(1))],
+                              "truncated": False, "comm_ptr": None}
     else:
         c = COLL_RE.fullmatch(msg)
         if c is None:
@@ -213,7 +269,6 @@ def fast_parse(text: str) -> Parsed | None:
 # fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
 # numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
 # Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
-_PTR = r"(?:0x[0-9a-fA-F]++|\(nil\))"
 COLL_LINE_RE = re.compile(
     r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
     r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
@@ -222,6 +277,17 @@ COLL_LINE_RE = re.compile(
 HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
 TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
                      r"\[nranks= *(\d{1,10}) *\] +stream +(" + _PTR + r")(?: +task +\d+ +globalrank +(\d{1,10}))? *")
+# A line that is not COLL-shaped (what `_mixed_block` sends to the parser chain), matched with the newline before
+# it (searched in "\n" + block: a pattern that starts with a literal is only tried where that character is).
+OTHER_LINE_RE = re.compile(r"\n(?!" + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
+# torchrun's `[{role}{local_rank}]:` (lines.WRAPPER_RE's `role` form; `[rankN]:` is its rank form, tried first
+# there). `make_line` strips it from a line; no other wrapper follows it on a COLL line. The block path reads
+# a wrapped COLL line whole, prefix and all (tests/sources/test_block_scanner.py).
+_ROLE = r"\[(?!rank\d)[A-Za-z_][A-Za-z_-]*\d+\]: ?"
+ROLE_RE = re.compile(_ROLE)
+WRAPPED_COLL_LINE_RE = re.compile("^" + _ROLE + COLL_LINE_RE.pattern[1:], re.M)
+WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
+RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
 
@@ -263,7 +329,8 @@ class BlockScanner:
                     yield from self._drain()
                     self.no = TAIL_BASE
                     continue
-                run = None if self.busy else self._whole_block(block)
+                wrapped = block[:1] == "[" and ROLE_RE.match(block) is not None   # torchrun's [defaultN]:
+                run = None if self.busy else self._whole_block(block, wrapped)
                 if run is not None:
                     head.done = True                 # the init lines are over: on to the tail
                     yield from self._drain()
@@ -271,7 +338,7 @@ class BlockScanner:
                     self.no += len(run)
                     self.stats["lines"] = self.no
                     continue
-                yield from self._mixed_block(block)
+                yield from self._mixed_block(block, wrapped)
                 self.stats["lines"] = self.no
         except BadInput:             # a cut gzip: what the parsers hold from the lines before it still counts
             yield from self._finish()
@@ -283,13 +350,14 @@ class BlockScanner:
         yield from self._drain()
         yield from finish(self.parsers)
 
-    def _whole_block(self, block: str) -> CollRun | None:
+    def _whole_block(self, block: str, wrapped: bool = False) -> CollRun | None:
         """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line
-        needs the parser (unknown rank, refused head/tail, held events)."""
+        needs the parser (unknown rank, refused head/tail, held events). `wrapped`: every line must carry a
+        torchrun prefix (ROLE_RE; the events' text is the line as read, prefix and all)."""
         if self.nccl.held:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
-            rows = COLL_LINE_RE.findall(block)
+            rows = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).findall(block)
             whole = rows and len(rows) == block.count("\n") + (block[-1] != "\n")
             run = self._columns(rows, block) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
@@ -299,9 +367,10 @@ class BlockScanner:
         stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows, strict=True)
         contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails, strict=True)))   # zip reuses one key tuple
         if None in contexts:
+            cache = self.nccl.coll_cache
             for i, ctx in enumerate(contexts):
                 if ctx is None:
-                    contexts[i] = coll_context(self.nccl, heads[i], tails[i])
+                    contexts[i] = cache.get((heads[i], tails[i])) or coll_context(self.nccl, heads[i], tails[i])
         distinct = set(contexts)
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
@@ -312,7 +381,43 @@ class BlockScanner:
                        [s if s == r else r for s, r in zip(sends, recvs, strict=True)],   # in-place ops: one string, not two
                        BlockLines(block))
 
-    def _mixed_block(self, block: str) -> Iterator[Any]:
+    def _mixed_block(self, block: str, wrapped: bool = False) -> Iterator[Any]:
+        """A block of COLL and other lines: the other lines go through the parser chain; a stretch of RUN_MIN or
+        more COLL lines between them is taken as a whole block (one CollRun) where `_whole_block` can, the
+        rest line by line (`_coll_lines`). A per-rank log's init block and its first COLL lines share a block.
+        `wrapped`: the COLL lines are those with a torchrun prefix (the rest go through the chain as they are)."""
+        pos, other, size = 0, None, len(block)    # other: where the pending non-COLL lines start
+        for m in (WRAPPED_OTHER_LINE_RE if wrapped else OTHER_LINE_RE).finditer("\n" + block):
+            start, end = m.start(), min(m.end(), size)   # the line and its newline, in block offsets
+            if start >= size:                      # the empty line after the block's last newline
+                continue
+            if start > pos:
+                if other is not None:
+                    yield from self._offer_text(block[other:pos])
+                    other = None
+                yield from self._coll_stretch(block[pos:start], wrapped)
+            if other is None:
+                other = start
+            pos = end
+        if other is not None:
+            yield from self._offer_text(block[other:pos])
+        if pos < size:
+            yield from self._coll_stretch(block[pos:], wrapped)
+        if self.run is not None:
+            yield from self._drain()
+
+    def _coll_stretch(self, text: str, wrapped: bool = False) -> Iterator[Any]:
+        """Consecutive COLL-shaped lines: one CollRun when `_whole_block` takes them, else line by line (through
+        the parser chain when they are wrapped)."""
+        run = None if self.busy or text.count("\n") < RUN_MIN else self._whole_block(text, wrapped)
+        if run is None:
+            yield from self._offer_text(text) if wrapped else self._coll_lines(text)
+            return
+        yield from self._drain()
+        yield run
+        self.no += len(run)
+
+    def _coll_lines(self, block: str) -> Iterator[Any]:
         """COLL lines matched one by one; the text between them goes through the parser chain."""
         nccl, pos = self.nccl, 0
         for m in COLL_LINE_RE.finditer(block):
@@ -350,8 +455,6 @@ class BlockScanner:
             texts.append(text)
         if pos < len(block):
             yield from self._offer_text(block[pos:])
-        if self.run is not None:
-            yield from self._drain()
 
     def _new_run(self) -> CollRun:
         self.run = CollRun(self.nccl.file, [], [], [], [], [], [], [], [])

@@ -19,7 +19,7 @@ from test_nccl_fuzz import mutated
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import CollRun, Event
 from nccl_forensics.outputs.events import JsonlEncoder, expand
-from nccl_forensics.sources import _fill, dispatch_lines, line_parsers
+from nccl_forensics.sources import _fill, dispatch_lines, line_parsers, nccl_fast
 from nccl_forensics.sources import lines as lines_mod
 from nccl_forensics.sources.discover import discover
 from nccl_forensics.sources.nccl_fast import (
@@ -83,6 +83,45 @@ def test_block_scanner_equals_line_dispatch(tmp_path, monkeypatch, lines, chunk,
     path.write_bytes(("\n".join(lines) + ("\n" if newline else "")).encode("utf-8", "surrogatepass"))
     slow, fast, _ = both(path)
     assert fast == slow
+
+
+@settings(settings.get_profile("blocks"))
+@given(lines=log_lines(), chunk=st.sampled_from([700, 4096]), prefix=st.sampled_from(["[default{r}]:", "[worker{r}]: ",
+                                                                                       "[rank{r}]:", ""]),
+       unprefixed=st.integers(-1, 200))
+def test_prefixed_blocks_and_coll_stretches_equal_line_dispatch(tmp_path, monkeypatch, lines, chunk, prefix,
+                                                                 unprefixed):
+    """A torchrun console (`[defaultN]:` on every line: stripped per block) and COLL stretches inside mixed
+    blocks (RUN_MIN lowered so short files have them) give the line dispatcher's events; one line may lack
+    the prefix (its block goes line by line)."""
+    monkeypatch.setattr(lines_mod, "_CHUNK", chunk)
+    monkeypatch.setattr(nccl_fast, "RUN_MIN", 2)
+    lines = [line if i == unprefixed else prefix.format(r=i % 3) + line for i, line in enumerate(lines)]
+    path = tmp_path / "nccl.node-1.4100.log"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+    slow, fast, _ = both(path)
+    assert fast == slow
+
+
+def test_a_prefixed_console_and_a_per_rank_log_take_the_block_path(tmp_path):
+    """Interleaved `[defaultN]:` COLL lines become runs whose text is the line as read; the COLL lines after a
+    per-rank log's init lines, in the same block, become a run too."""
+    console = tmp_path / "console.log"
+    other = "node-2:4200:4200 [0] NCCL INFO "
+    init2 = INIT.replace(HEAD, other).replace("rank 11", "rank 12").replace("0x55d4a0", "0x66d4a0")
+    body = [f"[default{n % 2}]:" + (COLL[0] if n % 2 == 0 else COLL[0].replace(HEAD, other).replace(
+        "0x55d4a0", "0x66d4a0")).format(n=n // 2, s=0) for n in range(400)]
+    console.write_text("\n".join(["[default0]:" + INIT, "[default1]:" + init2, *body]) + "\n")
+    slow, fast, items = both(console, bulk=True)
+    assert fast == slow
+    runs = [item for item in items if isinstance(item, CollRun)]
+    assert sum(map(len, runs)) == 400 and {ctx.rank for run in runs for ctx in run.contexts} == {11, 12}
+    assert runs[0].texts[0] == body[0]
+    per_rank = tmp_path / "nccl.node-1.4100.log"
+    per_rank.write_text("\n".join([INIT, *(COLL[0].format(n=n, s=0) for n in range(100))]) + "\n")
+    slow, fast, items = both(per_rank, bulk=True)
+    assert fast == slow
+    assert [len(item) for item in items if isinstance(item, CollRun)] == [100]
 
 
 def test_whole_blocks_become_runs_and_equal_line_dispatch(tmp_path, monkeypatch):
