@@ -139,18 +139,28 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
     data = {}
     for name in COLUMNS:
         parts = [p[name] if name in p else ("none", _pack_len(p)) for p in packs]
-        if parts and name in CATEGORIES and all(part[0] == "cat" for part in parts):
+        kinds = {part[0] for part in parts}
+        if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
-        elif parts and all(part[0] == "num" for part in parts):
+        elif parts and kinds == {"num"}:
             data[name] = np.concatenate([part[1] for part in parts])
             if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
                 data[name] = data[name].astype(np.int64, copy=False)
-        elif parts and all(part[0] == "none" for part in parts):   # a Series: no dtype inference over the Nones
+        elif parts and name in SPARSE and kinds <= {"cat", "none"}:
+            # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
+            data[name] = _merge_categories([("cat", [], np.full(part[1], -1, np.int8)) if part[0] == "none" else part
+                                            for part in parts])
+        elif parts and kinds == {"none"}:                     # a Series: no dtype inference over the Nones
             data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
                                    copy=False)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
+
+
+# Columns empty on most rows: an all-empty or call-site column is kept as codes, its missing values NaN (as a
+# pandas string column has them), never a column of None pointers (8 bytes a row, 200 MB at 25M rows).
+SPARSE = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits")
 
 
 def _pack_len(pack: dict) -> int:

@@ -123,7 +123,7 @@ def _check_rows(rows: dict) -> None:
         elif part[0] == "cat":
             lengths.add(len(part[2]))
             codes = part[2]
-            if len(codes) and (int(codes.min()) < 0 or int(codes.max()) >= len(part[1])):
+            if len(codes) and (int(codes.min()) < -1 or int(codes.max()) >= len(part[1])):   # -1: missing
                 raise ValueError(f"row column {name}: codes outside its {len(part[1])} categories")
         else:
             lengths.add(len(part[1]))
