@@ -148,7 +148,8 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
                 data[name] = data[name].astype(np.int64, copy=False)
         elif parts and name in SPARSE and kinds <= {"cat", "none"}:
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
-            data[name] = _merge_categories([("cat", [], np.full(part[1], -1, np.int8)) if part[0] == "none" else part
+            missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
+            data[name] = _merge_categories([("cat", (), missing[:part[1]]) if part[0] == "none" else part
                                             for part in parts])
         elif parts and kinds == {"none"}:                     # a Series: no dtype inference over the Nones
             data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
@@ -179,7 +180,8 @@ def _values_of(part: tuple) -> list:
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
     through a table made once per distinct category list (the files of one job mostly share theirs)."""
-    keys = [tuple(part[1]) for part in parts]
+    lists: dict[int, tuple] = {}                      # the parts of a summary's row block share one list
+    keys = [lists.get(id(part[1])) or lists.setdefault(id(part[1]), tuple(part[1])) for part in parts]
     kinds = list(dict.fromkeys(keys))
     values = {v for kind in kinds for v in kind if v is not None and v == v}
     try:

@@ -359,7 +359,10 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     declared = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
-    return events, [frame_from_packed(packs)], declared, file_ranks, p2p
+    frame = frame_from_packed(packs)
+    for d in digests:
+        d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
+    return events, [frame], declared, file_ranks, p2p
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:
