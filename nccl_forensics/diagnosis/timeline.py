@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from math import prod
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -133,12 +133,17 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple]:
     return out
 
 
-def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
+def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
+                      after_column: Callable[[], None] | None = None) -> pd.DataFrame:
     """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
-    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones)."""
+    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones). With `consume`, each
+    column is taken out of the packs once it is in the frame (the rows are never held twice), then
+    `after_column()` is called (the reduce gives the freed memory back to the system there)."""
     data = {}
+    lengths = [_pack_len(p) for p in packs]
     for name in COLUMNS:
-        parts = [p[name] if name in p else ("none", _pack_len(p)) for p in packs]
+        parts = [p.pop(name) if consume and name in p else p[name] if name in p else ("none", n)
+                 for p, n in zip(packs, lengths, strict=True)]
         kinds = {part[0] for part in parts}
         if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
@@ -156,6 +161,10 @@ def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
                                    copy=False)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
+        if consume:
+            del parts
+            if after_column:
+                after_column()
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
 
 

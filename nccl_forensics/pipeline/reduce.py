@@ -12,6 +12,7 @@ few other events. The parent merges them, then analyses.
 """
 from __future__ import annotations
 
+import ctypes
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, NamedTuple
@@ -359,10 +360,20 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     declared = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
-    frame = frame_from_packed(packs)
+    frame = frame_from_packed(packs, consume=True, after_column=_trim_heap)
     for d in digests:
         d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
+    _trim_heap()
     return events, [frame], declared, file_ranks, p2p
+
+
+def _trim_heap() -> None:
+    """Give the heap's free pages back to the system (glibc keeps them): the rows of 100,000 digests are many
+    small arrays, freed as their columns move into the frame, and would otherwise stay in the process's RSS."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass                       # not glibc: nothing to do
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:
