@@ -94,21 +94,18 @@ def _dense(key: np.ndarray) -> np.ndarray:
     return pd.factorize(key)[0].astype(np.int64)
 
 
-def _last_of_each(ids: np.ndarray, when: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(position of each id's latest row, its first one on ties, ordered by where the id first appears; rows per
-    id). Without `when`: each id's first row."""
+def _last_of_each(ids: np.ndarray, when: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position of each id's latest row, its first one on ties (as pandas' idxmax), ordered by where the id first
+    appears (as groupby(sort=False)); rows per id)."""
     n, size = len(ids), int(ids.max()) + 1
     counts = np.bincount(ids, minlength=size)
     first = np.full(size, n, np.int64)
     np.minimum.at(first, ids, np.arange(n))
-    if when is None:
-        best = first
-    else:
-        latest = np.full(size, -np.inf)
-        np.maximum.at(latest, ids, when)
-        at_latest = np.flatnonzero(when == latest[ids])
-        best = np.full(size, n, np.int64)
-        np.minimum.at(best, ids[at_latest], at_latest)
+    latest = np.full(size, -np.inf)
+    np.maximum.at(latest, ids, when)
+    at_latest = np.flatnonzero(when == latest[ids])
+    best = np.full(size, n, np.int64)
+    np.minimum.at(best, ids[at_latest], at_latest)
     present = np.flatnonzero(counts)
     return best[present[np.argsort(first[present], kind="stable")]], counts
 

@@ -114,7 +114,10 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     sources, usable, windowed = map_inputs(paths, window_mb)
     digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
-    for summary in (s for s in usable if s.kind is SourceKind.SUMMARY):     # other nodes' map steps
+    summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
+    if len(summaries) > 1:
+        _map_large_blocks()
+    for summary in summaries:                                   # other nodes' map steps
         theirs, their_digests = read_summary(summary.path)
         sources += theirs
         digests += their_digests
@@ -365,6 +368,15 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
         d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
     _trim_heap()
     return events, [frame], declared, file_ranks, p2p
+
+
+def _map_large_blocks() -> None:
+    """Have glibc map every allocation of 64 KB or more on its own (a summary's row block, a column): freed, it
+    goes back to the system at once instead of raising the heap a 100,000-rank reduce never shrinks again."""
+    try:
+        ctypes.CDLL(None).mallopt(-3, 64 << 10)                # M_MMAP_THRESHOLD (fixed: no dynamic raise)
+    except (OSError, AttributeError):
+        pass                       # not glibc
 
 
 def _trim_heap() -> None:

@@ -101,7 +101,8 @@ def read_summary(path: str) -> tuple[list[Source], list]:
                 raise ValueError("digests is not a count")
             digests = [_digest_of_block(budget.read(zf, f"digests/{i}")) for i in range(count)]
             for j in range(blocks):
-                _share_rows(_decoded(budget.read(zf, f"rows/{j}")), digests)
+                # read-only views of the member's bytes: its rows are freed whole once the frame has them
+                _share_rows(_decoded(budget.read(zf, f"rows/{j}"), copy=False), digests)
             return sources, digests
     except BadInput:
         raise
@@ -217,13 +218,13 @@ _ARRAY_KINDS = "biuf"
 _TAGS = {"__array__", "__range__", "__tuple__", "__set__", "__list__", "__dict__", "__enum__", "__nt__", "__dc__"}
 
 
-def _decoded(block: bytes):
+def _decoded(block: bytes, copy: bool = True):
     size = int.from_bytes(block[:8], "little")
     if size > len(block) - 8:
         raise ValueError("a digest header longer than its member")
     start = 8 + size + (-size) % 8
     data, types = memoryview(block)[start:], _types()
-    return json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types))
+    return json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types, copy))
 
 
 def _row_blocks(digests: list) -> list[dict]:
@@ -304,7 +305,7 @@ def _digest_of_block(block: bytes):
     return digest
 
 
-def _untag_one(value: dict, data: memoryview, types: dict):
+def _untag_one(value: dict, data: memoryview, types: dict, copy: bool = True):
     """One tagged JSON object as what it stands for (the JSON decoder calls this innermost first, so its parts
     are already decoded)."""
     if len(value) != 1:
@@ -313,7 +314,7 @@ def _untag_one(value: dict, data: memoryview, types: dict):
     if tag not in _TAGS:
         return value
     if tag == "__array__":
-        return _array(data, *body)
+        return _array(data, *body, copy=copy)
     if tag == "__range__":
         members = range(*body)
         if len(members) > _MAX_RANKS:
@@ -338,14 +339,15 @@ def _untag_one(value: dict, data: memoryview, types: dict):
     return cls(**{k: v for k, v in body[1].items() if k in known})
 
 
-def _array(data: memoryview, offset: int, dtype: str, shape: list) -> np.ndarray:
+def _array(data: memoryview, offset: int, dtype: str, shape: list, copy: bool = True) -> np.ndarray:
     kind = _dtype(dtype)
     if not all(type(n) is int and n >= 0 for n in shape):
         raise ValueError(f"an array of shape {shape!r}")
     count = prod(shape)
     if type(offset) is not int or offset < 0 or offset + count * kind.itemsize > len(data):
         raise ValueError("an array past the end of its digest")
-    return np.frombuffer(data, kind, count, offset).reshape(shape).copy()
+    array = np.frombuffer(data, kind, count, offset).reshape(shape)
+    return array.copy() if copy else array
 
 
 @lru_cache(maxsize=64)
