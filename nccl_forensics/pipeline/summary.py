@@ -314,7 +314,8 @@ def _untag_one(value: dict, data: memoryview, types: dict, copy: bool = True):
     if tag not in _TAGS:
         return value
     if tag == "__array__":
-        return _array(data, *body, copy=copy)
+        offset, dtype, shape = body
+        return _array(data, offset, dtype, shape, copy)
     if tag == "__range__":
         members = range(*body)
         if len(members) > _MAX_RANKS:
