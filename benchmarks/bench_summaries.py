@@ -6,9 +6,13 @@ default 256-entry window), one rank of the job with a different dtype in its las
 once for a node of healthy ranks and once for the diverging rank's node, then written per node with that node's
 ranks and file names (what `summarize` would write there, without digesting 100,000 dumps here).
 
-    python benchmarks/bench_summaries.py --nodes 12500 --per-node 8      # 100,000 ranks
-    python benchmarks/bench_summaries.py --nodes 128 --per-node 64       # 8,192 ranks
-    python benchmarks/bench_summaries.py --nodes 2048 --per-node 8 --repeat 3 --keep
+    python benchmarks/bench_summaries.py                               # both shapes of issue 31
+    python benchmarks/bench_summaries.py --shape 12500x8               # 100,000 ranks (~260 MB of summaries)
+    python benchmarks/bench_summaries.py --shape 2048x8 --repeat 3 --keep
+
+Summaries are written under --data (default: a folder in the system temp dir) and deleted afterwards unless
+--keep. Wall, CPU (user+sys of the process tree: the figure to read on a shared machine), MB/s of summary
+bytes and peak RSS are printed for ncclf and for the floor.
 
 Acceptance (issue 31): 12,500 x 8 < 90 s and < 3 GB; 128 x 64 < 4 s and < 250 MB.
 """
@@ -89,35 +93,44 @@ def write_nodes(out: Path, nodes: int, per_node: int, diverge: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--nodes", type=int, default=12500)
-    ap.add_argument("--per-node", type=int, default=8)
+    ap.add_argument("--shape", action="append", help="NODESxRANKS_PER_NODE (repeatable; default 128x64 and 12500x8)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("-j", "--jobs", type=int, default=0)
-    ap.add_argument("--data", default=str(HERE / "_data"))
+    ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "ncclf-bench-summaries"))
     ap.add_argument("--keep", action="store_true", help="keep the summaries (reused next time)")
     ap.add_argument("--timeout", type=int, default=1800)
     args = ap.parse_args()
-    world = args.nodes * args.per_node
+    for shape in args.shape or ["128x64", "12500x8"]:
+        nodes, per_node = map(int, shape.lower().split("x"))
+        bench_shape(args, nodes, per_node)
+
+
+def bench_shape(args, nodes: int, per_node: int) -> None:
+    world = nodes * per_node
     diverge = world * 2 // 3
-    out = Path(args.data) / f"summaries_{args.nodes}x{args.per_node}"
+    out = Path(args.data) / f"summaries_{nodes}x{per_node}"
     try:
-        if not (out.is_dir() and len(list(out.iterdir())) == args.nodes):
+        if not (out.is_dir() and len(list(out.iterdir())) == nodes):
             shutil.rmtree(out, ignore_errors=True)
             t = time.monotonic()
-            write_nodes(out, args.nodes, args.per_node, diverge)
-            print(f"wrote {args.nodes} summaries to {out} in {time.monotonic() - t:.1f} s (diverging rank {diverge})")
+            write_nodes(out, nodes, per_node, diverge)
+            print(f"wrote {nodes} summaries to {out} in {time.monotonic() - t:.1f} s (diverging rank {diverge})")
         size = sum(p.stat().st_size for p in out.iterdir()) / 1e6
         runs: dict[str, list[dict]] = {}
         for _ in range(args.repeat):
             ours = measure(ncclf_cmd([out], args.jobs), args.timeout)
-            runs.setdefault(f"ncclf diagnose ({args.nodes} summaries)", []).append({**ours, "what": verdict_of(ours)})
+            runs.setdefault(f"ncclf diagnose ({nodes} summaries)", []).append({**ours, "what": verdict_of(ours)})
             floor = measure([sys.executable, "-c", FLOOR, str(out)], args.timeout)
             runs.setdefault("read every member, 1 process", []).append({**floor, "what": "the floor"})
         rows = [(name, best_run(results)) for name, results in runs.items()]
         report(rows, world, 2000)
+        for name, r in rows:
+            cpu = r.get("cpu_s") or 0.0
+            print(f"  {name}: {size / r['wall_s']:.1f} MB/s wall, {size / cpu if cpu else 0:.1f} MB/s of CPU")
         ours = rows[0][1]
-        print(f"{args.nodes} summaries x {args.per_node} ranks ({size:.0f} MB): {ours['wall_s']:.1f} s, "
-              f"{ours['peak_rss_mb']:.0f} MB peak ({ours['peak_rss_mb'] * 1024 / world:.1f} KB per rank)")
+        print(f"{nodes} summaries x {per_node} ranks ({size:.0f} MB): {ours['wall_s']:.1f} s wall, "
+              f"{ours['cpu_s'] or 0:.1f} s CPU, {ours['peak_rss_mb'] or 0:.0f} MB peak "
+              f"({(ours['peak_rss_mb'] or 0) * 1024 / world:.1f} KB per rank)")
     finally:
         if not args.keep:
             shutil.rmtree(out, ignore_errors=True)

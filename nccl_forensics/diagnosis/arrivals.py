@@ -32,40 +32,82 @@ class Late(NamedTuple):
 def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.DataFrame:
     """One row per timed (group, seq) reached by ≥ 2 ranks: group, seq, who (the rank that arrived last, or with
     `hosts` the host whose last rank did), gap (s after the runner-up), row (the late row's index in `colls`),
-    ranks (how many arrived), end (the last arrival's time)."""
+    ranks (how many arrived), end (the last arrival's time). Rows come in the order their (group, seq) first
+    appears in `colls`; numpy throughout (a few arrays of the timed rows: 100,000 ranks' rows fit)."""
     empty = pd.DataFrame({"group": [], "seq": [], "who": [], "gap": [], "row": [], "ranks": [], "end": []})
     if colls.empty or "time" not in colls:
         return empty
-    time, seq, rank = (colls[c].to_numpy(np.float64, na_value=np.nan) for c in ("time", "seq", "rank"))
+    time = colls["time"].to_numpy(np.float64, na_value=np.nan)
     group = colls["group"]
     codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
-    where = np.flatnonzero(~(np.isnan(time) | np.isnan(seq) | np.isnan(rank)) & (codes >= 0))
+    known = ~np.isnan(time) & (codes >= 0)
+    seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
+    where = np.flatnonzero(known)
     if not len(where):
         return empty
-    codes, seq = codes[where].astype(np.int64), seq[where].astype(np.int64)
-    by_group = pd.Series(seq).groupby(codes)
-    keep = (seq > by_group.transform("min").to_numpy()) & (seq > by_group.transform("max").to_numpy() - WINDOW)
+    codes, seq = codes[where].astype(np.int64), seq[where]
+    lowest, highest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max), np.full(int(codes.max()) + 1, -(1 << 62))
+    np.minimum.at(lowest, codes, seq)
+    np.maximum.at(highest, codes, seq)
+    keep = (seq > lowest[codes]) & (seq > highest[codes] - WINDOW)
     where, codes, seq = where[keep], codes[keep], seq[keep]
     if not len(where):
         return empty
-    who = rank[where].astype(np.int64)
-    if hosts is not None:
-        who = np.array([hosts.get(int(r)) or f"rank {int(r)}" for r in who], dtype=object)
-    frame = pd.DataFrame({"key": codes * (int(seq.max()) + 2) + seq, "who": who, "time": time[where], "row": where})
+    key, when, who = codes * (int(seq.max()) + 2) + seq, time[where], rank[where]
+    del codes, seq, keep
+    labels = None
     if hosts is not None:                                 # a host arrives with its last rank
-        frame = frame.loc[frame.groupby(["key", "who"], sort=False)["time"].idxmax()].reset_index(drop=True)
-    by_key = frame.groupby("key", sort=False)["time"]
-    counts = by_key.transform("size").to_numpy()
-    last = by_key.idxmax().to_numpy()
-    last = last[counts[last] >= 2]
-    rest = np.ones(len(frame), bool)
+        ranks, inverse = np.unique(who, return_inverse=True)
+        host_codes, labels = pd.factorize(pd.Index([hosts.get(int(r)) or f"rank {int(r)}" for r in ranks],
+                                                   dtype=object))
+        who = host_codes[inverse].astype(np.int64)
+        firsts = _last_of_each(_dense(key * len(labels) + who), when)[0]
+        key, when, who, where = key[firsts], when[firsts], who[firsts], where[firsts]
+    ids = _dense(key)
+    last, counts = _last_of_each(ids, when)
+    last = last[counts[ids[last]] >= 2]
+    rest = np.ones(len(ids), bool)
     rest[last] = False
-    runner_up = frame["time"][rest].groupby(frame["key"][rest]).max()
-    key, end, row = (frame[c].to_numpy()[last] for c in ("key", "time", "row"))
-    pos = colls.index[row]
+    runner_up = np.full(int(ids.max()) + 1, -np.inf)
+    np.maximum.at(runner_up, ids[rest], when[rest])
+    end, row = when[last], where[last]
+    owner = who[last] if labels is None else np.asarray(labels, dtype=object)[who[last]]
     return pd.DataFrame({"group": colls["group"].to_numpy()[row], "seq": colls["seq"].to_numpy()[row].astype(np.int64),
-                         "who": frame["who"].to_numpy()[last], "gap": end - runner_up.reindex(key).to_numpy(),
-                         "row": pos, "ranks": counts[last], "end": end})
+                         "who": owner, "gap": end - runner_up[ids[last]], "row": colls.index[row],
+                         "ranks": counts[ids[last]], "end": end})
+
+
+def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
+    """An integer column as int64; a float one (missing values) also clears `known` where it is NaN."""
+    if column.dtype.kind in "iu":
+        return column.to_numpy().astype(np.int64, copy=False)
+    values = column.to_numpy(np.float64, na_value=np.nan)
+    known &= ~np.isnan(values)
+    return np.where(np.isnan(values), 0, values).astype(np.int64)
+
+
+def _dense(key: np.ndarray) -> np.ndarray:
+    """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small)."""
+    low = int(key.min())
+    if int(key.max()) - low < 4 * len(key) + 1024:
+        return key - low
+    return pd.factorize(key)[0].astype(np.int64)
+
+
+def _last_of_each(ids: np.ndarray, when: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position of each id's latest row, its first one on ties (as pandas' idxmax), ordered by where the id first
+    appears (as groupby(sort=False)); rows per id)."""
+    n, size = len(ids), int(ids.max()) + 1
+    counts = np.bincount(ids, minlength=size)
+    first = np.full(size, n, np.int64)
+    np.minimum.at(first, ids, np.arange(n))
+    latest = np.full(size, -np.inf)
+    np.maximum.at(latest, ids, when)
+    at_latest = np.flatnonzero(when == latest[ids])
+    best = np.full(size, n, np.int64)
+    np.minimum.at(best, ids[at_latest], at_latest)
+    present = np.flatnonzero(counts)
+    return best[present[np.argsort(first[present], kind="stable")]], counts
 
 
 class Straggling(NamedTuple):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from math import prod
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -133,24 +133,44 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple | list]:
     return out
 
 
-def frame_from_packed(packs: list[dict[str, tuple]]) -> pd.DataFrame:
+def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
+                      after_column: Callable[[], None] | None = None) -> pd.DataFrame:
     """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
-    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones)."""
+    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones). With `consume`, each
+    column is taken out of the packs once it is in the frame (the rows are never held twice), then
+    `after_column()` is called (the reduce gives the freed memory back to the system there)."""
     data = {}
+    lengths = [_pack_len(p) for p in packs]
     for name in COLUMNS:
-        parts = [p[name] if name in p else ("none", _pack_len(p)) for p in packs]
-        if parts and name in CATEGORIES and all(part[0] == "cat" for part in parts):
+        parts = [p.pop(name) if consume and name in p else p[name] if name in p else ("none", n)
+                 for p, n in zip(packs, lengths, strict=True)]
+        kinds = {part[0] for part in parts}
+        if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
-        elif parts and all(part[0] == "num" for part in parts):
+        elif parts and kinds == {"num"}:
             data[name] = np.concatenate([part[1] for part in parts])
             if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
                 data[name] = data[name].astype(np.int64, copy=False)
-        elif parts and all(part[0] == "none" for part in parts):   # a Series: no dtype inference over the Nones
+        elif parts and name in SPARSE and kinds <= {"cat", "none"}:
+            # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
+            missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
+            data[name] = _merge_categories([("cat", (), missing[:part[1]]) if part[0] == "none" else part
+                                            for part in parts])
+        elif parts and kinds == {"none"}:                     # a Series: no dtype inference over the Nones
             data[name] = pd.Series(np.full(sum(part[1] for part in parts), None, dtype=object), dtype=object,
                                    copy=False)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
+        if consume:
+            del parts
+            if after_column:
+                after_column()
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
+
+
+# Columns empty on most rows: an all-empty or call-site column is kept as codes, its missing values NaN (as a
+# pandas string column has them), never a column of None pointers (8 bytes a row, 200 MB at 25M rows).
+SPARSE = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits")
 
 
 def _pack_len(pack: dict) -> int:
@@ -169,7 +189,8 @@ def _values_of(part: tuple) -> list:
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
     through a table made once per distinct category list (the files of one job mostly share theirs)."""
-    keys = [tuple(part[1]) for part in parts]
+    lists: dict[int, tuple] = {}                      # the parts of a summary's row block share one list
+    keys = [lists.get(id(part[1])) or lists.setdefault(id(part[1]), tuple(part[1])) for part in parts]
     kinds = list(dict.fromkeys(keys))
     values = {v for kind in kinds for v in kind if v is not None and v == v}
     try:

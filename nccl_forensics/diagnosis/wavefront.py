@@ -42,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
 from ..model import Event, rank_span
@@ -109,13 +110,13 @@ def wavefront(colls: pd.DataFrame, members: dict[str, list[int]], dumps: list[Ev
     pg_config has no ranks)."""
     dumped = {ev.rank for ev in dumps if ev.rank is not None}
     descs = _descs(dumps)
-    fr = colls[colls["source"] == "flight_recorder"] if not colls.empty else colls
+    fr = _flight_recorder_rows(colls)
     fronts = _fronts(fr, members, dumped, descs)
     waits: dict[int, set[int]] = {}
     for f in fronts.values():
         for r in f.waiting if f.missing else ():
             waits.setdefault(r, set()).update(f.missing)
-    device = not fr.empty and bool((fr["state"].astype(object) == "started").any())
+    device = not fr.empty and bool((fr["state"] == "started").any())
     for r, peer in _p2p_waits(p2p or [], dumped, device):
         waits.setdefault(r, set()).add(peer)
     for r in inside:
@@ -162,15 +163,11 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
             descs: dict[str, str]) -> dict[str, GroupFront]:
     if fr.empty:
         return {}
-    states = fr["state"].astype(object)
-    if (states == "started").any():          # device states are recorded (NCCL): only what a GPU ran arrived
-        fr = fr[states.isin(["started", "completed"]).to_numpy()]
+    if (fr["state"] == "started").any():     # device states are recorded (NCCL): only what a GPU ran arrived
+        fr = fr[fr["state"].isin(["started", "completed"]).to_numpy()]
         if fr.empty:
             return {}
-    group = fr["group"].astype(str).to_numpy()
-    seq = fr["seq"].to_numpy()
-    front = pd.Series(seq).groupby(group).max()
-    at = seq == front.reindex(group).to_numpy()
+    front, at = _front_rows(fr)
     rows = fr[at]
     out = {}
     for name, here in rows.groupby(rows["group"].astype(str), sort=True):
@@ -182,13 +179,38 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
         group_members = sorted(set(members.get(name) or ()) | set(arrived))
         if len(group_members) < 2:
             continue
-        missing = [r for r in group_members if r not in set(arrived)]
+        came = set(arrived)
+        missing = [r for r in group_members if r not in came]
         waiting = sorted({int(r) for r in here["rank"].to_numpy()[pending]})
         ops = here["op"].astype(object).dropna()
         op = ops.mode().iloc[0] if not ops.empty else None
         out[name] = GroupFront(name, desc_of(name, descs), int(front[name]), op, group_members, arrived, missing,
                                waiting, [r for r in missing if r not in dumped])
     return out
+
+
+def _flight_recorder_rows(colls: pd.DataFrame) -> pd.DataFrame:
+    if colls.empty:
+        return colls
+    fr = (colls["source"] == "flight_recorder").to_numpy()
+    return colls if fr.all() else colls[fr]            # no copy of a timeline that is all flight recorder
+
+
+def _front_rows(fr: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
+    """(each group's front: the highest seq any member reached, by group name; the rows at their group's front),
+    on the group codes where the timeline has them (no string per row)."""
+    seq = fr["seq"].to_numpy()
+    group = fr["group"]
+    codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else None
+    if codes is None or (codes < 0).any():
+        names = group.astype(str).to_numpy()
+        front = pd.Series(seq).groupby(names).max()
+        return front, seq == front.reindex(names).to_numpy()
+    highest = np.full(len(group.cat.categories), np.iinfo(np.int64).min, np.int64)
+    np.maximum.at(highest, codes, seq.astype(np.int64, copy=False))
+    present = np.flatnonzero(np.bincount(codes, minlength=len(highest)))
+    front = pd.Series(highest[present], index=[str(c) for c in group.cat.categories[present]]).sort_index()
+    return front, seq == highest[codes]
 
 
 def _p2p_waits(ops: list, dumped: set[int], device: bool = False) -> list[tuple[int, int]]:

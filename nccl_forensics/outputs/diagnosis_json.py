@@ -59,7 +59,8 @@ def divergence_of(d: Diagnosis) -> dict[int, dict]:
     for row in div.itertuples(index=False):
         out.setdefault(int(row.rank), {
             "group": row.group, "seq": int(row.seq), "field": row.field, "value": row.value, "modal": row.modal,
-            "shift": int(row.shift), "file": row.file, "line": int(row.line), "text": row.text,
+            "shift": int(row.shift), "file": row.file, "line": int(row.line),
+            "text": row.text if isinstance(row.text, str) else None,
             "frame": row.frame if isinstance(row.frame, str) else None})
     return out
 

@@ -21,7 +21,7 @@ from ..diagnosis.timeline import COLUMNS, RowBuffer, add_event, comm_ids_of, ncc
 from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
-from ..sources.columns import narrow
+from ..sources.columns import code_type, narrow
 from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import HEAD_ENTRIES, load_dump, load_dump_tail
@@ -177,7 +177,14 @@ def call_sites(dump: dict, total: int) -> dict[int, str]:
 def _add_call_sites(rows: dict, sites: dict[int, str]) -> None:
     if not rows or not sites or rows.get("line", ("",))[0] != "num":
         return
-    rows["frame"] = ("obj", [sites.get(int(line)) for line in rows["line"][1]])
+    cats = list(dict.fromkeys(sites.values()))              # a coded column: -1 for an entry without a site
+    numbers = np.array(list(sites), np.int64)                # increasing (call_sites walks the entries in order)
+    index = {site: i for i, site in enumerate(cats)}
+    site_codes = np.array([index[site] for site in sites.values()], np.int64)
+    lines = rows["line"][1]
+    at = np.minimum(np.searchsorted(numbers, lines), len(numbers) - 1)
+    codes = np.where(numbers[at] == lines, site_codes[at], -1)
+    rows["frame"] = ("cat", cats, codes.astype(code_type(len(cats))))
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:

@@ -12,6 +12,7 @@ few other events. The parent merges them, then analyses.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -117,7 +118,10 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     sources, usable, windowed = map_inputs(paths, window_mb)
     digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
-    for summary in (s for s in usable if s.kind is SourceKind.SUMMARY):     # other nodes' map steps
+    summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
+    if len(summaries) > 1:
+        _map_large_blocks()
+    for summary in summaries:                                   # other nodes' map steps
         theirs, their_digests = read_summary(summary.path)
         sources += theirs
         digests += their_digests
@@ -373,7 +377,29 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     members = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
-    return events, [frame_from_packed(packs)], members, file_ranks, p2p
+    frame = frame_from_packed(packs, consume=True, after_column=_trim_heap)
+    for d in digests:
+        d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
+    _trim_heap()
+    return events, [frame], members, file_ranks, p2p
+
+
+def _map_large_blocks() -> None:
+    """Have glibc map every allocation of 64 KB or more on its own (a summary's row block, a column): freed, it
+    goes back to the system at once instead of raising the heap a 100,000-rank reduce never shrinks again."""
+    try:
+        ctypes.CDLL(None).mallopt(-3, 64 << 10)                # M_MMAP_THRESHOLD (fixed: no dynamic raise)
+    except (OSError, AttributeError):
+        pass                       # not glibc
+
+
+def _trim_heap() -> None:
+    """Give the heap's free pages back to the system (glibc keeps them): the rows of 100,000 digests are many
+    small arrays, freed as their columns move into the frame, and would otherwise stay in the process's RSS."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass                       # not glibc: nothing to do
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:

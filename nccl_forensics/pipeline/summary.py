@@ -6,6 +6,11 @@ A summary (`*.ncclf`) is a zip archive, versioned and safe to read (nothing in i
                      "inputs": [...], "sources": [every file found, unreadable ones included], "digests": n}
     digests/<i>     digest i as one member: an 8-byte little-endian length, a JSON header of that length,
                     then the raw bytes of its numpy arrays (each at a 8-byte aligned offset)
+    rows/<j>        (schema 4) the timeline rows of several digests whose columns have one shape (every
+                    flight-recorder dump of a node), concatenated: one member of the same layout whose header is
+                    {"digests": [[i, first row, end row], ...], "columns": {name: column}}; those digests' own
+                    `rows` are empty in their member. A reduce of 100,000 ranks then decodes a few arrays per
+                    node, not a dozen per rank, and each digest's rows are views of its block.
 
 The header holds every field of `map.Digest` by name, generically (a field added to Digest travels without a
 change here): JSON values as they are; tuples, sets, ranges, NamedTuples, dataclasses and enums of the few
@@ -13,7 +18,8 @@ model types in `_TYPES` tagged so that they come back as themselves; each numpy 
 `{"__array__": [offset, dtype, shape]}`, read back with `np.frombuffer` (numeric dtypes only). Memberships are
 ranges when their ranks step evenly (a 16,384-rank job's summary would otherwise repeat 16,384 ints per dump).
 
-Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows/<i>/<column>.npy`) still read.
+Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows/<i>/<column>.npy`) and schema 3
+(every digest's rows in its own member) still read.
 
 A large file read at its head and tail is summarized with its true line numbers: the newlines before its tail
 are counted on the node that has the file (the reducing node has only the summary).
@@ -26,7 +32,7 @@ import io
 import json
 import socket
 import zipfile
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import asdict, fields, is_dataclass, replace
 from functools import lru_cache
 from math import prod
 from typing import Any
@@ -38,9 +44,10 @@ from ..errors import BadInput
 from ..files import atomic_output, open_regular
 from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
+from ..sources.columns import code_type
 
-FORMAT, SCHEMA_VERSION = "ncclf-summary", 3
-_READABLE_SCHEMAS = (1, 2, 3)
+FORMAT, SCHEMA_VERSION = "ncclf-summary", 4
+_READABLE_SCHEMAS = (1, 2, 3, 4)
 _MAX_RANKS = LISTED_RANKS          # a larger membership is damage, not a job
 SUFFIX = ".ncclf"
 _EVENT_FIELDS = [f.name for f in fields(Event)]
@@ -60,8 +67,13 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
     try:
         with atomic_output(path, binary=True) as out, \
                 zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+            blocks = _row_blocks(digests)
+            manifest["row_blocks"] = len(blocks)
+            blocked = {i for block in blocks for i, _, _ in block["digests"]}
             for i, d in enumerate(digests):
-                zf.writestr(f"digests/{i}", _digest_block(d))
+                zf.writestr(f"digests/{i}", _digest_block(replace(d, rows={}) if i in blocked else d))
+            for j, block in enumerate(blocks):
+                zf.writestr(f"rows/{j}", _block_of(block))
             zf.writestr("manifest.json", _dumps(manifest))
     except OSError as exc:
         raise BadInput(f"cannot write the summary to {path}: {exc.strerror or exc}") from None
@@ -84,10 +96,14 @@ def read_summary(path: str) -> tuple[list[Source], list]:
             sources = [_source(s) for s in manifest["sources"]]
             if manifest["schema_version"] < 3:
                 return sources, _read_digests_v2(zf, manifest, budget)
-            count = manifest["digests"]
-            if type(count) is not int:
+            count, blocks = manifest["digests"], manifest.get("row_blocks", 0)
+            if type(count) is not int or type(blocks) is not int:
                 raise ValueError("digests is not a count")
-            return sources, [_digest_of_block(budget.read(zf, f"digests/{i}")) for i in range(count)]
+            digests = [_digest_of_block(budget.read(zf, f"digests/{i}")) for i in range(count)]
+            for j in range(blocks):
+                # read-only views of the member's bytes: its rows are freed whole once the frame has them
+                _share_rows(_decoded(budget.read(zf, f"rows/{j}"), copy=False), digests)
+            return sources, digests
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 (whatever a damaged or hostile file makes the readers raise: bad input)
@@ -123,7 +139,7 @@ def _check_rows(rows: dict) -> None:
         elif part[0] == "cat":
             lengths.add(len(part[2]))
             codes = part[2]
-            if len(codes) and (int(codes.min()) < 0 or int(codes.max()) >= len(part[1])):
+            if len(codes) and (int(codes.min()) < -1 or int(codes.max()) >= len(part[1])):   # -1: missing
                 raise ValueError(f"row column {name}: codes outside its {len(part[1])} categories")
         else:
             lengths.add(len(part[1]))
@@ -142,9 +158,13 @@ def _types() -> dict[str, type]:
 
 
 def _digest_block(d) -> bytes:
+    return _block_of({f.name: getattr(d, f.name) for f in fields(d)})
+
+
+def _block_of(value: dict) -> bytes:
     arrays: list[np.ndarray] = []
     offset = [0]
-    header = {f.name: _pack(getattr(d, f.name), arrays, offset) for f in fields(d)}
+    header = {k: _pack(v, arrays, offset) for k, v in value.items()}
     head = _dumps(header).encode()
     out = [len(head).to_bytes(8, "little"), head]
     pad = (-len(head)) % 8
@@ -198,14 +218,86 @@ _ARRAY_KINDS = "biuf"
 _TAGS = {"__array__", "__range__", "__tuple__", "__set__", "__list__", "__dict__", "__enum__", "__nt__", "__dc__"}
 
 
-def _digest_of_block(block: bytes):
-    from .map import Digest
+def _decoded(block: bytes, copy: bool = True):
     size = int.from_bytes(block[:8], "little")
     if size > len(block) - 8:
         raise ValueError("a digest header longer than its member")
     start = 8 + size + (-size) % 8
     data, types = memoryview(block)[start:], _types()
-    header = json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types))
+    return json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types, copy))
+
+
+def _row_blocks(digests: list) -> list[dict]:
+    """The digests whose rows are all packed columns (numbers, codes, nothing), grouped by the shape of their
+    columns, each group's rows concatenated (codes over the union of their categories)."""
+    by_shape: dict[tuple, list[int]] = {}
+    for i, d in enumerate(digests):
+        shape = _shape_of(d.rows)
+        if shape is not None:
+            by_shape.setdefault(shape, []).append(i)
+    blocks = []
+    for members in by_shape.values():
+        parts = [digests[i].rows for i in members]
+        ends = np.cumsum([_rows_in(p) for p in parts]).tolist()
+        blocks.append({"digests": [[i, start, end] for i, start, end in zip(members, [0, *ends[:-1]], ends,
+                                                                              strict=True)],
+                       "columns": {name: _joined([p[name] for p in parts]) for name in parts[0]}})
+    return blocks
+
+
+def _shape_of(rows: dict) -> tuple | None:
+    if not rows or any(type(part) is not tuple or part[0] not in ("num", "cat", "none") for part in rows.values()):
+        return None
+    if any(part[0] == "cat" and not all(type(c) in (str, int, type(None)) for c in part[1]) for part in rows.values()):
+        return None                                          # categories JSON may not give back as themselves
+    return tuple((name, part[0], part[1].dtype.kind if part[0] == "num" else "") for name, part in rows.items())
+
+
+def _rows_in(rows: dict) -> int:
+    part = next(iter(rows.values()))
+    return part[1] if part[0] == "none" else len(part[-1])
+
+
+def _joined(parts: list[tuple]) -> tuple:
+    kind = parts[0][0]
+    if kind == "none":
+        return ("none", sum(p[1] for p in parts))
+    if kind == "num":
+        return ("num", np.concatenate([p[1] for p in parts]))
+    cats = list(dict.fromkeys(c for p in parts for c in p[1]))
+    index = {c: i for i, c in enumerate(cats)}
+    tables = {}
+    for p in parts:
+        key = id(p[1])
+        if key not in tables:
+            tables[key] = np.array([index[c] for c in p[1]] + [-1], np.int64)
+    codes = np.concatenate([tables[id(p[1])][p[2]] for p in parts])
+    return ("cat", cats, codes.astype(code_type(len(cats))))
+
+
+def _share_rows(block: dict, digests: list) -> None:
+    """Give each digest of a row block its rows: views of the block's columns."""
+    columns, spans = block["columns"], block["digests"]
+    _check_rows(columns)
+    total = _rows_in(columns) if columns else 0
+    for i, start, end in spans:
+        if not (type(i) is int and 0 <= i < len(digests) and type(start) is int and type(end) is int
+                and 0 <= start <= end <= total) or digests[i].rows:
+            raise ValueError("a row block names rows it does not hold")
+        digests[i].rows = {name: _view(part, start, end) for name, part in columns.items()}
+
+
+def _view(part: tuple, start: int, end: int) -> tuple:
+    if part[0] == "none":
+        return ("none", end - start)
+    if part[0] == "num":
+        return ("num", part[1][start:end])
+    return ("cat", part[1], part[2][start:end])
+
+
+def _digest_of_block(block: bytes):
+    from .map import Digest
+    header = _decoded(block)
     known = _field_names(Digest)
     digest = Digest(**{k: v for k, v in header.items() if k in known})
     digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}
@@ -213,7 +305,7 @@ def _digest_of_block(block: bytes):
     return digest
 
 
-def _untag_one(value: dict, data: memoryview, types: dict):
+def _untag_one(value: dict, data: memoryview, types: dict, copy: bool = True):
     """One tagged JSON object as what it stands for (the JSON decoder calls this innermost first, so its parts
     are already decoded)."""
     if len(value) != 1:
@@ -222,7 +314,8 @@ def _untag_one(value: dict, data: memoryview, types: dict):
     if tag not in _TAGS:
         return value
     if tag == "__array__":
-        return _array(data, *body)
+        offset, dtype, shape = body
+        return _array(data, offset, dtype, shape, copy)
     if tag == "__range__":
         members = range(*body)
         if len(members) > _MAX_RANKS:
@@ -247,14 +340,15 @@ def _untag_one(value: dict, data: memoryview, types: dict):
     return cls(**{k: v for k, v in body[1].items() if k in known})
 
 
-def _array(data: memoryview, offset: int, dtype: str, shape: list) -> np.ndarray:
+def _array(data: memoryview, offset: int, dtype: str, shape: list, copy: bool = True) -> np.ndarray:
     kind = _dtype(dtype)
     if not all(type(n) is int and n >= 0 for n in shape):
         raise ValueError(f"an array of shape {shape!r}")
     count = prod(shape)
     if type(offset) is not int or offset < 0 or offset + count * kind.itemsize > len(data):
         raise ValueError("an array past the end of its digest")
-    return np.frombuffer(data, kind, count, offset).reshape(shape).copy()
+    array = np.frombuffer(data, kind, count, offset).reshape(shape)
+    return array.copy() if copy else array
 
 
 @lru_cache(maxsize=64)
