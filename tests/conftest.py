@@ -36,6 +36,16 @@ SLOW = (
     "tests/security/test_bounded_inputs.py",         # gigabyte inputs under memory caps
     "tests/security/test_run_and_probe.py",          # real launchers and stores
     "tests/security/test_capture_attacks.py",        # real jobs of another user
+    "tests/sources/test_block_scanner.py::test_block_scanner_equals_line_dispatch",       # hypothesis, ~20 s
+    "tests/diagnose/test_cli.py::test_written_files_are_announced_and_an_unwritable_one_is_exit_2",
+    "tests/diagnose/test_cli.py::test_markdown_format_and_old_format_names_still_work",
+    "tests/test_docs.py::test_explain_examples_are_current",                               # cog: every example
+    "tests/test_docs.py::test_quick_start_lines_run_as_written_from_a_clone",
+    "tests/diagnose/test_tail_window.py",
+    "tests/detectors/test_straggler.py::test_no_straggler_in_any_other_sample_bundle_or_corpus_file",
+    "tests/diagnose/test_summaries.py::test_a_large_job_summarized_per_node_diagnoses_without_its_dumps",
+    "tests/test_cli_parse.py::test_gzip_is_read_transparently",
+    "tests/test_cli_parse.py::test_five_megabyte_single_line_does_not_break",
 )
 
 
