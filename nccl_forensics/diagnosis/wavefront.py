@@ -187,12 +187,13 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
         if not pending.any():
             continue
         here = ranks[start:end]
-        arrived = sorted({int(r) for r in here})
-        group_members = sorted(set(members.get(name) or ()) | set(arrived))
+        came = set(map(int, here.tolist()))
+        arrived = sorted(came)
+        group_members = sorted(set(members.get(name) or ()) | came)
         if len(group_members) < 2:
             continue
-        missing = [r for r in group_members if r not in set(arrived)]
-        waiting = sorted({int(r) for r in here[pending]})
+        missing = [r for r in group_members if r not in came]
+        waiting = sorted(set(map(int, here[pending].tolist())))
         out[name] = GroupFront(name, desc_of(name, descs), int(front[name]), _mode(ops[start:end]), group_members,
                                arrived, missing, waiting, [r for r in missing if r not in dumped])
     return out

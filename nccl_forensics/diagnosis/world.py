@@ -214,8 +214,14 @@ def _fr_claims(ev: Event, seen_sizes: set):
 
 @lru_cache(maxsize=256)
 def _valid_ranks(memberships: tuple) -> frozenset:
-    """The ranks of a dump's memberships that are ranks at all; every dump of a job repeats the same ones."""
-    return frozenset(r for ranks in memberships for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31)
+    """The ranks of a dump's memberships that are ranks at all; every dump of a job repeats the same ones (in a
+    Megatron layout, each its own mix of the same groups: each group is read once)."""
+    return frozenset().union(*map(_valid_members, memberships))
+
+
+@lru_cache(maxsize=4096)
+def _valid_members(ranks: tuple | range | frozenset) -> frozenset:
+    return frozenset(r for r in ranks if isinstance(r, int) and 0 <= r < 1 << 31)
 
 
 def _cite(ev: Event) -> Evidence:
