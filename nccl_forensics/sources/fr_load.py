@@ -317,19 +317,31 @@ def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple | N
     if index is None:
         return None
     marker = b"(" + (b"h" + bytes([index]) if index < 256 else b"j" + index.to_bytes(4, "little"))
-    total = 1 + data.count(marker, first.end())
+    starts = _marks(data, marker, first.end())
+    total = 1 + len(starts)
     if total <= splice_pays_from(head, tail):
         return None
-    at = first.end()
-    for _ in range(head):
-        at = data.find(marker, at + 1)
-    cut = len(data)
-    for _ in range(tail):
-        cut = data.rfind(marker, 0, cut)
+    at, cut = int(starts[head - 1]), int(starts[-tail])
     head_end, cut_start = _dict_start(data, at), _dict_start(data, cut)
     if head_end is None or cut_start is None:
         return None
     return marker, at, head, head_end, cut_start, total
+
+
+def _marks(data: bytes, marker: bytes, start: int) -> np.ndarray:
+    """Where `marker` occurs from `start` on, without overlaps (as bytes.count counts): numpy compares every byte
+    with its first byte, then the candidates with the rest (3x faster than a find per entry)."""
+    if marker[:1] in marker[1:]:                  # it could overlap itself: one find after another
+        found, at = [], data.find(marker, start)
+        while at >= 0:
+            found.append(at)
+            at = data.find(marker, at + len(marker))
+        return np.array(found, np.int64)
+    view = np.frombuffer(data, np.uint8)
+    at = np.flatnonzero(view[start:len(data) - len(marker) + 1] == marker[0]) + start
+    for offset, byte in enumerate(marker[1:], 1):
+        at = at[view[at + offset] == byte]
+    return at
 
 
 def _first_key_index(data: bytes, first: re.Match) -> int | None:
