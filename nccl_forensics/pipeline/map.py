@@ -140,7 +140,7 @@ def _coded_tail(source: Source) -> tuple[tuple[dict, dict] | None, int | None, d
     last entries, or (None, None, {}) when the dump is small or the tail is not in the common shape (the whole
     dump is then read). What the tail needs from the skipped middle (a pipeline job's step-end ops, first issued
     after the head) is found by `load_dump_tail`, which extends the head to it."""
-    tail = load_dump_tail(source.path, source.tail_entries)
+    tail = load_dump_tail(source.path, source.tail_entries) if source.tail_entries else None
     if tail is None:
         return None, None, {}
     dump, first, total = tail
@@ -162,7 +162,8 @@ def call_sites(dump: dict, total: int) -> dict[int, str]:
     if type(entries) is not list or total < len(entries[-CALL_SITES_KEPT:]):
         return {}
     last = entries[-CALL_SITES_KEPT:]
-    sites, seen = {}, {}
+    sites: dict[int, str] = {}
+    seen: dict[tuple, str | None] = {}
     for number, entry in zip(range(total - len(last) + 1, total + 1), last, strict=True):
         frames = entry.get("frames") if type(entry) is dict else None
         if type(frames) is list:       # torch shares one dict per distinct frame: read each stack once

@@ -266,7 +266,7 @@ def load_dump_tail(path: str, tail: int, head: int = HEAD_ENTRIES) -> tuple[dict
         if not missing or extended == HEAD_EXTENSIONS or not splice.extend_to(max(missing)):
             break
     entries = dump.get("entries") if type(dump) is dict else None
-    if not _spliced_right(entries, tail, splice.total, splice.head):
+    if entries is None or not _spliced_right(entries, tail, splice.total, splice.head):
         return None
     dump["entries"] = entries[splice.head:]
     return dump, splice.total - tail + 1, splice.total
@@ -332,16 +332,16 @@ def _marks(data: bytes, marker: bytes, start: int) -> np.ndarray:
     """Where `marker` occurs from `start` on, without overlaps (as bytes.count counts): numpy compares every byte
     with its first byte, then the candidates with the rest (3x faster than a find per entry)."""
     if marker[:1] in marker[1:]:                  # it could overlap itself: one find after another
-        found, at = [], data.find(marker, start)
+        each, at = [], data.find(marker, start)
         while at >= 0:
-            found.append(at)
+            each.append(at)
             at = data.find(marker, at + len(marker))
-        return np.array(found, np.int64)
+        return np.array(each, np.int64)
     view = np.frombuffer(data, np.uint8)
-    at = np.flatnonzero(view[start:len(data) - len(marker) + 1] == marker[0]) + start
+    found = np.flatnonzero(view[start:len(data) - len(marker) + 1] == marker[0]) + start
     for offset, byte in enumerate(marker[1:], 1):
-        at = at[view[at + offset] == byte]
-    return at
+        found = found[view[found + offset] == byte]
+    return found
 
 
 def _first_key_index(data: bytes, first: re.Match) -> int | None:
