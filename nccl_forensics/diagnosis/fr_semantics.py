@@ -235,27 +235,41 @@ def pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[U
     recvAnysource) in their order. What is left over, and not completed (a completed send was received), waits
     for a peer that never posted its side. Only pairs whose both ranks left a dump are judged.
     `ops`: (rank, file, *P2POp). Returns (matched pairs, unmatched)."""
+    key = (len(ops), frozenset(dumped)) if type(ops) is list else None
+    if key is not None and _PAIRED and _PAIRED[0] is ops and _PAIRED[1] == key:
+        return list(_PAIRED[2]), list(_PAIRED[3])       # several detectors ask about the same ops
+    pairs, out = _pair_p2p(ops, dumped)
+    if key is not None:
+        _PAIRED[:] = [ops, key, pairs, out]
+    return list(pairs), list(out)
+
+
+_PAIRED: list = []      # the last pair_p2p call on a list: (ops, (len, dumped), pairs, unmatched)
+
+
+def _pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[Unmatched]]:
     sends: dict[tuple, list] = {}
     recvs: dict[tuple, list] = {}
     anysource: dict[tuple, list] = {}
-    for rank, file, *fields in ops:
-        op = P2POp(*fields)
+    make = P2POp._make
+    for item in ops:            # (rank, file, pg, seq, p2p_seq, op, peer, ...): a P2POp only for what pairs
+        rank, pg, kind, peer = item[0], item[2], item[5], item[6]
         if rank is None:
             continue
-        if op.op == "recv" and op.peer is None:
-            anysource.setdefault((op.pg, rank), []).append((op, rank, file))
-        elif op.peer is None:
-            continue
-        elif op.op == "send":
-            sends.setdefault((op.pg, rank, op.peer), []).append((op, rank, file))
+        if peer is None:
+            if kind == "recv":
+                anysource.setdefault((pg, rank), []).append((make(item[2:]), rank, item[1]))
+        elif kind == "send":
+            sends.setdefault((pg, rank, peer), []).append(item)
         else:
-            recvs.setdefault((op.pg, op.peer, rank), []).append((op, rank, file))
+            recvs.setdefault((pg, peer, rank), []).append(item)
     pairs, out = [], []
     for key in sorted(set(sends) | set(recvs), key=str):
         pg, src, dst = key
         if src not in dumped or dst not in dumped:
             continue
-        s, r = sends.get(key, []), list(recvs.get(key, []))
+        s = [(make(item[2:]), item[0], item[1]) for item in sends.get(key, ())]
+        r = [(make(item[2:]), item[0], item[1]) for item in recvs.get(key, ())]
         spare = anysource.get((pg, dst), [])
         while len(s) > len(r) and spare:
             r.append(spare.pop(0))

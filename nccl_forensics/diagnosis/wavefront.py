@@ -39,6 +39,7 @@ collective the others wait in).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -169,23 +170,28 @@ def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
             return {}
     front, at = _front_rows(fr)
     rows = fr[at]
+    names = rows["group"].astype(str).to_numpy()
+    order = np.argsort(names, kind="stable")            # one pass over the front rows, not a pandas group each
+    names = names[order]
+    ranks, states = rows["rank"].to_numpy()[order], rows["state"].astype(object).to_numpy()[order]
+    ops = rows["op"].astype(object).to_numpy()[order]
+    starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]]) if len(names) else np.array([], np.int64)
     out = {}
-    for name, here in rows.groupby(rows["group"].astype(str), sort=True):
-        states = here["state"].astype(object).to_numpy()
-        pending = states != "completed"
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(names)], strict=True):
+        name = str(names[start])
+        pending = states[start:end] != "completed"
         if not pending.any():
             continue
-        arrived = sorted({int(r) for r in here["rank"]})
-        group_members = sorted(set(members.get(name) or ()) | set(arrived))
+        here = ranks[start:end]
+        came = set(map(int, here.tolist()))
+        arrived = sorted(came)
+        group_members = sorted(set(members.get(name) or ()) | came)
         if len(group_members) < 2:
             continue
-        came = set(arrived)
         missing = [r for r in group_members if r not in came]
-        waiting = sorted({int(r) for r in here["rank"].to_numpy()[pending]})
-        ops = here["op"].astype(object).dropna()
-        op = ops.mode().iloc[0] if not ops.empty else None
-        out[name] = GroupFront(name, desc_of(name, descs), int(front[name]), op, group_members, arrived, missing,
-                               waiting, [r for r in missing if r not in dumped])
+        waiting = sorted(set(map(int, here[pending].tolist())))
+        out[name] = GroupFront(name, desc_of(name, descs), int(front[name]), _mode(ops[start:end]), group_members,
+                               arrived, missing, waiting, [r for r in missing if r not in dumped])
     return out
 
 
@@ -213,13 +219,25 @@ def _front_rows(fr: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     return front, seq == highest[codes]
 
 
+def _mode(values: np.ndarray) -> str | None:
+    """The most frequent value that is not missing, the least of them on a tie (pandas' `mode().iloc[0]`)."""
+    counts = Counter(v for v in values.tolist() if v is not None and v == v)
+    if not counts:
+        return None
+    top = max(counts.values())
+    return min(v for v, n in counts.items() if n == top)
+
+
+_PEER, _STATE = 2 + P2POp._fields.index("peer"), 2 + P2POp._fields.index("state")   # in (rank, file, *P2POp)
+
+
 def _p2p_waits(ops: list, dumped: set[int], device: bool = False) -> list[tuple[int, int]]:
     """(waiting rank, peer) for each pending send/recv whose peer never posted its side, or left no dump; with
     `device` states, a send or recv only enqueued (`scheduled`) is not posted yet."""
     if device:
-        ops = [op for op in ops if P2POp(*op[2:]).state != "scheduled"]
+        ops = [op for op in ops if op[_STATE] != "scheduled"]
     if not ops:
         return []
-    everyone = dumped | {op[0] for op in ops if op[0] is not None} | {P2POp(*op[2:]).peer for op in ops}
+    everyone = dumped | {op[0] for op in ops if op[0] is not None} | {op[_PEER] for op in ops}
     _, unmatched = pair_p2p(ops, {r for r in everyone if r is not None})
     return [(u.waiting, u.culprit) for u in unmatched]

@@ -24,7 +24,7 @@ from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import code_type, narrow
 from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
-from ..sources.fr_load import HEAD_ENTRIES, load_dump, load_dump_tail
+from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
 
 
@@ -140,19 +140,17 @@ def digest_flight_recorder(source: Source) -> Digest:
 def _coded_tail(source: Source, tail_entries: int) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:
     """The fast path's (meta, columns) of the dump's tail, the tail's first entry number and the call sites of its
     last entries, or (None, None, {}) when the dump is small or the tail is not in the common shape (the whole
-    dump is then read). A head of HEAD_ENTRIES entries may miss what a long training step defines later (a
-    pipeline job's step end): the splice is tried once more with a head 8 times longer before the whole dump is
-    read."""
-    for head in (HEAD_ENTRIES, 8 * HEAD_ENTRIES):
-        tail = load_dump_tail(source.path, tail_entries, head)
-        if tail is None:
-            return None, None, {}
-        dump, first, total = tail
-        fast = coded_columns(dump, source.path, source, first_line=first)
-        if fast is not None:
-            fast[0]["entries"] = total
-            return fast, first, call_sites(dump, total)
-    return None, None, {}
+    dump is then read). What the tail needs from the skipped middle (a pipeline job's step-end ops, first issued
+    after the head) is found by `load_dump_tail`, which extends the head to it."""
+    tail = load_dump_tail(source.path, tail_entries)
+    if tail is None:
+        return None, None, {}
+    dump, first, total = tail
+    fast = coded_columns(dump, source.path, source, first_line=first)
+    if fast is None:
+        return None, None, {}
+    fast[0]["entries"] = total
+    return fast, first, call_sites(dump, total)
 
 
 CALL_SITES_KEPT = 64      # a dump's last entries whose call site (user frame) travels in the digest
@@ -166,9 +164,15 @@ def call_sites(dump: dict, total: int) -> dict[int, str]:
     if type(entries) is not list or total < len(entries[-CALL_SITES_KEPT:]):
         return {}
     last = entries[-CALL_SITES_KEPT:]
-    sites = {}
+    sites: dict[int, str] = {}
+    seen: dict[tuple, str | None] = {}
     for number, entry in zip(range(total - len(last) + 1, total + 1), last, strict=True):
-        site = user_frame(frames_of(entry.get("frames"))) if type(entry) is dict else None
+        frames = entry.get("frames") if type(entry) is dict else None
+        if type(frames) is list:       # torch shares one dict per distinct frame: read each stack once
+            key = tuple(map(id, frames))
+            site = seen[key] if key in seen else seen.setdefault(key, user_frame(frames_of(frames)))
+        else:
+            site = user_frame(frames_of(frames))
         if site:
             sites[number] = site
     return sites

@@ -15,9 +15,12 @@ The C unpickler does the decoding, so loading stays as fast as `pickle.load` (pl
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import os
 import pickle
 import re
+import sys
 import threading
 import zlib
 from operator import itemgetter
@@ -194,8 +197,9 @@ def _cap_for(size: int) -> int | None:
 
 def _read_bytes(path: str) -> bytes:
     try:
-        with open_binary(path) as fh:
-            data = fh.read(MAX_DUMP_BYTES + 1)
+        with open_binary(path) as fh:     # a plain file: read its size (a read of the cap would allocate the cap)
+            size = os.fstat(fh.fileno()).st_size if isinstance(fh, io.BufferedReader) else MAX_DUMP_BYTES
+            data = fh.read(min(size, MAX_DUMP_BYTES) + 1)
     except (OSError, EOFError, zlib.error) as exc:
         raise BadInput(f"{path}: unreadable or corrupt ({exc})") from None
     if len(data) > MAX_DUMP_BYTES:
@@ -211,11 +215,15 @@ def _read_bytes(path: str) -> bytes:
 # HEAD_ENTRIES entries: they define the strings and frames later entries point to) spliced onto its last `tail`
 # entries. Entry starts are found by their bytes (an EMPTY_DICT, a MARK, the reference to the first key); the
 # splice is kept only if it proves itself: every entry a dict, their record ids consecutive over the head, the
-# skipped middle and the tail (the fast path then checks each field it reads). Whatever the skipped middle
-# defined and the tail points to loads as UNKNOWN, a 1-tuple no field of an entry can be, so a reader that
-# needs it reads the whole dump.
+# skipped middle and the tail (the fast path then checks each field it reads).
+# What the skipped middle defined and the tail points to (a pipeline job's step-end op, first issued after the
+# head) is found by its memo index: a pickler numbers its memo puts in the order it writes them, so the head is
+# extended up to the entry that holds the put of the largest index the tail still misses, and loaded again. An
+# index it cannot find in time loads as UNKNOWN, a tuple no field of an entry can be, so a reader that needs it
+# reads the whole dump.
 
 HEAD_ENTRIES = 64      # the first training step's collectives: what defines the op names and dtypes
+HEAD_EXTENSIONS = 3    # how often the head is extended to a definition the tail misses before giving up
 
 
 def splice_pays_from(head: int, tail: int) -> int:
@@ -227,57 +235,113 @@ def splice_pays_from(head: int, tail: int) -> int:
 MAX_MEMO_INDEX = 1 << 20
 
 
-UNKNOWN = ("ncclf: defined in the skipped middle of the dump",)
-_UNKNOWN_PICKLE = pickle.dumps(UNKNOWN, protocol=2)[:-1]     # without its STOP: memo puts of it follow
+UNKNOWN_TEXT = "ncclf: defined in the skipped middle of the dump"
+UNKNOWN = (UNKNOWN_TEXT,)          # what a value the tail points to but the splice never defined is like: (text, index)
 _MEMO_PUT = rb"(?:q.|r....)?"
 _ENTRIES_OPEN = re.compile(rb"X\x07\x00\x00\x00entries" + _MEMO_PUT + rb"\]" + _MEMO_PUT + rb"\(", re.S)
 _FIRST_KEY = re.compile(rb"\}" + _MEMO_PUT + rb"\((?:X(....)|h(.)|j(....))", re.S)
 
 
+def is_unknown(value: Any) -> bool:
+    """Is `value` what `load_dump_tail` leaves where the skipped middle defined something?"""
+    return type(value) is tuple and len(value) == 2 and value[0] == UNKNOWN_TEXT
+
+
 def load_dump_tail(path: str, tail: int, head: int = HEAD_ENTRIES) -> tuple[dict, int, int] | None:
     """(dump whose `entries` are its last `tail`, the entry number (1-based) of the first of them, the dump's
     entry count), or None when the dump is small, JSON, or not in the shape torch writes (read it whole).
-    `head`: how many first entries are unpickled with the tail (the strings they define)."""
+    `head`: how many first entries are unpickled with the tail at least (the strings they define)."""
     data = _read_bytes(path)
     if _is_json(data):
         return None
     bounds = _entry_bounds(data, tail, head)
     if bounds is None:
         return None
-    head_end, cut, total = bounds
-    try:
-        dump = _load_pickle(data[:head_end] + data[cut:], path, _unknown_refs(data, cut))
-    except (NcclfError, MemoryError):
-        return None
+    splice = _Splice(data, *bounds)
+    for extended in range(HEAD_EXTENSIONS + 1):
+        try:
+            dump, missing = splice.load(path)
+        except (NcclfError, MemoryError):
+            return None
+        if not missing or extended == HEAD_EXTENSIONS or not splice.extend_to(max(missing)):
+            break
     entries = dump.get("entries") if type(dump) is dict else None
-    if entries is None or not _spliced_right(entries, tail, total, head):
+    if entries is None or not _spliced_right(entries, tail, splice.total, splice.head):
         return None
-    dump["entries"] = entries[head:]
-    return dump, total - tail + 1, total
+    dump["entries"] = entries[splice.head:]
+    return dump, splice.total - tail + 1, splice.total
 
 
-def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple[int, int, int] | None:
-    """(where entry `head` starts, where the last `tail` entries start, how many entries), or None for a
-    dump too small to be worth it. An entry after the first starts with an EMPTY_DICT, maybe a memo put, then a
-    MARK and a reference to the first entry's first key; the reference (with its MARK) is counted and found
-    with bytes methods. A look-alike elsewhere makes the count wrong, which the record ids then show."""
+class _Splice:
+    """A dump's head (its first `head` entries, ending at `head_end`) and its tail (from `cut`), which `load`
+    unpickles as one; `extend_to` moves the head's end past the put of a memo index the tail misses."""
+
+    def __init__(self, data: bytes, marker: bytes, at: int, head: int, head_end: int, cut: int, total: int):
+        self.data, self.marker, self.at, self.head, self.head_end, self.cut, self.total = \
+            data, marker, at, head, head_end, cut, total
+        self.refs = _tail_refs(data, cut)
+
+    def load(self, path: str) -> tuple[Any, list[int]]:
+        """(the spliced dump, the memo indices its values point to that neither head nor tail defined). Each
+        index the tail may point to starts as its own UNKNOWN, `(UNKNOWN_TEXT, index)`, in the memo; those the
+        loaded dump holds, once the unpickler is gone, are the ones it points to (CPython counts references)."""
+        unknowns, memo = _unknowns(self.refs)
+        dump = _load_pickle(self.data[:self.head_end] + self.data[self.cut:], path, memo)
+        del memo                      # and with it the unpickler that built it
+        held = 3                      # `unknowns`, the loop variable and getrefcount's argument
+        return dump, [u[1] for u in unknowns if sys.getrefcount(u) > held]
+
+    def extend_to(self, index: int) -> bool:
+        """Extend the head to the end of the entry holding the memo put of `index`; False when it is not found
+        in the skipped middle (a put's bytes may look alike elsewhere: the next load then still misses it)."""
+        put = b"q" + bytes([index]) if index < 256 else b"r" + index.to_bytes(4, "little")
+        found = self.data.find(put, self.head_end, self.cut)
+        after = self.data.find(self.marker, found + len(put), self.cut) if found >= 0 else -1
+        start = _dict_start(self.data, after) if after > 0 else None
+        if start is None or start <= self.head_end:
+            return False
+        self.head += self.data.count(self.marker, self.at, after)
+        self.at, self.head_end = after, start
+        return True
+
+
+def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple | None:
+    """(the entry-start marker, where entry `head`'s marker is, `head`, where that entry starts, where the last
+    `tail` entries start, how many entries), or None for a dump too small to be worth it. An entry after the
+    first starts with an EMPTY_DICT, maybe a memo put, then a MARK and a reference to the first entry's first
+    key; the reference (with its MARK) is counted and found with bytes methods. A look-alike elsewhere makes the
+    count wrong, which the record ids then show."""
     opened = _ENTRIES_OPEN.search(data)
     first = _FIRST_KEY.match(data, opened.end()) if opened else None
     index = _first_key_index(data, first) if first else None
     if index is None or first is None:
         return None
     marker = b"(" + (b"h" + bytes([index]) if index < 256 else b"j" + index.to_bytes(4, "little"))
-    total = 1 + data.count(marker, first.end())
+    starts = _marks(data, marker, first.end())
+    total = 1 + len(starts)
     if total <= splice_pays_from(head, tail):
         return None
-    at = first.end()
-    for _ in range(head):
-        at = data.find(marker, at + 1)
-    cut = len(data)
-    for _ in range(tail):
-        cut = data.rfind(marker, 0, cut)
-    head_end, tail_start = _dict_start(data, at), _dict_start(data, cut)
-    return None if head_end is None or tail_start is None else (head_end, tail_start, total)
+    at, cut = int(starts[head - 1]), int(starts[-tail])
+    head_end, cut_start = _dict_start(data, at), _dict_start(data, cut)
+    if head_end is None or cut_start is None:
+        return None
+    return marker, at, head, head_end, cut_start, total
+
+
+def _marks(data: bytes, marker: bytes, start: int) -> np.ndarray:
+    """Where `marker` occurs from `start` on, without overlaps (as bytes.count counts): numpy compares every byte
+    with its first byte, then the candidates with the rest (3x faster than a find per entry)."""
+    if marker[:1] in marker[1:]:                  # it could overlap itself: one find after another
+        each, at = [], data.find(marker, start)
+        while at >= 0:
+            each.append(at)
+            at = data.find(marker, at + len(marker))
+        return np.array(each, np.int64)
+    view = np.frombuffer(data, np.uint8)
+    found = np.flatnonzero(view[start:len(data) - len(marker) + 1] == marker[0]) + start
+    for offset, byte in enumerate(marker[1:], 1):
+        found = found[view[found + offset] == byte]
+    return found
 
 
 def _first_key_index(data: bytes, first: re.Match) -> int | None:
@@ -298,23 +362,32 @@ def _dict_start(data: bytes, mark: int) -> int | None:
     return None
 
 
-def _unknown_refs(data: bytes, cut: int) -> Any:
-    """A memo with UNKNOWN at every index the tail may point to: all that a BINGET reaches (0-255), and each
-    index after a byte `j` (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a
-    definition in the head or the tail replaces them); an index past any plain dump's is left out (a real one
-    fails the load, and the whole dump is read). The memo is built by unpickling puts, since CPython (3.11-3.13)
-    sizes a memo set from a dict by the dict's length, not its largest index."""
+def _tail_refs(data: bytes, cut: int) -> np.ndarray:
+    """Every memo index the tail may point to: all that a BINGET reaches (0-255), and each index after a byte `j`
+    (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a definition in the head or the
+    tail replaces them); an index past any plain dump's is left out (a real one fails the load, and the whole
+    dump is read)."""
     tail = np.frombuffer(data, np.uint8, offset=cut)
     at = np.flatnonzero(tail[:-4] == ord("j"))
     far = tail[at + 1].astype(np.int64) | tail[at + 2].astype(np.int64) << 8 | tail[at + 3].astype(np.int64) << 16 \
         | tail[at + 4].astype(np.int64) << 24
-    refs = np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
-    puts = np.empty((len(refs), 5), np.uint8)
-    puts[:, 0] = ord("r")
-    puts[:, 1:] = refs.astype("<u4").view(np.uint8).reshape(-1, 4)
-    unpickler = _SafeUnpickler(_Buffer(_UNKNOWN_PICKLE + puts.tobytes() + b"."))
-    unpickler.load()
-    return unpickler.memo
+    return np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
+
+
+def _unknowns(refs: np.ndarray) -> tuple[list[tuple[str, int]], Any]:
+    """(a fresh UNKNOWN for each index, a memo with each at its index), built by unpickling (the text, put past
+    the last index; a MARK; per index a LONG_BINGET of the text, its int, TUPLE2 and a LONG_BINPUT; a LIST), since
+    CPython (3.11-3.13) sizes a memo set from a dict by the dict's length, not its largest index."""
+    text_at = (int(refs.max()) + 1).to_bytes(4, "little")
+    ops = np.empty((len(refs), 16), np.uint8)
+    ops[:, 0], ops[:, 1:5], ops[:, 5] = ord("j"), np.frombuffer(text_at, np.uint8), ord("J")
+    ops[:, 6:10] = refs.astype("<u4").view(np.uint8).reshape(-1, 4)
+    ops[:, 10], ops[:, 11] = 0x86, ord("r")
+    ops[:, 12:16] = ops[:, 6:10]
+    text = UNKNOWN_TEXT.encode()
+    stream = b"\x80\x02X" + len(text).to_bytes(4, "little") + text + b"r" + text_at + b"0(" + ops.tobytes() + b"l."
+    unpickler = _SafeUnpickler(_Buffer(stream))
+    return unpickler.load(), unpickler.memo
 
 
 def _spliced_right(entries: Any, tail: int, total: int, head: int = HEAD_ENTRIES) -> bool:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.pipeline.reduce import diagnose
-from nccl_forensics.sources.fr_load import HEAD_ENTRIES, UNKNOWN, load_dump, load_dump_tail, splice_pays_from
+from nccl_forensics.sources import fr_load
+from nccl_forensics.sources.fr_load import HEAD_ENTRIES, is_unknown, load_dump, load_dump_tail, splice_pays_from
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("fr_synth", ROOT / "benchmarks" / "fr_synth.py")
@@ -144,17 +145,38 @@ def test_look_alike_markers_in_strings_never_give_a_wrong_tail(tmp_path):
     assert got is None or got[0]["entries"] == whole["entries"][-100:]
 
 
-def test_a_string_first_defined_in_the_skipped_middle_loads_as_unknown(tmp_path):
-    """The fast path then refuses the tail (UNKNOWN is no str) and the whole dump is read."""
-    (path,) = _synth(tmp_path, entries=600)
+def _late_ops(dump):
+    """Two ops first issued in the middle of the ring buffer (a pipeline job's step end), and again in its tail."""
+    for at, name in ((250, "nccl:rare_op"), (300, "nccl:rarer_op")):
+        dump["entries"][at]["profiling_name"] = name
+        dump["entries"][at]["frames"] = [{"name": name, "filename": "late.py", "line": at}]
+    dump["entries"][-5]["profiling_name"] = "nccl:rare_op"
+    dump["entries"][-3]["profiling_name"] = "nccl:rarer_op"
+    dump["entries"][-3]["frames"] = dump["entries"][300]["frames"]
 
-    def late_op(dump):
-        dump["entries"][300]["profiling_name"] = "nccl:rare_op"
-        dump["entries"][-5]["profiling_name"] = "nccl:rare_op"
-    _rewrite_torch_style(path, late_op)
+
+@pytest.mark.parametrize("style", ["torch", "python"])
+def test_what_the_skipped_middle_defines_for_the_tail_is_read_by_extending_the_head(tmp_path, style):
+    """The head is extended to the entry that defines the last thing the tail needs: the tail is the whole one's."""
+    (path,) = _synth(tmp_path, entries=600)
+    if style == "torch":
+        _rewrite_torch_style(path, _late_ops)
+    else:
+        dump = load_dump(str(path))
+        _late_ops(dump)
+        path.write_bytes(pickle.dumps(fr_synth._same_strings(dump, {}, set()), protocol=2))
+    _assert_tail_matches(path, 100)
+
+
+def test_a_definition_not_reached_in_time_loads_as_unknown(tmp_path, monkeypatch):
+    """With no extension allowed, what the tail needs from the middle is UNKNOWN (the fast path then refuses the
+    tail: UNKNOWN is no str, and the whole dump is read)."""
+    monkeypatch.setattr(fr_load, "HEAD_EXTENSIONS", 0)
+    (path,) = _synth(tmp_path, entries=600)
+    _rewrite_torch_style(path, _late_ops)
     dump, _, _ = load_dump_tail(str(path), 100)
-    assert dump["entries"][-5]["profiling_name"] == UNKNOWN
-    assert dump["entries"][-6]["profiling_name"] != UNKNOWN
+    assert is_unknown(dump["entries"][-5]["profiling_name"]) and is_unknown(dump["entries"][-3]["frames"][0]["filename"])
+    assert dump["entries"][-6]["profiling_name"] == load_dump(str(path))["entries"][-6]["profiling_name"]
 
 
 def _diagnose_json(paths, window_mb):
