@@ -74,7 +74,7 @@ p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 wall = time.monotonic() - t
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"rc": p.returncode, "wall_s": wall, "cpu_s": use.ru_utime + use.ru_stime,
-                  "peak_rss_mb": use.ru_maxrss / 1024, "stdout": p.stdout.decode(errors="replace"),
+                  "peak_rss_mb": use.ru_maxrss / 1024, "stdout": p.stdout.decode(errors="replace")[-50_000_000:],
                   "stderr": p.stderr.decode(errors="replace")[-2000:]}))
 """
 
@@ -83,8 +83,8 @@ print(json.dumps({"rc": p.returncode, "wall_s": wall, "cpu_s": use.ru_utime + us
 FLOOR = "import pickle, sys, pathlib\nfor p in sorted(pathlib.Path(sys.argv[1]).iterdir()):\n    pickle.loads(p.read_bytes())\n"
 
 
-def measure(cmd: list[str], timeout: int) -> dict:
-    """Run `cmd` in a fresh measuring parent so ru_maxrss is this command's alone."""
+def measure(cmd: list[str], timeout: int = 3600) -> dict:
+    """Run `cmd` in a fresh measuring parent so ru_maxrss is this command's alone (its stdout: the last 50 MB)."""
     try:
         out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -29,16 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-MEASURE = r"""
-import json, resource, subprocess, sys, time
-t = time.monotonic()
-p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-wall = time.monotonic() - t
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"rc": p.returncode, "wall_s": wall, "cpu_s": use.ru_utime + use.ru_stime,
-                  "peak_rss_mb": use.ru_maxrss / 1024, "stdout": p.stdout.decode(errors="replace")[-50_000_000:],
-                  "stderr": p.stderr.decode(errors="replace")[-2000:]}))
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_diagnose import measure  # noqa: E402
 
 COLL_RE = (r"^(?:\[default\d+\]:)?(\S+):(\d+):(\d+) \[(\d+)\] NCCL INFO (\w+): opCount (\w+) sendbuff (\S+) "
            r"recvbuff (\S+) count (\d+) datatype (\d+) op (\d+) root (\d+) comm (\S+) \[nranks=(\d+)\] stream (\S+)$")
@@ -50,11 +42,6 @@ REGEX_PASS = ("import re, sys\npattern = re.compile(%r, re.M)\nn = 0\n"
               "            for m in pattern.finditer(piece):\n                m.groups()\n                n += 1\n"
               "print(n)\n") % COLL_RE
 OPS = [("AllReduce", 7, 0), ("AllGather", 9, 0), ("ReduceScatter", 9, 0), ("Broadcast", 7, 0), ("AllReduce", 9, 0)]
-
-
-def measure(cmd: list[str], timeout: int = 3600) -> dict:
-    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, timeout=timeout)
-    return json.loads(out.stdout)
 
 
 def ncclf(*args: str) -> list[str]:
