@@ -30,7 +30,7 @@ def torchrun(script, *args: str) -> list[str]:
 def test_a_hang_is_captured_diagnosed_and_ended_with_kill_on_hang(tmp_path):
     env = {"OMP_NUM_THREADS": "1", "NCCLF_REPRO_FAULT": "stuck-rank@3:2"}
     script = repro._reproducer_path("train_gpt_ddp.py")
-    done = ncclf("run", "--out", str(tmp_path / "run"), "--hang-after", "8", "--kill-on-hang", "--",
+    done = ncclf("run", "--out", str(tmp_path / "run"), "--hang-after", "20", "--kill-on-hang", "--",
                  *torchrun(script, "--steps", "40", "--backend", "gloo"), env=env, timeout=400)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "ncclf diagnose: stuck_rank" in done.stdout and re.search(r"culprit rank\(s\): 2\s", done.stdout)
