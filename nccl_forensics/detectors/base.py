@@ -93,10 +93,14 @@ class Context:
                       "nccl_error"})
 
 
+    def launcher_success(self) -> list[Event]:
+        """torchrun's lines saying its worker group succeeded."""
+        return [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))]
+
     def completed(self) -> bool:
         """Is there a sign the job finished normally (every rank's last collective completed or its
         communicator destroyed, or torchrun reported success)?"""
-        if any("SUCCEEDED" in str(ev.data.get("message")) for ev in self.by_kind.get("agent_log", [])):
+        if self.launcher_success():
             return True
         destroyed = {ev.rank for ev in self.by_kind.get("comm_destroy", []) if ev.rank is not None}
         if self.world and destroyed >= set(self.world):

@@ -132,7 +132,7 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     destroyed, the launcher's success, every collective their flight recorder enqueued completed."""
     out: dict[int, Evidence] = {}
     job = [ev for ev in ctx.events if ev.rank is None and shows_health(ev)]
-    job += [ev for ev in ctx.of("agent_log") if "SUCCEEDED" in str(ev.data.get("message"))]
+    job += ctx.launcher_success()
     if job:
         for rank in _expected(ctx):
             out.setdefault(rank, cite(job[0]))

@@ -76,7 +76,7 @@ FINISHED_MIN_WAIT = 1.0      # s: a job that ran to a clean exit lost less than 
 def _exited_cleanly(ctx: Context) -> bool:
     """The launcher's success line, or a clean exit of every rank of the world (not a flight recorder's
     completed entries: a dump is written while the job runs)."""
-    if any("SUCCEEDED" in str(ev.data.get("message")) for ev in ctx.of("agent_log")):
+    if ctx.launcher_success():
         return True
     if any(ev.rank is None and shows_health(ev) for ev in ctx.events):
         return True

@@ -106,8 +106,8 @@ class StuckRank(BaseDetector):
         """No py-spy and no exit for a rank that stopped issuing collectives: stuck as far as we can tell."""
         cut = ctx.cut_short() | consequences(ctx)       # their evidence ends where their file does; or they
                                                         # wait in another group for a stuck rank (wavefront.py)
+        timed_out = _timed_out(ctx)
         for group, (side, ranks, seq) in stragglers(ctx.timelines).items():
-            timed_out = _timed_out(ctx)
             quiet = [r for r in ranks if ctx.ranks.get(r) is not None and ctx.ranks[r].where is None
                      and (ctx.ranks[r].end is None or r in timed_out) and r not in cut]
             if side != "behind" or not quiet or len(quiet) != len(ranks):

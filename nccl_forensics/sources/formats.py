@@ -81,6 +81,10 @@ class Head:
     def pyspy_head(self) -> bool:
         return _PYSPY_HEAD.search(self.data) is not None
 
+    @cached_property
+    def binary(self) -> bool:
+        return b"\x00" in self.data
+
     @property
     def json(self) -> bool:
         return self.stripped[:1] in (b"{", b"[")
@@ -213,7 +217,7 @@ def kind_of(name: str, data: bytes) -> tuple[SourceKind, str]:
     """The first registered format that recognises this head, and why; UNKNOWN with a reason otherwise."""
     head = Head(name, data)
     for fmt in FORMATS:
-        if fmt.text and b"\x00" in data:
+        if fmt.text and head.binary:
             return SourceKind.UNKNOWN, "binary file"
         reason = fmt.sniff(head)
         if reason is not None:
