@@ -40,6 +40,9 @@ _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
     "exception": "raised {detail}", "exited": "{detail}"}
 
 
+_CRASH_SIGNALS = {"SIGKILL", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
+
+
 class DroppedRank(BaseDetector):
     code, name, cls = "R201", "dropped-rank", "dropped_rank"
     needs = ("process_end", "errors")
@@ -62,7 +65,17 @@ class DroppedRank(BaseDetector):
             yield self.finding([st.rank], msg, conf, st.evidence, fix)
 
     def _unranked_crash(self, ctx: Context):
-        """A process crashed on its device (a CUDA error) and nothing says which rank it was."""
+        """A process crashed (a signal its launcher reports, a CUDA error) and nothing says which rank it was."""
+        exits = [ev for kind in ("worker_failed", "child_failed") for ev in ctx.of(kind)
+                 if ev.rank is None and ev.data.get("local_rank") is None and ev.data.get("signal") in _CRASH_SIGNALS]
+        if exits:
+            sig, code = exits[0].data["signal"], exits[0].data.get("exitcode")
+            how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
+            yield self.finding([], f"a process {how}" + (f" (exit code {code})" if code is not None else "")
+                               + "; no line says which rank it was", Confidence.MEDIUM, exits[:3],
+                               "find the process in each rank's own log (the launcher's per-rank output); for SIGKILL "
+                               "check `dmesg` for the OOM killer, for a crash its faulthandler output or core dump")
+            return
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None]
         if crashes:
             what = crashes[0].data.get("message") or "its message was cut"

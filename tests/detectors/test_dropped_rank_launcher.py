@@ -63,3 +63,14 @@ def test_a_sigkill_in_the_tables_first_second_is_still_the_cause(diagnose_text):
     failures = _entry(1, "13:02:58", 2, -15, 11) + _entry(2, "13:02:59", 3, -15, 12)
     d = diagnose_text(_table(failures, _entry(0, "13:02:58", 0, -9, 10) + "=" * 60 + "\n"))
     assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [0]
+
+
+def test_deepspeeds_exit_line_names_no_rank_on_a_node_of_several(diagnose_text):
+    # launch.py prints the command line of the last local rank it spawned, whichever process failed
+    text = ("[2023-07-10 04:26:05,876] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 94984\n"
+            "[2023-07-10 04:26:05,876] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 94985\n"
+            "[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+            "'--local_rank=1', '--deepspeed'] exits with return code = -11\n")
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == []
+    assert "SIGSEGV" in d.verdict.summary and "which rank" in d.verdict.summary
