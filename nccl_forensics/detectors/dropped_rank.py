@@ -36,7 +36,7 @@ from ..model import Confidence, rank_span
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
-    "killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
+    "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",
     "exception": "raised {detail}", "exited": "{detail}"}
 
 
@@ -54,7 +54,8 @@ class DroppedRank(BaseDetector):
             return
         cascade = [st.rank for st in ctx.ranks.values() if st.end and not st.cause]
         for st in dead:
-            what = _CAUSES[st.end].format(signal=st.signal, exitcode=st.exitcode, detail=st.end_detail)
+            code = f" (exit code {st.exitcode})" if st.exitcode is not None else ""
+            what = _CAUSES[st.end].format(signal=st.signal, code=code, detail=st.end_detail)
             msg = f"rank {st.rank} {what}"
             if cascade:
                 msg += f"; rank{'s' if len(cascade) > 1 else ''} {rank_span(cascade)} failed after it (consequences)"
