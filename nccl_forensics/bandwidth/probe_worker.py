@@ -4,7 +4,9 @@ Before any timing, every op runs a few times (connection and first-call set-up).
 and each size (doubling from min to max bytes) it runs warm-up runs, then timed runs, spread over three
 sweeps of the sizes below 16 MB (each run timed alone, as its slowest rank; the fastest is kept: load only
 adds time), then checks the result against the expected values on every rank (the nccl-tests validation):
-rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere.
+rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere. `--ops` may also name
+LOCAL_OPS: a memcpy into a buffer already written, and a new buffer written once, timed the same way (the
+host's memory, as gloo's own copies and buffers use it).
 Rank 0 writes the rows as JSON to the path given by --out.
 
     torchrun --nproc_per_node 2 -m nccl_forensics.bandwidth.probe_worker --out rows.json
@@ -20,6 +22,9 @@ import torch
 import torch.distributed as dist
 
 OPS = ("allreduce", "allgather", "reducescatter", "broadcast")
+# Not collectives: this host's memory, timed on every rank at once as the collectives run (they price the
+# copies and the new buffers that gloo's allgather and reduce-scatter make; see bandwidth/algorithms.py)
+LOCAL_OPS = ("memcpy", "newbuf")
 
 
 def _sizes(min_bytes: int, max_bytes: int, elem: int) -> list[int]:
@@ -37,6 +42,8 @@ def _buffers(op: str, count: int, world: int, rank: int, device):
         return torch.full((per_rank,), rank + 1.0, device=device), torch.empty(per_rank * world, device=device)
     if op == "reducescatter":
         return torch.full((per_rank * world,), rank + 1.0, device=device), torch.empty(per_rank, device=device)
+    if op == "memcpy":
+        return torch.full((count,), rank + 1.0, device=device), torch.empty(count, device=device)
     return torch.full((count,), rank + 1.0, device=device), None
 
 
@@ -49,6 +56,10 @@ def _run_once(op: str, inp, out):
         dist.reduce_scatter_tensor(out, inp)
     elif op == "broadcast":
         dist.broadcast(inp, src=0)
+    elif op == "memcpy":
+        out.copy_(inp)
+    elif op == "newbuf":                          # a new buffer each time, written once (as gloo's are)
+        torch.empty_like(inp).fill_(0.5)
 
 
 def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
@@ -60,6 +71,10 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
         return int((out != expected).sum())
     if op == "reducescatter":
         return int((out != total).sum())
+    if op == "memcpy":
+        return int((out != rank + 1.0).sum())
+    if op == "newbuf":
+        return 0
     return int((inp != 1.0).sum())  # broadcast from rank 0 (value 1)
 
 
@@ -139,7 +154,7 @@ def warm_up(ops: list[str], device, runs: int = 10) -> None:
     """Before any timing: the connections, the backend's first-call set-up and the allocator paid for once,
     on every op (so that no op's first size measures them)."""
     for op in ops:
-        if op not in OPS:
+        if op not in OPS + LOCAL_OPS:
             continue
         try:
             inp, out = _buffers(op, 1 << 16, dist.get_world_size(), dist.get_rank(), device)
