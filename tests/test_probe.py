@@ -234,7 +234,7 @@ def test_a_measured_run_is_predicted_from_its_own_allreduce_and_gloos_algorithms
     run = _gloo_host_run()
     cal = run.calibration()
     assert cal is not None and cal.loopback and cal.link_name == "loopback"
-    assert cal.link_gbps(1 << 20) == pytest.approx(LOOP_GBPS, rel=1e-3)
+    assert cal.link_gbps(1 << 20) == pytest.approx(LOOP_GBPS, rel=1e-3) == cal.link_gbps()
     for r in run.rows:
         assert r.time_us / cal.predicted_us(r.op, r.size) == pytest.approx(1.0, rel=0.02), (r.op, r.size)
 
@@ -276,12 +276,14 @@ def test_the_measured_table_says_which_link_it_predicts():
     buf = io.StringIO()
     render_probe(_gloo_host_run(), Console(file=buf, width=200, color_system=None), "10GbE", 10.0, 0.85)
     out = buf.getvalue()
-    assert "their bytes crossed loopback (TCP between local processes), not 10GbE" in out
-    assert "priced from this run's allreduce (2 GB/s of bytes sent + received per rank)" in out
-    assert "the 10GbE column projects the same algorithm onto 10GbE × efficiency 0.85" in out
+    text = " ".join(out.split())
+    assert "their bytes crossed loopback (TCP between local processes), not 10GbE" in text
+    assert ("priced at each size from this run's allreduce of that size (2 GB/s of bytes sent + received per rank "
+            "by the allreduce fit, 2-2 GB/s at each size from 1 MB)") in text
+    assert "the 10GbE column projects the same algorithm onto 10GbE × efficiency 0.85" in text
     assert "pred us 10GbE" not in out and " pred us " in out and "10GbE us" in out
-    assert "pred: this allreduce calibrates the link, so its pred is its fit" in out
-    assert "gloo's reduce-scatter is an allreduce of a clone" in out and "host memory" in out
+    assert "pred: this allreduce calibrates the link, so its pred is its fit" in text
+    assert "gloo's reduce-scatter is an allreduce of a clone" in text and "host memory" in text
     ratios = [float(line.split()[12]) for line in out.splitlines()
               if line.strip()[:1].isdigit() and len(line.split()) == 14]
     assert len(ratios) == 4 * 26 and all(0.98 <= r <= 1.02 for r in ratios)
@@ -308,5 +310,6 @@ def test_json_of_a_measured_run_has_the_prediction_and_the_memory_rows(monkeypat
     run = json.loads(result.output)["runs"][0]
     assert run["backend"] == "gloo" and run["measured_here"] is True
     assert run["calibration"]["link"] == "loopback" and run["calibration"]["wire"] == "sent + received"
+    assert run["calibration"]["link_gbps"] == pytest.approx(LOOP_GBPS)
     assert {r["op"] for r in run["memory_rows"]} == {"memcpy", "newbuf"}
     assert all(0.98 <= r["time_us"] / r["pred_us"] <= 1.02 for r in run["rows"])

@@ -176,22 +176,30 @@ class ProbeRun:
         if fit is None:
             return None
         local = {op: {r.size: r.time_us for r in self.local if r.op == op and r.time_us} for op in LOCAL_OPS}
-        return Calibration(self.backend, self.nranks, fit, local, {op: f for op in dict.fromkeys(
+        allreduce = {r.size: r.time_us for r in self.rows if r.op == "allreduce" and r.time_us and not r.error}
+        return Calibration(self.backend, self.nranks, fit, allreduce, local, {op: f for op in dict.fromkeys(
             r.op for r in self.rows) if (f := self.fit(op)) is not None})
 
 
 LOCAL_OPS = ("memcpy", "newbuf")
 
 
+def _nearest(times: dict[int, float], size: int) -> float | None:
+    return times[min(times, key=lambda s: abs(s - size))] if times else None
+
+
 @dataclass
 class Calibration:
-    """A measured run's prediction: t = α(op) + wire bytes × the link's time per byte + copied bytes × the
-    host's memcpy time per byte + new-buffer bytes × its new-buffer time per byte (the byte counts from the
-    backend's algorithm, `algorithms.volume`). The link's time per byte at size S is the allreduce fit's time
-    past its α over the allreduce's own wire bytes at S; the memory times are those measured at S."""
+    """A measured run's prediction of `op` at S bytes: t = α(op) + its wire bytes × the link's time per byte +
+    its copied bytes × the host's memcpy time per byte + its new-buffer bytes × the new-buffer time per byte
+    (the byte counts from the backend's algorithm, `algorithms.volume`). The link's time per byte at S is the
+    allreduce's, measured at S (back to back with the others: the same load), past its fitted α, over the
+    allreduce's own wire bytes; the memory times are those measured at S. An allreduce row is the calibration
+    itself: its prediction is its fit."""
     backend: str
     nranks: int
     allreduce: Fit
+    allreduce_us: dict[int, float]           # size → measured us
     local: dict[str, dict[int, float]]      # LOCAL_OPS → size → us
     fits: dict[str, Fit]
 
@@ -205,33 +213,39 @@ class Calibration:
     def link_name(self) -> str:
         return "loopback" if self.loopback else "this host's GPU links"
 
-    def link_gbps(self, size: int) -> float:
-        """The link's GB/s (of wire bytes, as `algorithms.Volume.wire_bytes` counts them) at `size`."""
+    def link_us_per_byte(self, size: int) -> float:
+        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them)."""
         wire = volume(self.backend, "allreduce", size, self.nranks).wire_bytes(self.loopback)
-        spent = self.allreduce.predicted_us(size) - self.allreduce.alpha_us
-        return wire / (spent * 1e3) if spent > 0 else float("inf")
+        measured = _nearest(self.allreduce_us, size)
+        spent = (measured if measured is not None else self.allreduce.predicted_us(size)) - self.allreduce.alpha_us
+        return max(spent, 0.0) / wire if wire else 0.0
+
+    def link_gbps(self, size: int | None = None) -> float:
+        """The link's GB/s of wire bytes at `size`; without one, as the allreduce fit has it (its β)."""
+        if size is None:
+            return volume(self.backend, "allreduce", 1.0, self.nranks).wire_bytes(self.loopback) * self.allreduce.gbps
+        per_byte = self.link_us_per_byte(size)
+        return 1e-3 / per_byte if per_byte else float("inf")
 
     def alpha_us(self, op: str) -> float:
         return (self.fits.get(op) or self.allreduce).alpha_us
 
     def predicted_us(self, op: str, size: int) -> float:
+        if op == "allreduce":
+            return self.allreduce.predicted_us(size)
         vol = volume(self.backend, op, size, self.nranks)
-        wire = vol.wire_bytes(self.loopback)
-        link = self.allreduce.predicted_us(size) - self.allreduce.alpha_us
-        per_wire = link / volume(self.backend, "allreduce", size, self.nranks).wire_bytes(self.loopback)
-        return self.alpha_us(op) + wire * per_wire + self.local_us(vol.copied, vol.fresh, size)
+        return (self.alpha_us(op) + vol.wire_bytes(self.loopback) * self.link_us_per_byte(size)
+                + self.local_us(vol.copied, vol.fresh, size))
 
     def local_us(self, copied: float, fresh: float, size: int) -> float:
         """The local copies' time, at the memory times measured at the nearest size (0 where none were)."""
-        return sum(nbytes * self._per_byte(op, size) for op, nbytes in (("memcpy", copied), ("newbuf", fresh))
-                   if nbytes)
-
-    def _per_byte(self, op: str, size: int) -> float:
-        times = self.local.get(op) or {}
-        if not times:
-            return 0.0
-        nearest = min(times, key=lambda s: abs(s - size))
-        return times[nearest] / nearest
+        total = 0.0
+        for op, nbytes in (("memcpy", copied), ("newbuf", fresh)):
+            times = self.local.get(op) or {}
+            if nbytes and times:
+                nearest = min(times, key=lambda s: abs(s - size))
+                total += nbytes * times[nearest] / nearest
+        return total
 
     def projected_us(self, op: str, size: int, gbps: float, efficiency: float) -> float:
         """`op` with its bytes on a network link of `gbps` Gbit/s instead (one rank per host, each direction on

@@ -18,8 +18,8 @@ from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 @click.option("--min-bytes", type=POSITIVE_INT, default=8, show_default=True)
 @click.option("--max-bytes", type=POSITIVE_INT, default=256 << 20, show_default=True)
 @click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Timed runs per size (6x below 1 MB, 2x below 16 MB, half from 16 MB on); the fastest is "
-                   "reported.")
+              help="Timed runs per size (6x below 1 MB, 2x below 16 MB, about half from 16 MB on), spread "
+                   "over 3 sweeps; the fastest is reported.")
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
               help="Untimed runs per size before its timed runs.")
 @click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
@@ -90,5 +90,6 @@ def _run_json(run: probemod.ProbeRun) -> dict:
         out["memory_rows"] = [row.to_dict() for row in run.local]
         out["calibration"] = None if calibration is None else {
             "link": calibration.link_name, "from": "allreduce", "wire": "sent + received" if calibration.loopback
-            else "each way", "link_gbps_64KB": calibration.link_gbps(1 << 16)}
+            else "each way", "link_gbps": calibration.link_gbps(),
+            "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)}}
     return out

@@ -59,7 +59,8 @@ def _measured_note(run: ProbeRun, calibration: Calibration | None, link: str | N
     note += f", not {link}." if link else "."
     if calibration is None:
         return note + " No allreduce was fitted, so nothing calibrates that link: no prediction."
-    note += f" pred is of that link, priced from this run's allreduce ({link_price(calibration)})"
+    note += (f" pred is of that link, priced at each size from this run's allreduce of that size "
+             f"({link_price(calibration)})")
     note += f", each collective by the bytes {run.backend}'s algorithm moves (under each table)"
     if link:
         note += (f"; the {link} column projects the same algorithm onto {link} × efficiency {efficiency:g} (one rank "
@@ -68,12 +69,13 @@ def _measured_note(run: ProbeRun, calibration: Calibration | None, link: str | N
 
 
 def link_price(calibration: Calibration) -> str:
-    """The calibrated link's GB/s, as the allreduce fit gives it (and past its bandwidth hinge, if any)."""
-    fit = calibration.allreduce
+    """The calibrated link's GB/s: the allreduce fit's, and the range the allreduce measured from 1 MB on."""
     way = "sent + received" if calibration.loopback else "each way"
-    price = f"{calibration.link_gbps(1 << 16):.3g} GB/s of bytes {way} per rank"
-    if fit.bandwidth_from is not None:
-        price += f" to {fit.bandwidth_from} B, {calibration.link_gbps(1 << 40):.3g} GB/s past it"
+    price = f"{calibration.link_gbps():.3g} GB/s of bytes {way} per rank by the allreduce fit"
+    large = sorted(s for s in calibration.allreduce_us if s >= 1 << 20)
+    if large:
+        rates = [calibration.link_gbps(s) for s in large]
+        price += f", {min(rates):.3g}-{max(rates):.3g} GB/s at each size from 1 MB"
     return price
 
 
