@@ -313,3 +313,18 @@ def test_json_of_a_measured_run_has_the_prediction_and_the_memory_rows(monkeypat
     assert run["calibration"]["link_gbps"] == pytest.approx(LOOP_GBPS)
     assert {r["op"] for r in run["memory_rows"]} == {"memcpy", "newbuf"}
     assert all(0.98 <= r["time_us"] / r["pred_us"] <= 1.02 for r in run["rows"])
+
+
+def test_each_size_is_priced_from_the_allreduce_measured_beside_it():
+    """A burst of load that slows every op at one size (they run back to back) slows the allreduce there too:
+    the prediction follows it, where one from the allreduce's fit would miss by the burst."""
+    run = _gloo_host_run()
+    burst = 64 << 20
+    for r in run.rows + run.local:
+        if r.size == burst:
+            r.time_us *= 3
+    cal = run.calibration()
+    for op in ("allgather", "reducescatter", "broadcast"):
+        row = next(r for r in run.rows if r.op == op and r.size == burst)
+        assert row.time_us / cal.predicted_us(op, burst) == pytest.approx(1.0, rel=0.02), op
+    assert cal.allreduce.predicted_us(burst) < 0.6 * cal.allreduce_us[burst]     # the fit does not follow it

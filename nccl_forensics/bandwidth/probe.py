@@ -337,7 +337,7 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
                "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out), "--backend", backend,
                "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),
-               "--iters", str(iters), "--ops", ",".join(ops + memory_ops(backend, ops))]
+               "--iters", str(iters), "--ops", ",".join(dict.fromkeys(ops + memory_ops(backend, ops)))]
         run_job(cmd, timeout_s, Path(tmp) / "console.log")
         if not out.exists():
             raise ReproError(f"the probe job wrote no results (see its output: {out.parent / 'console.log'})")
