@@ -64,6 +64,12 @@ def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
     assert {r.op for r in measured} == {"allreduce", "allgather", "reducescatter", "broadcast"}
     assert all(r.wrong == 0 and r.time_us > 0 for r in measured)
     assert [r.size for r in measured if r.op == "allreduce"][:3] == [8, 16, 32]
+    # gloo's allgather and reduce-scatter copy on the host: its memory is timed beside them, and the run
+    # predicts itself on the link it crossed (loopback), from its own allreduce
+    assert {r.op for r in run.local} == {"memcpy", "newbuf"} and all(r.wrong == 0 for r in run.local)
+    cal = run.calibration()
+    assert run.backend == "gloo" and run.measured_here and cal is not None and cal.link_name == "loopback"
+    assert all(cal.predicted_us(r.op, r.size) > 0 for r in measured)
 
 
 def test_scaling_reads_global_tokens_per_second_after_warm_up():
