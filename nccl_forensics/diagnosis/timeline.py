@@ -175,9 +175,7 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
         if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
         elif parts and kinds == {"num"}:
-            data[name] = np.concatenate([part[1] for part in parts])
-            if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
-                data[name] = data[name].astype(np.int64, copy=False)
+            data[name] = _numbers(name, [part[1] for part in parts])
         elif parts and (name in SPARSE and kinds <= {"cat", "none"} or name in ABSENT_AS_CODES and kinds == {"none"}):
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
             missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
@@ -195,6 +193,18 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
 
 
+def _numbers(name: str, parts: list[np.ndarray]) -> np.ndarray:
+    """A numeric column from its parts: integers as int64 (parts may come narrowed, columns.narrow), except line
+    numbers, int32 where every part's fit (NARROW_COLUMNS); times as float64, or float32 where none is known."""
+    if name == "time" and not any(np.isfinite(part).any() for part in parts):
+        return np.full(sum(map(len, parts)), np.nan, np.float32)     # no timestamps: 4 bytes a row, not 8
+    values = np.concatenate(parts)
+    if values.dtype.kind == "i" and not (name in NARROW_COLUMNS and values.dtype == np.int32):
+        values = values.astype(np.int64, copy=False)
+    return values
+
+
+NARROW_COLUMNS = ("line",)   # only ever compared or printed: int32 where it fits (10M rows of a --full read)
 # Columns empty on most rows: an all-empty or call-site column is kept as codes, its missing values NaN (as a
 # pandas string column has them), never a column of None pointers (8 bytes a row, 200 MB at 25M rows).
 SPARSE = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits")
@@ -397,7 +407,8 @@ def _spans(colls: pd.DataFrame) -> pd.DataFrame:
         span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")
         return span.reset_index().astype({"group": str})
     keep = groups >= 0                                  # rows of an unnamed group are left out, as groupby does
-    groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
+    if not keep.all():                                  # (copies only then: these are the timeline's own columns)
+        groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
     starts = np.flatnonzero(np.r_[True, (groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1])]) if len(seqs) \
         else np.zeros(0, dtype=np.int64)
     ends = np.r_[starts[1:], len(seqs)] - 1

@@ -130,9 +130,7 @@ class RunColumns:
         """The rows in `timeline.pack_columns` form ({} without rows)."""
         if not self.n:
             return {}
-        cols = {name: np.concatenate(parts) for name, parts in self.parts.items()}
-        self.parts.clear()
-        kind = cols.pop("kind")
+        kind = np.concatenate(self.parts.pop("kind"))
         keys = list(self.kinds)
         out: dict = {"rank": ("num", narrow(np.array([k[0] for k in keys], np.int64)[kind]))}
         for i, name in enumerate(("group", "op", "dtype", "redop"), start=1):
@@ -140,9 +138,11 @@ class RunColumns:
             out[name] = ("cat", cats, table.astype(code_type(len(cats)))[kind])
         for name, value in (("state", "enqueued"), ("source", "nccl"), ("file", self.path)):
             out[name] = ("cat", [value], np.zeros(self.n, np.int8))
-        for name, values in cols.items():
-            out[name] = ("num", narrow(values) if values.dtype == np.int64 and name != "time" else values) \
-                if values.dtype != object else ("obj", values.tolist())
+        for name in self.NUMBERS:                      # one column at a time: the parts go as it is made
+            values = np.concatenate(self.parts.pop(name))
+            if name == "time" and not np.isfinite(values).any():
+                values = values.astype(np.float32)     # no timestamps (the usual NCCL log): 4 bytes a row
+            out[name] = ("obj", values.tolist()) if values.dtype == object else ("num", narrow(values))
         out["text"] = ("obj", self.texts) if self.texts is not None else ("none", self.n)
         out.update((name, ("none", self.n)) for name in COLUMNS if name not in out)
         return out
