@@ -34,6 +34,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..diagnosis.arrivals import arrivals
 from ..diagnosis.rank_state import cite
 from ..diagnosis.timeline import stragglers
@@ -112,13 +114,15 @@ class StuckRank(BaseDetector):
                      and (ctx.ranks[r].end is None or r in timed_out) and r not in cut]
             if side != "behind" or not quiet or len(quiet) != len(ranks):
                 continue
-            colls = ctx.timelines.colls
-            mine = colls[(colls["group"] == group) & colls["rank"].isin(quiet)]
-            last = mine.sort_values("seq").groupby("rank").tail(1)
-            others = colls[(colls["group"] == group) & ~colls["rank"].isin(quiet)]
-            waited = others[others["seq"] > seq].sort_values("seq")     # the collective the others wait in
+            colls = ctx.timelines.colls                 # positions, not copies: a group may have millions of rows
+            in_group, quiet_rows = (colls["group"] == group).to_numpy(), colls["rank"].isin(quiet).to_numpy()
+            seqs = colls["seq"].to_numpy()
+            last = colls.iloc[_last_of_each_rank(colls, np.flatnonzero(in_group & quiet_rows))]
+            others = np.flatnonzero(in_group & ~quiet_rows)
+            later = others[seqs[others] > seq]
+            waited = colls.iloc[later[np.argsort(seqs[later], kind="stable")[:1]]]   # what the others wait in
             missed = int(waited["seq"].iloc[0]) if not waited.empty else seq
-            head = int(others["seq"].max()) if not others.empty else None
+            head = int(seqs[others].max()) if len(others) else None
             many = len(quiet) > 1
             msg = (f"rank{'s' if many else ''} {', '.join(map(str, quiet))} stopped issuing collectives "
                    f"after seq {seq} of group {group} and never joined seq {missed}, which the others reached (they "
@@ -199,6 +203,13 @@ _STATE_FIX = ("look at what that rank ran before this collective (py-spy dump --
               "between enqueueing and launching.")
 _TIMELINE_FIX = ("take `py-spy dump --pid PID` of that rank (and one healthy rank) while the job hangs, and check "
                  "whether its process is still alive (dmesg, torchrun's exit codes); then fix what it is doing.")
+
+
+def _last_of_each_rank(colls, rows: np.ndarray) -> np.ndarray:
+    """Of `rows` (positions), each rank's row with the highest seq, in seq order."""
+    ranks, seqs = colls["rank"].to_numpy()[rows], colls["seq"].to_numpy()[rows]
+    picked = np.array([rows[ranks == r][np.argmax(seqs[ranks == r])] for r in np.unique(ranks)], dtype=np.int64)
+    return picked[np.argsort(colls["seq"].to_numpy()[picked], kind="stable")] if len(picked) else picked
 
 
 def _last_rows(ctx: Context, ranks: list[int]):

@@ -67,30 +67,54 @@ def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
     dense id from one hash pass."""
     if colls.empty:
         return np.zeros(0, dtype=np.int64)
-    key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
+    key = colls["group"].cat.codes.to_numpy().astype("int64")          # in place from here: no row-sized temporaries
+    key *= int(colls["seq"].max()) + 2
+    key += colls["seq"].to_numpy()
     if key.min() >= 0 and key.max() < 4 * len(key) + 1024:
-        return key.astype("int64", copy=False)
+        return key
     return pd.factorize(key)[0].astype("int64")
 
 
 def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> pd.DataFrame:
     """The rows of every (group, seq) where ranks do not all agree on `field` (usually a tiny subset).
     `ids` is `group_seq_ids(colls)` when the caller has it."""
-    values = _codes(colls[field])
-    known = values >= 0
+    values, known = _comparable(colls[field])
     if not known.any():
         return colls.iloc[0:0]
     ids = group_seq_ids(colls) if ids is None else ids
-    ids, values = ids[known], values[known]
+    if not known.all():
+        ids, values = ids[known], values[known]
     first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
     first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)       # row of each key's first known value
     bad = np.zeros(len(first), dtype=bool)
-    bad[ids[values != values[first[ids]]]] = True             # a key where some value differs from its first
+    for start in range(0, len(ids), CHUNK):                   # a key where some value differs from its first
+        part = ids[start:start + CHUNK]
+        bad[part[values[start:start + CHUNK] != values[first[part]]]] = True
     if not bad.any():
         return colls.iloc[0:0]
-    rows = np.zeros(len(colls), dtype=bool)
-    rows[np.flatnonzero(known)[bad[ids]]] = True
+    rows = bad[ids]
+    if not known.all():
+        rows, hits = np.zeros(len(colls), dtype=bool), np.flatnonzero(known)[rows]
+        rows[hits] = True
     return colls[rows]
+
+
+CHUNK = 1 << 20          # rows compared at a time: temporaries of a few MB whatever the timeline's size
+
+
+def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(values to compare, which are known): a categorical's codes or an integer column as they are (no copy),
+    floats with NaN unknown, anything else factorized."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy()
+        return codes, codes >= 0
+    values = column.to_numpy()
+    if values.dtype.kind in "iu":
+        return values, np.ones(len(values), dtype=bool)
+    if values.dtype.kind == "f":
+        return values, ~np.isnan(values)
+    codes = _codes(column)
+    return codes, codes >= 0
 
 
 def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
@@ -323,11 +347,22 @@ def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
     return [(cats[groups[i]], ranks[i]) for i in lone]
 
 
-def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> dict | None:
-    rows = colls[(colls["group"] == group) & (colls["rank"] == rank)]
+def _last_entries(colls: pd.DataFrame, group, rank, upto: int | None) -> np.ndarray:
+    """Positions of the rank's last HISTORY rows of `group` (up to seq `upto`), in seq order: found on the
+    arrays, so that a rank with millions of rows is never copied whole to keep its last few hundred."""
+    at = np.flatnonzero(((colls["group"] == group) & (colls["rank"] == rank)).to_numpy())
+    seqs = colls["seq"].to_numpy()[at]
     if upto is not None:
-        rows = rows[rows["seq"] <= upto]
-    rows = rows.sort_values("seq").tail(HISTORY)
+        keep = seqs <= upto
+        at, seqs = at[keep], seqs[keep]
+    if len(seqs) > 1 and not (seqs[1:] >= seqs[:-1]).all():
+        order = np.argsort(seqs, kind="stable")
+        at = at[order]
+    return at[-HISTORY:]
+
+
+def _self_check(colls: pd.DataFrame, group, rank, upto: int | None = None) -> dict | None:
+    rows = colls.iloc[_last_entries(colls, group, rank, upto)]
     sigs = list(zip(*(rows[f].astype(object).where(rows[f].notna(), None) for f in FIELDS), strict=True))
     if len(sigs) < 5:
         return None

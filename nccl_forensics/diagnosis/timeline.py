@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Event
-from ..sources.columns import categorize, narrow
+from ..sources.columns import categorize, code_type, narrow
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
            "time", "frame", "redop",
@@ -133,6 +133,33 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple | list]:
     return out
 
 
+def concat_packs(first: dict, second: dict) -> dict:
+    """Two `pack_columns` results of one file as one (the rows of `first`, then those of `second`): numbers
+    stay arrays and codes are remapped; columns packed differently become lists (rare: a file whose COLL lines
+    came both one by one and in runs). `rank` is a list when either part's is (the parent fills it)."""
+    if not first or not second:
+        return first or second
+    n1, n2 = _pack_len(first), _pack_len(second)
+    out: dict = {}
+    for name in COLUMNS:
+        a, b = first.get(name, ("none", n1)), second.get(name, ("none", n2))
+        if type(a) is list or type(b) is list:
+            out[name] = [*(a if type(a) is list else _values_of(a)), *(b if type(b) is list else _values_of(b))]
+        elif a[0] == b[0] == "none":
+            out[name] = ("none", n1 + n2)
+        elif a[0] == b[0] == "num":
+            out[name] = ("num", np.concatenate([a[1], b[1]]))
+        elif a[0] == b[0] == "cat":
+            cats = list(dict.fromkeys([*a[1], *b[1]]))
+            index = {v: i for i, v in enumerate(cats)}
+            table = np.array([index[v] for v in b[1]] + [-1], np.int64)     # a code -1 (missing) stays -1
+            kind = code_type(len(cats))
+            out[name] = ("cat", cats, np.concatenate([a[2].astype(kind), table[b[2]].astype(kind)]))
+        else:
+            out[name] = ("obj", [*_values_of(a), *_values_of(b)])
+    return out
+
+
 def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
                       after_column: Callable[[], None] | None = None) -> pd.DataFrame:
     """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
@@ -148,10 +175,8 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
         if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
         elif parts and kinds == {"num"}:
-            data[name] = np.concatenate([part[1] for part in parts])
-            if data[name].dtype.kind == "i":                  # parts may come narrowed (columns.narrow)
-                data[name] = data[name].astype(np.int64, copy=False)
-        elif parts and name in SPARSE and kinds <= {"cat", "none"}:
+            data[name] = _numbers(name, [part[1] for part in parts])
+        elif parts and (name in SPARSE and kinds <= {"cat", "none"} or name in ABSENT_AS_CODES and kinds == {"none"}):
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
             missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
             data[name] = _merge_categories([("cat", (), missing[:part[1]]) if part[0] == "none" else part
@@ -168,9 +193,23 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
 
 
+def _numbers(name: str, parts: list[np.ndarray]) -> np.ndarray:
+    """A numeric column from its parts: integers as int64 (parts may come narrowed, columns.narrow), except line
+    numbers, int32 where every part's fit (NARROW_COLUMNS); times as float64, or float32 where none is known."""
+    if name == "time" and not any(np.isfinite(part).any() for part in parts):
+        return np.full(sum(map(len, parts)), np.nan, np.float32)     # no timestamps: 4 bytes a row, not 8
+    values = np.concatenate(parts)
+    if values.dtype.kind == "i" and not (name in NARROW_COLUMNS and values.dtype == np.int32):
+        values = values.astype(np.int64, copy=False)
+    return values
+
+
+NARROW_COLUMNS = ("line",)   # only ever compared or printed: int32 where it fits (10M rows of a --full read)
 # Columns empty on most rows: an all-empty or call-site column is kept as codes, its missing values NaN (as a
 # pandas string column has them), never a column of None pointers (8 bytes a row, 200 MB at 25M rows).
 SPARSE = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits")
+# Compared only as values (divergence.FIELDS): with no value at all (NCCL rows), codes too, not None pointers.
+ABSENT_AS_CODES = ("out_numel",)
 
 
 def _pack_len(pack: dict) -> int:
@@ -180,7 +219,7 @@ def _pack_len(pack: dict) -> int:
 
 def _values_of(part: tuple) -> list:
     if part[0] == "cat":
-        return [part[1][c] for c in part[2]]
+        return [part[1][c] if c >= 0 else None for c in part[2]]
     if part[0] == "none":
         return [None] * part[1]
     return part[1].tolist() if part[0] == "num" else list(part[1])
@@ -368,7 +407,8 @@ def _spans(colls: pd.DataFrame) -> pd.DataFrame:
         span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")
         return span.reset_index().astype({"group": str})
     keep = groups >= 0                                  # rows of an unnamed group are left out, as groupby does
-    groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
+    if not keep.all():                                  # (copies only then: these are the timeline's own columns)
+        groups, ranks, seqs = groups[keep], ranks[keep], seqs[keep]
     starts = np.flatnonzero(np.r_[True, (groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1])]) if len(seqs) \
         else np.zeros(0, dtype=np.int64)
     ends = np.r_[starts[1:], len(seqs)] - 1

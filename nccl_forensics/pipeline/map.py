@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from itertools import repeat
-from typing import Any, Iterable
 
 import numpy as np
 
@@ -17,11 +15,20 @@ from .. import sources as parse_pkg
 from ..diagnosis.fr_semantics import Entry, P2POp, rows_and_p2p
 from ..diagnosis.fr_semantics import _peer as peer_rank
 from ..diagnosis.groups import compact
-from ..diagnosis.timeline import COLUMNS, RowBuffer, add_event, comm_ids_of, nccl_group, pack_columns, user_frame
+from ..diagnosis.timeline import (
+    COLUMNS,
+    RowBuffer,
+    add_event,
+    comm_ids_of,
+    concat_packs,
+    nccl_group,
+    pack_columns,
+    user_frame,
+)
 from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
-from ..sources.columns import code_type, narrow
+from ..sources.columns import categorize, code_type, narrow
 from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
@@ -57,13 +64,14 @@ def _digest(source: Source) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
     rows, events = RowBuffer(), []
+    runs = RunColumns(source.path, keep_text=source.window is not None)
     pids: list[int | None] = []
     hosts: list[str | None] = []
     error, comm_ids = None, dict[tuple, str]()
     try:
         for ev in parse_pkg.iter_records(source):
             if isinstance(ev, CollRun):
-                _add_run(rows, ev, comm_ids, pids, hosts)
+                runs.add(ev, comm_ids)
                 continue
             if ev.kind == "comm_init":
                 comm_ids.update(comm_ids_of([ev]))
@@ -75,29 +83,77 @@ def _digest(source: Source) -> Digest:
     except NcclfError as exc:
         error = str(exc)
     result = SourceResult(source, events, lines=max((e.line for e in events), default=0), error=error)
-    return Digest(result, pack_columns(rows.columns()) if len(rows) else {}, pids, hosts, declared_groups(events))
+    packed = concat_packs(pack_columns(rows.columns()) if len(rows) else {}, runs.packed())
+    return Digest(result, packed, pids, hosts, declared_groups(events))
 
 
-def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: list) -> None:
-    """A CollRun's timeline rows: what `add_event` adds for each of its events, built column-wise."""
-    shared = {}
-    for ctx in set(run.contexts):
-        d = ctx.data
-        shared[ctx] = (ctx.rank, nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids), d["op"],
-                       d["dtype"], d["redop"], ctx.pid, ctx.host)
-    n = len(run)
-    per_ctx: Iterable[Iterable[Any]]
-    if len(shared) == 1:                            # the common case: one process, one communicator
-        per_ctx = [repeat(value, n) for value in next(iter(shared.values()))]
-    else:
-        per_ctx = zip(*map(shared.__getitem__, run.contexts), strict=True)
-    rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
-    rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
-                    "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
-                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts, "time": run.times,
-                    "redop": redop})
-    pids.extend(run_pids)
-    hosts.extend(run_hosts)
+class RunColumns:
+    """The timeline rows of a file's CollRuns, packed as they arrive: per row only typed numbers (seq, numel,
+    line, time) and the code of its (rank, group, op, dtype, redop); no object per row.
+
+    The line text is kept only with `keep_text` (a windowed file: its rows are bounded by the window). A file
+    read whole is cited by line number instead, and the few lines a finding cites are read again
+    (`sources.lines.read_lines`): a 1 GB log's text would cost more than its numbers."""
+
+    NUMBERS = ("seq", "numel", "line", "time")
+
+    def __init__(self, path: str, keep_text: bool = False):
+        self.path = path
+        self.kinds: dict[tuple, int] = {}              # (rank, group, op, dtype, redop) -> its code
+        self.parts: dict[str, list[np.ndarray]] = {name: [] for name in (*self.NUMBERS, "kind")}
+        self.texts: list[str] | None = [] if keep_text else None
+        self.n = 0
+
+    def add(self, run: CollRun, comm_ids: dict) -> None:
+        n, codes = len(run), {}
+        for ctx in set(run.contexts):
+            d = ctx.data
+            key = (ctx.rank, nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids), d["op"], d["dtype"],
+                   d["redop"])
+            codes[ctx] = self.kinds.setdefault(key, len(self.kinds))
+        if len(codes) == 1:                            # the common case: one process, one communicator
+            kind = np.full(n, next(iter(codes.values())), np.int32)
+        else:
+            kind = np.fromiter(map(codes.__getitem__, run.contexts), np.int32, n)
+        lines = run.lines
+        self.parts["line"].append(np.arange(lines.start, lines.stop, dtype=np.int64) if type(lines) is range
+                                  else np.array(lines, np.int64))
+        self.parts["seq"].append(_ints(run.opcounts))
+        self.parts["numel"].append(_ints(run.counts))
+        self.parts["time"].append(np.array(run.times, np.float64))      # None -> NaN
+        self.parts["kind"].append(kind)
+        if self.texts is not None:
+            self.texts.extend(run.texts)
+        self.n += n
+
+    def packed(self) -> dict:
+        """The rows in `timeline.pack_columns` form ({} without rows)."""
+        if not self.n:
+            return {}
+        kind = np.concatenate(self.parts.pop("kind"))
+        keys = list(self.kinds)
+        out: dict = {"rank": ("num", narrow(np.array([k[0] for k in keys], np.int64)[kind]))}
+        for i, name in enumerate(("group", "op", "dtype", "redop"), start=1):
+            cats, table = categorize([k[i] for k in keys])
+            out[name] = ("cat", cats, table.astype(code_type(len(cats)))[kind])
+        for name, value in (("state", "enqueued"), ("source", "nccl"), ("file", self.path)):
+            out[name] = ("cat", [value], np.zeros(self.n, np.int8))
+        for name in self.NUMBERS:                      # one column at a time: the parts go as it is made
+            values = np.concatenate(self.parts.pop(name))
+            if name == "time" and not np.isfinite(values).any():
+                values = values.astype(np.float32)     # no timestamps (the usual NCCL log): 4 bytes a row
+            out[name] = ("obj", values.tolist()) if values.dtype == object else ("num", narrow(values))
+        out["text"] = ("obj", self.texts) if self.texts is not None else ("none", self.n)
+        out.update((name, ("none", self.n)) for name in COLUMNS if name not in out)
+        return out
+
+
+def _ints(values: list[int]) -> np.ndarray:
+    """int64, or objects where a value does not fit (a 20-digit count: the grammar's bound, not int64's)."""
+    try:
+        return np.array(values, np.int64)
+    except OverflowError:
+        return np.array(values, object)
 
 
 FR_FIELDS = ("pg_name", "seq", "p2p_seq", "op", "peer", "is_p2p", "in_sizes", "out_sizes", "in_dtypes", "state",

@@ -36,7 +36,7 @@ from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import whole_file
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
 from ..sources.discover import discover, evidence_sources
-from ..sources.lines import TAIL_BASE, resolve_tail_line
+from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
@@ -138,6 +138,7 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
         resolve_tail_lines(result, {s.path: s.window[1] for s in windowed if s.window})
+    quote_cited_rows(result)
     return result
 
 
@@ -174,6 +175,7 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     for d in digests:
         if d.result.source.path in tails:
             absolute_lines(d, tails[d.result.source.path])
+        quote_rows(d)
     write_summary(out, [s for s in sources if s.kind is not SourceKind.SUMMARY], digests, paths)
     return digests
 
@@ -191,6 +193,28 @@ def absolute_lines(d: Digest, tail: int) -> None:
     if part is not None and part[0] == "num":
         lines = part[1].astype(np.int64)
         d.rows["line"] = ("num", np.where(lines >= TAIL_BASE, lines + base, lines))
+
+
+def quote_rows(d: Digest) -> None:
+    """Give the NCCL rows kept without their text (`map.RunColumns`) their lines, read again from the file: a
+    summary is reduced where the logs are not, and must cite what a diagnosis of the logs cites."""
+    rows = d.rows
+    if not rows or "text" not in rows or rows["source"][0] != "cat":
+        return
+    text, (_, cats, codes) = rows["text"], rows["source"]
+    nccl = [i for i, name in enumerate(cats) if name == "nccl"]
+    if text[0] not in ("none", "obj") or not nccl:
+        return
+    n = len(codes)
+    texts = [None] * n if text[0] == "none" else list(text[1])
+    lines = rows["line"][1] if rows["line"][0] == "num" else np.array(rows["line"][1], dtype=object)
+    wanted = [i for i in np.flatnonzero(np.isin(codes, nccl)).tolist() if texts[i] is None]
+    if not wanted:
+        return
+    quotes = read_lines(d.result.source.path, (int(lines[i]) for i in wanted))
+    for i in wanted:
+        texts[i] = quotes.get(int(lines[i]))
+    rows["text"] = ("obj", texts)
 
 
 def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
@@ -266,6 +290,38 @@ def resolve_tail_lines(d: Diagnosis, tails: dict[str, int]) -> None:
             if base is not None:
                 rows = (frame["file"] == path) & (frame["line"] >= TAIL_BASE)
                 frame.loc[rows, "line"] = frame.loc[rows, "line"] + base
+
+
+def quote_cited_rows(d: Diagnosis) -> None:
+    """Give the citations of NCCL rows kept without their text (a file read whole, `map.RunColumns`) the lines
+    they cite, read again from their files: a few lines, one pass per cited file up to its last cited line. A
+    file gone since (a summary reduced on another node) keeps the row's own description."""
+    colls, div = d.timelines.colls, d.divergence
+    if colls.empty:
+        return
+    cited: dict[str, set[int]] = {}
+    for ev in (ev for f in d.findings for ev in f.evidence):
+        cited.setdefault(ev.file, set()).add(ev.line)
+    has_div = div is not None and not div.empty and "text" in div
+    if has_div:
+        for file, line, text in zip(div["file"], div["line"], div["text"], strict=True):
+            if not isinstance(text, str):
+                cited.setdefault(str(file), set()).add(int(line))
+    textless = (colls["text"].isna() & (colls["source"] == "nccl")).to_numpy()
+    lines = colls["line"].to_numpy()
+    quotes: dict[tuple[str, int], str] = {}
+    for file, wanted in cited.items():
+        rows = textless & (colls["file"] == file).to_numpy()
+        asked = np.fromiter(wanted, np.int64, len(wanted))
+        found = asked[np.isin(asked, lines[rows])] if rows.any() else asked[:0]
+        quotes.update(((file, no), text) for no, text in read_lines(file, found.tolist()).items())
+    if not quotes:
+        return
+    for f in d.findings:
+        f.evidence[:] = [ev._replace(text=quotes.get((ev.file, ev.line), ev.text)) for ev in f.evidence]
+    if has_div:
+        div["text"] = [text if isinstance(text, str) else quotes.get((str(file), int(line)), text)
+                       for file, line, text in zip(div["file"], div["line"], div["text"], strict=True)]
 
 
 def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore: Iterable[str] = ()) -> Diagnosis:

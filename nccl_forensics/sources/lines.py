@@ -11,7 +11,7 @@ import gzip
 import os
 import re
 import zlib
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 from ..errors import BadInput
 from ..files import NotRegular, open_regular
@@ -321,6 +321,32 @@ def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
     except OSError:
         return None
     return before + (line - TAIL_BASE)
+
+
+def read_lines(path: str, numbers: Iterable[int]) -> dict[int, str]:
+    """Lines `numbers` (1-based, as the block scanner numbers them) of `path`, each as it was read (decoded the
+    same way, without its newline): what a finding quotes of a file whose rows were kept without their text.
+    Streams the file up to the last one asked for; a line the file no longer has (or a file that cannot be
+    read) is left out."""
+    wanted = sorted(n for n in set(numbers) if n >= 1)
+    found: dict[int, str] = {}
+    if not wanted:
+        return found
+    first, at = 1, 0                               # the number of the block's first line; the next one wanted
+    try:
+        for block in iter_blocks(path):
+            count = block.count("\n") + (block[-1:] != "\n")
+            if wanted[at] < first + count:
+                lines = split_block(block)
+                while at < len(wanted) and wanted[at] < first + count:
+                    found[wanted[at]] = lines[wanted[at] - first]
+                    at += 1
+                if at == len(wanted):
+                    break
+            first += count
+    except (BadInput, OSError):
+        pass
+    return found
 
 
 def _is_gzip(path: str) -> bool:

@@ -123,8 +123,13 @@ def test_every_field_of_a_digest_round_trips(tmp_path):
     from nccl_forensics.pipeline.summary import read_summary, write_summary
     _, fr_synth_pp, digest_source, discover = _sample_digests()
     fr_synth_pp.make_dumps(tmp_path / "pp", entries=60, tp=2, pp=2, dp=1, micro=2, culprit=3)
+    (tmp_path / "rankless").mkdir()         # COLL lines of a process no init line names: rows whose rank the
+    (tmp_path / "rankless" / "nccl.log").write_text("".join(   # parent fills from their (host, pid)
+        f"host1:4242:4242 [0] NCCL INFO AllReduce: opCount {i:x} sendbuff 0x7f00 recvbuff 0x7f00 count 4 datatype 7 "
+        "op 0 root 0 comm 0x5500 [nranks=2] stream 0x5600\n" for i in range(3)))
     paths = [str(tmp_path / "pp"), str(ROOT / "sample_logs" / "flight_recorder"),
-             str(ROOT / "sample_logs" / "bundles" / "real-stuck-rank"), str(ROOT / "sample_logs" / "bundles" / "healthy-nccl")]
+             str(ROOT / "sample_logs" / "bundles" / "real-stuck-rank"), str(ROOT / "sample_logs" / "bundles" / "healthy-nccl"),
+             str(tmp_path / "rankless")]
     sources = [s for s in discover(paths) if not s.error]
     digests = [digest_source(s) for s in sources]
     digests[0].warnings = ["internal error while parsing x (KeyError: 'y'), please report"]   # a parser's bug

@@ -153,12 +153,14 @@ def _interleaved_log(path, comms=("0x55d0c0001000", "0x55d0c0002000"), lines=600
 
 
 def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
-    """map._add_run builds a run's rows column-wise; they must be the rows add_event makes line by line."""
+    """map.RunColumns packs a run's rows as typed columns; they must be the rows add_event makes line by line,
+    less the line text (a whole file's rows are cited by line number and the line read again: read_lines)."""
     from nccl_forensics.diagnosis.timeline import comm_ids_of, frame_from_packed, pack_columns
     from nccl_forensics.model import CollRun
     from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources import iter_records
     from nccl_forensics.sources.discover import discover
+    from nccl_forensics.sources.lines import read_lines
 
     _interleaved_log(tmp_path / "nccl.rank0.log")
     (source,) = discover([str(tmp_path)])
@@ -171,8 +173,12 @@ def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
         if ev.kind == "coll":
             add_event(buf, ev, comm_ids)
     packs = [pack_columns(buf.columns()), digest_source(source).rows]
-    for pack in packs:                               # the parent packs ranks once it has filled the missing ones
-        pack["rank"] = ("num", np.array(pack["rank"]))
+    packs[0]["rank"] = ("num", np.array(packs[0]["rank"]))   # the parent packs ranks once it has filled them
     by_events, by_runs = map(frame_from_packed, ([p] for p in packs))
     assert len(by_runs) == 600
-    assert by_runs.astype(object).equals(by_events.astype(object))
+    assert by_runs["text"].isna().all()
+    quoted = read_lines(source.path, by_runs["line"].tolist())
+    assert [quoted[no] for no in by_runs["line"]] == by_events["text"].tolist()
+    rest = [name for name in by_runs.columns if name not in ("text", "out_numel")]
+    assert by_runs[rest].astype(object).equals(by_events[rest].astype(object))
+    assert by_runs["out_numel"].isna().all() and by_events["out_numel"].isna().all()
