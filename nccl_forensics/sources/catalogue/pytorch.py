@@ -52,7 +52,8 @@ MESSAGES = [
       "workMetaList_.size()=2",
       "Heartbeat monitor timed out!"),
     M("pytorch.watchdog_stuck",
-      r"ProcessGroupNCCL's watchdog got stuck for (?P<timeout_s>\d+) seconds without making progress",
+      # torch's forks for other devices (ProcessGroupHCCL, ProcessGroupXCCL, ...) print the same words
+      r"ProcessGroup[A-Z]+'s watchdog got stuck for (?P<timeout_s>\d+) seconds without making progress",
       "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
       "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
       "collectives.",
@@ -199,6 +200,17 @@ MESSAGES = [
       "[PG ID 0 PG GUID 0(default_pg) Rank 5] Observed flight recorder dump signal from another rank via TCPStore.",
       "Observed flight recorder dump signal from another rank via TCPStore", data={"trigger": "dump_signal"},
       anchor="Received a global timeout from another rank|Observed flight recorder dump signal"),
+    M("pytorch.monitor_would_terminate",
+      r"ProcessGroupNCCL monitor thread is disabled, but would have terminated the process",
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop (TORCH_NCCL_ENABLE_MONITORING=0)",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] ProcessGroupNCCL monitor thread is disabled, but would have terminated the "
+      "process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+      "ProcessGroupNCCL monitor thread is disabled, but would have terminated the process", data={"trigger": "terminate"}),
+    M("pytorch.gil_hang",
+      r"Could not acquire GIL within (?P<wait_ms>\d+) ms on exit, possible GIL induced hang",
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] Could not acquire GIL within 300 ms on exit, possible GIL induced hang",
+      "Could not acquire GIL within 300 ms on exit, possible GIL induced hang", anchor="possible GIL induced hang"),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
