@@ -224,6 +224,8 @@ def _fill_common(ev: Event) -> None:
         ev.rank = d["task"]
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
+    if ev.kind == "monitored_barrier" and isinstance(d.get("ranks"), str) and d.get("missing_ranks") is None:
+        d["missing_ranks"] = [int(r) for r in d.pop("ranks").replace(" ", "").split(",") if r.isdigit()]
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)
