@@ -181,7 +181,8 @@ MESSAGES = [
       "Primary job  terminated normally, but 1 process returned a non-zero exit code.",
       "1 process returned a non-zero exit code", anchor="returned a non-zero exit code|returned non-zero exit code"),
     M("ompi.first_nonzero",
-      r"(?:mpirun|orterun|prterun|prte) detected that one or more processes exited with non-zero status",
+      r"(?:mpirun|mpiexec|orterun|prterun|prte|shmemrun|oshrun) detected that one or more processes exited with "
+      r"non-zero status",
       "worker_failed", "consequence", None, "Open MPI 1.x - 5.x", "ompi:orte/tools/orterun/help-orterun.txt:orterun:non-zero-exit",
       "mpirun detected that one or more processes exited with non-zero status, thus causing",
       "mpirun detected that one or more processes exited with non-zero status", anchor="exited with non-zero status"),

@@ -169,6 +169,21 @@ MESSAGES = [
       "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
       "(node-1, 29500).", "The client socket has failed to connect to any network address of (node-1, 29500)",
       anchor="failed to connect to any network address"),
+    M("pytorch.tcpstore_connect_timed_out",
+      r"TCP client failed to connect/validate to host (?P<peer>\S+?) - timed out",
+      "dist_backend_error", "failure", "network_error", "2.3 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:"
+      "TCPClient::connect (C10D_ERROR once its deadline passed)",
+      "[E1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
+      "10.0.0.1:29500 - timed out (try=0, timeout=1800000ms): The client socket has timed out after 1800000ms while "
+      "trying to connect to (10.0.0.1, 29500).",
+      "TCP client failed to connect/validate to host 10.0.0.1:29500 - timed out", anchor="TCP client failed to connect"),
+    M("pytorch.tcpstore_connect_retrying",
+      r"TCP client failed to connect/validate to host (?P<peer>\S+?) - retrying",
+      "dist_backend_error", "benign", None, "2.3 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:"
+      "TCPClient::connect (C10D_WARNING before each retry)",
+      "[W1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
+      "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms): Connection reset by peer",
+      "TCP client failed to connect/validate to host 10.0.0.1:29500 - retrying", anchor="TCP client failed to connect"),
     M("pytorch.unique_id_store_get",
       (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retrieving ncclUniqueId from \[(?P<other_rank>\d+)\]",
        r" via c10d key-value store by key '[^']*'", r", but store->get\('[^']*'\) got error: (?P<reason>.+)"),
@@ -236,7 +251,7 @@ MESSAGES = [
       data={"exc_type": "RuntimeError"}),
     # ---- allocators
     M("pytorch.cuda_oom",
-      (r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
+      (r"(?P<oom_kind>CUDA|HIP|XPU) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
        # <= 2.0: "(GPU 0; 11.17 GiB total capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)";
        # 2.1+: ". GPU 0 has a total capac(i)ty of 23.65 GiB of which 11.06 MiB is free."
        r"(?: \(GPU (?P<gpu>\d+); (?P<total_bytes>" + _SIZE + r") total capacity; (?P<allocated_bytes>" + _SIZE +
