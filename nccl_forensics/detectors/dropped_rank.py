@@ -107,8 +107,13 @@ class DroppedRank(BaseDetector):
 
 
 def _nonzero(data: dict) -> bool:
+    """An exit of the process's own making: not SIGTERM (a launcher's teardown) nor SIGABRT (the watchdog's abort
+    after a collective error elsewhere: X901 says that one's cause is not in the evidence)."""
     code = data.get("exitcode")
-    return isinstance(code, int) and code != 0 or data.get("signal") not in (None, "SIGTERM")
+    sig = data.get("signal") or (_CODE_SIGNALS | _TEARDOWN_CODES).get(code if isinstance(code, int) else 0)
+    if sig in ("SIGTERM", "SIGABRT"):
+        return False
+    return isinstance(code, int) and code != 0 or sig is not None
 
 
 # Launcher lines about workers' ends, and their teardown (never a failure of their own)
@@ -116,6 +121,7 @@ _EXIT_KINDS = frozenset({"worker_failed", "child_failed", "slurm_exit", "signal_
 _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled", "comm_abort", "unknown_message"}
 _CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGKILL"}
 _CODE_SIGNALS = {137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL", 136: "SIGFPE"}
+_TEARDOWN_CODES = {134: "SIGABRT", 143: "SIGTERM", -6: "SIGABRT", -15: "SIGTERM"}
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
                  "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
                  "replaced")
