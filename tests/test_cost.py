@@ -104,3 +104,50 @@ def _as_float(value):
         return float(value)
     except (TypeError, ValueError):
         return None
+
+
+# --- per-backend algorithms (bandwidth/algorithms.py): what a measured probe run is predicted from ---------
+
+from nccl_forensics.bandwidth import algorithms  # noqa: E402
+
+
+@pytest.mark.parametrize("op", ["allreduce", "allgather", "reducescatter", "broadcast", "alltoall"])
+@pytest.mark.parametrize("n", [2, 8])
+def test_nccl_volume_is_the_bus_factor_each_way(op, n):
+    vol = algorithms.volume("nccl", op, 1e6, n)
+    assert vol.sent == vol.received == pytest.approx(cost.bus_factor(op, n) * 1e6)
+    assert vol.copied == vol.fresh == 0
+    assert vol.wire_bytes(one_host=False) == pytest.approx(cost.bus_factor(op, n) * 1e6)
+
+
+def test_gloo_reduce_scatter_is_an_allreduce_of_a_clone():
+    """ProcessGroupGloo's reduce_scatter_tensor clones the input and allreduces it: the allreduce's wire bytes
+    (twice NCCL's reduce-scatter), a new S-byte buffer, S + S/n copied."""
+    s, n = 64e6, 4
+    rs, ar = algorithms.volume("gloo", "reducescatter", s, n), algorithms.volume("gloo", "allreduce", s, n)
+    assert (rs.sent, rs.received) == (ar.sent, ar.received) == (2 * 3 / 4 * s, 2 * 3 / 4 * s)
+    assert rs.sent == 2 * algorithms.volume("nccl", "reducescatter", s, n).sent
+    assert rs.fresh == s and rs.copied == pytest.approx(s + s / 4)
+
+
+def test_gloo_allgather_is_a_ring_into_a_new_buffer_then_a_copy():
+    vol = algorithms.volume("gloo", "allgather", 8e6, 2)
+    assert vol.sent == vol.received == 4e6 and vol.fresh == 8e6 and vol.copied == pytest.approx(4e6 + 8e6)
+
+
+@pytest.mark.parametrize("n, rounds", [(2, 1), (3, 2), (4, 2), (8, 3), (9, 4)])
+def test_gloo_broadcast_is_a_binomial_tree(n, rounds):
+    vol = algorithms.volume("gloo", "broadcast", 1e6, n)
+    assert vol.sent == rounds * 1e6 and vol.received == 0 and vol.copied == 0
+
+
+def test_one_host_pays_both_directions_a_network_link_the_larger():
+    vol = algorithms.Volume(sent=3.0, received=2.0)
+    assert vol.wire_bytes(one_host=True) == 5.0 and vol.wire_bytes(one_host=False) == 3.0
+    assert algorithms.volume("gloo", "allreduce", 1e6, 1) == algorithms.Volume(0.0, 0.0)
+
+
+def test_each_algorithm_has_a_caption():
+    assert "binomial" in algorithms.describe("gloo", "broadcast")
+    assert "allreduce of a clone" in algorithms.describe("gloo", "reducescatter")
+    assert algorithms.describe("nccl", "allgather").startswith("NCCL's ring: (n-1)/n·S")

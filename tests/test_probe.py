@@ -64,6 +64,12 @@ def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
     assert {r.op for r in measured} == {"allreduce", "allgather", "reducescatter", "broadcast"}
     assert all(r.wrong == 0 and r.time_us > 0 for r in measured)
     assert [r.size for r in measured if r.op == "allreduce"][:3] == [8, 16, 32]
+    # gloo's allgather and reduce-scatter copy on the host: its memory is timed beside them, and the run
+    # predicts itself on the link it crossed (loopback), from its own allreduce
+    assert {r.op for r in run.local} == {"memcpy", "newbuf"} and all(r.wrong == 0 for r in run.local)
+    cal = run.calibration()
+    assert run.backend == "gloo" and run.measured_here and cal is not None and cal.link_name == "loopback"
+    assert all(cal.predicted_us(r.op, r.size) > 0 for r in measured)
 
 
 def test_scaling_reads_global_tokens_per_second_after_warm_up():
@@ -196,3 +202,135 @@ def test_a_narrow_console_gets_the_numbers_whole():
     render_probe(_run(times), Console(file=buf, width=80, color_system=None), "10GbE", 10.0, 0.85)
     out = buf.getvalue()
     assert "…" not in out and "meas/pred" in out and "268435456" in out and "float32" in out
+
+
+# --- a measured run is predicted on the link it crossed, from its own allreduce ---------------------------
+
+ALPHA = {"allreduce": 450.0, "allgather": 380.0, "reducescatter": 650.0, "broadcast": 240.0}
+LOOP_GBPS = 2.0                        # GB/s of bytes sent + received per rank on this host's loopback
+
+
+def _memcpy_us(s):
+    return s / 3e3                       # 3 GB/s
+
+
+def _newbuf_us(s):
+    return s / 4e3 if s <= 32 << 20 else s / 0.5e3      # page faults once past the allocator's reuse
+
+
+def _gloo_host_run(scale: dict[str, float] | None = None) -> probe.ProbeRun:
+    """A 2-rank gloo run on one host whose every collective costs what gloo's algorithm moves over a 2 GB/s
+    loopback plus its copies at the host's memory times (`scale` makes an op slower than its model)."""
+    from nccl_forensics.bandwidth.algorithms import volume
+    run = probe.ProbeRun("measured (gloo, 2 ranks)", 2, backend="gloo", measured_here=True)
+    sizes = [2 ** k for k in range(3, 29)]
+    for op, alpha in ALPHA.items():
+        for s in sizes:
+            vol = volume("gloo", op, s, 2)
+            t = (alpha + vol.wire_bytes(True) / (LOOP_GBPS * 1e3) + vol.copied * _memcpy_us(s) / s
+                 + vol.fresh * _newbuf_us(s) / s) * (scale or {}).get(op, 1.0)
+            run.rows.append(probe.ProbeRow(op, s, s // 4, "float32", "sum", -1, t, 0, 2))
+    for s in sizes:
+        run.local += [probe.ProbeRow("memcpy", s, s // 4, "float32", "none", -1, _memcpy_us(s), 0, 2),
+                      probe.ProbeRow("newbuf", s, s // 4, "float32", "none", -1, _newbuf_us(s), 0, 2)]
+    return run
+
+
+def test_a_measured_run_is_predicted_from_its_own_allreduce_and_gloos_algorithms():
+    run = _gloo_host_run()
+    cal = run.calibration()
+    assert cal is not None and cal.loopback and cal.link_name == "loopback"
+    assert cal.link_gbps(1 << 20) == pytest.approx(LOOP_GBPS, rel=1e-3) == cal.link_gbps()
+    for r in run.rows:
+        assert r.time_us / cal.predicted_us(r.op, r.size) == pytest.approx(1.0, rel=0.02), (r.op, r.size)
+
+
+def test_the_check_catches_an_algorithm_that_moves_other_bytes():
+    """Were gloo's reduce-scatter NCCL's (half the wire bytes, no clone), the model would miss it 2x and more:
+    meas/pred checks the algorithm, not the link's name."""
+    from nccl_forensics.bandwidth.algorithms import volume
+    run = _gloo_host_run()
+    cal = run.calibration()
+    large = [r for r in run.rows if r.op == "reducescatter" and r.size >= 64 << 20]
+    for r in large:
+        nccl_like = (cal.alpha_us("reducescatter")
+                     + volume("nccl", "reducescatter", r.size, 2).wire_bytes(True) / (LOOP_GBPS * 1e3))
+        assert r.time_us / nccl_like > 2
+        assert r.time_us / cal.predicted_us("reducescatter", r.size) == pytest.approx(1.0, rel=0.02)
+
+
+def test_parsed_output_and_a_run_without_allreduce_have_no_calibration():
+    assert probe.parse_nccl_tests(str(SAMPLE)).calibration() is None
+    run = _gloo_host_run()
+    run.rows = [r for r in run.rows if r.op != "allreduce"]
+    assert run.calibration() is None
+
+
+def test_the_projection_puts_the_bytes_on_the_named_link_each_way():
+    cal = _gloo_host_run().calibration()
+    s = 64 << 20
+    projected = cal.projected_us("broadcast", s, 10.0, 0.85)
+    assert projected == pytest.approx(ALPHA["broadcast"] + s * 8 / (10e9 * 0.85) * 1e6, rel=1e-3)
+
+
+def test_the_measured_table_says_which_link_it_predicts():
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    buf = io.StringIO()
+    render_probe(_gloo_host_run(), Console(file=buf, width=200, color_system=None), "10GbE", 10.0, 0.85)
+    out = buf.getvalue()
+    text = " ".join(out.split())
+    assert "their bytes crossed loopback (TCP between local processes), not 10GbE" in text
+    assert ("priced at each size from this run's allreduce of that size (2 GB/s of bytes sent + received per rank "
+            "by the allreduce fit, 2-2 GB/s at each size from 1 MB)") in text
+    assert "the 10GbE column projects the same algorithm onto 10GbE × efficiency 0.85" in text
+    assert "pred us 10GbE" not in out and " pred us " in out and "10GbE us" in out
+    assert "pred: this allreduce calibrates the link, so its pred is its fit" in text
+    assert "gloo's reduce-scatter is an allreduce of a clone" in text and "host memory" in text
+    ratios = [float(line.split()[12]) for line in out.splitlines()
+              if line.strip()[:1].isdigit() and len(line.split()) == 14]
+    assert len(ratios) == 4 * 26 and all(0.98 <= r <= 1.02 for r in ratios)
+
+
+def test_parsed_nccl_tests_are_predicted_on_the_named_link():
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    buf = io.StringIO()
+    render_probe(probe.parse_nccl_tests(str(SAMPLE)), Console(file=buf, width=220, color_system=None), "NVLink4",
+                 3600.0, 0.85)
+    out = buf.getvalue()
+    assert "pred us NVLink4" in out and "NCCL's ring: 2(n-1)/n·S each way per rank, over NVLink4" in out
+    assert "ran on this host" not in out
+
+
+def test_json_of_a_measured_run_has_the_prediction_and_the_memory_rows(monkeypatch):
+    monkeypatch.setattr(probe, "measure", lambda *a, **k: _gloo_host_run())
+    result = CliRunner().invoke(cli, ["probe", "--nproc", "2", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.output)["runs"][0]
+    assert run["backend"] == "gloo" and run["measured_here"] is True
+    assert run["calibration"]["link"] == "loopback" and run["calibration"]["wire"] == "sent + received"
+    assert run["calibration"]["link_gbps"] == pytest.approx(LOOP_GBPS)
+    assert {r["op"] for r in run["memory_rows"]} == {"memcpy", "newbuf"}
+    assert all(0.98 <= r["time_us"] / r["pred_us"] <= 1.02 for r in run["rows"])
+
+
+def test_each_size_is_priced_from_the_allreduce_measured_beside_it():
+    """A burst of load that slows every op at one size (they run back to back) slows the allreduce there too:
+    the prediction follows it, where one from the allreduce's fit would miss by the burst."""
+    run = _gloo_host_run()
+    burst = 64 << 20
+    for r in run.rows + run.local:
+        if r.size == burst:
+            r.time_us *= 3
+    cal = run.calibration()
+    for op in ("allgather", "reducescatter", "broadcast"):
+        row = next(r for r in run.rows if r.op == op and r.size == burst)
+        assert row.time_us / cal.predicted_us(op, burst) == pytest.approx(1.0, rel=0.02), op
+    assert cal.allreduce.predicted_us(burst) < 0.6 * cal.allreduce_us[burst]     # the fit does not follow it

@@ -1,8 +1,14 @@
 """`ncclf probe`: measure collectives the way nccl-tests does, and read nccl-tests/rccl-tests output.
 
 Measured and parsed results share one shape (`ProbeRun` of `ProbeRow`s), so both render as the same
-nccl-tests-style table, side by side with `cost`'s prediction for a link:
-algbw = size / time; busbw = algbw × bus_factor(op, n).
+nccl-tests-style table: algbw = size / time; busbw = algbw × bus_factor(op, n).
+
+The prediction beside each row is of the link the bytes crossed. nccl-tests output was measured on the job's
+own link: it is predicted from the link named (`--link`) with NCCL's algorithm. A measured probe runs its ranks
+on this host: the bytes cross loopback (gloo) or the GPUs' links (nccl), never the link named, so it is
+predicted from a `Calibration`: the link priced from the run's own allreduce, every other collective from the
+bytes its backend's algorithm moves (bandwidth/algorithms.py), its local copies at the memory times measured in
+the same run. meas/pred then checks the algorithm model; the named link is a projection beside it.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from ..capture.tools import local_torchrun_command
 from ..errors import BadInput, ReproError
 from ..sources.grammars import lalr
 from ..sources.lines import iter_lines
+from .algorithms import volume
 from .cost import bus_factor, transfer_seconds
 
 # nccl-tests binary name → collective
@@ -125,10 +132,13 @@ class ProbeRun:
     avg_busbw: float | None = None    # as printed by nccl-tests
     out_of_bounds: int | None = None
     devices: list[dict] = field(default_factory=list)
+    backend: str = "nccl"             # whose algorithms ran: nccl-tests is NCCL's (RCCL's are the same rings)
+    measured_here: bool = False       # run by `probe` on this host (the ranks are local), not parsed
+    local: list[ProbeRow] = field(default_factory=list)   # this host's memcpy / new-buffer times (LOCAL_OPS)
 
     @property
     def total_wrong(self) -> int:
-        return sum(r.wrong or 0 for r in self.rows)
+        return sum(r.wrong or 0 for r in self.rows + self.local)
 
     def latency_us(self, op: str) -> float:
         """α for `op`: the fitted latency (see `fit`), 0 unknown."""
@@ -158,6 +168,91 @@ class ProbeRun:
                 fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size), int(size),
                           1e-3 / float(per_byte + extra))
         return fit
+
+    def calibration(self) -> Calibration | None:
+        """The link this measured run crossed, priced from its own allreduce; None for parsed output or
+        without an allreduce fit."""
+        fit = self.fit("allreduce") if self.measured_here else None
+        if fit is None:
+            return None
+        local = {op: {r.size: r.time_us for r in self.local if r.op == op and r.time_us} for op in LOCAL_OPS}
+        allreduce = {r.size: r.time_us for r in self.rows if r.op == "allreduce" and r.time_us and not r.error}
+        return Calibration(self.backend, self.nranks, fit, allreduce, local, {op: f for op in dict.fromkeys(
+            r.op for r in self.rows) if (f := self.fit(op)) is not None})
+
+
+LOCAL_OPS = ("memcpy", "newbuf")
+
+
+def _nearest(times: dict[int, float], size: int) -> float | None:
+    return times[min(times, key=lambda s: abs(s - size))] if times else None
+
+
+@dataclass
+class Calibration:
+    """A measured run's prediction of `op` at S bytes: t = α(op) + its wire bytes × the link's time per byte +
+    its copied bytes × the host's memcpy time per byte + its new-buffer bytes × the new-buffer time per byte
+    (the byte counts from the backend's algorithm, `algorithms.volume`). The link's time per byte at S is the
+    allreduce's, measured at S (back to back with the others: the same load), past its fitted α, over the
+    allreduce's own wire bytes; the memory times are those measured at S. An allreduce row is the calibration
+    itself: its prediction is its fit."""
+    backend: str
+    nranks: int
+    allreduce: Fit
+    allreduce_us: dict[int, float]           # size → measured us
+    local: dict[str, dict[int, float]]      # LOCAL_OPS → size → us
+    fits: dict[str, Fit]
+
+    @property
+    def loopback(self) -> bool:
+        """gloo between local ranks goes through TCP on loopback: every byte sent and received is copied by
+        the host's CPUs (nccl between local GPUs goes over their links, each direction on its own)."""
+        return self.backend == "gloo"
+
+    @property
+    def link_name(self) -> str:
+        return "loopback" if self.loopback else "this host's GPU links"
+
+    def link_us_per_byte(self, size: int) -> float:
+        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them)."""
+        wire = volume(self.backend, "allreduce", size, self.nranks).wire_bytes(self.loopback)
+        measured = _nearest(self.allreduce_us, size)
+        spent = (measured if measured is not None else self.allreduce.predicted_us(size)) - self.allreduce.alpha_us
+        return max(spent, 0.0) / wire if wire else 0.0
+
+    def link_gbps(self, size: int | None = None) -> float:
+        """The link's GB/s of wire bytes at `size`; without one, as the allreduce fit has it (its β)."""
+        if size is None:
+            return volume(self.backend, "allreduce", 1.0, self.nranks).wire_bytes(self.loopback) * self.allreduce.gbps
+        per_byte = self.link_us_per_byte(size)
+        return 1e-3 / per_byte if per_byte else float("inf")
+
+    def alpha_us(self, op: str) -> float:
+        return (self.fits.get(op) or self.allreduce).alpha_us
+
+    def predicted_us(self, op: str, size: int) -> float:
+        if op == "allreduce":
+            return self.allreduce.predicted_us(size)
+        vol = volume(self.backend, op, size, self.nranks)
+        return (self.alpha_us(op) + vol.wire_bytes(self.loopback) * self.link_us_per_byte(size)
+                + self.local_us(vol.copied, vol.fresh, size))
+
+    def local_us(self, copied: float, fresh: float, size: int) -> float:
+        """The local copies' time, at the memory times measured at the nearest size (0 where none were)."""
+        total = 0.0
+        for op, nbytes in (("memcpy", copied), ("newbuf", fresh)):
+            times = self.local.get(op) or {}
+            if nbytes and times:
+                nearest = min(times, key=lambda s: abs(s - size))
+                total += nbytes * times[nearest] / nearest
+        return total
+
+    def projected_us(self, op: str, size: int, gbps: float, efficiency: float) -> float:
+        """`op` with its bytes on a network link of `gbps` Gbit/s instead (one rank per host, each direction on
+        its own): the same algorithm, this host's α and memory."""
+        vol = volume(self.backend, op, size, self.nranks)
+        return (self.alpha_us(op) + vol.wire_bytes(False) * 8 / (gbps * 1e9 * efficiency) * 1e6
+                + self.local_us(vol.copied, vol.fresh, size))
 
 
 # --- nccl-tests output ---------------------------------------------------------------------------------
@@ -242,20 +337,29 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
                "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out), "--backend", backend,
                "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),
-               "--iters", str(iters), "--ops", ",".join(ops)]
+               "--iters", str(iters), "--ops", ",".join(dict.fromkeys(ops + memory_ops(backend, ops)))]
         run_job(cmd, timeout_s, Path(tmp) / "console.log")
         if not out.exists():
             raise ReproError(f"the probe job wrote no results (see its output: {out.parent / 'console.log'})")
         data = json.loads(out.read_text())
-    run = ProbeRun(source=f"measured ({backend}, {data['world_size']} ranks)", nranks=data["world_size"])
+    run = ProbeRun(source=f"measured ({backend}, {data['world_size']} ranks)", nranks=data["world_size"],
+                   backend=backend, measured_here=True)
     for r in data["rows"]:
+        rows = run.local if r["op"] in LOCAL_OPS else run.rows
         if "error" in r:
-            run.rows.append(ProbeRow(r["op"], r["size"], 0, "float32", "-", -1, None, None, run.nranks,
-                                     error=r["error"]))
+            rows.append(ProbeRow(r["op"], r["size"], 0, "float32", "-", -1, None, None, run.nranks,
+                                 error=r["error"]))
         else:
-            run.rows.append(ProbeRow(r["op"], r["size"], r["count"], r["dtype"], r["redop"], r["root"],
-                                     r["time_us"], r["wrong"], run.nranks))
+            rows.append(ProbeRow(r["op"], r["size"], r["count"], r["dtype"], r["redop"], r["root"],
+                                 r["time_us"], r["wrong"], run.nranks))
     return run
+
+
+def memory_ops(backend: str, ops: tuple[str, ...]) -> tuple[str, ...]:
+    """The host-memory timings a measured run needs for its prediction: gloo's allgather and reduce-scatter
+    copy and allocate on the host (algorithms.py); nccl's collectives and gloo's others do not."""
+    needs = backend == "gloo" and any(volume("gloo", op, 1 << 20, 2).copied for op in ops if op in _FACTOR_OPS)
+    return LOCAL_OPS if needs else ()
 
 
 def run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:

@@ -1,10 +1,11 @@
 """The measuring side of `ncclf probe`: runs inside each rank of a torchrun job (imports torch).
 
-Before any timing, every op runs a few times (connection and first-call set-up). Then for each collective
-and each size (doubling from min to max bytes) it runs warm-up runs, then timed runs, spread over three
-sweeps of the sizes below 16 MB (each run timed alone, as its slowest rank; the fastest is kept: load only
-adds time), then checks the result against the expected values on every rank (the nccl-tests validation):
-rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere.
+Before any timing, every op runs a few times (connection and first-call set-up). Then size by size (doubling
+from min to max bytes), each collective runs warm-up runs, then timed runs, spread over three sweeps of the
+sizes (each run timed alone, as its slowest rank; the fastest is kept: load only adds time), then checks the result against the expected values on every rank (the nccl-tests validation):
+rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere. `--ops` may also name
+LOCAL_OPS: a memcpy into a buffer already written, and a new buffer written once, timed the same way (the
+host's memory, as gloo's own copies and buffers use it).
 Rank 0 writes the rows as JSON to the path given by --out.
 
     torchrun --nproc_per_node 2 -m nccl_forensics.bandwidth.probe_worker --out rows.json
@@ -20,6 +21,9 @@ import torch
 import torch.distributed as dist
 
 OPS = ("allreduce", "allgather", "reducescatter", "broadcast")
+# Not collectives: this host's memory, timed on every rank at once as the collectives run (they price the
+# copies and the new buffers that gloo's allgather and reduce-scatter make; see bandwidth/algorithms.py)
+LOCAL_OPS = ("memcpy", "newbuf")
 
 
 def _sizes(min_bytes: int, max_bytes: int, elem: int) -> list[int]:
@@ -33,10 +37,13 @@ def _sizes(min_bytes: int, max_bytes: int, elem: int) -> list[int]:
 def _buffers(op: str, count: int, world: int, rank: int, device):
     """Input/output tensors for an nccl-tests-style `count` (the total element count of the op)."""
     per_rank = max(count // world, 1) if op in ("allgather", "reducescatter") else count
+    # outputs are written (zeros) before any timing: their first-touch page faults are not the collective's
     if op == "allgather":
-        return torch.full((per_rank,), rank + 1.0, device=device), torch.empty(per_rank * world, device=device)
+        return torch.full((per_rank,), rank + 1.0, device=device), torch.zeros(per_rank * world, device=device)
     if op == "reducescatter":
-        return torch.full((per_rank * world,), rank + 1.0, device=device), torch.empty(per_rank, device=device)
+        return torch.full((per_rank * world,), rank + 1.0, device=device), torch.zeros(per_rank, device=device)
+    if op == "memcpy":
+        return torch.full((count,), rank + 1.0, device=device), torch.zeros(count, device=device)
     return torch.full((count,), rank + 1.0, device=device), None
 
 
@@ -49,6 +56,10 @@ def _run_once(op: str, inp, out):
         dist.reduce_scatter_tensor(out, inp)
     elif op == "broadcast":
         dist.broadcast(inp, src=0)
+    elif op == "memcpy":
+        out.copy_(inp)
+    elif op == "newbuf":                          # a new buffer each time, written once (as gloo's are)
+        torch.empty_like(inp).fill_(0.5)
 
 
 def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
@@ -60,12 +71,16 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
         return int((out != expected).sum())
     if op == "reducescatter":
         return int((out != total).sum())
+    if op == "memcpy":
+        return int((out != rank + 1.0).sum())
+    if op == "newbuf":
+        return 0
     return int((inp != 1.0).sum())  # broadcast from rank 0 (value 1)
 
 
 SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
 SMALL_MORE = 6              # how many times --iters those sizes are timed
-LARGE_BYTES = 16 << 20      # from this size on a run costs tens of milliseconds or more: half --iters runs
+LARGE_BYTES = 16 << 20      # from this size on a run costs tens of milliseconds or more: one run a sweep
 
 
 def timed_runs(op: str, size: int, warmup: int, iters: int, device) -> list[float]:
@@ -107,23 +122,38 @@ def validated_row(op: str, size: int, times: list[float], device) -> dict:
 PASSES = 3      # sweeps over the sizes, each with its share of the runs: a burst of load hits one pass, not all
 
 
+def _runs(size: int, iters: int) -> int:
+    """Timed runs of a size in each sweep: small sizes are cheap and noisy (a busy host's scheduling), so they
+    get more for their minimum; from LARGE_BYTES on, one a sweep."""
+    if size < SMALL_BYTES:
+        return -(-iters * SMALL_MORE // PASSES)
+    if size < LARGE_BYTES:
+        return -(-iters * 2 // PASSES)
+    return max(1, -(-(iters // 2 + 1) // PASSES))
+
+
+def _warmups(size: int, warmup: int, sweep_no: int) -> int:
+    if sweep_no == 0:
+        return warmup
+    return min(warmup, 1) if size < LARGE_BYTES else 0
+
+
 def sweep(ops: list[str], sizes: list[int], warmup: int, iters: int, device) -> list[dict]:
-    """Every op at every size. Below LARGE_BYTES a size's runs are spread over PASSES sweeps (the later ones
-    with one warm-up run); from it on, one run lasts long enough to average a burst out, and the first sweep
-    takes them all. An op the backend lacks gets one row with the error."""
+    """Every op at every size, size by size (the ops of one size run back to back, so that a prediction of one
+    from another compares them under the same load). Each size's runs are spread over PASSES sweeps: a burst of
+    load hits one, not all. The later sweeps warm up with one run below LARGE_BYTES and none from it on (a
+    run that long is its own warm-up; the buffers are written before timing). An op the backend lacks gets one
+    row with the error."""
     times: dict[tuple[str, int], list[float]] = {}
     failed: dict[str, tuple[int, str]] = {}
     for sweep_no in range(PASSES):
-        for op in ops:
-            for size in sizes if sweep_no == 0 else [s for s in sizes if s < LARGE_BYTES]:
+        for size in sizes:
+            for op in ops:
                 if op in failed:
-                    break
-                # small sizes are cheap and noisy (a busy host's scheduling): more runs for their minimum
-                runs = (-(-iters * SMALL_MORE // PASSES) if size < SMALL_BYTES else -(-iters * 2 // PASSES)
-                        if size < LARGE_BYTES else max(1, iters // 2))
+                    continue
                 try:
                     times.setdefault((op, size), []).extend(
-                        timed_runs(op, size, warmup if sweep_no == 0 else min(warmup, 1), runs, device))
+                        timed_runs(op, size, _warmups(size, warmup, sweep_no), _runs(size, iters), device))
                 except RuntimeError as exc:   # e.g. a collective this backend lacks
                     failed[op] = (size, str(exc).splitlines()[0][:200])
     rows = []
@@ -139,7 +169,7 @@ def warm_up(ops: list[str], device, runs: int = 10) -> None:
     """Before any timing: the connections, the backend's first-call set-up and the allocator paid for once,
     on every op (so that no op's first size measures them)."""
     for op in ops:
-        if op not in OPS:
+        if op not in OPS + LOCAL_OPS:
             continue
         try:
             inp, out = _buffers(op, 1 << 16, dist.get_world_size(), dist.get_rank(), device)

@@ -36,8 +36,11 @@ from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
-    "killed": "was killed by {signal} (exit code {exitcode})", "crashed": "crashed: {detail}",
+    "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",
     "exception": "raised {detail}", "exited": "{detail}"}
+
+
+_CRASH_SIGNALS = {"SIGKILL", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
 class DroppedRank(BaseDetector):
@@ -51,7 +54,8 @@ class DroppedRank(BaseDetector):
             return
         cascade = [st.rank for st in ctx.ranks.values() if st.end and not st.cause]
         for st in dead:
-            what = _CAUSES[st.end].format(signal=st.signal, exitcode=st.exitcode, detail=st.end_detail)
+            code = f" (exit code {st.exitcode})" if st.exitcode is not None else ""
+            what = _CAUSES[st.end].format(signal=st.signal, code=code, detail=st.end_detail)
             msg = f"rank {st.rank} {what}"
             if cascade:
                 msg += f"; rank{'s' if len(cascade) > 1 else ''} {rank_span(cascade)} failed after it (consequences)"
@@ -62,7 +66,17 @@ class DroppedRank(BaseDetector):
             yield self.finding([st.rank], msg, conf, st.evidence, fix)
 
     def _unranked_crash(self, ctx: Context):
-        """A process crashed on its device (a CUDA error) and nothing says which rank it was."""
+        """A process crashed (a signal its launcher reports, a CUDA error) and nothing says which rank it was."""
+        exits = [ev for kind in ("worker_failed", "child_failed") for ev in ctx.of(kind)
+                 if ev.rank is None and ev.data.get("local_rank") is None and ev.data.get("signal") in _CRASH_SIGNALS]
+        if exits:
+            sig, code = exits[0].data["signal"], exits[0].data.get("exitcode")
+            how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
+            yield self.finding([], f"a process {how}" + (f" (exit code {code})" if code is not None else "")
+                               + "; no line says which rank it was", Confidence.MEDIUM, exits[:3],
+                               "find the process in each rank's own log (the launcher's per-rank output); for SIGKILL "
+                               "check `dmesg` for the OOM killer, for a crash its faulthandler output or core dump")
+            return
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None]
         if crashes:
             what = crashes[0].data.get("message") or "its message was cut"

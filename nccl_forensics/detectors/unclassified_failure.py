@@ -52,10 +52,16 @@ class UnclassifiedFailure(BaseDetector):
         causes = sorted(st.rank for st in ended if st.cause)
         parts = [f"rank {st.rank} {st.end_detail}" for st in sorted(ended, key=lambda s: (not s.cause, s.rank))[:4]]
         if not parts:
-            parts = [f"{ev.kind.replace('_', ' ')}: {ev.text.strip()[:120]}" for ev in errors[:2]]
+            parts = [f"{ev.kind.replace('_', ' ')}: {_said(ev)}" for ev in errors[:2]]
         msg = "; ".join(parts)
         if not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
         yield self.finding(causes, msg, conf, evidence, _FIX)
+
+
+def _said(ev) -> str:
+    """What the line says: its parsed message where there is one (an NCCL WARN's words, not its prefix)."""
+    said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
+    return (said or ev.text).strip()[:120]

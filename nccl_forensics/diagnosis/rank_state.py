@@ -98,6 +98,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     """One RankState per known rank, from py-spy threads and the process-end events."""
     states = {r: RankState(r) for r in world}
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
+    tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
     for ev in events:
         if ev.rank is None:
@@ -115,10 +116,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
                 st.where, st.op, st.at = classify_stack(frames, None)
                 st.evidence.append(cite(ev))
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
-            _note_exit(st, ev, terminated_pids)
+            _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
             _note_error(st, ev)
+    _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
             if pid in oom_pids:
@@ -136,7 +138,52 @@ def _is_main(ev: Event) -> bool:
     return ev.data.get("thread_name") in (None, "MainThread") or ev.tid == ev.pid
 
 
-def _note_exit(st: RankState, ev: Event, terminated_pids: set) -> None:
+# torchrun's shutdown (elastic/multiprocessing/api.py, `_close`): SIGTERM to every worker, then SIGKILL to those
+# still alive 30 s later. Since torch 2.4 the failure table is taken after that shutdown, so it lists the
+# workers torchrun ended (-15, or -9 about 30 s after the first failure) beside the one that failed.
+_FORCED_KILL_AFTER_S = 25.0
+
+
+def _failure_tables(events: list[Event]) -> dict[int, str]:
+    """What torchrun's failure tables say of each entry (by event id): "forced" for a SIGKILL that came at least
+    25 s after the table's first failure (torchrun's own kill after its SIGTERM grace), "first" for an entry that
+    failed at the table's first second while the table shows torchrun ending the others."""
+    by_file: dict[str, list[Event]] = {}
+    for ev in events:
+        if ev.kind == "child_failed" and ev.time is not None:
+            by_file.setdefault(ev.file, []).append(ev)
+    roles: dict[int, str] = {}
+    for table in by_file.values():
+        first = min(ev.time for ev in table if ev.time is not None)
+        forced = {id(ev) for ev in table
+                  if _signal_of(ev) == "SIGKILL" and (ev.time or 0) - first >= _FORCED_KILL_AFTER_S}
+        shutdown = bool(forced) or any(_signal_of(ev) == "SIGTERM" for ev in table)
+        for ev in table:
+            if id(ev) in forced:
+                roles[id(ev)] = "forced"
+            elif shutdown and (ev.time or 0) - first < 1 and _signal_of(ev) is None:
+                roles[id(ev)] = "first"
+    return roles
+
+
+def _signal_of(ev: Event) -> str | None:
+    code = ev.data.get("exitcode")
+    return ev.data.get("signal") or _SIGNAL_BY_CODE.get(code if isinstance(code, int) else 0)
+
+
+def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:
+    """torchrun's Root Cause entry cut before its exit code: the rank it names failed first, unless another rank
+    shows a cause of its own (its Root Cause is the first to *exit*, which can be a peer of a killed rank)."""
+    if any(st.cause and st.end != "exited" for st in states.values()):
+        return
+    for ev in events:
+        if (ev.kind == "child_failed" and ev.data.get("root_cause") and ev.rank in states
+                and ev.data.get("exitcode") is None and states[ev.rank].end is None
+                and (tables.get(id(ev)) == "first" or not tables)):
+            _set_end(states[ev.rank], "exited", True, "failed first (torchrun's Root Cause; its exit code was cut)", ev)
+
+
+def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "") -> None:
     code = ev.data.get("exitcode")
     if isinstance(code, int):
         st.exitcode = code
@@ -144,7 +191,10 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set) -> None:
     if sig:
         st.signal = sig
     pid = ev.data.get("pid")
-    if sig == "SIGTERM" or pid in terminated_pids and sig in (None, "SIGTERM", "SIGKILL"):
+    if table_role == "forced":
+        _set_end(st, "terminated", False, "killed by torchrun (SIGKILL) when it did not stop within the SIGTERM "
+                 "grace after another rank failed", ev)
+    elif sig == "SIGTERM" or pid in terminated_pids and sig in (None, "SIGTERM", "SIGKILL"):
         _set_end(st, "terminated", False, "terminated by torchrun after another rank failed", ev)
     elif sig == "SIGKILL":
         _set_end(st, "killed", True, "killed by SIGKILL (exit code -9)", ev)
@@ -156,7 +206,7 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set) -> None:
         _note_error(st, ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
         # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail
-        first = bool(terminated_pids) and pid not in terminated_pids
+        first = table_role == "first" or bool(terminated_pids) and pid not in terminated_pids
         _set_end(st, "exited", first, f"exited with code {code}" + (" before torchrun ended the others" if first
                                                                      else ""), ev)
 

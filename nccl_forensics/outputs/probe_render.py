@@ -6,7 +6,8 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ..bandwidth.probe import Fit, ProbeRun
+from ..bandwidth.algorithms import describe, volume
+from ..bandwidth.probe import LOCAL_OPS, Calibration, Fit, ProbeRun
 from ..bandwidth.scaling import ScalingRow
 
 
@@ -39,45 +40,116 @@ def fit_note(fit: Fit, measured: bool = True) -> str:
 
 
 def render_probe(run: ProbeRun, console: Console, link: str | None, gbps: float | None, efficiency: float) -> None:
-    ops = list(dict.fromkeys(r.op for r in run.rows))
-    for op in ops:
-        table = Table(title=f"{op} — {run.source}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col in ("size B", "count", "type", "redop", "root", "time us", "algbw GB/s", "busbw GB/s", "#wrong"):
-            table.add_column(col, justify="right", no_wrap=True)
-        fit = run.fit(op)
-        if fit:
-            table.add_column("fit us", justify="right", no_wrap=True)
-            table.add_column("meas/fit", justify="right", no_wrap=True)
-        if gbps:
-            table.add_column(f"pred us {link}", justify="right", no_wrap=True)
-            table.add_column("meas/pred", justify="right", no_wrap=True)
-        alpha = fit.alpha_us if fit else 0.0
-        notes = []
-        if fit:
-            notes.append(fit_note(fit, run.source.startswith("measured")))
-        if gbps:
-            notes.append(f"pred = α + bytes over {link} × efficiency {efficiency:g}")
-        table.caption = "\n".join(notes) or None
-        for r in (row for row in run.rows if row.op == op):
-            if r.error:
-                table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "",
-                              *([""] * ((2 if gbps else 0) + (2 if fit else 0))))
-                continue
-            cells = [str(r.size), str(r.count), r.dtype, r.redop, str(r.root), _f(r.time_us, ".2f"),
-                     _f(r.algbw, ".3f"), _f(r.busbw, ".3f"),
-                     "N/A" if r.wrong is None else (f"[red]{r.wrong}[/]" if r.wrong else "0")]
-            if fit:
-                modelled = fit.predicted_us(r.size)
-                cells += [f"{modelled:.2f}", _f(r.time_us / modelled if r.time_us else None, ".2f")]
-            if gbps:
-                pred = r.predicted_us(gbps, efficiency, alpha)
-                cells += [f"{pred:.2f}", _f(r.time_us / pred if r.time_us and pred else None, ".2f")]
-            table.add_row(*cells)
-        print_whole(table, console)
+    calibration = run.calibration()
+    if run.measured_here:
+        console.print(_measured_note(run, calibration, link, efficiency))
+    for op in list(dict.fromkeys(r.op for r in run.rows)):
+        print_whole(_op_table(run, op, calibration, link, gbps, efficiency), console)
+    if run.local:
+        print_whole(_memory_table(run), console)
     wrong = run.total_wrong
     console.print(f"# wrong results: {wrong}" + ("" if wrong == 0 else "  [red]FAILED validation[/]"))
     if run.avg_busbw is not None:
         console.print(f"# Avg bus bandwidth (as printed): {run.avg_busbw:g} GB/s")
+
+
+def _measured_note(run: ProbeRun, calibration: Calibration | None, link: str | None, efficiency: float) -> str:
+    where = "loopback (TCP between local processes)" if run.backend == "gloo" else "this host's GPU links"
+    note = f"The {run.nranks} ranks ran on this host: their bytes crossed {where}"
+    note += f", not {link}." if link else "."
+    if calibration is None:
+        return note + " No allreduce was fitted, so nothing calibrates that link: no prediction."
+    note += (f" pred is of that link, priced at each size from this run's allreduce of that size "
+             f"({link_price(calibration)})")
+    note += f", each collective by the bytes {run.backend}'s algorithm moves (under each table)"
+    if link:
+        note += (f"; the {link} column projects the same algorithm onto {link} × efficiency {efficiency:g} (one rank "
+                 "per host, each direction on its own), with this host's α and memory: a model, not measured, no ratio")
+    return note + "."
+
+
+def link_price(calibration: Calibration) -> str:
+    """The calibrated link's GB/s: the allreduce fit's, and the range the allreduce measured from 1 MB on."""
+    way = "sent + received" if calibration.loopback else "each way"
+    price = f"{calibration.link_gbps():.3g} GB/s of bytes {way} per rank by the allreduce fit"
+    large = sorted(s for s in calibration.allreduce_us if s >= 1 << 20)
+    if large:
+        rates = [calibration.link_gbps(s) for s in large]
+        price += f", {min(rates):.3g}-{max(rates):.3g} GB/s at each size from 1 MB"
+    return price
+
+
+def _op_table(run: ProbeRun, op: str, calibration: Calibration | None, link: str | None, gbps: float | None,
+              efficiency: float) -> Table:
+    table = Table(title=f"{op} — {run.source}", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    for col in ("size B", "count", "type", "redop", "root", "time us", "algbw GB/s", "busbw GB/s", "#wrong"):
+        table.add_column(col, justify="right", no_wrap=True)
+    fit = run.fit(op)
+    predicts = calibration is not None or (gbps is not None and not run.measured_here)
+    projects = calibration is not None and gbps is not None
+    extra = []
+    if fit:
+        extra += ["fit us", "meas/fit"]
+    if predicts:
+        extra += ["pred us" if calibration else f"pred us {link}", "meas/pred"]
+    if projects:
+        extra.append(f"{link} us")
+    for col in extra:
+        table.add_column(col, justify="right", no_wrap=True)
+    notes = [fit_note(fit, run.measured_here)] if fit else []
+    if calibration:
+        notes.append(pred_note(calibration, op))
+    elif predicts:
+        notes.append(f"pred = α + {describe('nccl', op)}, over {link} × efficiency {efficiency:g}")
+    table.caption = "\n".join(notes) or None
+    for r in (row for row in run.rows if row.op == op):
+        if r.error:
+            table.add_row(str(r.size), "-", "-", "-", "-", "[yellow]unsupported[/]", "", "", "", *([""] * len(extra)))
+            continue
+        cells = [str(r.size), str(r.count), r.dtype, r.redop, str(r.root), _f(r.time_us, ".2f"),
+                 _f(r.algbw, ".3f"), _f(r.busbw, ".3f"),
+                 "N/A" if r.wrong is None else (f"[red]{r.wrong}[/]" if r.wrong else "0")]
+        if fit:
+            cells += _with_ratio(r.time_us, fit.predicted_us(r.size))
+        if calibration:
+            cells += _with_ratio(r.time_us, calibration.predicted_us(op, r.size))
+        elif predicts and gbps:
+            cells += _with_ratio(r.time_us, r.predicted_us(gbps, efficiency, fit.alpha_us if fit else 0.0))
+        if projects and calibration and gbps:
+            cells.append(f"{calibration.projected_us(op, r.size, gbps, efficiency):.2f}")
+        table.add_row(*cells)
+    return table
+
+
+def _with_ratio(measured: float | None, modelled: float) -> list[str]:
+    return [f"{modelled:.2f}", _f(measured / modelled if measured and modelled else None, ".2f")]
+
+
+def pred_note(calibration: Calibration, op: str) -> str:
+    """How a measured row's prediction was made: the algorithm's bytes (the link's price is in the header)."""
+    if op == "allreduce":
+        return "pred: this allreduce calibrates the link, so its pred is its fit"
+    local = " (host memory table)" if volume(calibration.backend, op, 1 << 20, calibration.nranks).copied else ""
+    return f"pred = α + {describe(calibration.backend, op)}{local}"
+
+
+def _memory_table(run: ProbeRun) -> Table:
+    table = Table(title=f"host memory — {run.source}: prices the copies and the new buffers of gloo's "
+                  "allgather and reduce-scatter", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    for col in ("size B", "memcpy us", "memcpy GB/s", "new buffer us", "new buffer GB/s"):
+        table.add_column(col, justify="right", no_wrap=True)
+    times = {(r.op, r.size): r for r in run.local}
+    for size in sorted({r.size for r in run.local}):
+        cells = [str(size)]
+        for op in LOCAL_OPS:
+            r = times.get((op, size))
+            cells += [_f(r.time_us if r else None, ".2f"), _f(r.algbw if r else None, ".3f")]
+        table.add_row(*cells)
+    table.caption = ("memcpy: a copy into a buffer already written; new buffer: one allocated and written once "
+                     "(its pages faulted in); each the fastest of its runs, on every rank at once")
+    return table
 
 
 def render_scaling(rows: list[ScalingRow], console: Console) -> None:

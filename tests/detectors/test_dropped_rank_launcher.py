@@ -35,3 +35,42 @@ def test_a_traceback_cut_before_its_exception_is_no_exception(diagnose_text):
             "[rank7]:     trainer.train()\n")
     d = diagnose_text(text)
     assert d.verdict.cls != "dropped_rank"
+
+
+def _entry(index: int, time: str, rank: int, exitcode: int | None, pid: int) -> str:
+    text = f"[{index}]:\n  time      : 2026-09-07_{time}\n  host      : node0\n  rank      : {rank} (local_rank: {rank})\n"
+    return text if exitcode is None else text + f"  exitcode  : {exitcode} (pid: {pid})\n  error_file: <N/A>\n"
+
+
+def _table(failures: str, root: str) -> str:
+    rule = "-" * 60 + "\n"
+    return ("=" * 60 + "\ntrain.py FAILED\n" + rule + "Failures:\n" + failures + rule
+            + "Root Cause (first observed failure):\n" + root)
+
+
+def test_a_sigkill_30_s_after_the_first_failure_is_torchruns_own_shutdown(diagnose_text):
+    # torch >= 2.4 takes the table after its shutdown (SIGTERM, then SIGKILL after a 30 s grace): the -9 is not
+    # the cause; the ranks that failed at the table's first second are.
+    failures = (_entry(1, "13:02:58", 3, 1, 14692) + _entry(2, "13:03:29", 0, -9, 14689)
+                + _entry(3, "13:03:29", 2, -15, 14691))
+    d = diagnose_text(_table(failures, _entry(0, "13:02:58", 1, 1, 14690) + "=" * 60 + "\n"))
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [1, 3]
+    cut = diagnose_text(_table(failures, _entry(0, "13:02:58", 1, None, 0)))        # the paste ends mid-entry
+    assert cut.verdict.cls == "dropped_rank" and cut.verdict.culprit_ranks == [1, 3]
+
+
+def test_a_sigkill_in_the_tables_first_second_is_still_the_cause(diagnose_text):
+    failures = _entry(1, "13:02:58", 2, -15, 11) + _entry(2, "13:02:59", 3, -15, 12)
+    d = diagnose_text(_table(failures, _entry(0, "13:02:58", 0, -9, 10) + "=" * 60 + "\n"))
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [0]
+
+
+def test_deepspeeds_exit_line_names_no_rank_on_a_node_of_several(diagnose_text):
+    # launch.py prints the command line of the last local rank it spawned, whichever process failed
+    text = ("[2023-07-10 04:26:05,876] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 94984\n"
+            "[2023-07-10 04:26:05,876] [INFO] [launch.py:318:sigkill_handler] Killing subprocess 94985\n"
+            "[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', "
+            "'--local_rank=1', '--deepspeed'] exits with return code = -11\n")
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == []
+    assert "SIGSEGV" in d.verdict.summary and "which rank" in d.verdict.summary

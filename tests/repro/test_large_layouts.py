@@ -23,10 +23,12 @@ STEPS = {"megatron-skip": 3}     # two earlier steps show what the skipping rank
 def test_large_layout_is_diagnosed_with_the_injected_rank(scenario, tmp_path):
     rank = RANKS.get(scenario, 3)
     result = run_scenario(scenario, step=STEPS.get(scenario, 2), rank=rank, out=tmp_path / scenario)
-    assert result.nproc == 8 and result.outcome.leftovers == []
-    assert result.diagnose_error is None
-    assert (result.verdict_class, result.verdict_culprits) == (result.expected_class, [rank]), \
-        f"bundle kept at {result.out}"
+    outcome = result.outcome
+    story = (f"job {outcome.how} (torchrun rc {outcome.torchrun_rc}, last step {outcome.last_step}); "
+             f"notes {outcome.notes}; bundle kept at {result.out}")
+    assert result.nproc == 8 and outcome.leftovers == [], story
+    assert result.diagnose_error is None, story
+    assert (result.verdict_class, result.verdict_culprits) == (result.expected_class, [rank]), story
     dumps = sorted((result.out / "fr").glob("nccl_trace_rank_*"))
     assert dumps
     descs = {e["process_group"][1] for path in dumps for e in pickle.loads(path.read_bytes())["entries"]}

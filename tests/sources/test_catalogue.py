@@ -85,7 +85,11 @@ def test_ids_are_unique():
 def test_fields_are_read_from_the_words():
     [hit] = [h for h in catalogue.match("[launch.py:321:sigkill_handler] ['python', '-u', 'main.py', '--local_rank=7'] "
                                         "exits with return code = -9") if h.message.kind == "worker_failed"]
-    assert hit.fields["local_rank"] == 7 and hit.fields["exitcode"] == -9 and hit.fields["signal"] == "SIGKILL"
+    assert hit.fields["exitcode"] == -9 and hit.fields["signal"] == "SIGKILL"
+    assert "local_rank" not in hit.fields       # the last rank DeepSpeed spawned, not the one that failed
+    [alone] = [h for h in catalogue.match("['python', '-u', 'main.py', '--local_rank=0'] exits with return code = -9")
+               if h.message.kind == "worker_failed"]
+    assert alone.fields["local_rank"] == 0      # one process on the node: the last one spawned is the one
     [hit] = catalogue.match("mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11 "
                             "(Segmentation fault).")
     assert (hit.fields["rank"], hit.fields["pid"], hit.fields["node"], hit.fields["signal"]) == (3, 4021, "gpu-07",

@@ -22,7 +22,8 @@ FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda")
 # Fields that are numbers; every other field is kept as printed.
 _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "numel_in", "numel_out", "timeout_ms",
                    "elapsed_ms", "requested_bytes", "other_rank", "src_line", "code", "xid", "task", "count",
-                   "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed", "gpu"})
+                   "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed", "gpu",
+                   "last_local_rank"})
 # Fields that are sizes: printed as a number of bytes or as format_size prints them ("20.00 MiB").
 _SIZES = frozenset({"requested_bytes", "total_bytes", "free_bytes", "allocated_bytes", "reserved_bytes",
                     "unallocated_bytes", "expected_bytes", "received_bytes"})
@@ -203,6 +204,10 @@ def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
         data["oom_kind"] = data["oom_kind"].lower()
     if "unallocated_bytes" in data and isinstance(data.get("allocated_bytes"), int):   # 2.1+ prints the two parts
         data["reserved_bytes"] = data["allocated_bytes"] + data.pop("unallocated_bytes")
+    if data.pop("last_local_rank", None) == 0:
+        # DeepSpeed's launcher prints the command line of the *last* local rank it spawned, whichever failed
+        # (launch.py: `cmd` outlives its spawn loop): only with one process on the node is that the failed one.
+        data["local_rank"] = 0
     if data.get("port") is not None and data.get("peer") is None:                     # gloo's `[host]:port`
         data["peer"] = f"{data.get('host')}:{data['port']}"
     if "signal" not in data and "signum" in data:

@@ -135,7 +135,7 @@ MESSAGES = [
       "'--local_rank=3']' died with <Signals.SIGKILL: 9>", anchor="subprocess.CalledProcessError"),
     # ---- DeepSpeed's launcher
     M("deepspeed.exit_code",
-      r"(?:sigkill_handler\] )?\[.*?'--local_rank=(?P<local_rank>\d+)'.*?\] exits with return code = (?P<exitcode>-?\d+)",
+      r"(?:sigkill_handler\] )?\[.*?'--local_rank=(?P<last_local_rank>\d+)'.*?\] exits with return code = (?P<exitcode>-?\d+)",
       "worker_failed", "failure", None, "DeepSpeed 0.5.8 - 0.16", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
       "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py', '--local_rank=7', '--deepspeed'] "
       "exits with return code = -9", "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'main.py', "
