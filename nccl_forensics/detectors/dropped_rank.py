@@ -133,7 +133,6 @@ def _nonzero(data: dict) -> bool:
 # Launcher lines about workers' ends, and their teardown (never a failure of their own)
 _EXIT_KINDS = frozenset({"worker_failed", "child_failed", "slurm_exit", "signal_report", "error_json"})
 _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled", "comm_abort", "unknown_message"}
-_CRASH_SIGNALS = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGKILL"}
 _CODE_SIGNALS = {137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL", 136: "SIGFPE"}
 _TEARDOWN_CODES = {134: "SIGABRT", 143: "SIGTERM", -6: "SIGABRT", -15: "SIGTERM"}
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
