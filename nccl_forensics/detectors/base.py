@@ -19,7 +19,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "nccl_coll": {"coll"},
     "pyspy": {"pyspy_thread"},
     "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
-    "oom": {"oom", "oom_kill", "slurm_oom", "k8s_oomkilled"},
+    "oom": {"oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled"},
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",
                "cpp_terminate", "signal_report", "xid", "fingerprint_mismatch"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},

@@ -32,7 +32,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, rank_span
+from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
@@ -84,3 +84,63 @@ class DroppedRank(BaseDetector):
                                Confidence.MEDIUM, crashes[:3], "find the process that printed it (its rank is in "
                                "torchrun --tee / --log-dir output); rerun with CUDA_LAUNCH_BLOCKING=1 to locate the "
                                "kernel, and check that rank's inputs and memory use.")
+            return
+        yield from self._reported_death(ctx)
+
+    def _reported_death(self, ctx: Context):
+        """A line that says a process died of its own cause, where no rank's end says so: a launcher's or the
+        kernel's report of a crash signal with no rank (Hydra's `EXIT CODE: 139`, Open MPI's signal block, a
+        kernel segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher
+        line that names a rank whose exit is the job's only failure."""
+        died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and (
+            ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
+        if not died:
+            yield from self._lone_exit(ctx)
+            return
+        ranks = sorted({ev.rank for ev in died if ev.rank is not None})
+        first = died[0]
+        what = first.text.strip()[:160]
+        who = f"rank {', '.join(map(str, ranks))}" if ranks else "a process (no line says which rank)"
+        yield self.finding(ranks, f"{who} died: {what}", Confidence.MEDIUM if ranks else Confidence.LOW, died[:3],
+                           _FIX_REPORTED)
+
+    def _lone_exit(self, ctx: Context):
+        """Processes exited non-zero (a launcher's or the scheduler's line) and nothing else in the job failed: that
+        exit is the failure. The rank is named only where the line names it."""
+        exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data)]
+        if not exits or any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS for ev in ctx.events):
+            return
+        ranks = sorted({ev.rank for ev in exits if ev.rank is not None})
+        if len(ranks) > 1:
+            return                       # several ranks ended: which one went first is not said
+        who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
+        yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
+                           f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
+                           "read that process's own output above its exit for the error it raised; the launcher only "
+                           "reports the exit")
+
+
+def _nonzero(data: dict) -> bool:
+    """An exit of the process's own making: not SIGTERM (a launcher's teardown) nor SIGABRT (the watchdog's abort
+    after a collective error elsewhere: X901 says that one's cause is not in the evidence)."""
+    code = data.get("exitcode")
+    sig = data.get("signal") or (_CODE_SIGNALS | _TEARDOWN_CODES).get(code if isinstance(code, int) else 0)
+    if sig in ("SIGTERM", "SIGABRT"):
+        return False
+    return isinstance(code, int) and code != 0 or sig is not None
+
+
+# Launcher lines about workers' ends, and their teardown (never a failure of their own)
+_EXIT_KINDS = frozenset({"worker_failed", "child_failed", "slurm_exit", "signal_report", "error_json"})
+_LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled", "comm_abort", "unknown_message"}
+_CODE_SIGNALS = {137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL", 136: "SIGFPE"}
+_TEARDOWN_CODES = {134: "SIGABRT", 143: "SIGTERM", -6: "SIGABRT", -15: "SIGTERM"}
+_FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
+                 "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
+                 "replaced")
+
+
+def _crash_signal(data: dict) -> bool:
+    sig = data.get("signal")
+    code = data.get("exitcode")
+    return sig in _CRASH_SIGNALS or isinstance(code, int) and (_CODE_SIGNALS.get(code) or "") in _CRASH_SIGNALS

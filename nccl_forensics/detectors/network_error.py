@@ -59,10 +59,11 @@ def _hard(ev) -> bool:
 
 class NetworkError(BaseDetector):
     code, name, cls = "N401", "network-error", "network_error"
-    needs = ("errors",)
+    needs = ("errors", "process_end")
 
     def check(self, ctx: Context):
-        hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error") if _network(ev)]
+        hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed")
+                if _network(ev)]          # worker_failed: a launcher that lost its daemons (Open MPI)
         if not hits:
             return
         hits.sort(key=lambda e: (e.time if e.time is not None else float("inf"),

@@ -68,6 +68,12 @@ class OutOfMemory(BaseDetector):
         for ev in ctx.of("warn"):
             if ev.data.get("implies") == "oom":      # the catalogue's NCCL device-allocation failures
                 yield self._nccl_oom(ctx, ev)
+        if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
+            for ev in ctx.of("oom_invoked")[:1]:
+                task = ev.data.get("task")
+                yield self.finding([ev.rank] if ev.rank is not None else [], f"the kernel OOM killer ran"
+                                   f"{f' (invoked by {task})' if task else ''}; the line naming its victim is not in "
+                                   "the logs", Confidence.MEDIUM, [ev], _FIX)
         for ev in ctx.of("slurm_oom", "k8s_oomkilled"):
             yield self.finding([ev.rank] if ev.rank is not None else [], f"the scheduler reports an OOM kill: "
                                f"{ev.data.get('message') or ev.text}", Confidence.MEDIUM, [ev], _FIX)

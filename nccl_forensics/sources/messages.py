@@ -58,8 +58,8 @@ class MessageParser(LineParser):
             self._prev = None
             return produced            # an NCCL INFO line its parser read (the bulk of a log): nothing to add
         hits = catalogue.match(text) if text and catalogue.might_match(text) else []
-        if not hits and text and self._prev is not None and self._prev.no == line.no - 1:
-            hits = self._wrapped(text)
+        if text and self._prev is not None and self._prev.no == line.no - 1:
+            hits = self._wrapped(text, hits)
         self._prev = line if len(text) >= WRAP_MIN else None
         out = produced
         if self._held and produced:
@@ -142,8 +142,10 @@ class MessageParser(LineParser):
         _fill_common(ev)
         return ev
 
-    def _wrapped(self, text: str) -> list[catalogue.Hit]:
-        """Messages that begin on the previous (long) line and go on here: a terminal wrapped them."""
+    def _wrapped(self, text: str, own: list[catalogue.Hit]) -> list[catalogue.Hit]:
+        """Messages that begin on the previous (long) line and go on here: a terminal wrapped them. The line's own
+        hits (`own`) inside the wrapped message's tail are parts of it (an errno text after a peer address), not
+        messages of their own."""
         prev = self._prev.text if self._prev is not None else ""
         whole = {h.message.id for h in catalogue.match(prev)}       # read on the line itself already
         for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
@@ -152,8 +154,9 @@ class MessageParser(LineParser):
             hits = [h for h in catalogue.match(joined) if h.start < cut < h.end and h.message.id not in whole
                     and h.message.id not in catalogue.GENERIC]     # a frame's `.*` spans any two lines
             if hits:
-                return hits
-        return []
+                tail = max(h.end for h in hits) - cut
+                return hits + [h for h in own if h.end > tail]
+        return own
 
     # ---- a Root Cause table without its header
     def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:
@@ -221,6 +224,8 @@ def _fill_common(ev: Event) -> None:
         ev.rank = d["task"]
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
+    if ev.kind == "monitored_barrier" and isinstance(d.get("ranks"), str) and d.get("missing_ranks") is None:
+        d["missing_ranks"] = [int(r) for r in d.pop("ranks").replace(" ", "").split(",") if r.isdigit()]
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)

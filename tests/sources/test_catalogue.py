@@ -119,3 +119,44 @@ def test_a_run_on_line_yields_each_message(tmp_path):
 def test_benign_warnings_do_not_show_a_failure(tmp_path):
     events = _events(tmp_path, "node1:123:456 [0] NCCL INFO NET/IB : No device found.")
     assert events and not any(shows_failure(ev) for ev in events)
+
+
+@pytest.mark.parametrize("line,message_id,fields", [
+    # every Xid the driver prints is read; the ones that end the GPU's work say so
+    ("NVRM: Xid (PCI:0000:3b:00): 79, pid=4021, GPU has fallen off the bus.", "kernel.xid_gpu_lost",
+     {"xid": 79, "pid": 4021, "bus_id": "PCI:0000:3b:00"}),
+    ("[ 812.3] NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error",
+     "kernel.xid_memory_error", {"xid": 48}),
+    ("NVRM: Xid (PCI:0000:3b:00): 61, pid=1, Internal micro-controller breakpoint/warning", "kernel.nvidia_xid",
+     {"xid": 61}),
+    # MPICH before 3 printed no `YOUR `; macOS's strsignal adds `: 11`
+    ("APPLICATION TERMINATED WITH THE EXIT STRING: Hangup (signal 1)", "hydra.exit_string", {"signal": "SIGHUP"}),
+    ("YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault: 11 (signal 11)", "hydra.exit_string",
+     {"signal": "SIGSEGV", "signum": 11}),
+    # Slurm before 17 put the node after the reason
+    ("slurmstepd: error: *** JOB 14309850 CANCELLED AT 2015-06-30T04:08:07 DUE TO TIME LIMIT on compute-b1-051 ***",
+     "slurm.step_cancelled", {"job_id": "14309850", "reason": "TIME LIMIT"}),
+    # RCCL: old HIP printed the error's name, new RCCL says HIP and where
+    ("node:1:2 [0] NCCL WARN Cuda failure 'hipErrorOutOfMemory'", "nccl.cuda_oom", {"oom_kind": "nccl_cuda"}),
+    ("NCCL WARN HIP failure 'invalid device ordinal' at /rccl/src/init.cc:1660", "nccl.rccl_hip_failure",
+     {"reason": "invalid device ordinal", "where": "/rccl/src/init.cc:1660"}),
+    # gloo: the reset wording keeps its own entry though a longer anchor (`Read error [`) covers it
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [10.0.0.2]:5312: Connection reset "
+     "by peer", "gloo.read_reset", {"peer": "10.0.0.2:5312"}),
+    ("Read error [10.0.0.2]:5312: No route to host", "gloo.read_error", {"reason": "No route to host"}),
+    ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Write timeout [10.0.0.2]:5312",
+     "gloo.io_timeout", {"op": "Write", "peer": "10.0.0.2:5312"}),
+])
+def test_source_wordings_and_their_fields(line, message_id, fields):
+    [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
+    assert {k: hit.fields.get(k) for k in fields} == fields
+
+
+@pytest.mark.parametrize("line", [
+    # near misses: a worker that left on purpose, a store client that will retry
+    "The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT",
+    "[W1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
+    "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms)",
+])
+def test_near_misses_show_no_failure(line, tmp_path):
+    assert not any(shows_failure(ev) for ev in _events(tmp_path, line))

@@ -59,7 +59,7 @@ class Message:
 
 # Entries that only frame a message ("an exception was raised", "NCCL warns"): they yield to any specific entry
 # found inside them, and lend it their fields.
-GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25"})
+GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25", "kernel.nvidia_xid"})
 
 
 class Hit(NamedTuple):
@@ -101,6 +101,8 @@ def messages() -> tuple[Message, ...]:
 class _Compiled(NamedTuple):
     quick: re.Pattern[str]                              # any anchor
     by_anchor: dict[str, list[tuple[Message, re.Pattern[str]]]]
+    inside: dict[str, tuple[str, ...]]                  # an anchor -> the shorter anchors it holds (the quick scan
+                                                        # reports only the longest match at a position)
 
 
 @lru_cache(maxsize=1)
@@ -111,7 +113,9 @@ def _compiled() -> _Compiled:
         for anchor in anchors(msg):
             by_anchor.setdefault(anchor, []).append((msg, rx))
     words = sorted(by_anchor, key=len, reverse=True)
-    return _Compiled(re.compile("|".join(re.escape(a) for a in words)), by_anchor)
+    inside = {a: tuple(b for b in words if b != a and b in a) for a in words}
+    return _Compiled(re.compile("|".join(re.escape(a) for a in words)), by_anchor,
+                     {a: held for a, held in inside.items() if held})
 
 
 def full_pattern(msg: Message) -> str:
@@ -136,6 +140,8 @@ def match(text: str) -> list[Hit]:
     found = {m.group(0) for m in comp.quick.finditer(text)}
     if not found:
         return []
+    for anchor in [a for a in found if a in comp.inside]:
+        found.update(comp.inside[anchor])
     hits: list[Hit] = []
     tried = set()
     for anchor in found:

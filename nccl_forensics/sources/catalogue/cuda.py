@@ -48,4 +48,11 @@ MESSAGES = [
       r"CUDNN_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|MAPPING_ERROR)",
       "cuda_error", "failure", None, "torch 1.0 - 2.13", "pytorch:aten/src/ATen/cudnn/Exceptions.h",
       "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR", "CUDNN_STATUS_INTERNAL_ERROR", anchor="CUDNN_STATUS_"),
+    M("cuda.device_assert",
+      (r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `", r"(?P<assertion>.+?)` failed"),
+      "cuda_error", "failure", "dropped_rank", "CUDA 9 - 13 (device-side assert), torch 1.0 - 2.13",
+      "pytorch:c10/macros/Macros.h:CUDA_KERNEL_ASSERT (the device runtime's __assertfail prints the line)",
+      "/pytorch/aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
+      "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+      "block: [0,0,0], thread: [5,0,0] Assertion `", anchor="Assertion `"),
 ]

@@ -2,6 +2,9 @@
 
 Read in pytorch/gloo: gloo/transport/tcp/pair.cc (Pair::read/write/waitUntilConnected, handleReadWrite),
 gloo/transport/tcp/unbound_buffer.cc (waitRecv/waitSend), gloo/common/linux.cc; torch's ProcessGroupGloo.cpp.
+Versions: `git log -S` in pytorch/gloo (the tcp transport's read/write/connect timeouts, `writev`, `Read error` and
+`Socket closed` date from 2017-04; `Connection closed by peer` and the unbound buffers' `Timed out waiting` from
+2018-11, so every torch from 1.0 prints them).
 """
 from __future__ import annotations
 
@@ -45,4 +48,30 @@ MESSAGES = [
       "gloo_error", "failure", "network_error", "torch 1.9 - 2.13", "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp",
       "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
       "Gloo connectFullMesh failed with", data={"category": "connect"}),
+    M("gloo.read_error",
+      r"Read error \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?!Connection reset by peer)(?P<reason>[A-Z][\w ]+)",
+      "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::read",
+      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Read error [10.0.0.2]:5312: No route to host",
+      "Read error [10.0.0.2]:5312: No", data={"category": "read_error"}, anchor="Read error ["),
+    M("gloo.write_error",
+      r"writev \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?P<reason>[A-Z][\w ]*)",
+      "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::write",
+      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:337] writev [10.0.0.2]:5312: Broken pipe",
+      "writev [10.0.0.2]:5312: B", data={"category": "write_error"}, anchor="writev ["),
+    M("gloo.io_timeout",
+      r"(?P<op>Read|Write|Connect) timeout \[(?P<host>[^\]]*)\]:(?P<port>\d+)",
+      "gloo_error", "failure", "timeout_unknown", "gloo (torch 1.0 - 2.13)",
+      "gloo:gloo/transport/tcp/pair.cc:Pair::read/write; pair.h (connect)",
+      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Read timeout [10.0.0.2]:5312",
+      "Read timeout [10.0.0.2]:5312", data={"category": "timeout"}, anchor="Read timeout [|Write timeout [|Connect timeout ["),
+    M("gloo.socket_closed",
+      r"Socket closed \[(?P<host>[^\]]*)\]:(?P<port>\d+)",
+      "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::waitUntilConnected",
+      "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:812] Socket closed [10.0.0.2]:5312",
+      "Socket closed [10.0.0.2]:5312", data={"category": "connection_closed"}, anchor="Socket closed ["),
+    M("gloo.pair_closed_by_timeout",
+      r"Application timeout caused pair closure",
+      "gloo_error", "consequence", None, "gloo (torch 1.1 - 2.13)", "gloo:gloo/transport/tcp/unbound_buffer.cc:waitRecv",
+      "RuntimeError: Application timeout caused pair closure", "Application timeout caused pair closure",
+      data={"category": "timeout"}),
 ]

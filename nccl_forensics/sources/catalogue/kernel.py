@@ -11,6 +11,7 @@ from . import Message as M
 
 # Xids that end the GPU's work (the process on it dies or hangs); 13/31/43 are usually the application's own fault.
 _FATAL_XID = "(?:48|62|63|64|74|79|92|94|95|119|120|13|31|43|45|61|69|140)"
+_XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
 
 MESSAGES = [
     M("kernel.oom_killed_process",
@@ -32,8 +33,52 @@ MESSAGES = [
       r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>\d+),(?: pid=(?P<pid>\d+|'<unknown>'),)?(?: name=(?P<task>\S+),)?\s*"
       r"(?P<reason>.*)",
       "xid", "failure", None, "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting)",
+      "NVRM: Xid (PCI:0000:3b:00): 61, pid=4021, Internal micro-controller breakpoint/warning (GPU-1)",
+      "NVRM: Xid (PCI:0000:3b:00): 61,", anchor="NVRM: Xid"),
+    # Xids by what they mean for the process on that GPU (NVIDIA's Xid catalogue in the GPU deployment guide); the
+    # generic entry above frames them and lends its fields (bus id, pid, the driver's text).
+    M("kernel.xid_gpu_lost",
+      _XID.format(codes="79|119|120|62"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx (119/120: GSP firmware, R510+)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting)",
       "NVRM: Xid (PCI:0000:3b:00): 79, pid=4021, GPU has fallen off the bus.", "NVRM: Xid (PCI:0000:3b:00): 79,",
-      anchor="NVRM: Xid"),
+      data={"category": "gpu_lost"}, anchor="NVRM: Xid"),
+    M("kernel.xid_memory_error",
+      _XID.format(codes="48|63|64|94|95|140"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx (63/64 row remapping: A100+, 94/95: A100+)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting)",
+      "NVRM: Xid (PCI:0000:3b:00): 95, pid=4021, Uncontained: FBHUB. RST: Yes, D-RST: No",
+      "NVRM: Xid (PCI:0000:3b:00): 95,", data={"category": "ecc"}, anchor="NVRM: Xid"),
+    M("kernel.xid_nvlink",
+      _XID.format(codes="74"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx",
+      "nvidia:open-gpu-kernel-modules (Xid reporting)",
+      "NVRM: Xid (PCI:0000:3b:00): 74, pid=4021, NVLink: fatal error detected on link 2(0x0, 0x0, 0x10000, 0x0, 0x0, "
+      "0x0, 0x0)", "NVRM: Xid (PCI:0000:3b:00): 74,", data={"category": "nvlink"}, anchor="NVRM: Xid"),
+    M("kernel.xid_app_fault",
+      _XID.format(codes="13|31"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting)",
+      "NVRM: Xid (PCI:0000:3b:00): 31, pid=4021, name=python, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS "
+      "GPCCLIENT_T1_0 faulted @ 0x7f3a_3f200000. Fault is of type FAULT_PDE ACCESS_TYPE_READ",
+      "NVRM: Xid (PCI:0000:3b:00): 31,", data={"category": "app_fault"}, anchor="NVRM: Xid"),
+    M("kernel.xid_consequence",
+      _XID.format(codes="43|45"),
+      "xid", "consequence", None, "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting)",
+      "NVRM: Xid (PCI:0000:3b:00): 43, pid=4021, Ch 00000008", "NVRM: Xid (PCI:0000:3b:00): 43,",
+      data={"category": "stopped"}, anchor="NVRM: Xid"),
+    # ---- other kernel lines about the job's processes
+    M("kernel.oom_summary",
+      (r"oom-kill:constraint=(?P<constraint>CONSTRAINT_\w+),", r".*?task=(?P<task>[^,]+),pid=(?P<pid>\d+)"),
+      "oom_invoked", "failure", "oom", "Linux 4.19 - 6.x", "linux:mm/oom_kill.c:dump_oom_summary",
+      "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0-1,oom_memcg=/slurm/uid_1000/job_42,"
+      "task_memcg=/slurm/uid_1000/job_42/step_0,task=python,pid=812917,uid=1000",
+      "oom-kill:constraint=CONSTRAINT_MEMCG,", anchor="oom-kill:constraint="),
+    M("kernel.segfault",
+      r"(?P<task>[^\s\[]+)\[(?P<pid>\d+)\]:? (?:segfault at |general protection fault ip:)",
+      "signal_report", "failure", "dropped_rank", "Linux 2.6 - 6.x", "linux:arch/x86/mm/fault.c:show_signal_msg; "
+      "arch/x86/kernel/traps.c:do_general_protection", "python[4021]: segfault at 0 ip 00007f3a1c2b4e10 sp "
+      "00007ffd2a3b1f08 error 4 in libc.so.6[7f3a1c200000+195000]", "python[4021]: segfault at ",
+      data={"signal": "SIGSEGV"}, anchor="segfault at |general protection fault ip:"),
     M("host.alloc_failed",
       r"memory allocation of (?P<requested_bytes>\d+) bytes failed",
       "oom", "failure", "oom", "Rust std 1.x (tokenizers, safetensors, ...)", "rust:library/std/src/alloc.rs:"

@@ -52,7 +52,8 @@ MESSAGES = [
       "workMetaList_.size()=2",
       "Heartbeat monitor timed out!"),
     M("pytorch.watchdog_stuck",
-      r"ProcessGroupNCCL's watchdog got stuck for (?P<timeout_s>\d+) seconds without making progress",
+      # torch's forks for other devices (ProcessGroupHCCL, ProcessGroupXCCL, ...) print the same words
+      r"ProcessGroup[A-Z]+'s watchdog got stuck for (?P<timeout_s>\d+) seconds without making progress",
       "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
       "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
       "collectives.",
@@ -168,6 +169,21 @@ MESSAGES = [
       "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
       "(node-1, 29500).", "The client socket has failed to connect to any network address of (node-1, 29500)",
       anchor="failed to connect to any network address"),
+    M("pytorch.tcpstore_connect_timed_out",
+      r"TCP client failed to connect/validate to host (?P<peer>\S+?) - timed out",
+      "dist_backend_error", "failure", "network_error", "2.3 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:"
+      "TCPClient::connect (C10D_ERROR once its deadline passed)",
+      "[E1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
+      "10.0.0.1:29500 - timed out (try=0, timeout=1800000ms): The client socket has timed out after 1800000ms while "
+      "trying to connect to (10.0.0.1, 29500).",
+      "TCP client failed to connect/validate to host 10.0.0.1:29500 - timed out", anchor="TCP client failed to connect"),
+    M("pytorch.tcpstore_connect_retrying",
+      r"TCP client failed to connect/validate to host (?P<peer>\S+?) - retrying",
+      "dist_backend_error", "benign", None, "2.3 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:"
+      "TCPClient::connect (C10D_WARNING before each retry)",
+      "[W1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
+      "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms): Connection reset by peer",
+      "TCP client failed to connect/validate to host 10.0.0.1:29500 - retrying", anchor="TCP client failed to connect"),
     M("pytorch.unique_id_store_get",
       (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retrieving ncclUniqueId from \[(?P<other_rank>\d+)\]",
        r" via c10d key-value store by key '[^']*'", r", but store->get\('[^']*'\) got error: (?P<reason>.+)"),
@@ -199,6 +215,17 @@ MESSAGES = [
       "[PG ID 0 PG GUID 0(default_pg) Rank 5] Observed flight recorder dump signal from another rank via TCPStore.",
       "Observed flight recorder dump signal from another rank via TCPStore", data={"trigger": "dump_signal"},
       anchor="Received a global timeout from another rank|Observed flight recorder dump signal"),
+    M("pytorch.monitor_would_terminate",
+      r"ProcessGroupNCCL monitor thread is disabled, but would have terminated the process",
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop (TORCH_NCCL_ENABLE_MONITORING=0)",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] ProcessGroupNCCL monitor thread is disabled, but would have terminated the "
+      "process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang.",
+      "ProcessGroupNCCL monitor thread is disabled, but would have terminated the process", data={"trigger": "terminate"}),
+    M("pytorch.gil_hang",
+      r"Could not acquire GIL within (?P<wait_ms>\d+) ms on exit, possible GIL induced hang",
+      "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] Could not acquire GIL within 300 ms on exit, possible GIL induced hang",
+      "Could not acquire GIL within 300 ms on exit, possible GIL induced hang", anchor="possible GIL induced hang"),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
@@ -224,7 +251,7 @@ MESSAGES = [
       data={"exc_type": "RuntimeError"}),
     # ---- allocators
     M("pytorch.cuda_oom",
-      (r"(?P<oom_kind>CUDA|HIP) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
+      (r"(?P<oom_kind>CUDA|HIP|XPU) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
        # <= 2.0: "(GPU 0; 11.17 GiB total capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)";
        # 2.1+: ". GPU 0 has a total capac(i)ty of 23.65 GiB of which 11.06 MiB is free."
        r"(?: \(GPU (?P<gpu>\d+); (?P<total_bytes>" + _SIZE + r") total capacity; (?P<allocated_bytes>" + _SIZE +

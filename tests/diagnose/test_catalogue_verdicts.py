@@ -1,0 +1,92 @@
+"""Generated from the message catalogue: every entry, as the decisive line of a small console (a few lines of
+progress, then the message), leads `diagnose` to the verdict its class says, and to the rank the line names.
+
+This is the shape of a pasted snippet: the message is all the evidence there is, so the verdict rests on the
+catalogue's meaning and on the detectors that read it.
+"""
+from __future__ import annotations
+
+import pytest
+
+from nccl_forensics.pipeline.reduce import diagnose
+from nccl_forensics.sources import catalogue
+
+ENTRIES = catalogue.messages()
+PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+MISMATCH = {"op_mismatch", "shape_mismatch", "dtype_mismatch", "collective_skipped"}
+# The verdict classes right for a line that implies a class. One line that says ranks never arrived (a store or a
+# monitored barrier counting them) names them, but cannot tell a stuck rank from a dead or late one: T601's
+# `timeout_unknown` with those ranks is as right as `stuck_rank`. A watchdog's own stall (the heartbeat monitor)
+# says the same of its rank.
+VERDICT_OF = {"missing_rank": {"stuck_rank", "timeout_unknown"}, "collective_mismatch": MISMATCH,
+              "stuck_rank": {"stuck_rank", "timeout_unknown"}}
+NOT_A_VERDICT = ("none", "inconclusive")
+
+
+def _verdict(tmp_path, line: str):
+    (tmp_path / "console.log").write_text(PROGRESS + line + "\n", encoding="utf-8")
+    return diagnose([str(tmp_path)], jobs=1).verdict
+
+
+@pytest.mark.parametrize("msg", ENTRIES, ids=[m.id for m in ENTRIES])
+def test_the_line_alone_leads_to_its_class(msg, tmp_path):
+    verdict = _verdict(tmp_path, msg.example)
+    if msg.meaning in ("benign", "healthy"):
+        # one line of health is no all-clear for a job (the health rule needs every rank), and a benign line no failure
+        assert verdict.cls in NOT_A_VERDICT, verdict.summary
+        return
+    assert verdict.cls not in NOT_A_VERDICT, verdict.summary
+    if msg.implies:
+        assert verdict.cls in VERDICT_OF.get(msg.implies, {msg.implies}), verdict.summary
+    [hit] = [h for h in catalogue.match(msg.example) if h.message.id == msg.id] or [None]
+    rank = hit.fields.get("rank") if hit is not None else None
+    if verdict.cls == "dropped_rank" and isinstance(rank, int) and msg.kind in ("worker_failed", "child_failed"):
+        assert verdict.culprit_ranks == [rank], verdict.summary
+
+
+# Launcher and kernel lines that report a process's death by a crash signal (or a lost GPU): the job's failure
+# is that process, whether or not the line names its rank.
+DIED = ("torchrun.worker_failed", "torchrun.worker_failed_located", "torchrun.signal_received", "mpspawn.terminated_signal",
+        "launch.subprocess_error", "deepspeed.exit_code", "composer.rank_crashed", "ompi.noticed_signal",
+        "ompi.signal_line", "hydra.killed_by_signal", "hydra.exit_code", "hydra.exit_string", "horovod.process_failed",
+        "kernel.xid_gpu_lost", "kernel.xid_memory_error", "kernel.xid_nvlink", "kernel.xid_app_fault",
+        "kernel.segfault", "ray.actor_died", "ray.worker_died", "nccl.cuda_failure", "nccl.rccl_hip_failure",
+        "cuda.device_assert", "slurm.node_failure")
+
+
+@pytest.mark.parametrize("message_id", DIED)
+def test_a_reported_death_is_a_dropped_rank(message_id, tmp_path):
+    msg = catalogue.by_id(message_id)
+    assert msg is not None
+    assert _verdict(tmp_path, msg.example).cls == "dropped_rank"
+
+
+@pytest.mark.parametrize("line,rank", [
+    ("process 3 terminated with exit code 1", 3),
+    ("failed (exitcode: 1) local_rank: 2 (pid: 5120) of fn: main (start_method: spawn)", 2),
+    ("srun: error: gpu-07: task 3: Exited with exit code 1", None),     # a task id is no rank under torchrun
+])
+def test_a_lone_non_zero_exit_is_the_failure(line, rank, tmp_path):
+    verdict = _verdict(tmp_path, line)
+    assert verdict.cls == "dropped_rank"
+    assert verdict.culprit_ranks == ([rank] if rank is not None else [])
+
+
+def test_an_exit_after_a_network_error_is_its_consequence(tmp_path):
+    verdict = _verdict(tmp_path, "node1:4021:4100 [3] NCCL INFO NET/IB : Got completion from peer 10.0.0.2<5312> with "
+                                 "status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
+                                 "host-1:4021:4100 [3] transport/net_ib.cc:1700 NCCL WARN NET/IB : Got completion from "
+                                 "peer 10.0.0.2<5312> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
+                                 "srun: error: gpu-07: task 3: Exited with exit code 1")
+    assert verdict.cls == "network_error", verdict.summary
+
+
+def test_the_oom_killer_s_header_alone_is_an_oom(tmp_path):
+    verdict = _verdict(tmp_path, "[12345.678] python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), "
+                                 "order=0, oom_score_adj=0")
+    assert verdict.cls == "oom", verdict.summary
+
+
+def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
+    verdict = _verdict(tmp_path, "NVRM: Xid (PCI:0000:3b:00): 43, pid=4021, Ch 00000008")
+    assert verdict.cls != "dropped_rank", verdict.summary
