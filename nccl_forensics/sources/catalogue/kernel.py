@@ -89,5 +89,17 @@ MESSAGES = [
       "oom", "failure", "oom", "libstdc++ / glibc", "gcc:libstdc++-v3/libsupc++/new_op.cc",
       "terminate called after throwing an instance of 'std::bad_alloc'", "std::bad_alloc",
       data={"oom_kind": "host"}, anchor="std::bad_alloc|Cannot allocate memory"),
+    # the driver's own words when it loses a GPU without an Xid line (nv.c; split over three NVRM lines)
+    M("kernel.gpu_fallen_off_bus",
+      r"fallen off the bus and is not responding",
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules kernel-open/nvidia/nv.c",
+      "NVRM: fallen off the bus and is not responding to commands.", "fallen off the bus and is not responding",
+      data={"category": "gpu_lost"}, anchor="fallen off the bus"),
+    M("kernel.nvml_device_lost",
+      r"Unable to determine the device handle for (?:GPU|gpu) ?(?P<bus_id>[0-9A-Fa-f:.]+): (?P<reason>Unknown Error|GPU is lost)",
+      "xid", "failure", "dropped_rank", "nvidia-smi (NVML) 3xx - 5xx", "nvidia:nvidia-smi (nvmlDeviceGetHandleByIndex)",
+      "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",
+      "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", data={"category": "gpu_lost"},
+      anchor="Unable to determine the device handle"),
 ]
 FATAL_XIDS = frozenset(int(x) for x in _FATAL_XID.strip("(?:)").split("|"))

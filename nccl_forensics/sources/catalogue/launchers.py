@@ -318,4 +318,10 @@ MESSAGES = [
       "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR",
       "The actor is dead because its worker process has died",
       anchor="worker process has died|A worker died or was killed|worker died unexpectedly"),
+    M("ompi.peer_hung_up",
+      r"An MPI communication peer process has unexpectedly disconnected",
+      "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 5.x",
+      "ompi:opal/mca/btl/tcp/help-mpi-btl-tcp.txt:peer hung up",
+      "An MPI communication peer process has unexpectedly disconnected.  This",
+      "An MPI communication peer process has unexpectedly disconnected", anchor="peer process has unexpectedly"),
 ]

@@ -305,4 +305,12 @@ MESSAGES = [
       "warn", "failure", "network_error", "2.3 - 2.30 (strerror after a socket call)", "nccl:src/misc/socket.cc",
       "NCCL WARN Net : Connect to 10.0.0.2<43127> failed : No route to host", "No route to host",
       data={"category": "socket"}, anchor="No route to host|Network is unreachable"),
+    # ---- RCCL's advisories at init (src/init.cc): the host's settings, printed by healthy jobs as well
+    M("nccl.rccl_host_advisory",
+      r"(?:Missing \"(?P<setting>[\w=.-]+)\" from (?:kernel command line|environment)|NUMA auto balancing enabled) "
+      r"which can lead to",
+      "warn", "benign", None, "RCCL 2.7 - 2.22 (ROCm 4 - 6)", "rccl:src/init.cc:ncclCommInitRankFunc",
+      "NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!",
+      "Missing \"iommu=pt\" from kernel command line which can lead to", data={"category": "init"},
+      anchor="which can lead to"),
 ]
