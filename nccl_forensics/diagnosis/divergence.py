@@ -57,7 +57,7 @@ def modal_values(colls: pd.DataFrame, field: str, overall: pd.DataFrame | None =
 def _codes(column: pd.Series) -> np.ndarray:
     """Integer codes for a column (-1 = missing), whatever its dtype."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy().astype("int64")
+        return column.cat.codes.to_numpy()          # int8 for a few categories: no 8-byte copy of 25M rows
     return pd.factorize(column, use_na_sentinel=True)[0].astype("int64")
 
 
@@ -81,13 +81,17 @@ def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> 
     if not known.any():
         return colls.iloc[0:0]
     ids = group_seq_ids(colls) if ids is None else ids
-    ids, values = ids[known], values[known]
+    every = bool(known.all())
+    if not every:
+        ids, values = ids[known], values[known]
     first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
     first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)       # row of each key's first known value
     bad = np.zeros(len(first), dtype=bool)
     bad[ids[values != values[first[ids]]]] = True             # a key where some value differs from its first
     if not bad.any():
         return colls.iloc[0:0]
+    if every:
+        return colls[bad[ids]]
     rows = np.zeros(len(colls), dtype=bool)
     rows[np.flatnonzero(known)[bad[ids]]] = True
     return colls[rows]
