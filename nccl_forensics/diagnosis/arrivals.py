@@ -54,13 +54,22 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     lowest, highest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max), np.full(int(codes.max()) + 1, -(1 << 62))
     np.minimum.at(lowest, codes, seq)
     np.maximum.at(highest, codes, seq)
-    keep = (seq > lowest[codes]) & (seq > highest[codes] - WINDOW)
+    # one temporary array of the rows' size at a time (25M rows: 200 MB each)
+    bound = lowest[codes]
+    keep = seq > bound
+    del bound
+    bound = highest[codes]
+    bound -= WINDOW
+    keep &= seq > bound
+    del bound
     if not keep.all():
         where = np.flatnonzero(keep) if where is None else where[keep]
         codes, seq = codes[keep], seq[keep]
     if not len(codes):
         return empty
-    key = codes * (int(seq.max()) + 2) + seq
+    key = codes                                           # codes is a copy of its own: made the key in place
+    key *= int(seq.max()) + 2
+    key += seq
     del codes, seq, keep
     when, who = (time, rank) if where is None else (time[where], rank[where])
     labels = None
@@ -78,7 +87,7 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     rest = np.ones(len(ids), bool)
     rest[last] = False
     runner_up = np.full(int(ids.max()) + 1, -np.inf)
-    np.maximum.at(runner_up, ids[rest], when[rest])
+    np.maximum.at(runner_up, ids, np.where(rest, when, -np.inf))   # -inf leaves a maximum as it is
     end, row = when[last], (last if where is None else where[last])
     owner = who[last] if labels is None else np.asarray(labels, dtype=object)[who[last]]
     return pd.DataFrame({"group": colls["group"].to_numpy()[row], "seq": colls["seq"].to_numpy()[row].astype(np.int64),
@@ -99,7 +108,7 @@ def _dense(key: np.ndarray) -> np.ndarray:
     """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small)."""
     low = int(key.min())
     if int(key.max()) - low < 4 * len(key) + 1024:
-        return key - low
+        return key if low == 0 else key - low
     return pd.factorize(key)[0].astype(np.int64)
 
 

@@ -67,7 +67,9 @@ def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
     dense id from one hash pass."""
     if colls.empty:
         return np.zeros(0, dtype=np.int64)
-    key = colls["group"].cat.codes.to_numpy().astype("int64") * (int(colls["seq"].max()) + 2) + colls["seq"].to_numpy()
+    key = colls["group"].cat.codes.to_numpy().astype("int64")      # a copy of its own: the key is made in place
+    key *= int(colls["seq"].max()) + 2
+    key += colls["seq"].to_numpy().astype("int64", copy=False)
     if key.min() >= 0 and key.max() < 4 * len(key) + 1024:
         return key.astype("int64", copy=False)
     return pd.factorize(key)[0].astype("int64")
@@ -87,7 +89,7 @@ def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> 
     first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
     first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)       # row of each key's first known value
     bad = np.zeros(len(first), dtype=bool)
-    bad[ids[values != values[first[ids]]]] = True             # a key where some value differs from its first
+    bad[ids[values != values[first][ids]]] = True             # a key where some value differs from its first
     if not bad.any():
         return colls.iloc[0:0]
     if every:
