@@ -81,7 +81,8 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
         firsts = _last_of_each(_dense(key * len(labels) + who), when)[0]
         key, when, who = key[firsts], when[firsts], who[firsts]
         where = firsts if where is None else where[firsts]
-    ids = _dense(key)
+    ids = _dense(key, own=True)
+    del key
     last, counts = _last_of_each(ids, when)
     last = last[counts[ids[last]] >= 2]
     rest = np.ones(len(ids), bool)
@@ -104,10 +105,14 @@ def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(values), 0, values).astype(np.int64)
 
 
-def _dense(key: np.ndarray) -> np.ndarray:
-    """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small)."""
+def _dense(key: np.ndarray, own: bool = False) -> np.ndarray:
+    """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small; shifted in
+    place when the caller gives up its `own` key)."""
     low = int(key.min())
     if int(key.max()) - low < 4 * len(key) + 1024:
+        if own:
+            key -= low
+            return key
         return key if low == 0 else key - low
     return pd.factorize(key)[0].astype(np.int64)
 

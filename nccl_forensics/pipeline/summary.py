@@ -291,8 +291,9 @@ def _shape_of(rows: dict) -> tuple | None:
 
 def _first_rank(rows: dict) -> float:
     part = rows.get("rank")
-    ranks = part[1] if type(part) is tuple and part[0] == "num" else ()
-    return float(ranks[0]) if len(ranks) and ranks[0] == ranks[0] else float("inf")
+    if type(part) is not tuple or part[0] != "num" or not len(part[1]) or part[1][0] != part[1][0]:
+        return float("inf")
+    return float(part[1][0])
 
 
 def _rows_in(rows: dict) -> int:
