@@ -2,7 +2,7 @@
 
 A summary (`*.ncclf`) is a zip archive, versioned and safe to read (nothing in it is unpickled):
 
-    manifest.json   {"format": "ncclf-summary", "schema_version": 3, "ncclf_version", "created", "host",
+    manifest.json   {"format": "ncclf-summary", "schema_version": 5, "ncclf_version", "created", "host",
                      "inputs": [...], "sources": [every file found, unreadable ones included], "digests": n}
     digests         (schema 5) every digest in one member: an 8-byte little-endian length, a JSON header of that
                     length ({"digests": [digest, ...]}), then the raw bytes of their numpy arrays (each at an
