@@ -7,7 +7,7 @@ once for a node of healthy ranks and once for the diverging rank's node, then wr
 ranks and file names (what `summarize` would write there, without digesting 100,000 dumps here).
 
     python benchmarks/bench_summaries.py                               # both shapes of issue 31
-    python benchmarks/bench_summaries.py --shape 12500x8               # 100,000 ranks (~260 MB of summaries)
+    python benchmarks/bench_summaries.py --shape 12500x8               # 100,000 ranks (~120 MB of summaries)
     python benchmarks/bench_summaries.py --shape 2048x8 --repeat 3 --keep
 
 Summaries are written under --data (default: a folder in the system temp dir) and deleted afterwards unless

@@ -37,24 +37,41 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     empty = pd.DataFrame({"group": [], "seq": [], "who": [], "gap": [], "row": [], "ranks": [], "end": []})
     if colls.empty or "time" not in colls:
         return empty
-    time = colls["time"].to_numpy(np.float64, na_value=np.nan)
+    column = colls["time"]
+    time = column.to_numpy() if column.dtype == np.float64 else column.to_numpy(np.float64, na_value=np.nan)
     group = colls["group"]
     codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
     known = ~np.isnan(time) & (codes >= 0)
     seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
-    where = np.flatnonzero(known)
-    if not len(where):
-        return empty
-    codes, seq = codes[where].astype(np.int64), seq[where]
+    # where: the rows taken (None: every row). A 100,000-rank timeline is every row timed and in its window:
+    # no copy of a column is made for a selection that keeps everything.
+    where = None if known.all() else np.flatnonzero(known)
+    if where is not None:
+        if not len(where):
+            return empty
+        codes, seq = codes[where], seq[where]
+    codes = codes.astype(np.int64)
     lowest, highest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max), np.full(int(codes.max()) + 1, -(1 << 62))
     np.minimum.at(lowest, codes, seq)
     np.maximum.at(highest, codes, seq)
-    keep = (seq > lowest[codes]) & (seq > highest[codes] - WINDOW)
-    where, codes, seq = where[keep], codes[keep], seq[keep]
-    if not len(where):
+    # one temporary array of the rows' size at a time (25M rows: 200 MB each)
+    bound = lowest[codes]
+    keep = seq > bound
+    del bound
+    bound = highest[codes]
+    bound -= WINDOW
+    keep &= seq > bound
+    del bound
+    if not keep.all():
+        where = np.flatnonzero(keep) if where is None else where[keep]
+        codes, seq = codes[keep], seq[keep]
+    if not len(codes):
         return empty
-    key, when, who = codes * (int(seq.max()) + 2) + seq, time[where], rank[where]
+    key = codes                                           # codes is a copy of its own: made the key in place
+    key *= int(seq.max()) + 2
+    key += seq
     del codes, seq, keep
+    when, who = (time, rank) if where is None else (time[where], rank[where])
     labels = None
     if hosts is not None:                                 # a host arrives with its last rank
         ranks, inverse = np.unique(who, return_inverse=True)
@@ -62,15 +79,17 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
                                                    dtype=object))
         who = host_codes[inverse].astype(np.int64)
         firsts = _last_of_each(_dense(key * len(labels) + who), when)[0]
-        key, when, who, where = key[firsts], when[firsts], who[firsts], where[firsts]
-    ids = _dense(key)
+        key, when, who = key[firsts], when[firsts], who[firsts]
+        where = firsts if where is None else where[firsts]
+    ids = _dense(key, own=True)
+    del key
     last, counts = _last_of_each(ids, when)
     last = last[counts[ids[last]] >= 2]
     rest = np.ones(len(ids), bool)
     rest[last] = False
     runner_up = np.full(int(ids.max()) + 1, -np.inf)
-    np.maximum.at(runner_up, ids[rest], when[rest])
-    end, row = when[last], where[last]
+    np.maximum.at(runner_up, ids, np.where(rest, when, -np.inf))   # -inf leaves a maximum as it is
+    end, row = when[last], (last if where is None else where[last])
     owner = who[last] if labels is None else np.asarray(labels, dtype=object)[who[last]]
     return pd.DataFrame({"group": colls["group"].to_numpy()[row], "seq": colls["seq"].to_numpy()[row].astype(np.int64),
                          "who": owner, "gap": end - runner_up[ids[last]], "row": colls.index[row],
@@ -86,11 +105,15 @@ def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(values), 0, values).astype(np.int64)
 
 
-def _dense(key: np.ndarray) -> np.ndarray:
-    """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small)."""
+def _dense(key: np.ndarray, own: bool = False) -> np.ndarray:
+    """Ids 0..k-1 for the distinct values of `key` (the key itself where its range is that small; shifted in
+    place when the caller gives up its `own` key)."""
     low = int(key.min())
     if int(key.max()) - low < 4 * len(key) + 1024:
-        return key - low
+        if own:
+            key -= low
+            return key
+        return key if low == 0 else key - low
     return pd.factorize(key)[0].astype(np.int64)
 
 

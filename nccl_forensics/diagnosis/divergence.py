@@ -57,7 +57,7 @@ def modal_values(colls: pd.DataFrame, field: str, overall: pd.DataFrame | None =
 def _codes(column: pd.Series) -> np.ndarray:
     """Integer codes for a column (-1 = missing), whatever its dtype."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy().astype("int64")
+        return column.cat.codes.to_numpy()          # int8 for a few categories: no 8-byte copy of 25M rows
     return pd.factorize(column, use_na_sentinel=True)[0].astype("int64")
 
 
@@ -69,7 +69,7 @@ def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     key = colls["group"].cat.codes.to_numpy().astype("int64")          # in place from here: no row-sized temporaries
     key *= int(colls["seq"].max()) + 2
-    key += colls["seq"].to_numpy()
+    key += colls["seq"].to_numpy().astype("int64", copy=False)
     if key.min() >= 0 and key.max() < 4 * len(key) + 1024:
         return key
     return pd.factorize(key)[0].astype("int64")

@@ -40,7 +40,7 @@ from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
-from .summary import read_summary, write_summary
+from .summary import RowBlock, read_summary_blocks, write_summary
 
 SCHEMA_VERSION = 1
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
@@ -121,11 +121,13 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
         _map_large_blocks()
+    blocks: list[RowBlock] = []
     for summary in summaries:                                   # other nodes' map steps
-        theirs, their_digests = read_summary(summary.path)
+        theirs, their_digests, their_blocks = read_summary_blocks(summary.path)
         sources += theirs
         digests += their_digests
-    events, frames, declared, file_ranks, p2p = _collect(digests, [s for s in sources if s.error])
+        blocks += their_blocks
+    events, frames, declared, file_ranks, p2p = _collect(digests, [s for s in sources if s.error], blocks)
     errors = {s.path: s.error for s in sources if s.error}
     errors.update((d.result.source.path, d.result.error) for d in digests if d.result.error)
     errors.update(_rankless_dumps(digests, file_ranks, errors))
@@ -247,14 +249,27 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
     div, colls = d.divergence, d.timelines.colls
     if div is None or div.empty or colls.empty:
         return False
-    in_text_tail = colls["file"].isin([s.path for s in d.windowed]) & (colls["line"] >= TAIL_BASE)
-    tails = colls[in_text_tail | colls["file"].isin(list(d.windowed_dumps))]
-    if tails.empty:
+    # numpy on three columns: a 100,000-rank frame is not copied for this
+    files = colls["file"]
+    text_tails, dumps = (_codes_of(files, paths) for paths in ([s.path for s in d.windowed], d.windowed_dumps))
+    codes = files.cat.codes.to_numpy()
+    in_window = dumps[codes] | (text_tails[codes] & (colls["line"].to_numpy() >= TAIL_BASE))
+    groups = colls["group"].cat.codes.to_numpy()
+    in_window &= groups >= 0
+    if not in_window.any():
         return False
-    first_in_window = tails.groupby("group", observed=True)["seq"].min()
+    first_in_window = np.full(len(colls["group"].cat.categories), np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(first_in_window, groups[in_window], colls["seq"].to_numpy()[in_window])
+    none = np.iinfo(np.int64).max                                       # a group with no row in a window
+    first = {group: seq for group, seq in zip(colls["group"].cat.categories, first_in_window.tolist(), strict=True)
+             if seq != none}
     first_divergence = div.groupby("group", observed=True)["seq"].min()
-    both = first_in_window.index.intersection(first_divergence.index)
-    return bool((first_divergence[both] <= first_in_window[both] + 1).any())
+    return any(int(seq) <= first[group] + 1 for group, seq in first_divergence.items() if group in first)
+
+
+def _codes_of(column: pd.Series, values) -> np.ndarray:
+    """A lookup by a categorical column's codes (code -1, a missing value, last): is the row's value in `values`?"""
+    return np.append(column.cat.categories.isin(list(values)), False)
 
 
 def _p2p_unmatched_in_window(d: Diagnosis) -> bool:
@@ -398,11 +413,12 @@ def _share_memberships(d: Digest, shared: dict) -> None:
             cfg["ranks"] = shared.setdefault(ranks, ranks)
 
 
-def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
+def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Iterable[RowBlock] = ()):
     """Recover ranks across files, then fill the rows' missing ranks from the same (host, pid) map.
 
     Also returns, per file, the ranks its evidence carries (a file that could not be read at all gets the rank
-    its name or its (host, pid) names, so that its rank is an evidence gap)."""
+    its name or its (host, pid) names, so that its rank is an evidence gap). `blocks` are summaries' row blocks
+    (summary.RowBlock): one part of the frame each, where nothing needs their digests' rows apart."""
     results = [d.result for d in digests]
     hints = assign_ranks(results)
     packs: list[dict] = []
@@ -410,19 +426,30 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
     file_ranks: dict[str, set[int]] = {}
     p2p: list = []
     split = split_by_membership(d.declared for d in digests)
+    block_ranks: dict[int, set] = {}                  # id(digest) -> the ranks of its rows in a whole block
+    for block in blocks:
+        spans = _whole_block_ranks(block, split)
+        if spans is None:
+            block.share()                             # its digests' rows are relabelled apart, or out of order
+            continue
+        block_ranks.update(spans)
+        packs.append(block.columns)
     for d in digests:
         _label_split_groups(d, split)
         rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
         p2p.extend((rank, d.result.source.path, *op) for op in d.p2p)
         ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
+        has_rows = bool(d.rows) or id(d) in block_ranks
         if d.rows:
             if type(d.rows["rank"]) is list:                  # not packed yet: some ranks may still be missing
                 _fill_row_ranks(d.rows["rank"], d, hints)
                 d.rows["rank"] = ("num", _rank_array(d.rows["rank"]))
             packs.append(d.rows)
             ranks |= {int(r) for r in np.unique(d.rows["rank"][1]) if r == r}
+        elif has_rows:
+            ranks |= block_ranks[id(d)]
         ranks = ranks or _named_rank(d.result.source, hints)
-        if not ranks and (d.rows or any(ev.kind != "unparsed" for ev in d.result.events)):
+        if not ranks and (has_rows or any(ev.kind != "unparsed" for ev in d.result.events)):
             ranks = {UNKNOWN_RANK}                            # evidence whose rank nothing names
         file_ranks[d.result.source.path] = ranks
         for group, members in d.declared.items():
@@ -438,6 +465,25 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = ()):
         d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
     _trim_heap()
     return events, [frame], members, file_ranks, p2p
+
+
+def _whole_block_ranks(block: RowBlock, split: dict[str, bool]) -> dict[int, set] | None:
+    """{id(digest): the ranks of its rows} for a row block the frame can take whole: its rows in rank order (as
+    the packs are sorted) and no digest of it with a split group to relabel; else None."""
+    if any(split.get(name) for d, _, _ in block.spans for name in d.declared):
+        return None
+    ranks = block.columns["rank"][1] if block.columns.get("rank", ("",))[0] == "num" else None
+    if ranks is None or ranks.dtype.kind not in "iu" or (len(ranks) > 1 and (ranks[1:] < ranks[:-1]).any()):
+        return None
+    spans = [(d, start, end) for d, start, end in block.spans if end > start]
+    out: dict[int, set] = {id(d): set() for d, _, _ in block.spans}
+    if spans:
+        starts = np.array([start for _, start, _ in spans])
+        ends = np.array([end for _, _, end in spans])
+        lowest, highest = ranks[starts], ranks[ends - 1]        # sorted: a span's first and last rows bound it
+        for (d, start, end), low, high in zip(spans, lowest.tolist(), highest.tolist(), strict=True):
+            out[id(d)] = {low} if low == high else {int(r) for r in np.unique(ranks[start:end])}
+    return out
 
 
 def _map_large_blocks() -> None:

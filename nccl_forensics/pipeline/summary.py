@@ -2,15 +2,18 @@
 
 A summary (`*.ncclf`) is a zip archive, versioned and safe to read (nothing in it is unpickled):
 
-    manifest.json   {"format": "ncclf-summary", "schema_version": 3, "ncclf_version", "created", "host",
+    manifest.json   {"format": "ncclf-summary", "schema_version": 5, "ncclf_version", "created", "host",
                      "inputs": [...], "sources": [every file found, unreadable ones included], "digests": n}
-    digests/<i>     digest i as one member: an 8-byte little-endian length, a JSON header of that length,
-                    then the raw bytes of its numpy arrays (each at a 8-byte aligned offset)
+    digests         (schema 5) every digest in one member: an 8-byte little-endian length, a JSON header of that
+                    length ({"digests": [digest, ...]}), then the raw bytes of their numpy arrays (each at an
+                    8-byte aligned offset): one member to inflate and one JSON text to parse per node
+    digests/<i>     (schemas 3 and 4) digest i as one member of the same layout
     rows/<j>        (schema 4) the timeline rows of several digests whose columns have one shape (every
                     flight-recorder dump of a node), concatenated: one member of the same layout whose header is
                     {"digests": [[i, first row, end row], ...], "columns": {name: column}}; those digests' own
                     `rows` are empty in their member. A reduce of 100,000 ranks then decodes a few arrays per
-                    node, not a dozen per rank, and each digest's rows are views of its block.
+                    node, not a dozen per rank. (Schema 5) a block's digests are in the order of their first
+                    rank, so that the reduce can take the block whole (`read_summary_blocks`).
 
 The header holds every field of `map.Digest` by name, generically (a field added to Digest travels without a
 change here): JSON values as they are; tuples, sets, ranges, NamedTuples, dataclasses and enums of the few
@@ -18,8 +21,8 @@ model types in `_TYPES` tagged so that they come back as themselves; each numpy 
 `{"__array__": [offset, dtype, shape]}`, read back with `np.frombuffer` (numeric dtypes only). Memberships are
 ranges when their ranks step evenly (a 16,384-rank job's summary would otherwise repeat 16,384 ints per dump).
 
-Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows/<i>/<column>.npy`) and schema 3
-(every digest's rows in its own member) still read.
+Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows/<i>/<column>.npy`), schema 3
+(every digest's rows in its own member) and schema 4 (one member per digest) still read.
 
 A large file read at its head and tail is summarized with its true line numbers: the newlines before its tail
 are counted on the node that has the file (the reducing node has only the summary).
@@ -35,7 +38,7 @@ import zipfile
 from dataclasses import asdict, fields, is_dataclass, replace
 from functools import lru_cache
 from math import prod
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,22 +49,24 @@ from ..limits import LISTED_RANKS, SUMMARY_MEMBER_BYTES, SUMMARY_TOTAL_BYTES
 from ..model import Event, Source, SourceKind, SourceResult
 from ..sources.columns import code_type
 
-FORMAT, SCHEMA_VERSION = "ncclf-summary", 4
-_READABLE_SCHEMAS = (1, 2, 3, 4)
+FORMAT, SCHEMA_VERSION = "ncclf-summary", 5
+_READABLE_SCHEMAS = (1, 2, 3, 4, 5)
 _MAX_RANKS = LISTED_RANKS          # a larger membership is damage, not a job
 SUFFIX = ".ncclf"
 _EVENT_FIELDS = [f.name for f in fields(Event)]
 
 
-def write_summary(path: str, sources: list[Source], digests: list, inputs: list[str]) -> None:
-    """Write `digests` (pipeline.map.Digest, in path order) and every source found to `path`."""
+def write_summary(path: str, sources: list[Source], digests: list, inputs: list[str],
+                  schema: int = SCHEMA_VERSION) -> None:
+    """Write `digests` (pipeline.map.Digest, in path order) and every source found to `path` (`schema` 4: the
+    previous layout, kept so that tests can check it still reads)."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         own = version("nccl-forensics")
     except PackageNotFoundError:
         own = "unknown"
     manifest: dict[str, Any] = {
-        "format": FORMAT, "schema_version": SCHEMA_VERSION, "ncclf_version": own, "host": socket.gethostname(),
+        "format": FORMAT, "schema_version": schema, "ncclf_version": own, "host": socket.gethostname(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "inputs": inputs,
         "sources": [_source_dict(s) for s in sources], "digests": len(digests)}
     try:
@@ -70,8 +75,12 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
             blocks = _row_blocks(digests)
             manifest["row_blocks"] = len(blocks)
             blocked = {i for block in blocks for i, _, _ in block["digests"]}
-            for i, d in enumerate(digests):
-                zf.writestr(f"digests/{i}", _digest_block(replace(d, rows={}) if i in blocked else d))
+            headers = [_fields_of(replace(d, rows={}) if i in blocked else d) for i, d in enumerate(digests)]
+            if schema >= 5:
+                zf.writestr("digests", _block_of({"digests": headers}))
+            else:
+                for i, header in enumerate(headers):
+                    zf.writestr(f"digests/{i}", _block_of(header))
             for j, block in enumerate(blocks):
                 zf.writestr(f"rows/{j}", _block_of(block))
             zf.writestr("manifest.json", _dumps(manifest))
@@ -80,9 +89,30 @@ def write_summary(path: str, sources: list[Source], digests: list, inputs: list[
 
 
 def read_summary(path: str) -> tuple[list[Source], list]:
-    """(every source the summary lists, its digests). A damaged, foreign or oversized file is BadInput: every
-    member is read at most limits.SUMMARY_MEMBER_BYTES decompressed, all of them SUMMARY_TOTAL_BYTES, a
-    membership holds at most LISTED_RANKS ranks, and a digest's row columns agree in length."""
+    """(every source the summary lists, its digests, each with its own rows). A damaged, foreign or oversized
+    file is BadInput: every member is read at most limits.SUMMARY_MEMBER_BYTES decompressed, all of them
+    SUMMARY_TOTAL_BYTES, a membership holds at most LISTED_RANKS ranks, and a digest's row columns agree in
+    length."""
+    sources, digests, blocks = read_summary_blocks(path)
+    for block in blocks:
+        block.share()
+    return sources, digests
+
+
+class RowBlock(NamedTuple):
+    """The rows of several digests of one summary, whole: `columns` (timeline.pack_columns form, "num", "cat"
+    and "none" parts), `spans` [(digest, first row, end row)] in row order. Those digests' own `rows` are empty
+    until `share()` gives each the views of its rows."""
+    columns: dict
+    spans: list
+
+    def share(self) -> None:
+        for d, start, end in self.spans:
+            d.rows = {name: _view(part, start, end) for name, part in self.columns.items()}
+
+
+def read_summary_blocks(path: str) -> tuple[list[Source], list, list[RowBlock]]:
+    """read_summary, with the row blocks left whole (the reduce takes a block as one part of its frame)."""
     try:
         with open_regular(path) as raw, zipfile.ZipFile(raw) as zf:
             budget = _Budget(path)
@@ -95,15 +125,20 @@ def read_summary(path: str) -> tuple[list[Source], list]:
                                f"(found {found!r:.60} {version!r})")
             sources = [_source(s) for s in manifest["sources"]]
             if manifest["schema_version"] < 3:
-                return sources, _read_digests_v2(zf, manifest, budget)
+                return sources, _read_digests_v2(zf, manifest, budget), []
             count, blocks = manifest["digests"], manifest.get("row_blocks", 0)
             if type(count) is not int or type(blocks) is not int:
                 raise ValueError("digests is not a count")
-            digests = [_digest_of_block(budget.read(zf, f"digests/{i}")) for i in range(count)]
-            for j in range(blocks):
-                # read-only views of the member's bytes: its rows are freed whole once the frame has them
-                _share_rows(_decoded(budget.read(zf, f"rows/{j}"), copy=False), digests)
-            return sources, digests
+            if manifest["schema_version"] >= 5:
+                headers = _decoded(budget.read(zf, "digests"))["digests"]
+                if type(headers) is not list or len(headers) != count:
+                    raise ValueError("the digests member does not hold the manifest's digests")
+                digests = [_digest_of(header) for header in headers]
+            else:
+                digests = [_digest_of(_decoded(budget.read(zf, f"digests/{i}"))) for i in range(count)]
+            # each column its own array (copied out of the member): the reduce frees each once the frame has it
+            row_blocks = [_row_block(_decoded(budget.read(zf, f"rows/{j}")), digests) for j in range(blocks)]
+            return sources, digests, row_blocks
     except BadInput:
         raise
     except Exception as exc:  # noqa: BLE001 (whatever a damaged or hostile file makes the readers raise: bad input)
@@ -157,8 +192,8 @@ def _types() -> dict[str, type]:
     return {t.__name__: t for t in (Event, Source, SourceResult, SourceKind, P2POp, Evidence)}
 
 
-def _digest_block(d) -> bytes:
-    return _block_of({f.name: getattr(d, f.name) for f in fields(d)})
+def _fields_of(d) -> dict:
+    return {f.name: getattr(d, f.name) for f in fields(d)}
 
 
 def _block_of(value: dict) -> bytes:
@@ -237,6 +272,7 @@ def _row_blocks(digests: list) -> list[dict]:
             by_shape.setdefault(shape, []).append(i)
     blocks = []
     for members in by_shape.values():
+        members.sort(key=lambda i: _first_rank(digests[i].rows))   # the reduce can take the block as it is
         parts = [digests[i].rows for i in members]
         ends = np.cumsum([_rows_in(p) for p in parts]).tolist()
         blocks.append({"digests": [[i, start, end] for i, start, end in zip(members, [0, *ends[:-1]], ends,
@@ -251,6 +287,13 @@ def _shape_of(rows: dict) -> tuple | None:
     if any(part[0] == "cat" and not all(type(c) in (str, int, type(None)) for c in part[1]) for part in rows.values()):
         return None                                          # categories JSON may not give back as themselves
     return tuple((name, part[0], part[1].dtype.kind if part[0] == "num" else "") for name, part in rows.items())
+
+
+def _first_rank(rows: dict) -> float:
+    part = rows.get("rank")
+    if type(part) is not tuple or part[0] != "num" or not len(part[1]) or part[1][0] != part[1][0]:
+        return float("inf")
+    return float(part[1][0])
 
 
 def _rows_in(rows: dict) -> int:
@@ -275,16 +318,19 @@ def _joined(parts: list[tuple]) -> tuple:
     return ("cat", cats, codes.astype(code_type(len(cats))))
 
 
-def _share_rows(block: dict, digests: list) -> None:
-    """Give each digest of a row block its rows: views of the block's columns."""
+def _row_block(block: dict, digests: list) -> RowBlock:
+    """A row block's columns and the digests whose rows it holds (checked: every span inside the block, no
+    digest twice, no digest that has rows of its own)."""
     columns, spans = block["columns"], block["digests"]
     _check_rows(columns)
     total = _rows_in(columns) if columns else 0
+    seen: set[int] = set()
     for i, start, end in spans:
         if not (type(i) is int and 0 <= i < len(digests) and type(start) is int and type(end) is int
-                and 0 <= start <= end <= total) or digests[i].rows:
+                and 0 <= start <= end <= total) or digests[i].rows or i in seen:
             raise ValueError("a row block names rows it does not hold")
-        digests[i].rows = {name: _view(part, start, end) for name, part in columns.items()}
+        seen.add(i)
+    return RowBlock(columns, [(digests[i], start, end) for i, start, end in spans])
 
 
 def _view(part: tuple, start: int, end: int) -> tuple:
@@ -295,9 +341,10 @@ def _view(part: tuple, start: int, end: int) -> tuple:
     return ("cat", part[1], part[2][start:end])
 
 
-def _digest_of_block(block: bytes):
+def _digest_of(header: dict):
     from .map import Digest
-    header = _decoded(block)
+    if type(header) is not dict:
+        raise ValueError("a digest that is not an object")
     known = _field_names(Digest)
     digest = Digest(**{k: v for k, v in header.items() if k in known})
     digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}

@@ -2,6 +2,7 @@
 `diagnose` gives on the raw logs: for every sample bundle, and for a bundle split over two "nodes"."""
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -59,7 +60,7 @@ def test_a_summary_is_plain_data_and_a_damaged_one_is_bad_input(tmp_path):
     bundle = ROOT / "sample_logs" / "bundles" / "real-dropped-rank"
     summarize([str(bundle)], str(tmp_path / "a.ncclf"), jobs=1)
     names = zipfile.ZipFile(tmp_path / "a.ncclf").namelist()
-    assert "manifest.json" in names and all(n == "manifest.json" or n.startswith(("digests/", "rows/")) for n in names)
+    assert "manifest.json" in names and all(n in ("manifest.json", "digests") or n.startswith("rows/") for n in names)
     (tmp_path / "bad.ncclf").write_bytes((tmp_path / "a.ncclf").read_bytes()[:300])
     with pytest.raises(BadInput):
         diagnose([str(tmp_path / "bad.ncclf")], jobs=1)
@@ -185,6 +186,24 @@ def test_schema_2_summaries_still_read(tmp_path):
         outcome(diagnose([str(tmp_path / "new.ncclf")], jobs=1)) == outcome(diagnose([str(bundle)], jobs=1))
 
 
+def test_schema_4_summaries_still_read(tmp_path):
+    """Schema 4 (one member per digest, row blocks in path order) reads, and gives the verdict of schema 5."""
+    from nccl_forensics.pipeline import summary
+    from nccl_forensics.pipeline.map import digest_source
+    from nccl_forensics.sources.discover import discover
+    _, fr_synth_pp, _, _ = _sample_digests()
+    fr_synth_pp.make_dumps(tmp_path / "pp", entries=60, tp=2, pp=2, dp=1, micro=2, culprit=3)
+    paths = [str(tmp_path / "pp"), str(ROOT / "sample_logs" / "flight_recorder")]
+    sources = [s for s in discover(paths) if not s.error]
+    digests = [digest_source(s) for s in sources]
+    summary.write_summary(str(tmp_path / "old.ncclf"), sources, digests, paths, schema=4)
+    summary.write_summary(str(tmp_path / "new.ncclf"), sources, digests, paths)
+    with zipfile.ZipFile(tmp_path / "old.ncclf") as zf:
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == 4 and "digests/0" in zf.namelist()
+    assert outcome(diagnose([str(tmp_path / "old.ncclf")], jobs=1)) == \
+        outcome(diagnose([str(tmp_path / "new.ncclf")], jobs=1)) == outcome(diagnose(paths, jobs=1))
+
+
 @pytest.mark.parametrize("damage", ["header", "array", "type"])
 def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
     import json as jsonlib
@@ -194,7 +213,7 @@ def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
     summarize([str(bundle)], str(tmp_path / "a.ncclf"), jobs=1)
     with zipfile.ZipFile(tmp_path / "a.ncclf") as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
-    name = "rows/0" if damage == "array" else "digests/0"       # a dump's rows travel in its node's row block
+    name = "rows/0" if damage == "array" else "digests"         # a dump's rows travel in its node's row block
     block = members[name]
     size = int.from_bytes(block[:8], "little")
     header = block[8:8 + size].decode()
