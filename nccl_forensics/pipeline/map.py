@@ -41,11 +41,15 @@ class Digest:
     p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
 
-def digest_source(source: Source) -> Digest:
+def digest_source(source: Source, keep_text: bool = True) -> Digest:
     """Parse one file (top-level so a process pool can run it). A bug in a parser costs this file, never the
-    diagnosis: it comes back as the file's error and an internal-error warning."""
+    diagnosis: it comes back as the file's error and an internal-error warning.
+
+    Without `keep_text`, the rows of plain COLL lines of a file read whole carry no text (None): the few a
+    finding cites are re-read from the file (`sources.lines.read_line`; diagnosis.timeline.row_text), so a
+    4,096-rank job does not hold every COLL line twice. A summary keeps them (its files stay on their node)."""
     try:
-        return _digest(source)
+        return _digest(source, keep_text or source.window is not None)
     except Exception as exc:                                 # noqa: BLE001 - isolated per file, reported
         if os.environ.get("NCCLF_DEBUG"):
             raise
@@ -53,7 +57,7 @@ def digest_source(source: Source) -> Digest:
         return Digest(SourceResult(source, [], error=what), warnings=[what])
 
 
-def _digest(source: Source) -> Digest:
+def _digest(source: Source, keep_text: bool = True) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
     rows, events = RowBuffer(), []
@@ -63,7 +67,7 @@ def _digest(source: Source) -> Digest:
     try:
         for ev in parse_pkg.iter_records(source):
             if isinstance(ev, CollRun):
-                _add_run(rows, ev, comm_ids, pids, hosts)
+                _add_run(rows, ev, comm_ids, pids, hosts, keep_text)
                 continue
             if ev.kind == "comm_init":
                 comm_ids.update(comm_ids_of([ev]))
@@ -78,8 +82,9 @@ def _digest(source: Source) -> Digest:
     return Digest(result, pack_columns(rows.columns()) if len(rows) else {}, pids, hosts, declared_groups(events))
 
 
-def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: list) -> None:
-    """A CollRun's timeline rows: what `add_event` adds for each of its events, built column-wise."""
+def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: list, keep_text: bool = True) -> None:
+    """A CollRun's timeline rows: what `add_event` adds for each of its events, built column-wise (without
+    `keep_text`, no text: each row's text is its file's line, re-read where cited)."""
     shared = {}
     for ctx in set(run.contexts):
         d = ctx.data
@@ -94,8 +99,8 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
     rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
                     "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
-                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts, "time": run.times,
-                    "redop": redop})
+                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts if keep_text else None,
+                    "time": run.times, "redop": redop})
     pids.extend(run_pids)
     hosts.extend(run_hosts)
 

@@ -383,3 +383,23 @@ def iter_lines(path: str, *, strip_wrappers: bool = True, window: tuple[int, int
         for raw in split_block(block):
             no += 1
             yield make_line(no, raw, strip_wrappers)
+
+
+def read_line(path: str, no: int) -> str | None:
+    """Line `no` (1-based) of a whole file as the block scanner read it (decoded, not cleaned): the text of a COLL
+    row whose digest kept no text (pipeline/map.py), re-read when a finding cites it. None when the file is gone,
+    unreadable or shorter (it changed since)."""
+    if no < 1 or no >= TAIL_BASE:
+        return None
+    seen = 0
+    try:
+        for block in iter_blocks(path):
+            if block is GAP:
+                return None
+            here = block.count("\n") + (block[-1:] != "\n")
+            if seen + here >= no:
+                return split_block(block)[no - seen - 1]
+            seen += here
+    except BadInput:
+        return None
+    return None
