@@ -113,7 +113,7 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple | list]:
         if name == "rank":
             out[name] = list(vals)
             continue
-        if name == "text" and vals.count(None) == len(vals):   # rows whose text is re-read where cited
+        if name in SPARSE and vals.count(None) == len(vals):   # as a dump's digest sends them (map._fr_constant_rows)
             out[name] = ("none", len(vals))
             continue
         if name in CATEGORIES:

@@ -74,8 +74,10 @@ class Head:
 
     @cached_property
     def console(self) -> bool:
-        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup)."""
-        return _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", self.data)) is not None
+        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup). The sub only
+        empties whole lines and no mark spans a newline: a head without any mark has none outside them either."""
+        return (_CONSOLE.search(self.data) is not None
+                and _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", self.data)) is not None)
 
     @cached_property
     def pyspy_head(self) -> bool:
