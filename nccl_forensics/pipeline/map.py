@@ -99,7 +99,7 @@ def _add_run(rows: RowBuffer, run: CollRun, comm_ids: dict, pids: list, hosts: l
     rank, group, op, dtype, redop, run_pids, run_hosts = per_ctx
     rows.extend(n, {"rank": rank, "group": group, "seq": run.opcounts, "op": op, "numel": run.counts,
                     "dtype": dtype, "state": repeat("enqueued", n), "source": repeat("nccl", n),
-                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts if keep_text else None,
+                    "file": repeat(run.file, n), "line": run.lines, "text": run.texts if keep_text else repeat(None, n),
                     "time": run.times, "redop": redop})
     pids.extend(run_pids)
     hosts.extend(run_hosts)
