@@ -8,7 +8,7 @@ from typing import Iterable
 import pandas as pd
 
 from ..diagnosis.rank_state import RankState, cite
-from ..diagnosis.timeline import Timelines
+from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding, shows_failure
 
@@ -150,6 +150,8 @@ def row_evidence(rows: pd.DataFrame) -> list[Evidence]:
     out = []
     for row in rows.itertuples(index=False):
         text = getattr(row, "text", None)
+        if not isinstance(text, str) and hasattr(row, "file") and hasattr(row, "line"):
+            text = row_text(getattr(row, "source", None), row.file, row.line, text)
         if not isinstance(text, str):
             fields = [f"{name}={_or_unknown(getattr(row, name, None))}" for name in ("numel", "dtype", "state")]
             site = getattr(row, "frame", None)

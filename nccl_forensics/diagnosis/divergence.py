@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .timeline import sorted_by
+from .timeline import row_text, sorted_by
 
 FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
 # ("size_note": a rank whose own output size breaks its collective's semantics, see size_outliers)
@@ -387,8 +387,11 @@ def first_divergence(outliers: pd.DataFrame) -> pd.DataFrame:
     if outliers.empty:
         return outliers
     prim = outliers[outliers["primary"]]
-    return (prim.sort_values(["group", "rank", "seq"], kind="stable")
-                .drop_duplicates(["group", "rank"], keep="first").reset_index(drop=True))
+    first = (prim.sort_values(["group", "rank", "seq"], kind="stable")
+                 .drop_duplicates(["group", "rank"], keep="first").reset_index(drop=True))
+    first["text"] = [row_text(*values) for values in zip(first["source"], first["file"], first["line"], first["text"],
+                                                          strict=True)]
+    return first
 
 
 def _signature(colls: pd.DataFrame) -> pd.Series:

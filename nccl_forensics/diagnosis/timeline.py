@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..model import Event
 from ..sources.columns import categorize, code_type, narrow
+from ..sources.lines import read_line
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
            "time", "frame", "redop",
@@ -111,6 +112,9 @@ def pack_columns(cols: dict[str, list]) -> dict[str, tuple | list]:
     for name, vals in cols.items():
         if name == "rank":
             out[name] = list(vals)
+            continue
+        if name in SPARSE and vals.count(None) == len(vals):   # as a dump's digest sends them (map._fr_constant_rows)
+            out[name] = ("none", len(vals))
             continue
         if name in CATEGORIES:
             try:
@@ -276,6 +280,15 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     else:
         return False
     return True
+
+
+def row_text(source, file, line, text):
+    """A timeline row's text: as kept, or, for an NCCL COLL row whose digest kept none (pipeline/map.py), its
+    file's line re-read; `text` as given when there is none (a flight-recorder row) or it cannot be re-read."""
+    if isinstance(text, str) or source != "nccl" or not isinstance(file, str) or line != line:
+        return text
+    found = read_line(file, int(line))
+    return text if found is None else found
 
 
 def watchdog_group(d: dict) -> str:

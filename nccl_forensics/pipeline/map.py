@@ -48,11 +48,15 @@ class Digest:
     p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
 
-def digest_source(source: Source) -> Digest:
+def digest_source(source: Source, keep_text: bool = True) -> Digest:
     """Parse one file (top-level so a process pool can run it). A bug in a parser costs this file, never the
-    diagnosis: it comes back as the file's error and an internal-error warning."""
+    diagnosis: it comes back as the file's error and an internal-error warning.
+
+    Without `keep_text`, the rows of plain COLL lines of a file read whole carry no text (None): the few a
+    finding cites are re-read from the file (`sources.lines.read_line`; diagnosis.timeline.row_text), so a
+    4,096-rank job does not hold every COLL line twice. A summary keeps them (its files stay on their node)."""
     try:
-        return _digest(source)
+        return _digest(source, keep_text or source.window is not None)
     except Exception as exc:                                 # noqa: BLE001 - isolated per file, reported
         if os.environ.get("NCCLF_DEBUG"):
             raise
@@ -60,11 +64,11 @@ def digest_source(source: Source) -> Digest:
         return Digest(SourceResult(source, [], error=what), warnings=[what])
 
 
-def _digest(source: Source) -> Digest:
+def _digest(source: Source, keep_text: bool = True) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
     rows, events = RowBuffer(), []
-    runs = RunColumns(source.path, keep_text=source.window is not None)
+    runs = RunColumns(source.path, keep_text=keep_text)
     pids: list[int | None] = []
     hosts: list[str | None] = []
     error, comm_ids = None, dict[tuple, str]()

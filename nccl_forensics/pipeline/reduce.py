@@ -16,6 +16,7 @@ import ctypes
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Iterable, NamedTuple
 
 import numpy as np
@@ -116,7 +117,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
 
 def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
     sources, usable, windowed = map_inputs(paths, window_mb)
-    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
+    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text=False)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
@@ -391,9 +392,11 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     return result
 
 
-def _map(sources: list[Source], jobs: int, progress) -> list[Digest]:
+def _map(sources: list[Source], jobs: int, progress, keep_text: bool = True) -> list[Digest]:
+    """Every source's Digest, in order (`keep_text`: see map.digest_source; a summary keeps its rows' text)."""
     total, shared, out = len(sources), dict[object, object](), list[Digest]()
-    for i, digest in enumerate(imap_sources(digest_source, sources, jobs)):
+    fn = digest_source if keep_text else partial(digest_source, keep_text=False)
+    for i, digest in enumerate(imap_sources(fn, sources, jobs)):
         _share_memberships(digest, shared)
         out.append(digest)
         if progress:

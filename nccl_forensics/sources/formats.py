@@ -60,6 +60,29 @@ _DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distrib
 _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
 
 
+_SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` part may open (it may cross a newline)
+_TAGS = (b"INFO ", b"WARN ", b"TRACE ", b"CALL ")
+
+
+def count_nccl_lines(data: bytes) -> int:
+    """`len(_NCCL_LINE.findall(data))`, 4-6x faster on an NCCL log's head: a match ends with its level tag and,
+    where no `(function)` part can open, stays inside its line; so each line is cut after its last tag (lines
+    without one dropped) and only those heads are searched (tests/sources/test_sniff_differential.py)."""
+    if b"NCCL " not in data:
+        return 0
+    if _SPANS_LINES.search(data):
+        return len(_NCCL_LINE.findall(data))
+    heads = []
+    for line in data.split(b"\n"):
+        end = len(line)
+        while (at := line.rfind(b"NCCL ", 0, end)) >= 0:
+            if line.startswith(_TAGS, at + 5):
+                heads.append(line[:line.index(b" ", at + 5) + 1])
+                break
+            end = at + 4
+    return len(_NCCL_LINE.findall(b"\n".join(heads)))
+
+
 class Head:
     """A file's first bytes and name, with the counts several sniffers share computed once."""
 
@@ -70,7 +93,7 @@ class Head:
 
     @cached_property
     def nccl_lines(self) -> int:
-        return len(_NCCL_LINE.findall(self.data))
+        return count_nccl_lines(self.data)
 
     @cached_property
     def console(self) -> bool:
@@ -79,7 +102,7 @@ class Head:
 
     @cached_property
     def pyspy_head(self) -> bool:
-        return _PYSPY_HEAD.search(self.data) is not None
+        return b"Process " in self.data and _PYSPY_HEAD.search(self.data) is not None   # its words, found first
 
     @cached_property
     def binary(self) -> bool:
@@ -141,7 +164,9 @@ def _pyspy_json(head: Head) -> str | None:
 
 
 def _debug_server(head: Head) -> str | None:
-    return "torch debug-server dump (per-rank sections)" if _DEBUG_SECTION.search(head.data) else None
+    if b"=== Rank " in head.data and _DEBUG_SECTION.search(head.data):   # its words first: a search from every
+        return "torch debug-server dump (per-rank sections)"              # line start costs 0.2 ms a head
+    return None
 
 
 def _pyspy(head: Head) -> str | None:

@@ -328,7 +328,7 @@ def read_lines(path: str, numbers: Iterable[int]) -> dict[int, str]:
     same way, without its newline): what a finding quotes of a file whose rows were kept without their text.
     Streams the file up to the last one asked for; a line the file no longer has (or a file that cannot be
     read) is left out."""
-    wanted = sorted(n for n in set(numbers) if n >= 1)
+    wanted = sorted(n for n in set(numbers) if 1 <= n < TAIL_BASE)      # a tail window's numbers are no file's
     found: dict[int, str] = {}
     if not wanted:
         return found
@@ -409,3 +409,8 @@ def iter_lines(path: str, *, strip_wrappers: bool = True, window: tuple[int, int
         for raw in split_block(block):
             no += 1
             yield make_line(no, raw, strip_wrappers)
+
+
+def read_line(path: str, no: int) -> str | None:
+    """Line `no` of a whole file as `read_lines` reads it; None when the file is gone, unreadable or shorter."""
+    return read_lines(path, (no,)).get(no)

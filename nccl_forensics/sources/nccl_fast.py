@@ -476,10 +476,26 @@ class BlockScanner:
         cached COLL contexts: the parser's rank knowledge may change on these lines."""
         from . import offer
         yield from self._drain()
+        parsers, nccl, rest = self.parsers, self.nccl, self.parsers[1:]
+        messages = parsers[-1] if parsers[-1].source == "catalogue" else None
+        busy = any(p.busy for p in parsers)
         for raw in split_block(text):
             self.no += 1
-            yield from offer(make_line(self.no, raw), self.parsers)
-        self.busy = any(p.busy for p in self.parsers)
+            line = make_line(self.no, raw)
+            if busy or not line.text:
+                yield from offer(line, parsers)
+                busy = any(p.busy for p in parsers)
+            elif nccl.feed(line):
+                # what `offer` does for a line the NCCL parser (first in the chain, none busy) claims: only it
+                # emitted anything, so its events go straight to the catalogue (an INFO line's return at once)
+                produced = nccl.out[:]
+                nccl.out.clear()
+                busy = nccl.busy
+                yield from messages.classify(line, produced, busy, True) if messages is not None else produced
+            else:                                   # not an NCCL line: the rest of the chain, as `offer` would
+                yield from offer(line, rest)
+                busy = any(p.busy for p in rest)
+        self.busy = busy
         self.nccl.coll_cache.clear()
 
 

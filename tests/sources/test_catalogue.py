@@ -160,3 +160,20 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
 ])
 def test_near_misses_show_no_failure(line, tmp_path):
     assert not any(shows_failure(ev) for ev in _events(tmp_path, line))
+
+
+def test_the_anchor_trie_finds_what_the_longest_first_alternation_finds():
+    """`_compiled().quick` is a trie of the anchors: at every position the same (longest) anchor as the plain
+    alternation of the anchors sorted longest first, on every entry's example, cut, glued and inside NCCL lines."""
+    import random
+    import re
+    comp = catalogue._compiled()
+    plain = re.compile("|".join(re.escape(a) for a in sorted(comp.by_anchor, key=len, reverse=True)))
+    rng = random.Random(7)
+    examples = [m.example for m in catalogue.messages()]
+    texts = [*examples, *(e[: rng.randrange(len(e) + 1)] for e in examples),
+             *(" ".join(rng.sample(examples, 3)) for _ in range(200)),
+             *(f"node0:1:1 [0] NCCL INFO {a}{a[:-1]} x{a}" for a in comp.by_anchor)]
+    for text in texts:
+        assert ([(m.span(), m.group()) for m in comp.quick.finditer(text)]
+                == [(m.span(), m.group()) for m in plain.finditer(text)]), text

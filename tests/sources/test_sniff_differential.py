@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_nccl_differential import SAMPLE_LINES, TABLE_LINES
 
 from nccl_forensics.model import SourceKind
@@ -16,11 +18,13 @@ from nccl_forensics.sources.formats import (
     _NCCL_WHOLE_LINE,
     _PYSPY_HEAD,
     _PYSPY_THREAD,
+    count_nccl_lines,
 )
-from nccl_forensics.sources.lines import iter_lines
+from nccl_forensics.sources.lines import iter_lines, read_head
 from nccl_forensics.sources.nccl import grammar_parse
 
 EVIDENCE = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence"
+SAMPLES = EVIDENCE.parent
 
 
 def _prefixed_nccl(text: str) -> bool:
@@ -74,3 +78,23 @@ def test_no_line_of_another_program_is_sniffed_as_nccl():
                 continue
             for line in iter_lines(str(path)):
                 assert not _NCCL_LINE.search(line.text.encode()), (path.name, line.text)
+
+
+_PIECES = ["node-1:4100:4107 [3] NCCL INFO ", "h:1:1 NCCL WARN ", "h [0] NCCL TRACE ", "NCCL CALL ", "NCCL INFO",
+           "NCCL ", "enqueue.cc:12 ", "(ncclCommInit) ", "(nil) ", "[0] ", "12.345 ", ":7 (", ")", "\n", "\r\n", " ",
+           "x:1:2 ", "[rank0]:", "AllReduce: opCount 1 sendbuff (nil)", "INFO ", "host:12:13 [1] 0.5 f.cc:9 "]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(alphabet=" :[]()\nNCLIFOabc019", max_size=6)),
+                max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_the_nccl_line_count_equals_the_plain_findall(pieces):
+    data = "".join(pieces).encode()
+    assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+
+
+def test_the_nccl_line_count_equals_the_plain_findall_on_every_sample_head():
+    heads = [read_head(str(p), 16384) for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
+    assert len(heads) > 50
+    for data in heads:
+        assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
