@@ -15,6 +15,7 @@ The lines of a torchrun Root Cause table pasted without its header (`rank : R (l
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..model import Event, Line, Source
@@ -35,6 +36,12 @@ _TABLE = frozenset({"torchrun.rc_rank", "torchrun.rc_exitcode", "torchrun.signal
 WRAP_MIN = 60          # a line this long may have been wrapped by a terminal: try it joined with the next
 _NEAR = 40             # lines: a parser's event this close to a held one says the same thing
 MAX_HELD = 4096        # held events kept for the parsers' own (they are released at the end of the input)
+# Open MPI's "first process to exit non-zero" report names it on the lines after its head (ORTE's
+# help-orterun.txt `non-zero-exit`: `Process name: [[jobid,step],vpid]` then `Exit code: N`; vpid is the rank).
+_FIRST_EXIT = "ompi.first_nonzero"
+_FIRST_EXIT_LINES = 6
+_PROCESS_NAME = re.compile(r"^\s*Process name:\s*\[\[\d+,\d+\],(\d+)\]")
+_EXIT_CODE = re.compile(r"^\s*Exit code:\s*(-?\d+)")
 
 
 class MessageParser(LineParser):
@@ -46,6 +53,7 @@ class MessageParser(LineParser):
         self._table: Event | None = None    # a headerless Root Cause table being read
         self._prev: Line | None = None      # the previous line, when it may continue on this one
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
+        self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
 
     def feed(self, line: Line) -> bool:
         return False
@@ -53,6 +61,8 @@ class MessageParser(LineParser):
     def classify(self, line: Line, produced: list[Event], busy: bool, claimed: bool = False) -> list[Event]:
         """The events of one line, classified, plus what the catalogue found that no parser made."""
         text = line.text
+        if self._first_exit is not None and self._name_first_exit(line):
+            return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
             self._prev = None
@@ -74,6 +84,7 @@ class MessageParser(LineParser):
                 data={"message": text.strip()[:300]}, local_rank=line.local_rank)]
         if not hits and self._table is not None and text.strip() and not text.lstrip().startswith("error_file:"):
             out = out + self._end_table()
+        self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
@@ -157,6 +168,22 @@ class MessageParser(LineParser):
                 tail = max(h.end for h in hits) - cut
                 return hits + [h for h in own if h.end > tail]
         return own
+
+    def _name_first_exit(self, line: Line) -> bool:
+        """Lines of Open MPI's first-to-exit report: its process's rank and exit code go on the report's event,
+        which then names the job's first failure (the launcher aborted the job for it)."""
+        ev = self._first_exit
+        if ev is None or line.no - ev.line > _FIRST_EXIT_LINES:
+            self._first_exit = None
+            return False
+        name, code = _PROCESS_NAME.match(line.text), _EXIT_CODE.match(line.text)
+        if name:
+            ev.rank = ev.data["rank"] = int(name.group(1))
+            ev.data.update(meaning="failure", implies="dropped_rank")
+        elif code:
+            ev.data["exitcode"] = int(code.group(1))
+            self._first_exit = None
+        return bool(name or code)
 
     # ---- a Root Cause table without its header
     def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:

@@ -74,3 +74,16 @@ def test_deepspeeds_exit_line_names_no_rank_on_a_node_of_several(diagnose_text):
     d = diagnose_text(text)
     assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == []
     assert "SIGSEGV" in d.verdict.summary and "which rank" in d.verdict.summary
+
+
+def test_open_mpis_first_process_to_exit_names_its_rank(diagnose_text):
+    # ORTE's help-orterun.txt `non-zero-exit`: the process name's last number is its rank (vpid)
+    text = ("Primary job  terminated normally, but 1 process returned\n"
+            "a non-zero exit code. Per user-direction, the job has been aborted.\n"
+            "--------------------------------------------------------------------------\n"
+            "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
+            "the job to be terminated. The first process to do so was:\n\n"
+            "  Process name: [[29973,1],5]\n  Exit code:    1\n"
+            "--------------------------------------------------------------------------\n")
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [5]
