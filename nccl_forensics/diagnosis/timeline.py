@@ -230,23 +230,38 @@ def _values_of(part: tuple) -> list:
 
 
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
-    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
-    through a table made once per distinct category list (the files of one job mostly share theirs)."""
-    lists: dict[int, tuple] = {}                      # the parts of a summary's row block share one list
-    keys = [lists.get(id(part[1])) or lists.setdefault(id(part[1]), tuple(part[1])) for part in parts]
-    kinds = list(dict.fromkeys(keys))
-    values = {v for kind in kinds for v in kind if v is not None and v == v}
+    """Concatenate coded columns: one global, sorted category list; every part's codes remapped in one numpy pass
+    through one table over the distinct category lists laid end to end (the parts of a summary's row block share
+    one list; the files of one job mostly hold equal ones, and a column such as `file` one value per part)."""
+    if not parts:
+        return pd.Categorical.from_codes(np.array([], np.int32), categories=pd.Index([], dtype=object))
+    slot: dict[int, int] = {}
+    lists: list = []
+    which = []
+    for part in parts:
+        at = slot.get(id(part[1]))
+        if at is None:
+            at = slot[id(part[1])] = len(lists)
+            lists.append(part[1])
+        which.append(at)
+    flat = [v for kind in lists for v in kind]
+    values = set(v for v in flat if v is not None and v == v)
     try:
         cats = sorted(values)
     except TypeError:
-        cats = list(dict.fromkeys(v for kind in kinds for v in kind if v is not None and v == v))
+        cats = list(dict.fromkeys(v for v in flat if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
-    # local -> global code, ending in -1: what a local code -1 (missing) maps to
-    tables = {kind: np.array([index.get(v, -1) if v is not None and v == v else -1 for v in kind] + [-1], np.int32)
-              for kind in kinds}
-    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts, strict=True)]) if parts
-             else np.array([], np.int32))
-    return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
+    # every list's local codes -> global codes, the lists end to end, then -1: where a local code -1 (missing) goes
+    table = np.fromiter((index.get(v, -1) if v is not None and v == v else -1 for v in flat), np.int32, len(flat))
+    table = np.append(table, np.int32(-1))
+    starts = np.zeros(len(lists), np.int64)
+    np.cumsum([len(kind) for kind in lists[:-1]], out=starts[1:])
+    local = [part[2] for part in parts]
+    sizes = np.fromiter(map(len, local), np.int64, len(local))
+    codes = np.concatenate(local).astype(np.int64) if local else np.array([], np.int64)
+    where = codes + np.repeat(starts[np.array(which, np.int64)], sizes)
+    where[codes < 0] = len(flat)
+    return pd.Categorical.from_codes(table[where], categories=pd.Index(cats, dtype=object))
 
 
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
