@@ -180,7 +180,10 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
             data[name] = _merge_categories(parts)
         elif parts and kinds == {"num"}:
             data[name] = _numbers(name, [part[1] for part in parts])
-        elif parts and (name in SPARSE and kinds <= {"cat", "none"} or name in ABSENT_AS_CODES and kinds == {"none"}):
+        elif parts and (name in SPARSE or name in ABSENT_AS_CODES) and kinds == {"none"}:     # empty throughout
+            data[name] = pd.Categorical.from_codes(np.full(sum(lengths), -1, np.int8),
+                                                   categories=pd.Index([], dtype=object))
+        elif parts and name in SPARSE and kinds <= {"cat", "none"}:
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
             missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
             data[name] = _merge_categories([("cat", (), missing[:part[1]]) if part[0] == "none" else part
@@ -231,37 +234,37 @@ def _values_of(part: tuple) -> list:
 
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     """Concatenate coded columns: one global, sorted category list; every part's codes remapped in one numpy pass
-    through one table over the distinct category lists laid end to end (the parts of a summary's row block share
-    one list; the files of one job mostly hold equal ones, and a column such as `file` one value per part)."""
-    if not parts:
-        return pd.Categorical.from_codes(np.array([], np.int32), categories=pd.Index([], dtype=object))
-    slot: dict[int, int] = {}
-    lists: list = []
+    through one table over the distinct category lists laid end to end. The files of one job mostly hold equal
+    lists (one PG, the same ops): then the table alone does it; a column such as `file` has one list per part."""
+    slot: dict[tuple, int] = {}
+    lists: list[tuple] = []
     which = []
-    for part in parts:
-        at = slot.get(id(part[1]))
+    for part in parts:                 # lists compared by content: short tuples of interned strings, cheap to hash
+        key = part[1] if type(part[1]) is tuple else tuple(part[1])
+        at = slot.get(key)
         if at is None:
-            at = slot[id(part[1])] = len(lists)
-            lists.append(part[1])
+            at = slot[key] = len(lists)
+            lists.append(key)
         which.append(at)
     flat = [v for kind in lists for v in kind]
-    values = set(v for v in flat if v is not None and v == v)
+    values = {v for v in flat if v is not None and v == v}
     try:
         cats = sorted(values)
     except TypeError:
         cats = list(dict.fromkeys(v for v in flat if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
     # every list's local codes -> global codes, the lists end to end, then -1: where a local code -1 (missing) goes
-    table = np.fromiter((index.get(v, -1) if v is not None and v == v else -1 for v in flat), np.int32, len(flat))
-    table = np.append(table, np.int32(-1))
-    starts = np.zeros(len(lists), np.int64)
-    np.cumsum([len(kind) for kind in lists[:-1]], out=starts[1:])
+    table = np.array([index.get(v, -1) if v is not None and v == v else -1 for v in flat] + [-1], np.int32)
     local = [part[2] for part in parts]
-    sizes = np.fromiter(map(len, local), np.int64, len(local))
-    codes = np.concatenate(local).astype(np.int64) if local else np.array([], np.int64)
-    where = codes + np.repeat(starts[np.array(which, np.int64)], sizes)
-    where[codes < 0] = len(flat)
-    return pd.Categorical.from_codes(table[where], categories=pd.Index(cats, dtype=object))
+    codes = np.concatenate(local) if local else np.array([], np.int8)
+    if len(lists) > 1:
+        starts = np.zeros(len(lists), np.int32)
+        np.cumsum([len(kind) for kind in lists[:-1]], out=starts[1:])
+        sizes = np.fromiter(map(len, local), np.int64, len(local))
+        where = codes.astype(np.int32) + np.repeat(starts[np.array(which, np.int64)], sizes)
+        where[codes < 0] = len(flat)
+        codes = where
+    return pd.Categorical.from_codes(table[codes], categories=pd.Index(cats, dtype=object))   # -1: the last entry
 
 
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
