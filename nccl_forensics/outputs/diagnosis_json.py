@@ -40,14 +40,20 @@ def group_order(name: str) -> tuple:
 
 def groups_of(d: Diagnosis) -> list[dict]:
     pos = d.timelines.positions
+    # each group's rows found by one grouping, not one mask over every row per group (129 groups x 256 ranks)
+    at = pos.groupby("group", sort=False, observed=True).indices if not pos.empty else {}
+    ranks = pos["rank"].to_numpy() if not pos.empty else None
+    position = pos["position"].to_numpy() if not pos.empty else None
+    last = pos["last_seq"].to_numpy() if not pos.empty else None
     out = []
     for name, members in sorted(d.timelines.members.items(), key=lambda kv: group_order(kv[0])):
-        rows = pos[pos["group"] == name] if not pos.empty else pos
+        rows = at.get(name, ())
+        keys = [str(int(r)) for r in ranks[rows]] if len(rows) else []
         out.append({
             "name": name, "ranks": [int(r) for r in members],
             "last_common_seq": d.timelines.last_common.get(name),
-            "positions": {str(int(r)): p for r, p in zip(rows.get("rank", []), rows.get("position", []), strict=True)},
-            "last_seq": {str(int(r)): _int(s) for r, s in zip(rows.get("rank", []), rows.get("last_seq", []), strict=True)},
+            "positions": dict(zip(keys, position[rows], strict=True)) if len(rows) else {},
+            "last_seq": dict(zip(keys, map(_int, last[rows]), strict=True)) if len(rows) else {},
         })
     return out
 
