@@ -20,7 +20,9 @@
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
+
+import pandas as pd
 
 from ..pipeline.reduce import SCHEMA_VERSION, Diagnosis
 
@@ -41,10 +43,10 @@ def group_order(name: str) -> tuple:
 def groups_of(d: Diagnosis) -> list[dict]:
     pos = d.timelines.positions
     # each group's rows found by one grouping, not one mask over every row per group (129 groups x 256 ranks)
-    at = pos.groupby("group", sort=False, observed=True).indices if not pos.empty else {}
-    ranks = pos["rank"].to_numpy() if not pos.empty else None
-    position = pos["position"].to_numpy() if not pos.empty else None
-    last = pos["last_seq"].to_numpy() if not pos.empty else None
+    if pos.empty:
+        pos = pd.DataFrame({"group": [], "rank": [], "position": [], "last_seq": []})
+    at = pos.groupby("group", sort=False, observed=True).indices
+    ranks, position, last = (pos[name].to_numpy() for name in ("rank", "position", "last_seq"))
     out = []
     for name, members in sorted(d.timelines.members.items(), key=lambda kv: group_order(kv[0])):
         rows = at.get(name, ())
