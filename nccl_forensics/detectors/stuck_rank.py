@@ -88,10 +88,21 @@ class StuckRank(BaseDetector):
         if colls.empty or "state" not in colls:
             return
         fr = colls[(colls["source"] == "flight_recorder") & (colls["state"] != "completed")]
+        if fr.empty:
+            return
+        # each group's first open collective, for every group at once; only groups where it is `started` on
+        # some rank and `scheduled` on another are looked at one by one (a Megatron job has hundreds of groups)
+        names = fr["group"].astype(str)
+        opening = fr["seq"].to_numpy() == fr["seq"].groupby(names).transform("min").to_numpy()
+        first, first_names = fr[opening], names[opening]
+        state = first["state"].astype(str)
+        both = set(first_names[state == "started"]) & set(first_names[state == "scheduled"])
+        if not both:
+            return
         behind = consequences(ctx, stalled=False)       # their device waits in another group (wavefront.py)
-        for group, rows in fr.groupby(fr["group"].astype(str), sort=True):
-            seq = int(rows["seq"].min())
-            at = rows[rows["seq"] == seq]
+        for group in sorted(both):
+            at = first[(first_names == group).to_numpy()]
+            seq = int(at["seq"].iloc[0])
             started = sorted(int(r) for r in at.loc[at["state"] == "started", "rank"])
             waiting = sorted(int(r) for r in at.loc[at["state"] == "scheduled", "rank"] if r not in behind)
             if not started or not waiting or len(waiting) > len(started):

@@ -24,7 +24,18 @@ def compact(ranks: Sequence[int]) -> range | tuple[int, ...]:
     """A membership as it travels and is kept: a `range` when its ranks step evenly (the world, a node's
     ranks, a strided data-parallel group: a few bytes whatever the size), else a tuple. Every dump of a job
     repeats the same memberships, so this is cached, and equal memberships come back as one object."""
-    return _compact(ranks if type(ranks) in (tuple, range) else tuple(ranks))
+    if type(ranks) is tuple:          # the one tuple every dump's ranks string parses to (ranks_in_text's cache):
+        seen = _COMPACTED.get(id(ranks))   # found by identity, not by hashing its 16,384 ints twice per dump
+        if seen is not None and seen[0] is ranks:
+            return seen[1]
+        if len(_COMPACTED) >= 256:
+            _COMPACTED.clear()
+        _COMPACTED[id(ranks)] = (ranks, _compact(ranks))
+        return _COMPACTED[id(ranks)][1]
+    return _compact(ranks if type(ranks) is range else tuple(ranks))
+
+
+_COMPACTED: dict[int, tuple] = {}     # id -> (the tuple itself, kept alive so that its id stays its own; compact)
 
 
 @lru_cache(maxsize=256)

@@ -180,7 +180,10 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
             data[name] = _merge_categories(parts)
         elif parts and kinds == {"num"}:
             data[name] = _numbers(name, [part[1] for part in parts])
-        elif parts and (name in SPARSE and kinds <= {"cat", "none"} or name in ABSENT_AS_CODES and kinds == {"none"}):
+        elif parts and (name in SPARSE or name in ABSENT_AS_CODES) and kinds == {"none"}:     # empty throughout
+            data[name] = pd.Categorical.from_codes(np.full(sum(lengths), -1, np.int8),
+                                                   categories=pd.Index([], dtype=object))
+        elif parts and name in SPARSE and kinds <= {"cat", "none"}:
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
             missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
             data[name] = _merge_categories([("cat", (), missing[:part[1]]) if part[0] == "none" else part
@@ -230,23 +233,38 @@ def _values_of(part: tuple) -> list:
 
 
 def _merge_categories(parts: list[tuple]) -> pd.Categorical:
-    """Concatenate coded columns: one global, sorted category list; each part's codes remapped with numpy,
-    through a table made once per distinct category list (the files of one job mostly share theirs)."""
-    lists: dict[int, tuple] = {}                      # the parts of a summary's row block share one list
-    keys = [lists.get(id(part[1])) or lists.setdefault(id(part[1]), tuple(part[1])) for part in parts]
-    kinds = list(dict.fromkeys(keys))
-    values = {v for kind in kinds for v in kind if v is not None and v == v}
+    """Concatenate coded columns: one global, sorted category list; every part's codes remapped in one numpy pass
+    through one table over the distinct category lists laid end to end. The files of one job mostly hold equal
+    lists (one PG, the same ops): then the table alone does it; a column such as `file` has one list per part."""
+    slot: dict[tuple, int] = {}
+    lists: list[tuple] = []
+    which = []
+    for part in parts:                 # lists compared by content: short tuples of interned strings, cheap to hash
+        key = part[1] if type(part[1]) is tuple else tuple(part[1])
+        at = slot.get(key)
+        if at is None:
+            at = slot[key] = len(lists)
+            lists.append(key)
+        which.append(at)
+    flat = [v for kind in lists for v in kind]
+    values = {v for v in flat if v is not None and v == v}
     try:
         cats = sorted(values)
     except TypeError:
-        cats = list(dict.fromkeys(v for kind in kinds for v in kind if v is not None and v == v))
+        cats = list(dict.fromkeys(v for v in flat if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
-    # local -> global code, ending in -1: what a local code -1 (missing) maps to
-    tables = {kind: np.array([index.get(v, -1) if v is not None and v == v else -1 for v in kind] + [-1], np.int32)
-              for kind in kinds}
-    codes = (np.concatenate([tables[key][part[2]] for key, part in zip(keys, parts, strict=True)]) if parts
-             else np.array([], np.int32))
-    return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object))
+    # every list's local codes -> global codes, the lists end to end, then -1: where a local code -1 (missing) goes
+    table = np.array([index.get(v, -1) if v is not None and v == v else -1 for v in flat] + [-1], np.int32)
+    local = [part[2] for part in parts]
+    codes = np.concatenate(local) if local else np.array([], np.int8)
+    if len(lists) > 1:
+        starts = np.zeros(len(lists), np.int32)
+        np.cumsum([len(kind) for kind in lists[:-1]], out=starts[1:])
+        sizes = np.fromiter(map(len, local), np.int64, len(local))
+        where = codes.astype(np.int32) + np.repeat(starts[np.array(which, np.int64)], sizes)
+        where[codes < 0] = len(flat)
+        codes = where
+    return pd.Categorical.from_codes(table[codes], categories=pd.Index(cats, dtype=object))   # -1: the last entry
 
 
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:

@@ -80,7 +80,8 @@ def expected_world(events: Iterable[Event], timeline_ranks: Iterable[int], sourc
     events = list(events)
     errors = errors or {}
     unranked = sorted(p for p, ranks in (file_ranks or {}).items() if UNKNOWN_RANK in ranks and p not in errors)
-    file_ranks = {p: {r for r in ranks if r != UNKNOWN_RANK} for p, ranks in (file_ranks or {}).items()}
+    file_ranks = {p: ranks - {UNKNOWN_RANK} if UNKNOWN_RANK in ranks else ranks      # read only, never changed
+                  for p, ranks in (file_ranks or {}).items()}
     claims = _merged(_claims(events, sources))
     own = {ev.rank for ev in events if ev.rank is not None and ev.kind not in _NOT_OWN and ev.file not in errors}
     own |= {int(r) for r in timeline_ranks}

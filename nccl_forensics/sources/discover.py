@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import BadInput, NoEvidence
-from ..files import open_regular
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
 from .formats import kind_of
-from .lines import read_head
+from .lines import GZIP_MAGIC, read_head, read_raw_head
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
     re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d{1,9})(?!\d)", re.I),   # rank3.log, nccl_trace_rank_3, fr_rank-3
@@ -84,7 +82,7 @@ def sniff(path: str) -> Source:
         src.reason = "not a regular file"
         return src
     src.size = st.st_size
-    if Path(path).suffix.lower() in _SKIP_SUFFIXES:
+    if os.path.splitext(path)[1].lower() in _SKIP_SUFFIXES:
         src.reason = "not evidence (file type)"
         return src
     if src.size == 0:
@@ -123,7 +121,6 @@ def _hints_from_name(src: Source) -> None:
 
 def _is_gzip(path: str) -> bool:
     try:
-        with open_regular(path) as fh:
-            return fh.read(2) == b"\x1f\x8b"
+        return read_raw_head(path, 2) == GZIP_MAGIC
     except OSError:
         return False

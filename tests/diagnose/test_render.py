@@ -71,6 +71,17 @@ def test_json_contract():
     assert [r["rank"] for r in doc["ranks"]] == [0, 1, 2, 3]
 
 
+def test_json_text_is_the_standard_indented_form():
+    """The report's JSON is written through the C encoder (fast on 16,384 ranks), the same text as the stdlib's
+    indenting encoder: nesting, empty containers, tuples, keys that are numbers, NaN, escapes, unknown objects."""
+    value = {"a": [1, 2.5, None, True, "é\n\"", (3, [4, {}]), []], "b": {"x": {"y": [{"z": float("nan")}]}},
+             "c": {1: "int key", None: "none key"}, "d": {3, 4}, "e": {}, "f": [[]], "g": 10 ** 30, "h": 1e-300,
+             "i": [{"rank": 3, "positions": {"0": "at"}, "pids": [7], "first_divergence": None}]}
+    assert diagnosis_json.pretty(value) == json.dumps(value, indent=2, default=str)
+    for d in (diagnose_events(CASES[case]()) for case in sorted(CASES)):
+        assert diagnosis_json.render(d) == json.dumps(diagnosis_json.to_dict(d), indent=2, default=str) + "\n"
+
+
 def test_markdown_is_in_incident_order_with_its_making_and_no_repeated_sentence():
     context = {"date": "2026-11-25 03:00 UTC", "version": "9.9", "command": "ncclf diagnose logs/", "inputs": ["logs/"]}
     md = markdown_report.render(diagnose_events(CASES["dropped"]()), context)
