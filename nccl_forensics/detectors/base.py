@@ -20,6 +20,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "pyspy": {"pyspy_thread"},
     "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
     "oom": {"oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled"},
+    "shutdown": {"sigterm_sent"},       # a launcher ending its workers (which one it did not signal ended first)
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",
                "cpp_terminate", "signal_report", "xid", "fingerprint_mismatch"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},

@@ -45,12 +45,13 @@ _CRASH_SIGNALS = {"SIGKILL", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
 
 class DroppedRank(BaseDetector):
     code, name, cls = "R201", "dropped-rank", "dropped_rank"
-    needs = ("process_end", "errors")
+    needs = ("process_end", "errors", "shutdown")
 
     def check(self, ctx: Context):
         dead = [st for st in ctx.ranks.values() if st.end in _CAUSES and st.cause]
         if not dead:
-            yield from self._unranked_crash(ctx)
+            first = list(self._ended_before_shutdown(ctx))
+            yield from first or self._unranked_crash(ctx)
             return
         cascade = [st.rank for st in ctx.ranks.values() if st.end and not st.cause]
         for st in dead:
@@ -64,6 +65,27 @@ class DroppedRank(BaseDetector):
                    if st.end == "killed" else "fix the error that rank raised (see its traceback); the other ranks "
                    "only failed because it left")
             yield self.finding([st.rank], msg, conf, st.evidence, fix)
+
+    def _ended_before_shutdown(self, ctx: Context):
+        """torchrun's shutdown sends SIGTERM only to the workers still running (elastic/multiprocessing/api.py
+        `_close`): one fan-out to all ranks but one of a one-node job says one worker had already ended. When
+        exactly one expected rank left no evidence of its own (no dump where the others dumped, no line), it is that
+        worker: a process killed outright (SIGKILL) writes nothing. torchrun's own failure table may be missing
+        (since 2.4 it reads the workers' error files after the shutdown, and can crash on one cut short)."""
+        gaps = ctx.gaps()
+        sent = ctx.of("sigterm_sent")
+        pids = {ev.data.get("pid") or ev.pid for ev in sent}
+        size = ctx.expected.size if ctx.expected is not None and ctx.expected.size else len(ctx.world)
+        if len(gaps) != 1 or len({ev.file for ev in sent}) != 1 or len(pids) != size - 1 or size < 2 \
+                or ctx.completed():
+            return
+        (rank,) = gaps
+        yield self.finding([rank], f"rank {rank} ended before the others and left no evidence: torchrun sent SIGTERM "
+                           f"to the other {len(pids)} workers only (a worker still running is always sent one), "
+                           "and it wrote nothing, as a process killed outright (SIGKILL, the OOM killer) does",
+                           Confidence.MEDIUM, sent[:2], "find out why that process died: `dmesg` / `journalctl -k` on "
+                           "its node for the OOM killer or an Xid, and the scheduler's log; its own output "
+                           "(torchrun --log-dir) if it printed anything")
 
     def _unranked_crash(self, ctx: Context):
         """A process crashed (a signal its launcher reports, a CUDA error) and nothing says which rank it was."""

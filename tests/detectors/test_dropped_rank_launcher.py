@@ -87,3 +87,20 @@ def test_open_mpis_first_process_to_exit_names_its_rank(diagnose_text):
             "--------------------------------------------------------------------------\n")
     d = diagnose_text(text)
     assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [5]
+
+
+def test_the_one_worker_torchrun_did_not_terminate_ended_first(diagnose_text):
+    # torchrun's shutdown signals only the workers still running; its failure table is missing (since 2.4 it reads
+    # the error files after the shutdown and can crash on one cut short), and the killed rank wrote nothing
+    agent = "I0101 10:00:00.000000 100 torch/distributed/elastic/agent/server/api.py:553]"
+    text = (f"{agent} [default] Rendezvous complete for workers. Result:\n{agent}   restart_count=0\n"
+            f"{agent}   global_ranks=[0, 1, 2, 3]\n{agent}   global_world_sizes=[4, 4, 4, 4]\n"
+            + "".join(f"W0101 10:00:09.000000 100 torch/distributed/elastic/multiprocessing/api.py:1028] Sending "
+                      f"process {pid} closing signal SIGTERM\n" for pid in (201, 202, 204)))
+    logs = {f"nccl_rank{r}.log": f"node1:{201 + r}:{201 + r} [{r}] NCCL INFO comm 0x55d0 rank {r} nranks 4 cudaDev {r} "
+            f"nvmlDev {r} busId {r}000 commId 0x7a1b2c3d4e5f6071 - Init COMPLETE\n" for r in (0, 1, 3)}
+    d = diagnose_text(text, **logs)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [2]
+    alive = diagnose_text(text.replace("Sending process 204 closing", "Sending process 203 closing") + text.splitlines()[-1]
+                          .replace("204", "205") + "\n", **logs)     # four signalled: none had ended
+    assert alive.verdict.culprit_ranks != [2]
