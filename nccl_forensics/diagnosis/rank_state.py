@@ -187,7 +187,7 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
     code = ev.data.get("exitcode")
     if isinstance(code, int):
         st.exitcode = code
-    sig = ev.data.get("signal") or _SIGNAL_BY_CODE.get(code if isinstance(code, int) else 0)
+    sig = _signal_of(ev)
     if sig:
         st.signal = sig
     pid = ev.data.get("pid")

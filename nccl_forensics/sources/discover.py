@@ -15,7 +15,7 @@ from ..errors import BadInput, NoEvidence
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
 from .formats import kind_of
-from .lines import GZIP_MAGIC, read_head, read_raw_head
+from .lines import is_gzip, read_head
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
     re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d{1,9})(?!\d)", re.I),   # rank3.log, nccl_trace_rank_3, fr_rank-3
@@ -93,7 +93,7 @@ def sniff(path: str) -> Source:
     except BadInput as exc:
         src.reason = src.error = str(exc)
         return src
-    src.compressed = _is_gzip(path)
+    src.compressed = is_gzip(path)
     src.kind, src.reason = kind_of(os.path.basename(path), head)
     return src
 
@@ -119,8 +119,3 @@ def _hints_from_name(src: Source) -> None:
             src.host = m.group("host") or src.host
 
 
-def _is_gzip(path: str) -> bool:
-    try:
-        return read_raw_head(path, 2) == GZIP_MAGIC
-    except OSError:
-        return False
