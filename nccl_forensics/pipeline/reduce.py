@@ -186,7 +186,6 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     for d in digests:
         if d.result.source.path in tails:
             absolute_lines(d, tails[d.result.source.path])
-        quote_rows(d)
     write_summary(out, [s for s in sources if s.kind is not SourceKind.SUMMARY], digests, paths)
     return digests
 
@@ -204,28 +203,6 @@ def absolute_lines(d: Digest, tail: int) -> None:
     if part is not None and part[0] == "num":
         lines = part[1].astype(np.int64)
         d.rows["line"] = ("num", np.where(lines >= TAIL_BASE, lines + base, lines))
-
-
-def quote_rows(d: Digest) -> None:
-    """Give the NCCL rows kept without their text (`map.RunColumns`) their lines, read again from the file: a
-    summary is reduced where the logs are not, and must cite what a diagnosis of the logs cites."""
-    rows = d.rows
-    if not rows or "text" not in rows or rows["source"][0] != "cat":
-        return
-    text, (_, cats, codes) = rows["text"], rows["source"]
-    nccl = [i for i, name in enumerate(cats) if name == "nccl"]
-    if text[0] not in ("none", "obj") or not nccl:
-        return
-    n = len(codes)
-    texts = [None] * n if text[0] == "none" else list(text[1])
-    lines = rows["line"][1] if rows["line"][0] == "num" else np.array(rows["line"][1], dtype=object)
-    wanted = [i for i in np.flatnonzero(np.isin(codes, nccl)).tolist() if texts[i] is None]
-    if not wanted:
-        return
-    quotes = read_lines(d.result.source.path, (int(lines[i]) for i in wanted))
-    for i in wanted:
-        texts[i] = quotes.get(int(lines[i]))
-    rows["text"] = ("obj", texts)
 
 
 def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
