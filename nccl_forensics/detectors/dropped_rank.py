@@ -88,17 +88,7 @@ class DroppedRank(BaseDetector):
                            "(torchrun --log-dir) if it printed anything")
 
     def _unranked_crash(self, ctx: Context):
-        """A process crashed (a signal its launcher reports, a CUDA error) and nothing says which rank it was."""
-        exits = [ev for kind in ("worker_failed", "child_failed") for ev in ctx.of(kind)
-                 if ev.rank is None and ev.data.get("local_rank") is None and ev.data.get("signal") in _CRASH_SIGNALS]
-        if exits:
-            sig, code = exits[0].data["signal"], exits[0].data.get("exitcode")
-            how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
-            yield self.finding([], f"a process {how}" + (f" (exit code {code})" if code is not None else "")
-                               + "; no line says which rank it was", Confidence.MEDIUM, exits[:3],
-                               "find the process in each rank's own log (the launcher's per-rank output); for SIGKILL "
-                               "check `dmesg` for the OOM killer, for a crash its faulthandler output or core dump")
-            return
+        """A process crashed with a CUDA error and nothing says which rank it was; else a reported death."""
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None]
         if crashes:
             what = crashes[0].data.get("message") or "its message was cut"
@@ -111,20 +101,30 @@ class DroppedRank(BaseDetector):
 
     def _reported_death(self, ctx: Context):
         """A line that says a process died of its own cause, where no rank's end says so: a launcher's or the
-        kernel's report of a crash signal with no rank (Hydra's `EXIT CODE: 139`, Open MPI's signal block, a
-        kernel segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher
-        line that names a rank whose exit is the job's only failure."""
+        kernel's report of a crash signal (torchrun's or Hydra's exit line, Open MPI's signal block, a kernel
+        segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher line that
+        names a rank whose exit is the job's only failure. A launcher's own signal report is medium confidence even
+        without a rank: the death is certain, only its rank is unknown."""
         died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and (
             ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
         if not died:
             yield from self._lone_exit(ctx)
             return
         ranks = sorted({ev.rank for ev in died if ev.rank is not None})
-        first = died[0]
-        what = first.text.strip()[:160]
-        who = f"rank {', '.join(map(str, ranks))}" if ranks else "a process (no line says which rank)"
-        yield self.finding(ranks, f"{who} died: {what}", Confidence.MEDIUM if ranks else Confidence.LOW, died[:3],
-                           _FIX_REPORTED)
+        signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
+        first = (signalled or died)[0]
+        who = f"rank {', '.join(map(str, ranks))}" if ranks else "a process"
+        if first in signalled:
+            code = first.data.get("exitcode")
+            sig = first.data.get("signal") or _CODE_SIGNALS.get(code)
+            how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
+            msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
+        else:
+            msg = f"{who} died: {first.text.strip()[:160]}"
+        if not ranks:
+            msg += "; no line says which rank it was"
+        conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW
+        yield self.finding(ranks, msg, conf, died[:3], _FIX_REPORTED)
 
     def _lone_exit(self, ctx: Context):
         """Processes exited non-zero (a launcher's or the scheduler's line) and nothing else in the job failed: that
