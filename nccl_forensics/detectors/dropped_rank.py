@@ -32,15 +32,13 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from .. import signals
 from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
     "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",
     "exception": "raised {detail}", "exited": "{detail}"}
-
-
-_CRASH_SIGNALS = {"SIGKILL", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
 class DroppedRank(BaseDetector):
@@ -116,7 +114,7 @@ class DroppedRank(BaseDetector):
         who = f"rank {', '.join(map(str, ranks))}" if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")
-            sig = first.data.get("signal") or _CODE_SIGNALS.get(code)
+            sig = first.data.get("signal") or signals.of_exit_code(code)
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
@@ -146,8 +144,8 @@ def _nonzero(data: dict) -> bool:
     """An exit of the process's own making: not SIGTERM (a launcher's teardown) nor SIGABRT (the watchdog's abort
     after a collective error elsewhere: X901 says that one's cause is not in the evidence)."""
     code = data.get("exitcode")
-    sig = data.get("signal") or (_CODE_SIGNALS | _TEARDOWN_CODES).get(code if isinstance(code, int) else 0)
-    if sig in ("SIGTERM", "SIGABRT"):
+    sig = data.get("signal") or signals.of_exit_code(code)
+    if sig in signals.TEARDOWN:
         return False
     return isinstance(code, int) and code != 0 or sig is not None
 
@@ -155,14 +153,10 @@ def _nonzero(data: dict) -> bool:
 # Launcher lines about workers' ends, and their teardown (never a failure of their own)
 _EXIT_KINDS = frozenset({"worker_failed", "child_failed", "slurm_exit", "signal_report", "error_json"})
 _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled", "comm_abort", "unknown_message"}
-_CODE_SIGNALS = {137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL", 136: "SIGFPE"}
-_TEARDOWN_CODES = {134: "SIGABRT", 143: "SIGTERM", -6: "SIGABRT", -15: "SIGTERM"}
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
                  "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
                  "replaced")
 
 
 def _crash_signal(data: dict) -> bool:
-    sig = data.get("signal")
-    code = data.get("exitcode")
-    return sig in _CRASH_SIGNALS or isinstance(code, int) and (_CODE_SIGNALS.get(code) or "") in _CRASH_SIGNALS
+    return (data.get("signal") or signals.of_exit_code(data.get("exitcode"))) in signals.CRASH

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import signals
 from ..model import Event, Evidence
 
 COLLECTIVE_FUNCS = {
@@ -28,12 +29,9 @@ _TORCH_DIST = ("torch/distributed/", "torch\\distributed\\")
 _DDP = "torch/nn/parallel/distributed.py"          # DistributedDataParallel: idle there = waiting on its collectives
 _DATA = ("dataloader", "/data/", "dataset", "__next__", "_next_data", "load_batch", "collate")
 _CKPT = ("checkpoint", "torch/serialization.py", "save", "state_dict")
-_SIGNAL_CAUSES = {"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"}
 _COMM_EXC = ("DistBackendError", "DistNetworkError", "DistStoreError", "ChildFailedError", "Watchdog",
              "Detected mismatch between collectives", "Connection closed", "Connection reset", "Timed out",
              "timed out", "gloo", "NCCL", "preamble", "Socket", "ProcessGroup")
-_SIGNAL_BY_CODE = {-9: "SIGKILL", -6: "SIGABRT", -15: "SIGTERM", -11: "SIGSEGV", -7: "SIGBUS", 137: "SIGKILL",
-                   134: "SIGABRT", 143: "SIGTERM", 139: "SIGSEGV"}
 
 
 @dataclass
@@ -168,7 +166,7 @@ def _failure_tables(events: list[Event]) -> dict[int, str]:
 
 def _signal_of(ev: Event) -> str | None:
     code = ev.data.get("exitcode")
-    return ev.data.get("signal") or _SIGNAL_BY_CODE.get(code if isinstance(code, int) else 0)
+    return ev.data.get("signal") or signals.of_exit_code(code)
 
 
 def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:
@@ -198,7 +196,7 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
         _set_end(st, "terminated", False, "terminated by torchrun after another rank failed", ev)
     elif sig == "SIGKILL":
         _set_end(st, "killed", True, "killed by SIGKILL (exit code -9)", ev)
-    elif sig in _SIGNAL_CAUSES:
+    elif sig in signals.FAULT:
         _set_end(st, "crashed", True, f"crashed with {sig}", ev)
     elif sig == "SIGABRT":
         _set_end(st, "aborted", False, "aborted (SIGABRT) after a collective error", ev)

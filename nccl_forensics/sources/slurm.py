@@ -13,6 +13,7 @@ import time
 
 from lark import Transformer, v_args
 
+from .. import signals
 from ..model import Line, Source, SourceKind
 from .base import LineParser
 from .grammars import parse_with
@@ -22,7 +23,7 @@ _K8S_STARTS = ("Reason:", "reason:", '"reason":', "Exit Code:", "exitCode:", '"e
 _CONTAINER_HEAD = re.compile(r"  [a-z0-9][-a-z0-9.]*:$")
 _CONTAINER_ID = re.compile(r"[0-9a-f]{12,64}")
 _STRSIGNAL = {signal_module.strsignal(s): s.name for s in signal_module.Signals
-              if signal_module.strsignal(s)} | {"Killed": "SIGKILL", "Terminated": "SIGTERM", "Aborted": "SIGABRT"}
+              if signal_module.strsignal(s)} | signals.WORDS
 _K8S_WINDOW = 4          # lines an OOMKilled reason waits for its exit code
 
 

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 from lark import Transformer, v_args
 
+from .. import signals
 from ..errors import BadInput
 from ..files import open_regular
 from ..model import Event, Line, Source
@@ -34,13 +35,8 @@ _BLOCK_HEADS = ("Failures:", "Root Cause (first observed failure):")
 
 
 def signal_name(exitcode: int | None) -> str | None:
-    """-9 → "SIGKILL" (torchelastic reports a signal death as a negative exit code)."""
-    if exitcode is None or exitcode >= 0:
-        return None
-    try:
-        return signal_module.Signals(-exitcode).name
-    except ValueError:
-        return None
+    """-9 → "SIGKILL" (torchelastic reports a signal death as a negative exit code; 137 is an exit of its own)."""
+    return signals.of_exit_code(exitcode) if isinstance(exitcode, int) and exitcode < 0 else None
 
 
 def failure_epoch(stamp: str | None) -> float | None:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator, NamedTuple
 
+from ... import signals
+
 FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda")
 # Fields that are numbers; every other field is kept as printed.
 _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "numel_in", "numel_out", "timeout_ms",
@@ -28,10 +30,6 @@ _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "nu
 _SIZES = frozenset({"requested_bytes", "total_bytes", "free_bytes", "allocated_bytes", "reserved_bytes",
                     "unallocated_bytes", "expected_bytes", "received_bytes"})
 _UNITS = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40, "PiB": 1 << 50}
-_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
-            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
-_SIGNAL_WORDS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Killed": "SIGKILL", "Bus error": "SIGBUS",
-                 "Terminated": "SIGTERM", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 
 
 @dataclass(frozen=True)
@@ -230,11 +228,11 @@ def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
     if data.get("port") is not None and data.get("peer") is None:                     # gloo's `[host]:port`
         data["peer"] = f"{data.get('host')}:{data['port']}"
     if "signal" not in data and "signum" in data:
-        data["signal"] = _SIGNALS.get(abs(data["signum"]))
+        data["signal"] = signals.NAMES.get(abs(data["signum"]))
     if isinstance(data.get("signal"), str) and not data["signal"].startswith("SIG"):
-        data["signal"] = _SIGNAL_WORDS.get(data["signal"], "SIG" + data["signal"].upper())
+        data["signal"] = signals.WORDS.get(data["signal"], "SIG" + data["signal"].upper())
     if "exitcode" in data and data.get("signal") is None and isinstance(data["exitcode"], int) and data["exitcode"] < 0:
-        data["signal"] = _SIGNALS.get(-data["exitcode"])
+        data["signal"] = signals.of_exit_code(data["exitcode"])
     return data
 
 
