@@ -74,7 +74,7 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
 
 def _run_json(run: probemod.ProbeRun) -> dict:
     """One run for --format json: its rows (with the calibrated prediction of a measured run), fits, and the
-    host-memory rows and link calibration a measured run's prediction used."""
+    host rows (memory, the one-way send) and link calibration a measured run's prediction used."""
     calibration = run.calibration()
     rows = []
     for row in run.rows:
@@ -91,5 +91,7 @@ def _run_json(run: probemod.ProbeRun) -> dict:
         out["calibration"] = None if calibration is None else {
             "link": calibration.link_name, "from": "allreduce", "wire": "sent + received" if calibration.loopback
             else "each way", "link_gbps": calibration.link_gbps(),
-            "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)}}
+            "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)},
+            "one_way_gbps_by_size": {str(s): 1e-3 / per_byte for s in sorted(calibration.send_us)
+                                     if (per_byte := calibration.one_way_us_per_byte(s))}}
     return out
