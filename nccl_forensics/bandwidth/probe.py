@@ -8,7 +8,8 @@ own link: it is predicted from the link named (`--link`) with NCCL's algorithm. 
 on this host: the bytes cross loopback (gloo) or the GPUs' links (nccl), never the link named, so it is
 predicted from a `Calibration`: the link priced from the run's own allreduce, every other collective from the
 bytes its backend's algorithm moves (bandwidth/algorithms.py), its local copies at the memory times measured in
-the same run. meas/pred then checks the algorithm model; the named link is a projection beside it.
+the same run (a one-way transfer priced from a send: on one host's CPUs an exchange costs more per byte).
+meas/pred then checks the algorithm model; the named link is a projection beside it.
 """
 from __future__ import annotations
 
@@ -191,8 +192,16 @@ LOCAL_OPS = ("memcpy", "newbuf")
 LINK_OPS = ("send",)        # one message from rank 0 to rank 1: the link one way (probe_worker.LINK_OPS)
 
 
-def _nearest(times: dict[int, float], size: int) -> float | None:
-    return times[min(times, key=lambda s: abs(s - size))] if times else None
+def per_byte_at(times: dict[int, float], size: int, alpha_us: float) -> float:
+    """Time per byte past α at `size`: the median of the measured size nearest `size` and the measured sizes
+    on either side of it. One size's time is the fastest of a few runs on a shared host, and a burst of load
+    over all of them leaves it an outlier; the median of three drops one outlier, and where the time per byte
+    rises or falls with size (a cache outgrown) it is the middle one's own, so a regime's edge is kept."""
+    measured = sorted(times)
+    at = min(range(len(measured)), key=lambda i: abs(measured[i] - size))
+    near = measured[max(at - 1, 0):at + 2] if 0 < at < len(measured) - 1 else [measured[at]]
+    prices = sorted(max(times[s] - alpha_us, 0.0) / s for s in near)
+    return prices[len(prices) // 2]
 
 
 @dataclass
@@ -200,9 +209,12 @@ class Calibration:
     """A measured run's prediction of `op` at S bytes: t = α(op) + its wire bytes × the link's time per byte +
     its copied bytes × the host's memcpy time per byte + its new-buffer bytes × the new-buffer time per byte
     (the byte counts from the backend's algorithm, `algorithms.volume`). The link's time per byte at S is the
-    allreduce's, measured at S (back to back with the others: the same load), past its fitted α, over the
-    allreduce's own wire bytes; the memory times are those measured at S. An allreduce row is the calibration
-    itself: its prediction is its fit."""
+    allreduce's (its runs taking turns with the others': the same load), past its fitted α, over the
+    allreduce's own wire bytes, at S and the sizes beside it (`per_byte_at`). On loopback an op whose
+    transfers go one way (gloo's broadcast: no rank sends and receives at once) is priced the same way from
+    the run's send, rank 0 to rank 1: a ring's exchange keeps twice the copying threads busy on the host's
+    cores, and costs more per byte. The memory times are those measured at S. An allreduce row is the
+    calibration itself: its prediction is its fit."""
     backend: str
     nranks: int
     allreduce: Fit
@@ -223,19 +235,19 @@ class Calibration:
         return "loopback" if self.loopback else "this host's GPU links"
 
     def link_us_per_byte(self, size: int) -> float:
-        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them)."""
-        wire = volume(self.backend, "allreduce", size, self.nranks).wire_bytes(self.loopback)
-        measured = _nearest(self.allreduce_us, size)
-        spent = (measured if measured is not None else self.allreduce.predicted_us(size)) - self.allreduce.alpha_us
-        return max(spent, 0.0) / wire if wire else 0.0
+        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them), from the
+        allreduce measured there and at the sizes beside it (`per_byte_at`)."""
+        wire = volume(self.backend, "allreduce", 1.0, self.nranks).wire_bytes(self.loopback)
+        if not self.allreduce_us:
+            return max(self.allreduce.predicted_us(size) - self.allreduce.alpha_us, 0.0) / (wire * size)
+        return per_byte_at(self.allreduce_us, size, self.allreduce.alpha_us) / wire if wire else 0.0
 
     def one_way_us_per_byte(self, size: int) -> float:
-        """The link's time per byte sent one way at `size`: the send measured at `size` past its fitted α (the
-        exchange's price where no send was measured)."""
-        measured = _nearest(self.send_us, size)
-        if measured is None or self.send is None:
+        """The link's time per byte sent one way at `size`: from the send measured there and at the sizes
+        beside it (`per_byte_at`); the exchange's price where no send was measured."""
+        if not self.send_us or self.send is None:
             return self.link_us_per_byte(size)
-        return max(measured - self.send.alpha_us, 0.0) / size
+        return per_byte_at(self.send_us, size, self.send.alpha_us)
 
     def link_gbps(self, size: int | None = None) -> float:
         """The link's GB/s of wire bytes at `size`; without one, as the allreduce fit has it (its β)."""

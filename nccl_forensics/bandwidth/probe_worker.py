@@ -63,13 +63,18 @@ def _buffers(op: str, count: int, world: int, rank: int, device):
     return _pooled("in", count, rank + 1.0, device), None
 
 
+# torch >= 2.13 names them *_single (the old names still work, with a FutureWarning on every call)
+_ALLGATHER = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
+_REDUCE_SCATTER = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
+
+
 def _run_once(op: str, inp, out):
     if op == "allreduce":
         dist.all_reduce(inp)
     elif op == "allgather":
-        dist.all_gather_into_tensor(out, inp)
+        _ALLGATHER(out, inp)
     elif op == "reducescatter":
-        dist.reduce_scatter_tensor(out, inp)
+        _REDUCE_SCATTER(out, inp)
     elif op == "broadcast":
         dist.broadcast(inp, src=0)
     elif op == "memcpy":

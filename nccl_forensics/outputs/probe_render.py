@@ -59,10 +59,10 @@ def _measured_note(run: ProbeRun, calibration: Calibration | None, link: str | N
     note += f", not {link}." if link else "."
     if calibration is None:
         return note + " No allreduce was fitted, so nothing calibrates that link: no prediction."
-    note += (f" pred is of that link, priced at each size from this run's allreduce of that size "
-             f"({link_price(calibration)})")
+    note += (f" pred is of that link, priced at each size from this run's allreduce of that size and the sizes "
+             f"beside it (the median time per byte of the three; {link_price(calibration)})")
     if calibration.loopback and calibration.send_us:
-        note += (", and one way (a transfer no rank answers at once, as a broadcast's) from its send of that size "
+        note += (", and one way (a transfer no rank answers at once, as a broadcast's) from its send, the same way "
                  f"({one_way_price(calibration)})")
     note += f", each collective by the bytes {run.backend}'s algorithm moves (under each table)"
     if link:
