@@ -186,7 +186,7 @@ def test_the_worker_keeps_the_fastest_run_of_runs_spread_over_sweeps(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert [r["size"] for r in rows if r["op"] == "broadcast"] == [8 << k for k in range(19)]
     for r in rows:
-        per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else 2)) // w.PASSES)
+        per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else w.MID_MORE)) // w.PASSES)
         assert r["runs"] == per_sweep * w.PASSES and 0 < r["time_us"] <= r["median_us"] and r["wrong"] == 0
 
 

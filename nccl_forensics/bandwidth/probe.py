@@ -168,7 +168,7 @@ class ProbeRun:
 
 
 def fit_rows(rows: list[ProbeRow]) -> Fit | None:
-    """`ProbeRun.fit` of the rows of one op."""
+    """`ProbeRun.fit` of the rows of one op (a collective's, or a host row's: the send's α)."""
     timed = sorted((r for r in rows if r.time_us and not r.error), key=lambda r: r.size)
     points = [(float(r.size), float(r.time_us or 0)) for r in timed[1:]]
     if len(points) < MIN_FIT_SIZES:
@@ -212,9 +212,9 @@ class Calibration:
     allreduce's (its runs taking turns with the others': the same load), past its fitted α, over the
     allreduce's own wire bytes, at S and the sizes beside it (`per_byte_at`). On loopback an op whose
     transfers go one way (gloo's broadcast: no rank sends and receives at once) is priced the same way from
-    the run's send, rank 0 to rank 1: a ring's exchange keeps twice the copying threads busy on the host's
-    cores, and costs more per byte. The memory times are those measured at S. An allreduce row is the
-    calibration itself: its prediction is its fit."""
+    the run's send, rank 0 to rank 1: a ring's exchange keeps twice the copying threads busy, and where the
+    host has fewer free cores than that it costs more per byte (2-3x on a loaded 2-core host). The memory
+    times are those measured at S. An allreduce row is the calibration itself: its prediction is its fit."""
     backend: str
     nranks: int
     allreduce: Fit

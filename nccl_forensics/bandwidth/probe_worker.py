@@ -108,6 +108,8 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
 
 SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
 SMALL_MORE = 6              # how many times --iters those sizes are timed
+MID_MORE = 4                # and those up to LARGE_BYTES: milliseconds each, and on a shared host the fastest
+                            # of a dozen runs can still be 2-3x another op's fastest under the same load
 LARGE_BYTES = 16 << 20      # from this size on a run costs tens of milliseconds or more: one run a sweep
 
 
@@ -171,7 +173,7 @@ def _runs(size: int, iters: int) -> int:
     if size < SMALL_BYTES:
         return -(-iters * SMALL_MORE // PASSES)
     if size < LARGE_BYTES:
-        return -(-iters * 2 // PASSES)
+        return -(-iters * MID_MORE // PASSES)
     return max(1, -(-(iters // 2 + 1) // PASSES))
 
 

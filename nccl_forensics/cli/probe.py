@@ -18,8 +18,8 @@ from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 @click.option("--min-bytes", type=POSITIVE_INT, default=8, show_default=True)
 @click.option("--max-bytes", type=POSITIVE_INT, default=256 << 20, show_default=True)
 @click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Timed runs per size (6x below 1 MB, 2x below 16 MB, about half from 16 MB on), spread "
-                   "over 3 sweeps; the fastest is reported.")
+              help="Timed runs per size (6x below 1 MB, 4x below 16 MB, about half from 16 MB on), spread "
+                   "over 3 sweeps, the ops taking turns; the fastest is reported.")
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
               help="Untimed runs per size before its timed runs.")
 @click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
