@@ -393,7 +393,7 @@ def test_the_host_table_shows_the_send_and_the_header_its_one_way_price():
     text = " ".join(buf.getvalue().split())
     assert "and one way (a transfer no rank answers at once, as a broadcast's) from its send, the same way" in text
     assert "GB/s sent at each size from 1 MB" in text and "send us" in text and "send GB/s" in text
-    assert "priced one way from the send of the same size" in text
+    assert "priced one way from the run's send (host table)" in text
 
 
 def test_the_worker_shares_one_buffer_per_role_across_sizes():

@@ -141,9 +141,9 @@ def pred_note(calibration: Calibration, op: str) -> str:
     if op == "allreduce":
         return "pred: this allreduce calibrates the link, so its pred is its fit"
     vol = volume(calibration.backend, op, 1 << 20, calibration.nranks)
-    local = " (host memory table)" if vol.copied else ""
+    local = " (host table)" if vol.copied else ""
     if calibration.loopback and not vol.duplex and calibration.send_us:
-        local += ", priced one way from the send of the same size (host table)"
+        local += ", priced one way from the run's send (host table)"
     return f"pred = α + {describe(calibration.backend, op)}{local}"
 
 
