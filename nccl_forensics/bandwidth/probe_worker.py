@@ -1,11 +1,13 @@
 """The measuring side of `ncclf probe`: runs inside each rank of a torchrun job (imports torch).
 
 Before any timing, every op runs a few times (connection and first-call set-up). Then size by size (doubling
-from min to max bytes), each collective runs warm-up runs, then timed runs, spread over three sweeps of the
-sizes (each run timed alone, as its slowest rank; the fastest is kept: load only adds time), then checks the result against the expected values on every rank (the nccl-tests validation):
-rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere. `--ops` may also name
-LOCAL_OPS: a memcpy into a buffer already written, and a new buffer written once, timed the same way (the
-host's memory, as gloo's own copies and buffers use it).
+from min to max bytes), each op runs its warm-up runs, then the ops take turns run by run (a burst of load slows
+them alike), spread over three sweeps of the sizes (each run timed alone, as its slowest rank; the fastest is
+kept: load only adds time), then checks the result against the expected values on every rank (the nccl-tests
+validation): rank r contributes the value r+1, so an allreduce must give n(n+1)/2 everywhere. `--ops` may also
+name LOCAL_OPS: a memcpy into a buffer already written, and a new buffer written once, timed the same way (the
+host's memory, as gloo's own copies and buffers use it), and LINK_OPS: a send from rank 0 to rank 1 (the link
+one way, as gloo's broadcast uses it).
 Rank 0 writes the rows as JSON to the path given by --out.
 
     torchrun --nproc_per_node 2 -m nccl_forensics.bandwidth.probe_worker --out rows.json
