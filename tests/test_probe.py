@@ -65,8 +65,8 @@ def test_probe_measures_two_gloo_ranks_with_no_wrong_results():
     assert all(r.wrong == 0 and r.time_us > 0 for r in measured)
     assert [r.size for r in measured if r.op == "allreduce"][:3] == [8, 16, 32]
     # gloo's allgather and reduce-scatter copy on the host: its memory is timed beside them, and the run
-    # predicts itself on the link it crossed (loopback), from its own allreduce
-    assert {r.op for r in run.local} == {"memcpy", "newbuf"} and all(r.wrong == 0 for r in run.local)
+    # predicts itself on the link it crossed (loopback), from its own allreduce (its broadcast from a send)
+    assert {r.op for r in run.local} == {"memcpy", "newbuf", "send"} and all(r.wrong == 0 for r in run.local)
     cal = run.calibration()
     assert run.backend == "gloo" and run.measured_here and cal is not None and cal.link_name == "loopback"
     assert all(cal.predicted_us(r.op, r.size) > 0 for r in measured)
@@ -186,7 +186,7 @@ def test_the_worker_keeps_the_fastest_run_of_runs_spread_over_sweeps(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert [r["size"] for r in rows if r["op"] == "broadcast"] == [8 << k for k in range(19)]
     for r in rows:
-        per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else 2)) // w.PASSES)
+        per_sweep = -(-(2 * (w.SMALL_MORE if r["size"] < w.SMALL_BYTES else w.MID_MORE)) // w.PASSES)
         assert r["runs"] == per_sweep * w.PASSES and 0 < r["time_us"] <= r["median_us"] and r["wrong"] == 0
 
 
@@ -218,21 +218,33 @@ def _newbuf_us(s):
     return s / 4e3 if s <= 32 << 20 else s / 0.5e3      # page faults once past the allocator's reuse
 
 
-def _gloo_host_run(scale: dict[str, float] | None = None) -> probe.ProbeRun:
-    """A 2-rank gloo run on one host whose every collective costs what gloo's algorithm moves over a 2 GB/s
-    loopback plus its copies at the host's memory times (`scale` makes an op slower than its model)."""
+ONE_WAY_GBPS = 3.0                     # GB/s sent one way (a send, a broadcast): no exchange on the same cores
+SEND_ALPHA = 200.0
+
+
+def _send_us(s):
+    return SEND_ALPHA + s / (ONE_WAY_GBPS * 1e3)
+
+
+def _gloo_host_run(scale: dict[str, float] | None = None, send: bool = True) -> probe.ProbeRun:
+    """A 2-rank gloo run on one host whose every collective costs what gloo's algorithm moves over a loopback
+    of 2 GB/s exchanged (sent + received) and 3 GB/s one way, plus its copies at the host's memory times
+    (`scale` makes an op slower than its model; `send`: the run measured a one-way send)."""
     from nccl_forensics.bandwidth.algorithms import volume
     run = probe.ProbeRun("measured (gloo, 2 ranks)", 2, backend="gloo", measured_here=True)
     sizes = [2 ** k for k in range(3, 29)]
     for op, alpha in ALPHA.items():
         for s in sizes:
             vol = volume("gloo", op, s, 2)
-            t = (alpha + vol.wire_bytes(True) / (LOOP_GBPS * 1e3) + vol.copied * _memcpy_us(s) / s
+            gbps = LOOP_GBPS if vol.duplex else ONE_WAY_GBPS
+            t = (alpha + vol.wire_bytes(True) / (gbps * 1e3) + vol.copied * _memcpy_us(s) / s
                  + vol.fresh * _newbuf_us(s) / s) * (scale or {}).get(op, 1.0)
             run.rows.append(probe.ProbeRow(op, s, s // 4, "float32", "sum", -1, t, 0, 2))
     for s in sizes:
         run.local += [probe.ProbeRow("memcpy", s, s // 4, "float32", "none", -1, _memcpy_us(s), 0, 2),
                       probe.ProbeRow("newbuf", s, s // 4, "float32", "none", -1, _newbuf_us(s), 0, 2)]
+        if send:
+            run.local.append(probe.ProbeRow("send", s, s // 4, "float32", "none", -1, _send_us(s), 0, 2))
     return run
 
 
@@ -269,7 +281,7 @@ def test_parsed_output_and_a_run_without_allreduce_have_no_calibration():
 def test_the_projection_puts_the_bytes_on_the_named_link_each_way():
     cal = _gloo_host_run().calibration()
     s = 64 << 20
-    projected = cal.projected_us("broadcast", s, 10.0, 0.85)
+    projected = cal.projected_us("broadcast", s, 10.0, 0.85)          # a network link: each way the same
     assert projected == pytest.approx(ALPHA["broadcast"] + s * 8 / (10e9 * 0.85) * 1e6, rel=1e-3)
 
 
@@ -284,12 +296,13 @@ def test_the_measured_table_says_which_link_it_predicts():
     out = buf.getvalue()
     text = " ".join(out.split())
     assert "their bytes crossed loopback (TCP between local processes), not 10GbE" in text
-    assert ("priced at each size from this run's allreduce of that size (2 GB/s of bytes sent + received per rank "
+    assert ("priced at each size from this run's allreduce of that size and the sizes beside it (the median time "
+            "per byte of the three; 2 GB/s of bytes sent + received per rank "
             "by the allreduce fit, 2-2 GB/s at each size from 1 MB)") in text
     assert "the 10GbE column projects the same algorithm onto 10GbE × efficiency 0.85" in text
     assert "pred us 10GbE" not in out and " pred us " in out and "10GbE us" in out
     assert "pred: this allreduce calibrates the link, so its pred is its fit" in text
-    assert "gloo's reduce-scatter is an allreduce of a clone" in text and "host memory" in text
+    assert "gloo's reduce-scatter is an allreduce of a clone" in text and "host — " in text
     ratios = [float(line.split()[12]) for line in out.splitlines()
               if line.strip()[:1].isdigit() and len(line.split()) == 14]
     assert len(ratios) == 4 * 26 and all(0.98 <= r <= 1.02 for r in ratios)
@@ -317,20 +330,83 @@ def test_json_of_a_measured_run_has_the_prediction_and_the_memory_rows(monkeypat
     assert run["backend"] == "gloo" and run["measured_here"] is True
     assert run["calibration"]["link"] == "loopback" and run["calibration"]["wire"] == "sent + received"
     assert run["calibration"]["link_gbps"] == pytest.approx(LOOP_GBPS)
-    assert {r["op"] for r in run["memory_rows"]} == {"memcpy", "newbuf"}
+    assert {r["op"] for r in run["memory_rows"]} == {"memcpy", "newbuf", "send"}
+    assert run["calibration"]["one_way_gbps_by_size"][str(256 << 20)] == pytest.approx(ONE_WAY_GBPS, rel=1e-3)
     assert all(0.98 <= r["time_us"] / r["pred_us"] <= 1.02 for r in run["rows"])
 
 
-def test_each_size_is_priced_from_the_allreduce_measured_beside_it():
-    """A burst of load that slows every op at one size (they run back to back) slows the allreduce there too:
-    the prediction follows it, where one from the allreduce's fit would miss by the burst."""
+def test_each_size_is_priced_from_the_allreduce_measured_beside_it_and_its_neighbours():
+    """The link's price at a size is the median of the allreduce's time per byte there and at the sizes on
+    either side: runs unlucky for the allreduce alone at one size (the others' runs, taken turn by turn with
+    its own, were not) do not move the others' prediction, where pricing from that size alone would miss them
+    by the same factor; a step in the price with size (a cache outgrown) is kept where it is."""
     run = _gloo_host_run()
-    burst = 64 << 20
-    for r in run.rows + run.local:
-        if r.size == burst:
+    unlucky = 64 << 20
+    for r in run.rows:
+        if r.op == "allreduce" and r.size == unlucky:
             r.time_us *= 3
     cal = run.calibration()
-    for op in ("allgather", "reducescatter", "broadcast"):
-        row = next(r for r in run.rows if r.op == op and r.size == burst)
-        assert row.time_us / cal.predicted_us(op, burst) == pytest.approx(1.0, rel=0.02), op
-    assert cal.allreduce.predicted_us(burst) < 0.6 * cal.allreduce_us[burst]     # the fit does not follow it
+    for op in ("allgather", "reducescatter"):
+        row = next(r for r in run.rows if r.op == op and r.size == unlucky)
+        assert row.time_us / cal.predicted_us(op, unlucky) == pytest.approx(1.0, rel=0.02), op
+    step = {s: 100.0 + s / (2e3 if s < 16 << 20 else 0.5e3) for s in (2 ** k for k in range(3, 29))}
+    for s in step:
+        assert probe.per_byte_at(step, s, 100.0) == pytest.approx((step[s] - 100.0) / s)
+
+
+def test_a_broadcast_is_priced_one_way_from_the_send():
+    """gloo's broadcast sends one way (no rank sends and receives at once), and on one host's CPUs a byte one
+    way costs less than a byte of a ring's exchange: priced from the exchange (the allreduce), a 2-rank
+    broadcast's large sizes would be predicted 1.5x too slow; from the run's send they are right, and a run
+    without a send falls back to the exchange's price."""
+    run = _gloo_host_run()
+    cal = run.calibration()
+    assert cal.send is not None and cal.send.alpha_us == pytest.approx(SEND_ALPHA, rel=1e-3)
+    for r in (r for r in run.rows if r.op == "broadcast"):
+        assert r.time_us / cal.predicted_us("broadcast", r.size) == pytest.approx(1.0, rel=0.02), r.size
+    no_send = _gloo_host_run(send=False)
+    fallback = no_send.calibration()
+    assert fallback.send is None and not fallback.send_us
+    big = next(r for r in no_send.rows if r.op == "broadcast" and r.size == 256 << 20)
+    assert big.time_us / fallback.predicted_us("broadcast", big.size) == pytest.approx(LOOP_GBPS / ONE_WAY_GBPS,
+                                                                                      rel=0.02)
+    # the ring collectives stay on the exchange's price
+    for r in (r for r in run.rows if r.op in ("allgather", "reducescatter")):
+        assert r.time_us / cal.predicted_us(r.op, r.size) == pytest.approx(1.0, rel=0.02), (r.op, r.size)
+
+
+def test_a_measured_gloo_run_asks_for_a_send_only_where_an_op_sends_one_way():
+    assert probe.memory_ops("gloo", ("allreduce", "broadcast"), 2) == ("send",)
+    assert probe.memory_ops("gloo", ("allgather", "broadcast"), 4) == ("memcpy", "newbuf", "send")
+    assert probe.memory_ops("gloo", ("allreduce",), 2) == ()
+    assert probe.memory_ops("gloo", ("broadcast",), 1) == () and probe.memory_ops("nccl", ("broadcast",), 2) == ()
+
+
+def test_the_host_table_shows_the_send_and_the_header_its_one_way_price():
+    import io
+
+    from rich.console import Console
+
+    from nccl_forensics.outputs.probe_render import render_probe
+    buf = io.StringIO()
+    render_probe(_gloo_host_run(), Console(file=buf, width=250, color_system=None), None, None, 0.85)
+    text = " ".join(buf.getvalue().split())
+    assert "and one way (a transfer no rank answers at once, as a broadcast's) from its send, the same way" in text
+    assert "GB/s sent at each size from 1 MB" in text and "send us" in text and "send GB/s" in text
+    assert "priced one way from the run's send (host table)" in text
+
+
+def test_the_worker_shares_one_buffer_per_role_across_sizes():
+    """The sizes' buffers are views of one buffer per role, grown to the largest size asked (faulted in once,
+    not per size and sweep), each set to the value its op starts from."""
+    torch = pytest.importorskip("torch")
+    from nccl_forensics.bandwidth import probe_worker as w
+    w._POOL.clear()
+    cpu = torch.device("cpu")
+    big = w._pooled("in", 1 << 12, 2.0, cpu)
+    small = w._pooled("in", 16, 3.0, cpu)
+    assert small.data_ptr() == big.data_ptr() and small.numel() == 16 and bool((small == 3.0).all())
+    grown = w._pooled("in", 1 << 13, 1.0, cpu)
+    assert grown.numel() == 1 << 13 and w._pooled("out", 8, 0.0, cpu).data_ptr() != grown.data_ptr()
+    assert w._warmups(w.LARGE_BYTES, 2, 0) == 1 and w._warmups(1024, 2, 0) == 2 and w._warmups(w.LARGE_BYTES, 2, 1) == 0
+    w._POOL.clear()

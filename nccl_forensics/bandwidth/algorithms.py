@@ -16,10 +16,14 @@ broadcast.cc and torch/csrc/distributed/c10d/ProcessGroupGloo.cpp):
   input (a new buffer), an allreduce of it (the ring above, 2(n−1)/n·S each way), then its S/n chunk copied
   out: twice the bytes on the wire of NCCL's reduce-scatter, and a copy more.
 - broadcast: a binomial tree, ⌈log2 n⌉ rounds of the whole S; the root sends S in each round, unpipelined.
+  No rank sends and receives at once: every transfer is one way (a ring's ranks all send and receive at once).
 
 Where the bytes go decides the time per byte: a network link carries each direction on its own (a rank's time
 follows the larger of what it sends and receives); ranks on one host (gloo over TCP loopback) pay a kernel copy
-for each byte sent and each byte received, so the time follows their sum.
+for each byte sent and each byte received, so the time follows their sum. There a ring's exchange, every
+rank sending and receiving at once, keeps a sender and a receiver per rank copying at the same time; a one-way
+transfer keeps one pair busy. On a host with fewer free cores than that (a 2-core host, or a loaded one) a byte
+of an exchange costs more than a byte sent one way, so a measured one-host run prices the two apart (probe.py).
 """
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ class Volume:
     received: float
     copied: float = 0.0        # memcpy within the rank's memory
     fresh: float = 0.0         # a buffer allocated per call and written for the first time (page faults)
+    duplex: bool = True        # every rank sends and receives at once (a ring); False: each transfer one way
 
     def wire_bytes(self, one_host: bool) -> float:
         """The bytes that set the transfer time: both directions' sum on one host (each is a copy by the
@@ -65,7 +70,7 @@ def _gloo(op: str, size: float, n: int) -> Volume:
     if op == "reducescatter":
         return Volume(2 * ring, 2 * ring, copied=size + size / n, fresh=size)
     rounds = math.ceil(math.log2(n))             # broadcast: the root sends the whole buffer each round
-    return Volume(rounds * size, 0.0)
+    return Volume(rounds * size, 0.0, duplex=False)
 
 
 def describe(backend: str, op: str) -> str:

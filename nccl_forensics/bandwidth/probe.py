@@ -8,7 +8,8 @@ own link: it is predicted from the link named (`--link`) with NCCL's algorithm. 
 on this host: the bytes cross loopback (gloo) or the GPUs' links (nccl), never the link named, so it is
 predicted from a `Calibration`: the link priced from the run's own allreduce, every other collective from the
 bytes its backend's algorithm moves (bandwidth/algorithms.py), its local copies at the memory times measured in
-the same run. meas/pred then checks the algorithm model; the named link is a projection beside it.
+the same run (a one-way transfer priced from a send: on one host's CPUs an exchange costs more per byte).
+meas/pred then checks the algorithm model; the named link is a projection beside it.
 """
 from __future__ import annotations
 
@@ -151,41 +152,56 @@ class ProbeRun:
         measured, a warm-up that pays for connection set-up and first-touch memory. Where one line cannot
         follow both regimes (SPLIT_GAIN), the bytes past one of the measured sizes (the best fitting) go at a
         bandwidth of their own. None with fewer than MIN_FIT_SIZES sizes or a fit without a positive bandwidth."""
-        timed = sorted((r for r in self.rows if r.op == op and r.time_us and not r.error), key=lambda r: r.size)
-        points = [(float(r.size), float(r.time_us or 0)) for r in timed[1:]]
-        if len(points) < MIN_FIT_SIZES:
-            return None
-        line = _least_squares(points, None)
-        if line is None:
-            return None
-        (alpha, per_byte), error = line[0], line[1]
-        fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size))
-        hinges = [(found[1], size, found[0]) for size, _ in points[MIN_FIT_SIZES - 1:1 - MIN_FIT_SIZES]
-                  if (found := _least_squares(points, size)) is not None]
-        if hinges:
-            best_error, size, (alpha, per_byte, extra) = min(hinges, key=lambda h: h[0])
-            if best_error * SPLIT_GAIN < error and extra > 0:
-                fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size), int(size),
-                          1e-3 / float(per_byte + extra))
-        return fit
+        return fit_rows([r for r in self.rows + self.local if r.op == op])
 
     def calibration(self) -> Calibration | None:
-        """The link this measured run crossed, priced from its own allreduce; None for parsed output or
-        without an allreduce fit."""
+        """The link this measured run crossed, priced from its own allreduce (and, one way, from its send);
+        None for parsed output or without an allreduce fit."""
         fit = self.fit("allreduce") if self.measured_here else None
         if fit is None:
             return None
         local = {op: {r.size: r.time_us for r in self.local if r.op == op and r.time_us} for op in LOCAL_OPS}
         allreduce = {r.size: r.time_us for r in self.rows if r.op == "allreduce" and r.time_us and not r.error}
+        send = {r.size: r.time_us for r in self.local if r.op == "send" and r.time_us and not r.error}
         return Calibration(self.backend, self.nranks, fit, allreduce, local, {op: f for op in dict.fromkeys(
-            r.op for r in self.rows) if (f := self.fit(op)) is not None})
+            r.op for r in self.rows) if (f := self.fit(op)) is not None}, send, self.fit("send") if send else None)
+
+
+def fit_rows(rows: list[ProbeRow]) -> Fit | None:
+    """`ProbeRun.fit` of the rows of one op (a collective's, or a host row's: the send's α)."""
+    timed = sorted((r for r in rows if r.time_us and not r.error), key=lambda r: r.size)
+    points = [(float(r.size), float(r.time_us or 0)) for r in timed[1:]]
+    if len(points) < MIN_FIT_SIZES:
+        return None
+    line = _least_squares(points, None)
+    if line is None:
+        return None
+    (alpha, per_byte), error = line[0], line[1]
+    fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size))
+    hinges = [(found[1], size, found[0]) for size, _ in points[MIN_FIT_SIZES - 1:1 - MIN_FIT_SIZES]
+              if (found := _least_squares(points, size)) is not None]
+    if hinges:
+        best_error, size, (alpha, per_byte, extra) = min(hinges, key=lambda h: h[0])
+        if best_error * SPLIT_GAIN < error and extra > 0:
+            fit = Fit(float(alpha), 1e-3 / float(per_byte), len(points), int(timed[0].size), int(size),
+                      1e-3 / float(per_byte + extra))
+    return fit
 
 
 LOCAL_OPS = ("memcpy", "newbuf")
+LINK_OPS = ("send",)        # one message from rank 0 to rank 1: the link one way (probe_worker.LINK_OPS)
 
 
-def _nearest(times: dict[int, float], size: int) -> float | None:
-    return times[min(times, key=lambda s: abs(s - size))] if times else None
+def per_byte_at(times: dict[int, float], size: int, alpha_us: float) -> float:
+    """Time per byte past α at `size`: the median of the measured size nearest `size` and the measured sizes
+    on either side of it. One size's time is the fastest of a few runs on a shared host, and a burst of load
+    over all of them leaves it an outlier; the median of three drops one outlier, and where the time per byte
+    rises or falls with size (a cache outgrown) it is the middle one's own, so a regime's edge is kept."""
+    measured = sorted(times)
+    at = min(range(len(measured)), key=lambda i: abs(measured[i] - size))
+    near = measured[max(at - 1, 0):at + 2] if 0 < at < len(measured) - 1 else [measured[at]]
+    prices = sorted(max(times[s] - alpha_us, 0.0) / s for s in near)
+    return prices[len(prices) // 2]
 
 
 @dataclass
@@ -193,15 +209,20 @@ class Calibration:
     """A measured run's prediction of `op` at S bytes: t = α(op) + its wire bytes × the link's time per byte +
     its copied bytes × the host's memcpy time per byte + its new-buffer bytes × the new-buffer time per byte
     (the byte counts from the backend's algorithm, `algorithms.volume`). The link's time per byte at S is the
-    allreduce's, measured at S (back to back with the others: the same load), past its fitted α, over the
-    allreduce's own wire bytes; the memory times are those measured at S. An allreduce row is the calibration
-    itself: its prediction is its fit."""
+    allreduce's (its runs taking turns with the others': the same load), past its fitted α, over the
+    allreduce's own wire bytes, at S and the sizes beside it (`per_byte_at`). On loopback an op whose
+    transfers go one way (gloo's broadcast: no rank sends and receives at once) is priced the same way from
+    the run's send, rank 0 to rank 1: a ring's exchange keeps twice the copying threads busy, and where the
+    host has fewer free cores than that it costs more per byte (2-3x on a loaded 2-core host). The memory
+    times are those measured at S. An allreduce row is the calibration itself: its prediction is its fit."""
     backend: str
     nranks: int
     allreduce: Fit
     allreduce_us: dict[int, float]           # size → measured us
     local: dict[str, dict[int, float]]      # LOCAL_OPS → size → us
     fits: dict[str, Fit]
+    send_us: dict[int, float] = field(default_factory=dict)   # size → measured us of the one-way send
+    send: Fit | None = None
 
     @property
     def loopback(self) -> bool:
@@ -214,11 +235,19 @@ class Calibration:
         return "loopback" if self.loopback else "this host's GPU links"
 
     def link_us_per_byte(self, size: int) -> float:
-        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them)."""
-        wire = volume(self.backend, "allreduce", size, self.nranks).wire_bytes(self.loopback)
-        measured = _nearest(self.allreduce_us, size)
-        spent = (measured if measured is not None else self.allreduce.predicted_us(size)) - self.allreduce.alpha_us
-        return max(spent, 0.0) / wire if wire else 0.0
+        """The link's time per wire byte at `size` (as `algorithms.Volume.wire_bytes` counts them), from the
+        allreduce measured there and at the sizes beside it (`per_byte_at`)."""
+        wire = volume(self.backend, "allreduce", 1.0, self.nranks).wire_bytes(self.loopback)
+        if not self.allreduce_us:
+            return max(self.allreduce.predicted_us(size) - self.allreduce.alpha_us, 0.0) / (wire * size)
+        return per_byte_at(self.allreduce_us, size, self.allreduce.alpha_us) / wire if wire else 0.0
+
+    def one_way_us_per_byte(self, size: int) -> float:
+        """The link's time per byte sent one way at `size`: from the send measured there and at the sizes
+        beside it (`per_byte_at`); the exchange's price where no send was measured."""
+        if not self.send_us or self.send is None:
+            return self.link_us_per_byte(size)
+        return per_byte_at(self.send_us, size, self.send.alpha_us)
 
     def link_gbps(self, size: int | None = None) -> float:
         """The link's GB/s of wire bytes at `size`; without one, as the allreduce fit has it (its β)."""
@@ -234,8 +263,8 @@ class Calibration:
         if op == "allreduce":
             return self.allreduce.predicted_us(size)
         vol = volume(self.backend, op, size, self.nranks)
-        return (self.alpha_us(op) + vol.wire_bytes(self.loopback) * self.link_us_per_byte(size)
-                + self.local_us(vol.copied, vol.fresh, size))
+        per_byte = self.link_us_per_byte(size) if vol.duplex or not self.loopback else self.one_way_us_per_byte(size)
+        return self.alpha_us(op) + vol.wire_bytes(self.loopback) * per_byte + self.local_us(vol.copied, vol.fresh, size)
 
     def local_us(self, copied: float, fresh: float, size: int) -> float:
         """The local copies' time, at the memory times measured at the nearest size (0 where none were)."""
@@ -337,7 +366,7 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
                "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
                "-m", "nccl_forensics.bandwidth.probe_worker", "--out", str(out), "--backend", backend,
                "--min-bytes", str(min_bytes), "--max-bytes", str(max_bytes), "--warmup", str(warmup),
-               "--iters", str(iters), "--ops", ",".join(dict.fromkeys(ops + memory_ops(backend, ops)))]
+               "--iters", str(iters), "--ops", ",".join(dict.fromkeys(ops + memory_ops(backend, ops, nproc)))]
         run_job(cmd, timeout_s, Path(tmp) / "console.log")
         if not out.exists():
             raise ReproError(f"the probe job wrote no results (see its output: {out.parent / 'console.log'})")
@@ -345,7 +374,7 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
     run = ProbeRun(source=f"measured ({backend}, {data['world_size']} ranks)", nranks=data["world_size"],
                    backend=backend, measured_here=True)
     for r in data["rows"]:
-        rows = run.local if r["op"] in LOCAL_OPS else run.rows
+        rows = run.local if r["op"] in LOCAL_OPS + LINK_OPS else run.rows
         if "error" in r:
             rows.append(ProbeRow(r["op"], r["size"], 0, "float32", "-", -1, None, None, run.nranks,
                                  error=r["error"]))
@@ -355,11 +384,15 @@ def measure(nproc: int = 2, backend: str = "gloo", min_bytes: int = 8, max_bytes
     return run
 
 
-def memory_ops(backend: str, ops: tuple[str, ...]) -> tuple[str, ...]:
-    """The host-memory timings a measured run needs for its prediction: gloo's allgather and reduce-scatter
-    copy and allocate on the host (algorithms.py); nccl's collectives and gloo's others do not."""
-    needs = backend == "gloo" and any(volume("gloo", op, 1 << 20, 2).copied for op in ops if op in _FACTOR_OPS)
-    return LOCAL_OPS if needs else ()
+def memory_ops(backend: str, ops: tuple[str, ...], nproc: int = 2) -> tuple[str, ...]:
+    """The host timings a measured run needs for its prediction: gloo's allgather and reduce-scatter copy and
+    allocate on the host (algorithms.py), and its broadcast sends one way over loopback (priced by a send);
+    nccl's collectives and gloo's others need neither."""
+    if backend != "gloo" or nproc < 2:
+        return ()
+    volumes = [volume("gloo", op, 1 << 20, nproc) for op in ops if op in _FACTOR_OPS]
+    return (LOCAL_OPS if any(v.copied for v in volumes) else ()) + (
+        LINK_OPS if any(not v.duplex for v in volumes) else ())
 
 
 def run_job(cmd: list[str], timeout_s: float, log_path: Path) -> None:

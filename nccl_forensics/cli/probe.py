@@ -18,8 +18,8 @@ from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 @click.option("--min-bytes", type=POSITIVE_INT, default=8, show_default=True)
 @click.option("--max-bytes", type=POSITIVE_INT, default=256 << 20, show_default=True)
 @click.option("--iters", type=click.IntRange(min=1), default=5, show_default=True,
-              help="Timed runs per size (6x below 1 MB, 2x below 16 MB, about half from 16 MB on), spread "
-                   "over 3 sweeps; the fastest is reported.")
+              help="Timed runs per size (6x below 1 MB, 4x below 16 MB, about half from 16 MB on), spread "
+                   "over 3 sweeps, the ops taking turns; the fastest is reported.")
 @click.option("--warmup", type=click.IntRange(min=0), default=2, show_default=True,
               help="Untimed runs per size before its timed runs.")
 @click.option("--ops", default="allreduce,allgather,reducescatter,broadcast", show_default=True)
@@ -74,7 +74,7 @@ def command(nproc, backend, min_bytes, max_bytes, iters, warmup, ops, nccl_tests
 
 def _run_json(run: probemod.ProbeRun) -> dict:
     """One run for --format json: its rows (with the calibrated prediction of a measured run), fits, and the
-    host-memory rows and link calibration a measured run's prediction used."""
+    host rows (memory, the one-way send) and link calibration a measured run's prediction used."""
     calibration = run.calibration()
     rows = []
     for row in run.rows:
@@ -91,5 +91,7 @@ def _run_json(run: probemod.ProbeRun) -> dict:
         out["calibration"] = None if calibration is None else {
             "link": calibration.link_name, "from": "allreduce", "wire": "sent + received" if calibration.loopback
             else "each way", "link_gbps": calibration.link_gbps(),
-            "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)}}
+            "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)},
+            "one_way_gbps_by_size": {str(s): 1e-3 / per_byte for s in sorted(calibration.send_us)
+                                     if (per_byte := calibration.one_way_us_per_byte(s))}}
     return out

@@ -7,7 +7,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from ..bandwidth.algorithms import describe, volume
-from ..bandwidth.probe import LOCAL_OPS, Calibration, Fit, ProbeRun
+from ..bandwidth.probe import LINK_OPS, LOCAL_OPS, Calibration, Fit, ProbeRun
 from ..bandwidth.scaling import ScalingRow
 
 
@@ -59,8 +59,11 @@ def _measured_note(run: ProbeRun, calibration: Calibration | None, link: str | N
     note += f", not {link}." if link else "."
     if calibration is None:
         return note + " No allreduce was fitted, so nothing calibrates that link: no prediction."
-    note += (f" pred is of that link, priced at each size from this run's allreduce of that size "
-             f"({link_price(calibration)})")
+    note += (f" pred is of that link, priced at each size from this run's allreduce of that size and the sizes "
+             f"beside it (the median time per byte of the three; {link_price(calibration)})")
+    if calibration.loopback and calibration.send_us:
+        note += (", and one way (a transfer no rank answers at once, as a broadcast's) from its send, the same way "
+                 f"({one_way_price(calibration)})")
     note += f", each collective by the bytes {run.backend}'s algorithm moves (under each table)"
     if link:
         note += (f"; the {link} column projects the same algorithm onto {link} × efficiency {efficiency:g} (one rank "
@@ -77,6 +80,13 @@ def link_price(calibration: Calibration) -> str:
         rates = [calibration.link_gbps(s) for s in large]
         price += f", {min(rates):.3g}-{max(rates):.3g} GB/s at each size from 1 MB"
     return price
+
+
+def one_way_price(calibration: Calibration) -> str:
+    """The one-way link's GB/s at each size from 1 MB, as the send measured it."""
+    large = sorted(s for s in calibration.send_us if s >= 1 << 20)
+    rates = [1e-3 / per_byte for s in large if (per_byte := calibration.one_way_us_per_byte(s))]
+    return f"{min(rates):.3g}-{max(rates):.3g} GB/s sent at each size from 1 MB" if rates else "rank 0 to rank 1"
 
 
 def _op_table(run: ProbeRun, op: str, calibration: Calibration | None, link: str | None, gbps: float | None,
@@ -130,25 +140,35 @@ def pred_note(calibration: Calibration, op: str) -> str:
     """How a measured row's prediction was made: the algorithm's bytes (the link's price is in the header)."""
     if op == "allreduce":
         return "pred: this allreduce calibrates the link, so its pred is its fit"
-    local = " (host memory table)" if volume(calibration.backend, op, 1 << 20, calibration.nranks).copied else ""
+    vol = volume(calibration.backend, op, 1 << 20, calibration.nranks)
+    local = " (host table)" if vol.copied else ""
+    if calibration.loopback and not vol.duplex and calibration.send_us:
+        local += ", priced one way from the run's send (host table)"
     return f"pred = α + {describe(calibration.backend, op)}{local}"
 
 
 def _memory_table(run: ProbeRun) -> Table:
-    table = Table(title=f"host memory — {run.source}: prices the copies and the new buffers of gloo's "
-                  "allgather and reduce-scatter", title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-    for col in ("size B", "memcpy us", "memcpy GB/s", "new buffer us", "new buffer GB/s"):
-        table.add_column(col, justify="right", no_wrap=True)
+    ops = [op for op in LOCAL_OPS + LINK_OPS if any(r.op == op for r in run.local)]
+    sends = "send" in ops
+    table = Table(title=f"host — {run.source}: prices the copies and the new buffers of gloo's allgather and "
+                  "reduce-scatter" + (", and its broadcast's one-way transfers" if sends else ""),
+                  title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    names = {"memcpy": "memcpy", "newbuf": "new buffer", "send": "send"}
+    table.add_column("size B", justify="right", no_wrap=True)
+    for op in ops:
+        table.add_column(f"{names[op]} us", justify="right", no_wrap=True)
+        table.add_column(f"{names[op]} GB/s", justify="right", no_wrap=True)
     times = {(r.op, r.size): r for r in run.local}
     for size in sorted({r.size for r in run.local}):
         cells = [str(size)]
-        for op in LOCAL_OPS:
+        for op in ops:
             r = times.get((op, size))
             cells += [_f(r.time_us if r else None, ".2f"), _f(r.algbw if r else None, ".3f")]
         table.add_row(*cells)
     table.caption = ("memcpy: a copy into a buffer already written; new buffer: one allocated and written once "
-                     "(its pages faulted in); each the fastest of its runs, on every rank at once")
+                     "(its pages faulted in), each on every rank at once"
+                     + ("; send: the buffer from rank 0 to rank 1 in one message, the other ranks idle" if sends
+                        else "") + "; each the fastest of its runs")
     return table
 
 
