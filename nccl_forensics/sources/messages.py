@@ -92,6 +92,15 @@ class MessageParser(LineParser):
             del self._held[:-MAX_HELD]
         return out
 
+    def passes_info_lines(self) -> bool:
+        """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
+        return self._first_exit is None and not self._held and self._table is None
+
+    def skip_info_line(self) -> None:
+        """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
+        are not wanted (nccl_fast.BlockScanner._unread_topology)."""
+        self._prev = None
+
     def settle(self, produced: list[Event]) -> list[Event]:
         """Events that reached no `classify` call (see sources.settle): held duplicates and void `unparsed` out."""
         if self._held:
