@@ -19,7 +19,6 @@ from nccl_forensics.pipeline import map as map_step
 from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import iter_records, line_parsers
 from nccl_forensics.sources.discover import discover, sniff
-
 from tests.corpus.corpus import CORPUS, corpus_files, stripped
 
 ROOT = Path(__file__).resolve().parents[2]
