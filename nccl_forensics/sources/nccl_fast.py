@@ -12,9 +12,9 @@ from itertools import repeat
 from typing import Any, Iterator, cast
 
 from ..errors import BadInput
-from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
+from ..model import BlockLines, CollContext, CollRun, Event, split_block
 from .gc_pause import gc_paused
-from .lines import GAP, TAIL_BASE, HeadDone, iter_blocks, make_line
+from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -292,7 +292,7 @@ WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] +
 # takes it; its via text one word, so that no ` comm ... nRanks` part follows), a Trees line (TREES_RE) or
 # "Connected all rings|trees". Groups: host, pid, dev.
 TOPOLOGY_LINE_RE = re.compile(
-    r"([^\s:\[\]]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
+    r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
     r"(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
     r"(?: +\[(?:send|receive)\])? +via +\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
 RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
@@ -509,12 +509,12 @@ class BlockScanner:
         skip = not self.topology and nccl.use_fast
         for raw in split_block(text):
             self.no += 1
+            if skip and not busy and self._unread_topology(raw, messages):
+                continue
             line = make_line(self.no, raw)
             if busy or not line.text:
                 yield from offer(line, parsers)
                 busy = any(p.busy for p in parsers)
-            elif skip and self._unread_topology(line, messages):
-                continue
             elif nccl.feed(line):
                 # what `offer` does for a line the NCCL parser (first in the chain, none busy) claims: only it
                 # emitted anything, so its events go straight to the catalogue (an INFO line's return at once)
@@ -529,13 +529,16 @@ class BlockScanner:
         self.nccl.coll_cache.clear()
 
 
-    def _unread_topology(self, line: Line, messages) -> bool:
+    def _unread_topology(self, raw: str, messages) -> bool:
         """Skip a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, when the consumer
         reads no topology (`topology=False`: diagnose). Its event would repeat the rank, host and pid of the
         process's init event, and no detector reads its kind; the parsers end as that line would leave them
-        (the NCCL parser's RCCL-block flag off, the catalogue passing an INFO line by). Never while events are held."""
-        m = TOPOLOGY_LINE_RE.fullmatch(line.text) if line.raw is None else None
-        if m is None or self.nccl.held or not (messages is None or messages.passes_info_lines()):
+        (the NCCL parser's RCCL-block flag off, the catalogue passing an INFO line by). Never while events are held.
+        The line is one `make_line` leaves as it is: printable ASCII (nothing to clean) that starts with a host
+        name and `:digits:` (no wrapper, host, label or timestamp prefix has that shape)."""
+        m = TOPOLOGY_LINE_RE.fullmatch(raw)
+        if m is None or not (raw.isascii() and raw.isprintable()) or len(raw) > MAX_LINE or self.nccl.held \
+                or not (messages is None or messages.passes_info_lines()):
             return False
         host, pid, dev = m.group(1, 2, 3)
         if self.nccl.book.rank_of((host, int(pid), int(dev))) is None:
@@ -543,8 +546,7 @@ class BlockScanner:
         self.nccl.skip_info_line()
         if messages is not None:
             messages.skip_info_line()
-        if self.stats.get("skipped_line", 0) < line.no:
-            self.stats["skipped_line"] = line.no
+        self.stats["skipped_line"] = self.no            # the lines come in order
         return True
 
 

@@ -86,6 +86,7 @@ def check_events(src) -> int:
     return len(dropped)
 
 
+@pytest.mark.slow                                   # > 5 s on 2 cores
 def test_sample_logs_lose_only_topology_events():
     sources = text_sources(sample_folders())
     assert sources
@@ -118,12 +119,14 @@ def verdict_json(path: Path, topology: bool, monkeypatch) -> str:
         monkeypatch.undo()
 
 
+@pytest.mark.slow                                   # > 5 s on 2 cores
 def test_sample_verdicts_equal(monkeypatch):
     for folder in sample_folders():
         assert verdict_json(folder, False, monkeypatch) == verdict_json(folder, True, monkeypatch), folder
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/corpus")
+@pytest.mark.slow                                   # > 5 s on 2 cores
 def test_corpus_verdicts_equal(tmp_path, monkeypatch):
     for copy in corpus_copies(tmp_path):
         if sniff(str(copy)).kind is not SourceKind.UNKNOWN:
@@ -132,3 +135,55 @@ def test_corpus_verdicts_equal(tmp_path, monkeypatch):
 
 def test_rank_log_verdicts_equal(rank_logs, monkeypatch):
     assert verdict_json(rank_logs, False, monkeypatch) == verdict_json(rank_logs, True, monkeypatch)
+
+
+SHAPES = [
+    "node0000:30001:30001 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM/read",
+    "gpu-7.cluster:9:12 [0] NCCL INFO Channel 03/1 : 4[3000] -> 0[7000] [send] via NET/IB/1(4)/GDRDMA   ",
+    "h:1:1 [0] NCCL INFO Ring 00 : 7[7] -> 0[0] [receive] via NET/Socket/0",
+    "h:1:1 [0] NCCL INFO Trees [0] 1/8/-1->0->-1 [1] -1/-1/-1->0->8",
+    "h:1:1 [0] NCCL INFO Connected all rings",
+    "h:1:1 [0] NCCL INFO Connected all trees",
+    "2024-01-01T10:30:45 [0] NCCL INFO Connected all rings",
+    "rank:1:2 [0] NCCL INFO Connected all rings",
+    "stdout:1:2 [0] NCCL INFO Connected all rings",
+]
+NOT_SHAPES = [
+    "h:1:1 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via direct shared memory",          # a via text of words
+    "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0x1234 nRanks 02",  # the comm part
+    "h:1:1 [0] NCCL INFO Channel 00/16 :    0   1   2   3",                                # a ring line
+    ">h:1:1 [0] NCCL INFO Connected all rings",                                          # a wrapper's `>`
+    "[rank0]:h:1:1 [0] NCCL INFO Connected all rings",
+    "h:1:1 [0] NCCL INFO Connected all rings comm 0x5 nRanks 8",
+    "h:1:1 [0] NCCL INFO Channel 00/0 : " + "1" * 40 + "[1] -> 2[2] via P2P/IPC",         # int() would refuse
+]
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_topology_shapes_are_lines_the_parser_reads_as_topology(text):
+    from nccl_forensics.sources.lines import make_line
+    from nccl_forensics.sources.nccl import parse_message
+    from nccl_forensics.sources.nccl_fast import TOPOLOGY_LINE_RE
+    assert TOPOLOGY_LINE_RE.fullmatch(text)
+    assert make_line(1, text) == (1, text, None, None, None, None)
+    assert parse_message(text)[1] in SKIPPED_KINDS
+
+
+@pytest.mark.parametrize("text", NOT_SHAPES)
+def test_other_lines_are_not_topology_shapes(text):
+    from nccl_forensics.sources.nccl_fast import TOPOLOGY_LINE_RE
+    assert TOPOLOGY_LINE_RE.fullmatch(text) is None
+
+
+def test_every_sample_topology_shape_is_read_as_topology():
+    from nccl_forensics.sources.lines import iter_lines, make_line
+    from nccl_forensics.sources.nccl import parse_message
+    from nccl_forensics.sources.nccl_fast import TOPOLOGY_LINE_RE
+    seen = 0
+    for src in text_sources(sample_folders()):
+        for line in iter_lines(src.path, strip_wrappers=False):
+            if TOPOLOGY_LINE_RE.fullmatch(line.text):
+                seen += 1
+                assert make_line(line.no, line.text).raw is None
+                assert parse_message(line.text)[1] in SKIPPED_KINDS, (src.path, line.no)
+    assert seen
