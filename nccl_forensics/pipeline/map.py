@@ -71,9 +71,9 @@ def _digest(source: Source, keep_text: bool = True) -> Digest:
     runs = RunColumns(source.path, keep_text=keep_text)
     pids: list[int | None] = []
     hosts: list[str | None] = []
-    error, comm_ids = None, dict[tuple, str]()
+    error, comm_ids, stats = None, dict[tuple, str](), dict[str, int]()
     try:
-        for ev in parse_pkg.iter_records(source):
+        for ev in parse_pkg.iter_records(source, stats, topology=False):    # diagnose reads no topology
             if isinstance(ev, CollRun):
                 runs.add(ev, comm_ids)
                 continue
@@ -86,7 +86,8 @@ def _digest(source: Source, keep_text: bool = True) -> Digest:
             events.append(ev)
     except NcclfError as exc:
         error = str(exc)
-    result = SourceResult(source, events, lines=max((e.line for e in events), default=0), error=error)
+    last = max(max((e.line for e in events), default=0), stats.get("skipped_line", 0))
+    result = SourceResult(source, events, lines=last, error=error)
     packed = concat_packs(pack_columns(rows.columns()) if len(rows) else {}, runs.packed())
     return Digest(result, packed, pids, hosts, declared_groups(events))
 

@@ -52,6 +52,7 @@ class MessageParser(LineParser):
         self._held: list[Event] = []        # found inside another parser's open block
         self._table: Event | None = None    # a headerless Root Cause table being read
         self._prev: Line | None = None      # the previous line, when it may continue on this one
+        self._prev_ids: set[str] = set()    # the messages the catalogue found in it (on the line itself)
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
         self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
 
@@ -67,10 +68,12 @@ class MessageParser(LineParser):
                 and all(ev.kind != "unparsed" for ev in produced):
             self._prev = None
             return produced            # an NCCL INFO line its parser read (the bulk of a log): nothing to add
-        hits = catalogue.match(text) if text and catalogue.might_match(text) else []
+        hits = own = catalogue.match(text) if text and catalogue.might_match(text) else []
         if text and self._prev is not None and self._prev.no == line.no - 1:
             hits = self._wrapped(text, hits)
         self._prev = line if len(text) >= WRAP_MIN else None
+        if self._prev is not None:
+            self._prev_ids = {h.message.id for h in own}
         out = produced
         if self._held and produced:
             produced = self._settle(produced)
@@ -91,6 +94,15 @@ class MessageParser(LineParser):
             out = out + self._held[:-MAX_HELD]
             del self._held[:-MAX_HELD]
         return out
+
+    def passes_info_lines(self) -> bool:
+        """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
+        return self._first_exit is None and not self._held and self._table is None
+
+    def skip_info_line(self) -> None:
+        """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
+        are not wanted (nccl_fast.BlockScanner._unread_topology)."""
+        self._prev = None
 
     def settle(self, produced: list[Event]) -> list[Event]:
         """Events that reached no `classify` call (see sources.settle): held duplicates and void `unparsed` out."""
@@ -158,7 +170,7 @@ class MessageParser(LineParser):
         hits (`own`) inside the wrapped message's tail are parts of it (an errno text after a peer address), not
         messages of their own."""
         prev = self._prev.text if self._prev is not None else ""
-        whole = {h.message.id for h in catalogue.match(prev)}       # read on the line itself already
+        whole = self._prev_ids                                     # read on the line itself already
         for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
             if not catalogue.might_match(joined):
                 continue

@@ -516,6 +516,10 @@ class NcclParser(LineParser):
             self._unparsed(line)
         return True
 
+    def skip_info_line(self) -> None:
+        """What `feed` leaves of an INFO line whose events are not wanted (nccl_fast.BlockScanner._unread_topology)."""
+        self._in_rccl_block = False
+
     def _salvage(self, line: Line, text: str) -> bool:
         found = lines_inside(text, self.use_fast)
         for parsed in found:

@@ -14,7 +14,7 @@ from typing import Any, Iterator, cast
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, split_block
 from .gc_pause import gc_paused
-from .lines import GAP, TAIL_BASE, HeadDone, iter_blocks, make_line
+from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -287,23 +287,32 @@ _ROLE = r"\[(?!rank\d)[A-Za-z_][A-Za-z_-]*\d+\]: ?"
 ROLE_RE = re.compile(_ROLE)
 WRAPPED_COLL_LINE_RE = re.compile("^" + _ROLE + COLL_LINE_RE.pattern[1:], re.M)
 WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
+# A topology line that diagnose does not read (`ncclf topo` does), behind a plain `host:pid:tid [dev] NCCL INFO `
+# prefix (PREFIX_RE's): a transport line in a part of TRANSPORT_RE's language (numbers bounded so that fast_parse
+# takes it; its via text one word, so that no ` comm ... nRanks` part follows), a Trees line (TREES_RE) or
+# "Connected all rings|trees". Groups: host, pid, dev.
+TOPOLOGY_LINE_RE = re.compile(
+    r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
+    r"(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
+    r"(?: +\[(?:send|receive)\])? +via +\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
 RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
 
 def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False,
-                    window: tuple[int, int] | None = None) -> Iterator[Any]:
+                    window: tuple[int, int] | None = None, topology: bool = True) -> Iterator[Any]:
     """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
 
     Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
     yielded as such, else expanded to Events. Every other line goes through `make_line` and the parser
-    chain exactly as the line-by-line dispatcher does (tests/sources/test_nccl_differential.py).
+    chain exactly as the line-by-line dispatcher does (tests/sources/test_nccl_differential.py). Without
+    `topology`, the topology lines of processes of known rank give no event (BlockScanner._unread_topology).
     """
     from . import dispatch_lines
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
         yield from dispatch_lines(path, parsers, stats, window)
         return
-    for item in BlockScanner(path, parsers, stats, window).items():
+    for item in BlockScanner(path, parsers, stats, window, topology).items():
         if bulk or type(item) is Event:
             yield item
         else:
@@ -314,8 +323,10 @@ class BlockScanner:
     """One file's blocks → Events and CollRuns. A block made only of plain COLL lines of ranked processes is
     decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
 
-    def __init__(self, path: str, parsers: list, stats: dict, window: tuple[int, int] | None = None):
+    def __init__(self, path: str, parsers: list, stats: dict, window: tuple[int, int] | None = None,
+                 topology: bool = True):
         self.path, self.parsers, self.stats, self.window = path, parsers, stats, window
+        self.topology = topology      # False: skip the topology lines nothing downstream reads (_unread_topology)
         self.nccl = parsers[0]
         self.no = 0                   # the last line number handed out
         self.busy = False             # a parser is inside a multi-line block
@@ -330,7 +341,9 @@ class BlockScanner:
                     self.no = TAIL_BASE
                     continue
                 wrapped = block[:1] == "[" and ROLE_RE.match(block) is not None   # torchrun's [defaultN]:
-                run = None if self.busy else self._whole_block(block, wrapped)
+                coll = WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE
+                # a whole block of COLL lines begins with one (a rank log's first block begins with its init lines)
+                run = None if self.busy or coll.match(block) is None else self._whole_block(block, wrapped)
                 if run is not None:
                     head.done = True                 # the init lines are over: on to the tail
                     yield from self._drain()
@@ -386,6 +399,20 @@ class BlockScanner:
         more COLL lines between them is taken as a whole block (one CollRun) where `_whole_block` can, the
         rest line by line (`_coll_lines`). A per-rank log's init block and its first COLL lines share a block.
         `wrapped`: the COLL lines are those with a torchrun prefix (the rest go through the chain as they are)."""
+        first = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).search(block)
+        if first is None:                          # no COLL line: the block goes through the chain
+            yield from self._offer_text(block)
+            return
+        if first.start():                          # other lines first (a rank log's init block): as the loop
+            yield from self._offer_text(block[:first.start()])   # below would offer them, then the rest
+            block = block[first.start():]
+            if not self.busy and block.count("\n") >= RUN_MIN:   # COLL lines to the end: `_coll_stretch`'s run,
+                run = self._whole_block(block, wrapped)            # without the scan for other lines
+                if run is not None:
+                    yield from self._drain()
+                    yield run
+                    self.no += len(run)
+                    return
         pos, other, size = 0, None, len(block)    # other: where the pending non-COLL lines start
         for m in (WRAPPED_OTHER_LINE_RE if wrapped else OTHER_LINE_RE).finditer("\n" + block):
             start, end = m.start(), min(m.end(), size)   # the line and its newline, in block offsets
@@ -479,8 +506,11 @@ class BlockScanner:
         parsers, nccl, rest = self.parsers, self.nccl, self.parsers[1:]
         messages = parsers[-1] if parsers[-1].source == "catalogue" else None
         busy = any(p.busy for p in parsers)
+        skip = not self.topology and nccl.use_fast
         for raw in split_block(text):
             self.no += 1
+            if skip and not busy and self._unread_topology(raw, messages):
+                continue
             line = make_line(self.no, raw)
             if busy or not line.text:
                 yield from offer(line, parsers)
@@ -497,6 +527,27 @@ class BlockScanner:
                 busy = any(p.busy for p in rest)
         self.busy = busy
         self.nccl.coll_cache.clear()
+
+
+    def _unread_topology(self, raw: str, messages) -> bool:
+        """Skip a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, when the consumer
+        reads no topology (`topology=False`: diagnose). Its event would repeat the rank, host and pid of the
+        process's init event, and no detector reads its kind; the parsers end as that line would leave them
+        (the NCCL parser's RCCL-block flag off, the catalogue passing an INFO line by). Never while events are held.
+        The line is one `make_line` leaves as it is: printable ASCII (nothing to clean) that starts with a host
+        name and `:digits:` (no wrapper, host, label or timestamp prefix has that shape)."""
+        m = TOPOLOGY_LINE_RE.fullmatch(raw)
+        if m is None or not (raw.isascii() and raw.isprintable()) or len(raw) > MAX_LINE or self.nccl.held \
+                or not (messages is None or messages.passes_info_lines()):
+            return False
+        host, pid, dev = m.group(1, 2, 3)
+        if self.nccl.book.rank_of((host, int(pid), int(dev))) is None:
+            return False
+        self.nccl.skip_info_line()
+        if messages is not None:
+            messages.skip_info_line()
+        self.stats["skipped_line"] = self.no            # the lines come in order
+        return True
 
 
 def coll_context(nccl, head: str, tail: str):

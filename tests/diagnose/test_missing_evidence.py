@@ -188,10 +188,10 @@ def test_a_raising_parser_costs_its_file_only(monkeypatch, tmp_path):
     broken = _rank_file(bundle, 3)
     real = sources_pkg.iter_records
 
-    def iter_records(source, stats=None):
+    def iter_records(source, stats=None, **options):
         if Path(source.path) == broken:
             raise KeyError("boom")
-        return real(source, stats)
+        return real(source, stats, **options)
 
     monkeypatch.setattr(sources_pkg, "iter_records", iter_records)
     d = diagnose([str(bundle)], jobs=1)
