@@ -207,9 +207,10 @@ class TracebackParser(LineParser):
     def _close(self, key: tuple, chained: bool = False) -> None:
         block = self.blocks.pop(key)
         where = block.exc_line or block.start
-        extra = {"meaning": "consequence", "launcher": True} if launchers_report(block.frames, block.exc_type) else {}
         ev = self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
-                       chained=chained, start_line=block.start.no, **extra)
+                       chained=chained, start_line=block.start.no)
+        if launchers_report(block.frames, block.exc_type):
+            ev.data.update(meaning="consequence", launcher=True)
         if ev.rank is None:
             ev.rank = block.start.rank
         for line, kind, data in block.causes:
