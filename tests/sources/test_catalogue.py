@@ -170,6 +170,14 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "kernel.xid_after_fatal", {"xid": 45, "cause_xid": 145, "pid": 1818992}),
     ("kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c", "kernel.xid_consequence",
      {"xid": 45}),
+    # the older spelling of ProcessGroupNCCL's ncclUniqueId error, with the old store's timeout
+    ("RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store "
+     "by key '0', but store->get('0') got error: Timeout waiting for key: default_pg/0/0 after 1800000 ms",
+     "pytorch.unique_id_store_timeout", {"rank": 1, "other_rank": 0}),
+    # ... and when the store's host went away instead, a consequence of that
+    ("[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', "
+     "but store->get('0') got error: Connection reset by peer", "pytorch.unique_id_store_get",
+     {"rank": 3, "reason": "Connection reset by peer"}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
