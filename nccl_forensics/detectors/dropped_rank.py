@@ -128,16 +128,48 @@ class DroppedRank(BaseDetector):
         """Processes exited non-zero (a launcher's or the scheduler's line) and nothing else in the job failed: that
         exit is the failure. The rank is named only where the line names it."""
         exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data)]
-        if not exits or any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS for ev in ctx.events):
+        if not exits:
+            yield from self._deepspeed_teardown(ctx)
+            return
+        if not _only_launchers_failed(ctx):
             return
         ranks = sorted({ev.rank for ev in exits if ev.rank is not None})
         if len(ranks) > 1:
-            return                       # several ranks ended: which one went first is not said
+            ranks = _first_by_time(exits)    # several ranks ended: the first is named only where the times say it
         who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
         yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
                            f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
                            "read that process's own output above its exit for the error it raised; the launcher only "
                            "reports the exit")
+
+    def _deepspeed_teardown(self, ctx: Context):
+        """The DeepSpeed launcher kills its workers (`Killing subprocess N`, launch.py `sigkill_handler`) when one of
+        them exits non-zero, or when it is itself sent SIGINT/SIGTERM, and then says so (`Main process received
+        SIGTERM, exiting`, 0.4+). Kills with no such line and no exit line (cut, or 0.3 - 0.5's CalledProcessError
+        traceback instead) are a worker's failure; which worker, no line says."""
+        kills = [ev for ev in ctx.of("sigterm_sent") if ev.data.get("message_id") == "deepspeed.killing_subprocess"]
+        if not kills or any(ev.data.get("message_id") == "deepspeed.main_received_signal" for ev in ctx.events) \
+                or not _only_launchers_failed(ctx):
+            return
+        yield self.finding([], f"the DeepSpeed launcher killed its {len(kills)} worker{'s' if len(kills) > 1 else ''}, "
+                           "which it does when one of them exits with an error (it was not signalled: no `Main process "
+                           "received` line); no line says which worker", Confidence.LOW, kills[:2],
+                           "find the worker's own error above the kills (its traceback, or `dmesg` for the OOM killer "
+                           "if it printed nothing); the launcher's `exits with return code` line names its exit code")
+
+
+def _only_launchers_failed(ctx: Context) -> bool:
+    return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
+                   for ev in ctx.events)
+
+
+def _first_by_time(exits) -> list[int]:
+    """The one rank whose exit is the earliest by the launcher's own time (torchrun's failure tables carry one per
+    entry, each node's table its own first failure); none when no time or a tie says which."""
+    timed = sorted((ev.time, ev.rank) for ev in exits if ev.time is not None and ev.rank is not None)
+    if not timed or len(timed) > 1 and timed[0][0] == timed[1][0]:
+        return []
+    return [timed[0][1]]
 
 
 def _nonzero(data: dict) -> bool:

@@ -33,6 +33,7 @@ import re
 from ..model import Confidence
 from .base import BaseDetector, Context
 
+_VIA_SOCKET = re.compile(r"NET/Socket/(\d+)")
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
 
 
@@ -42,7 +43,29 @@ class NicMisselection(BaseDetector):
 
     def check(self, ctx: Context):
         yield from self._no_interface(ctx)
-        yield from self._picked(ctx)
+        picked = list(self._picked(ctx))
+        yield from picked or self._channels_over_virtual(ctx)
+
+    def _channels_over_virtual(self, ctx: Context):
+        """A channel that runs `via NET/Socket/<i>` uses the i-th interface of its process's `NET/Socket : Using`
+        list (net_socket.cc indexes its devices in the order it lists them): a virtual one there carries the job's
+        traffic, whether or not the other host's log is at hand."""
+        lists = {(ev.host, ev.pid): ev.data.get("devices") or [] for ev in ctx.of("net_socket")}
+        over: dict[tuple, list] = {}                   # (host, iface, index) -> [ranks, first event]
+        for ev in ctx.of("transport"):
+            m = _VIA_SOCKET.match(str(ev.data.get("via") or ""))
+            if not m:
+                continue
+            idx = int(m.group(1))
+            dev = next((d for d in lists.get((ev.host, ev.pid), []) if d.get("index") == idx), None)
+            if dev is None or not _VIRTUAL.match(str(dev.get("name"))):
+                continue
+            entry = over.setdefault((ev.host, dev.get("name"), idx), [set(), ev])
+            if ev.rank is not None:
+                entry[0].add(ev.rank)
+        for (host, iface, idx), (ranks, ev) in sorted(over.items(), key=lambda kv: str(kv[0])):
+            msg = f"host {host}{_ranks(ranks)} runs NCCL channels over {iface} (NET/Socket/{idx}), a virtual interface"
+            yield self.finding(sorted(ranks), msg, Confidence.HIGH, [ev], _fix(ctx, "net_socket"))
 
     def _no_interface(self, ctx: Context):
         hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")

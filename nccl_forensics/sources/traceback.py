@@ -26,6 +26,22 @@ _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
 _EXCEPTION_INSIDE = re.compile(r"(?:^|[\s\-:|\]])([A-Za-z_][\w.]*(?:Error|Exception))(?::|$)")
 
 
+# A launcher's own traceback (torchrun, torch.distributed.launch, the DeepSpeed and accelerate launchers) that only
+# reports a worker's failure: every frame in the launcher, raising ChildFailedError / CalledProcessError (torch
+# elastic's `launch_agent`, DeepSpeed 0.3 - 0.5's `sigkill_handler`, accelerate's `simple_launcher`), or cut
+# before its exception line. It is that worker's failure told again, not one of its own.
+_LAUNCHER_FRAMES = ("/bin/torchrun", "torch/distributed/elastic/", "torch/distributed/run.py",
+                    "torch/distributed/launcher/", "torch/distributed/launch.py", "deepspeed/launcher/",
+                    "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py")
+_LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
+
+
+def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
+    if not frames or not all(any(p in str(f.get("file")) for p in _LAUNCHER_FRAMES) for f in frames):
+        return False
+    return exc_type is None or exc_type.rsplit(".", 1)[-1] in _LAUNCHER_RAISES
+
+
 @v_args(inline=True)
 class TracebackTransformer(Transformer):
     """One line's tree → (line kind, fields); no I/O."""
@@ -193,6 +209,8 @@ class TracebackParser(LineParser):
         where = block.exc_line or block.start
         ev = self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
                        chained=chained, start_line=block.start.no)
+        if launchers_report(block.frames, block.exc_type):
+            ev.data.update(meaning="consequence", launcher=True)
         if ev.rank is None:
             ev.rank = block.start.rank
         for line, kind, data in block.causes:

@@ -104,3 +104,64 @@ def test_the_one_worker_torchrun_did_not_terminate_ended_first(diagnose_text):
     alive = diagnose_text(text.replace("Sending process 204 closing", "Sending process 203 closing") + text.splitlines()[-1]
                           .replace("204", "205") + "\n", **logs)     # four signalled: none had ended
     assert alive.verdict.culprit_ranks != [2]
+
+
+# torchrun's own traceback after a worker's failure (torch elastic's launch_agent raising ChildFailedError), pasted
+# cut before its exception line: it reports that failure again, it is not one of its own
+_AGENT_TRACEBACK = ("Traceback (most recent call last):\n"
+                    '  File "/opt/conda/bin/torchrun", line 8, in <module>\n    sys.exit(main())\n'
+                    '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/errors/'
+                    '__init__.py", line 346, in wrapper\n    return f(*args, **kwargs)\n'
+                    '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/run.py", line 794, in main\n'
+                    "    run(args)\n")
+
+
+def test_torchruns_own_traceback_is_no_failure_of_its_own(diagnose_text):
+    text = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4101) of "
+            "binary: /usr/bin/python\n" + _AGENT_TRACEBACK)
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [0]
+
+
+def test_an_application_traceback_is_still_the_failure(diagnose_text):
+    text = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 4101) of "
+            'binary: /usr/bin/python\nTraceback (most recent call last):\n  File "train.py", line 12, in <module>\n'
+            "    main()\nValueError: bad config\n")
+    d = diagnose_text(text)
+    assert "no other line shows a failure" not in d.verdict.summary     # the ValueError is a failure of its own
+
+
+def _root_cause(head: str, time: str, rank: int, pid: int) -> str:
+    return (f"{head}\n[0]:\n  time      : {time}\n  host      : gpu187\n  rank      : {rank} (local_rank: {rank % 4})\n"
+            f"  exitcode  : 1 (pid: {pid})\n  error_file: <N/A>\n"
+            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n")
+
+
+def test_several_exits_name_the_earliest_by_torchruns_time(diagnose_text):
+    text = (_root_cause("Root Cause (first observed failure):", "2023-06-03_22:45:52", 0, 19414)
+            + "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+            + _root_cause("Root Cause (first observed failure):", "2023-06-03_22:45:01", 4, 19401))
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [4]
+
+
+def test_several_exits_at_the_same_time_name_none(diagnose_text):
+    text = (_root_cause("Root Cause (first observed failure):", "2023-06-03_22:45:01", 0, 19414)
+            + _root_cause("Root Cause (first observed failure):", "2023-06-03_22:45:01", 4, 19401))
+    d = diagnose_text(text)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == []
+
+
+_KILLS = "".join(f"[2021-11-21 08:32:07,148] [INFO] [launch.py:131:sigkill_handler] Killing subprocess {pid}\n"
+                 for pid in (250621, 250622))
+
+
+def test_deepspeeds_kills_without_a_signal_line_are_a_workers_failure(diagnose_text):
+    d = diagnose_text(_KILLS)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == []
+
+
+def test_deepspeeds_kills_after_it_was_signalled_are_no_workers_failure(diagnose_text):
+    d = diagnose_text(_KILLS + "[2021-11-21 08:32:07,149] [INFO] [launch.py:134:sigkill_handler] Main process "
+                               "received SIGTERM, exiting\n")
+    assert d.verdict.cls != "dropped_rank"

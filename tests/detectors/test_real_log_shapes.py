@@ -9,6 +9,10 @@ GLOO_SIGKILL_RUNON = ("Loading checkpoint shards:   0%|          | 0/2 [00:00<?,
                       "distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 4 (pid: 899509) of "
                       "binary: /usr/bin/python          Traceback (most recent call last):\n")
 
+_SOCKETS = ("w1:1015:1015 [0] NCCL INFO comm 0x55d0 rank 1 nranks 2\n"
+            "w1:1015:1015 [0] NCCL INFO NET/Socket : Using [0]eno1:172.18.40.41<0> "
+            "[1]veth25f2e72:fe80::380d:bfff:fe5b:54d2%veth25f2e72<0>\n")
+
 CASES = {
     "agent line cut before its logger": (
         "torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: -9) local_rank: 0 (pid: 1322) of "
@@ -41,6 +45,11 @@ CASES = {
         "gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
         "gpu-1012:4153:4209 [1] include/socket.h:361 NCCL WARN Call to connect timeout : Connection refused\n",
         "nic_misselection", [2]),
+    # one host's log only: the channel's `NET/Socket/1` is the second interface NET/Socket listed, a veth
+    "a channel over the veth NET/Socket listed second": (
+        _SOCKETS + "w1:1015:1093 [0] NCCL INFO Channel 00 : 0[18000] -> 1[18000] [send] via NET/Socket/1\n"
+        "w1:1015:1093 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.3<4311> failed : Connection timed out\n",
+        "nic_misselection", [1]),
 }
 
 
@@ -56,3 +65,10 @@ def test_missing_libibverbs_is_no_network_error(diagnose_text):
     d = diagnose_text("ai:480850:480850 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n"
                       "ai:480850:480850 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n")
     assert d.verdict.cls != "network_error"
+
+
+def test_a_channel_over_the_real_interface_is_no_nic_misselection(diagnose_text):
+    d = diagnose_text(_SOCKETS + "w1:1015:1093 [0] NCCL INFO Channel 00 : 0[18000] -> 1[18000] [send] via NET/Socket/0\n"
+                      "w1:1015:1093 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.3<4311> failed : Connection "
+                      "timed out\n")
+    assert d.verdict.cls == "network_error"

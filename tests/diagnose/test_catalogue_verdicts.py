@@ -51,7 +51,8 @@ DIED = ("torchrun.worker_failed", "torchrun.worker_failed_located", "torchrun.si
         "ompi.signal_line", "hydra.killed_by_signal", "hydra.exit_code", "hydra.exit_string", "horovod.process_failed",
         "kernel.xid_gpu_lost", "kernel.xid_memory_error", "kernel.xid_nvlink", "kernel.xid_app_fault",
         "kernel.segfault", "ray.actor_died", "ray.worker_died", "nccl.cuda_failure", "nccl.rccl_hip_failure",
-        "cuda.device_assert", "slurm.node_failure")
+        "cuda.device_assert", "slurm.node_failure", "ucx.caught_signal", "kernel.xid_nvlink5_fatal",
+        "kernel.xid_after_fatal")
 
 
 @pytest.mark.parametrize("message_id", DIED)

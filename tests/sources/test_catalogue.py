@@ -72,7 +72,7 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
     assert msg.versions and msg.source and ":" in msg.source
     assert msg.example.find(msg.decisive.strip()) >= 0 or msg.decisive in msg.example
     assert msg.family in catalogue.FAMILIES + ("python", "torchrun", "launch", "deepspeed", "composer", "ompi",
-                                               "hydra", "slurm", "horovod", "ray", "host", "mpspawn")
+                                               "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx")
     hits = catalogue.match(msg.example)
     # a frame (`file.cc:N WARN …`) or a wider message of the same kind may read the example in its place
     assert any(h.message.id == msg.id for h in hits) or any(h.message.kind == msg.kind for h in hits), msg.id
@@ -146,6 +146,38 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     ("Read error [10.0.0.2]:5312: No route to host", "gloo.read_error", {"reason": "No route to host"}),
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Write timeout [10.0.0.2]:5312",
      "gloo.io_timeout", {"op": "Write", "peer": "10.0.0.2:5312"}),
+    # NCCL before 2.12.10 printed its IB size check without request, tag or peer
+    ("NCCL WARN NET/IB : collective mismatch error local size 131072 remote 0 addr 7f083e630000 rkey 83000 seq 2/2",
+     "nccl.ib_size_mismatch_pre212", {"expected_bytes": 131072, "received_bytes": 0}),
+    # a peer the poster redacted is still a failed connect
+    ("misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to xxx failed : Software caused connection abort",
+     "nccl.socket_connect_failed", {"peer": "xxx", "reason": "Software caused connection abort"}),
+    # Open MPI with no node name resolved: `on node %s` with an empty string
+    ("mpirun noticed that process rank 0 with PID 0 on node exited on signal 4 (Illegal instruction).",
+     "ompi.noticed_signal", {"rank": 0, "signal": "SIGILL", "node": None}),
+    # UCX before 1.9 (strsignal only) and after (`: cause`), the pid padded to five columns
+    ("[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault)", "ucx.caught_signal",
+     {"pid": 4021, "signal": "SIGSEGV"}),
+    ("[09677202c889:5283 :0:5704] Caught signal 7 (Bus error: nonexistent physical address)", "ucx.caught_signal",
+     {"host": "09677202c889", "pid": 5283, "signal": "SIGBUS"}),
+    # NVLink 5: the severity is the driver's own word, before and after R575's info format
+    ("NVRM: Xid (PCI:0000:00:1e): 149, NETIR_LINK_EVT Fatal XC 1 i 2 Link 01 [0x0000000a]", "kernel.xid_nvlink5_fatal",
+     {"xid": 149, "unit": "NETIR_LINK_EVT"}),
+    ("NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008)",
+     "kernel.xid_nvlink5_nonfatal", {"xid": 145}),
+    # Xid 45 with its root cause means what the cause means; without one it is the cleanup only
+    ("kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c caused by previous Xid 145",
+     "kernel.xid_after_fatal", {"xid": 45, "cause_xid": 145, "pid": 1818992}),
+    ("kernel: NVRM: Xid (PCI:0000:ed:00): 45, pid=1818992, name=python3, Ch 0000000c", "kernel.xid_consequence",
+     {"xid": 45}),
+    # the older spelling of ProcessGroupNCCL's ncclUniqueId error, with the old store's timeout
+    ("RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store "
+     "by key '0', but store->get('0') got error: Timeout waiting for key: default_pg/0/0 after 1800000 ms",
+     "pytorch.unique_id_store_timeout", {"rank": 1, "other_rank": 0}),
+    # ... and when the store's host went away instead, a consequence of that
+    ("[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', "
+     "but store->get('0') got error: Connection reset by peer", "pytorch.unique_id_store_get",
+     {"rank": 3, "reason": "Connection reset by peer"}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -155,6 +187,9 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
 @pytest.mark.parametrize("line", [
     # near misses: a worker that left on purpose, a store client that will retry
     "The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT",
+    # a corrected NVLink 5 error, and UCX told to catch SIGTERM (UCX_ERROR_SIGNALS): no crash
+    "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001)",
+    "[gpu-07:4021 :0:4021] Caught signal 15 (Terminated)",
     "[W1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
     "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms)",
 ])

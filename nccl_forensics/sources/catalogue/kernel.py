@@ -11,6 +11,8 @@ from . import Message as M
 
 # Xids that end the GPU's work (the process on it dies or hangs); 13/31/43 are usually the application's own fault.
 _FATAL_XID = "(?:48|62|63|64|74|79|92|94|95|119|120|13|31|43|45|61|69|140)"
+# Xids after which the process on that GPU is gone or its NVLink traffic is (the entries below say which and why)
+_DIES = "(?:79|119|120|62|48|63|64|94|95|140|74|13|31|14[4-9]|150)"
 _XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
 
 MESSAGES = [
@@ -61,6 +63,31 @@ MESSAGES = [
       "NVRM: Xid (PCI:0000:3b:00): 31, pid=4021, name=python, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS "
       "GPCCLIENT_T1_0 faulted @ 0x7f3a_3f200000. Fault is of type FAULT_PDE ACCESS_TYPE_READ",
       "NVRM: Xid (PCI:0000:3b:00): 31,", data={"category": "app_fault"}, anchor="NVRM: Xid"),
+    # NVLink 5 (Blackwell) errors: the unit, then the driver's own severity; a fatal one ends the GPU's NVLink traffic
+    M("kernel.xid_nvlink5_fatal",
+      r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>14[4-9]|150),? (?P<unit>[A-Z][A-Z0-9_]+)\s+Fatal\b",
+      "xid", "failure", "dropped_rank", "NVIDIA driver R570+ (NVLink 5; `[0x...]` info before R575, `(0x... x6)` after)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid catalogue 144-150",
+      "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT  Fatal   XC0 i0 Link 09 (0x025525c6 0x00000000 0x00000000 "
+      "0x00000000 0x00000000 0x00000000)", "NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT  Fatal",
+      data={"category": "nvlink"}, anchor="NVRM: Xid"),
+    M("kernel.xid_nvlink5_nonfatal",
+      r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>14[4-9]|150),? (?P<unit>[A-Z][A-Z0-9_]+)\s+Nonfatal\b",
+      "xid", "benign", None, "NVIDIA driver R570+ (NVLink 5)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid catalogue 144-150",
+      "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 "
+      "0x00000000 0x00100000 0x00000004)", "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal",
+      data={"category": "nvlink"}, anchor="NVRM: Xid"),
+    # The preemptive cleanup (Xid 45) the driver ties to the Xid that caused it (` caused by previous Xid %d`, added
+    # when it knows the root cause): it ends the channels of that fault, so it means what that fault means; a cleanup
+    # without the suffix (below) is a consequence.
+    M("kernel.xid_after_fatal",
+      _XID.format(codes="45") + r".*? caused by previous Xid (?P<cause_xid>" + _DIES.strip("(?:)") + r")\b",
+      "xid", "failure", "dropped_rank", "NVIDIA driver R570+ (the root-cause suffix)",
+      "nvidia:open-gpu-kernel-modules src/nvidia/src/kernel/gpu/rc/kernel_rc.c (krc Xid report: rootCauseXidStr)",
+      "NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149",
+      "NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149",
+      data={"category": "after_fatal_xid"}, anchor="NVRM: Xid"),
     M("kernel.xid_consequence",
       _XID.format(codes="43|45"),
       "xid", "consequence", None, "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting)",

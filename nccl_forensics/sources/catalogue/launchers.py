@@ -84,9 +84,11 @@ MESSAGES = [
       "failed (exitcode: 1) local_rank: 2 (pid: 5120) of fn: main", anchor="failed (exitcode:"),
     M("torchrun.child_failed_error",
       r"(?:torch\.distributed\.elastic\.multiprocessing\.errors\.)?ChildFailedError:",
-      "traceback", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/__init__.py:"
+      # torchrun reporting its workers' failures (the table below it names them): their consequence, not a failure
+      "traceback", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/__init__.py:"
       "ChildFailedError", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
-      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", data={"exc_type": "ChildFailedError"},
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+      data={"exc_type": "ChildFailedError", "launcher": True},
       anchor="ChildFailedError:"),
     M("torchrun.rendezvous_error",
       r"(?:torch\.distributed\.elastic\.rendezvous\.api\.)?(?P<exc_type>Rendezvous(?:Closed|Connection|State|"
@@ -169,7 +171,8 @@ MESSAGES = [
       "'accelerate.commands.launch', 'train.py']' returned non-zero exit status 1", anchor="subprocess.CalledProcessError"),
     # ---- Open MPI
     M("ompi.noticed_signal",
-      r"noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<node>\S+) exited on signal "
+      # `on node %s`: an empty node name (no hostname resolved) leaves `on node exited`
+      r"noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?:(?P<node>\S+) )?exited on signal "
       r"(?P<signum>\d+)(?: \((?P<signal>[\w ]+)\))?",
       "worker_failed", "failure", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
       "mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11 (Segmentation fault).",
@@ -214,6 +217,14 @@ MESSAGES = [
       "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal)", "ompi:opal/util/stacktrace.c:show_stackframe",
       "[gpu-07:04021] Signal: Segmentation fault (11)", "[gpu-07:04021] Signal: Segmentation fault (11)",
       anchor="] Signal: "),
+    # ---- UCX (under Open MPI, MPICH, NCCL's UCX plugin): its signal handler's fatal line, `[host:pid   :thread:tid] `
+    # (`%-5d` pads the pid); SIGINT/SIGTERM reach it only when UCX_ERROR_SIGNALS names them, so only crash signals here
+    M("ucx.caught_signal",
+      r"\[(?P<host>[^\s:\]]+):(?P<pid>\d+) *:[^\]\s]*\] Caught signal (?P<signum>4|6|7|8|11) \((?P<signal>[A-Z][a-z][a-z ]*)",
+      "signal_report", "failure", "dropped_rank", "UCX 1.x (`(Name: cause ...)` from 1.9)",
+      "ucx:src/ucs/debug/debug.c:ucs_error_signal_handler; src/ucs/debug/log.c:ucs_log_fatal_error",
+      "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)",
+      "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault", anchor="] Caught signal"),
     # ---- MPICH / Hydra (and Intel MPI)
     M("hydra.bad_termination",
       r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",

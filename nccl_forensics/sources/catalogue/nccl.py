@@ -47,7 +47,8 @@ MESSAGES = [
       "socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset",
       data={"category": "socket"}, anchor="Call to recv|Call to send|Call to connect|Call to accept"),
     M("nccl.socket_connect_failed",
-      r"(?:[Cc]onnect to " + _PEER + r" failed ?: (?P<reason>[\w ]+)|Call to connect (?:timeout|returned) ?:? ?(?P<reason2>[\w ]+))",
+      # the peer as printed (`addr<port>`), or as a poster redacted it (`xxx`)
+      r"(?:[Cc]onnect to (?P<peer>\S+) failed ?: (?P<reason>[\w ]+)|Call to connect (?:timeout|returned) ?:? ?(?P<reason2>[\w ]+))",
       "warn", "failure", "network_error", "2.4 - 2.30 (`Connect to`; `%s: connect to` 2.27+)", "nccl:src/misc/socket.cc:socketConnect",
       "NCCL WARN Call to connect timeout : Connection refused", "Call to connect timeout : Connection refused",
       data={"category": "socket"}, anchor="Connect to |connect to |Call to connect"),
@@ -162,6 +163,13 @@ MESSAGES = [
       "NCCL WARN NET/IB : req 0/1 tag 7 peer 10.0.0.2<43217> collective mismatch error, local size 4096 remote size 8192",
       "NET/IB : req 0/1 tag 7 peer 10.0.0.2<43217> collective mismatch error",
       data={"category": "other"}, anchor="collective mismatch error|posted incorrect receive info"),
+    # the same check before 2.12.10: no request, tag nor peer, and `remote` where later releases say `remote size`
+    M("nccl.ib_size_mismatch_pre212",
+      (r"NET/IB ?: collective mismatch error local size (?P<expected_bytes>\d+)", r" remote (?P<received_bytes>\d+)"),
+      "warn", "failure", "shape_mismatch", "2.3.7 - 2.12.7", "nccl:src/transport/net_ib.cc:ncclIbIsend",
+      "NCCL WARN NET/IB : collective mismatch error local size 131072 remote 0 addr 7f083e630000 rkey 83000 seq 2/2",
+      "NET/IB : collective mismatch error local size 131072", data={"category": "other"},
+      anchor="collective mismatch error"),
     M("nccl.socket_message_truncated",
       (r"NET/Socket ?: (?:peer " + _PEER + r" )?message truncated", r" ?: receiving (?P<received_bytes>\d+) bytes",
        r" instead of (?P<expected_bytes>\d+)"),

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from . import Message as M
 
+# the store's own words for a wait that timed out (TCPStore.cpp doWait, then the 2.x `wait timeout after`; 1.x's
+# `Timeout waiting for key`)
+_STORE_TIMEOUT = r"Timeout waiting for key|wait timeout after|Wait timeout|Socket Timeout"
 _PG = "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 _OP = r"(?P<op>_?[A-Z][A-Z_]*)"
 _SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
@@ -185,12 +188,30 @@ MESSAGES = [
       "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms): Connection reset by peer",
       "TCP client failed to connect/validate to host 10.0.0.1:29500 - retrying", anchor="TCP client failed to connect"),
     M("pytorch.unique_id_store_get",
-      (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retrieving ncclUniqueId from \[(?P<other_rank>\d+)\]",
-       r" via c10d key-value store by key '[^']*'", r", but store->get\('[^']*'\) got error: (?P<reason>.+)"),
-      "dist_backend_error", "consequence", "network_error", "2.2 - 2.13", _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID",
+      # older releases spelled it `retreiving` (the same message; which release corrected it is not verified)
+      (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+       r"\[(?P<other_rank>\d+)\]",
+       r" via c10d key-value store by key '[^']*'",
+       r", but store->get\('[^']*'\) got error: (?P<reason>(?!" + _STORE_TIMEOUT + r").+)"),
+      "dist_backend_error", "consequence", "network_error", "1.10 - 2.13 (`retreiving` in the older ones)",
+      _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID",
       "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via "
-      "c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
-      "[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0]", anchor="retrieving ncclUniqueId from"),
+      "c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer",
+      "[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0]",
+      anchor="retrieving ncclUniqueId from|retreiving ncclUniqueId from"),
+    # the same, when the store says it timed out waiting: rank 0 never published the id (never got to create the
+    # communicator: stuck, slow or gone), which a rank that never arrived is
+    M("pytorch.unique_id_store_timeout",
+      r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+      r"\[(?P<other_rank>\d+)\] via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got error: "
+      r"(?P<reason>(?:" + _STORE_TIMEOUT + r")[^\n]*)",
+      "dist_backend_error", "failure", "missing_rank", "1.10 - 2.13 (`retreiving` in the older ones)",
+      _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID; TCPStore.cpp:doWait",
+      "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store "
+      "by key '0', but store->get('0') got error: Timeout waiting for key: default_pg/0/0 after 1800000 ms",
+      "[1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store by key '0', "
+      "but store->get('0') got error: Timeout waiting for key",
+      anchor="retrieving ncclUniqueId from|retreiving ncclUniqueId from"),
     M("pytorch.store_timeout",
       r"(?:Wait timeout|Socket Timeout|wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?)",
       "dist_backend_error", "failure", "missing_rank", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:doWait",
