@@ -289,12 +289,12 @@ WRAPPED_COLL_LINE_RE = re.compile("^" + _ROLE + COLL_LINE_RE.pattern[1:], re.M)
 WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
 # A topology line that diagnose does not read (`ncclf topo` does), behind a plain `host:pid:tid [dev] NCCL INFO `
 # prefix (PREFIX_RE's): a transport line in a part of TRANSPORT_RE's language (numbers bounded so that fast_parse
-# takes it; its via text one word, so that no ` comm ... nRanks` part follows), a Trees line (TREES_RE) or
-# "Connected all rings|trees". Groups: host, pid, dev.
+# takes it; its via text one word, so that no ` comm ... nRanks` part follows) and not over NET/Socket (N402
+# reads which interface those use), a Trees line (TREES_RE) or "Connected all rings|trees". Groups: host, pid, dev.
 TOPOLOGY_LINE_RE = re.compile(
     r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
     r"(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
-    r"(?: +\[(?:send|receive)\])? +via +\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
+    r"(?: +\[(?:send|receive)\])? +via +(?!NET/Socket)\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
 RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 

@@ -140,7 +140,7 @@ def test_rank_log_verdicts_equal(rank_logs, monkeypatch):
 SHAPES = [
     "node0000:30001:30001 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM/read",
     "gpu-7.cluster:9:12 [0] NCCL INFO Channel 03/1 : 4[3000] -> 0[7000] [send] via NET/IB/1(4)/GDRDMA   ",
-    "h:1:1 [0] NCCL INFO Ring 00 : 7[7] -> 0[0] [receive] via NET/Socket/0",
+    "h:1:1 [0] NCCL INFO Ring 00 : 7[7] -> 0[1] [receive] via NET/IB/0",
     "h:1:1 [0] NCCL INFO Trees [0] 1/8/-1->0->-1 [1] -1/-1/-1->0->8",
     "h:1:1 [0] NCCL INFO Connected all rings",
     "h:1:1 [0] NCCL INFO Connected all trees",
@@ -155,6 +155,7 @@ NOT_SHAPES = [
     ">h:1:1 [0] NCCL INFO Connected all rings",                                          # a wrapper's `>`
     "[rank0]:h:1:1 [0] NCCL INFO Connected all rings",
     "h:1:1 [0] NCCL INFO Connected all rings comm 0x5 nRanks 8",
+    "h:1:1 [0] NCCL INFO Ring 00 : 7[7] -> 0[0] [receive] via NET/Socket/0",              # N402 reads its interface
     "h:1:1 [0] NCCL INFO Channel 00/0 : " + "1" * 40 + "[1] -> 2[2] via P2P/IPC",         # int() would refuse
 ]
 
