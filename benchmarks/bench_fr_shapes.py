@@ -15,8 +15,10 @@ nothing but `pickle.load` of every dump (bench_diagnose.py's FLOOR).
 Runs alternate (ncclf, floor, ncclf, ...), each pair printed as it finishes; each row reports its best; the ratios
 are ncclf's over the floor's, of wall time and of CPU time (user + sys of the process and its workers: on a shared
 machine the fairer one), of the best runs and the range over the pairs. ncclf runs one worker per core (-j 0), so its
-wall time has the cores' parallelism in it; its CPU time does not. The floor runs with Python's default (the cyclic
-GC on, which costs it about a third of its time on these dumps); ncclf pauses the GC over its bulk work.
+wall time has the cores' parallelism in it, and its CPU time what running in parallel costs (its workers took 20-30%
+more CPU for the same dumps than one process, on the 2-core test machine); `-j 1` compares one core with one core.
+The floor runs with Python's defaults: the cyclic GC on, 15-40% of its time on these dumps (measured); ncclf pauses
+the GC over its bulk work.
 Acceptance (issue 31): megatron <= 1.0x, short <= 1.0x, long <= 0.5x; issue 26: megatron1024's text verdict
 <= 40 lines, its time within 2x of long's (one group, the same ranks and entries).
 """
