@@ -12,8 +12,13 @@ nothing but `pickle.load` of every dump (bench_diagnose.py's FLOOR).
     python benchmarks/bench_fr_shapes.py short long --repeat 3 --clean # ... removed afterwards
     python benchmarks/bench_fr_shapes.py megatron1024 long --lines     # and the text verdict's line count
 
-Runs alternate (ncclf, floor, ncclf, ...), each row reports its best; the ratios are ncclf's over the floor's, of
-wall time and of CPU time (user + sys of the process and its workers: on a shared machine the fairer one).
+Runs alternate (ncclf, floor, ncclf, ...), each pair printed as it finishes; each row reports its best; the ratios
+are ncclf's over the floor's, of wall time and of CPU time (user + sys of the process and its workers: on a shared
+machine the fairer one), of the best runs and the range over the pairs. ncclf runs one worker per core (-j 0), so its
+wall time has the cores' parallelism in it, and its CPU time what running in parallel costs (its workers took 20-30%
+more CPU for the same dumps than one process, on the 2-core test machine); `-j 1` compares one core with one core.
+The floor runs with Python's defaults: the cyclic GC on, 15-40% of its time on these dumps (measured); ncclf pauses
+the GC over its bulk work.
 Acceptance (issue 31): megatron <= 1.0x, short <= 1.0x, long <= 0.5x; issue 26: megatron1024's text verdict
 <= 40 lines, its time within 2x of long's (one group, the same ranks and entries).
 """
@@ -60,6 +65,7 @@ def main() -> None:
     ap.add_argument("--clean", action="store_true", help="remove the dump sets afterwards")
     ap.add_argument("--lines", action="store_true", help="also count the lines of the text verdict (one more run)")
     args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)    # each shape's lines as they come, also into a file or a pipe
     for shape in args.shapes:
         ranks, entries, write = SHAPES[shape]
         out = Path(args.data) / f"fr_{shape}"
@@ -71,18 +77,26 @@ def main() -> None:
                 print(f"generated {out} in {time.monotonic() - t:.1f} s")
             size = sum(p.stat().st_size for p in out.iterdir()) / 1e6
             runs: dict[str, list[dict]] = {}
-            for _ in range(args.repeat):
+            pairs: list[tuple[float, float]] = []          # (wall ratio, CPU ratio) of each ncclf-floor pair
+            for i in range(args.repeat):
                 ours = measure(ncclf_cmd([out], args.jobs), args.timeout)
                 runs.setdefault(f"ncclf diagnose ({shape})", []).append({**ours, "what": verdict_of(ours)})
                 floor = measure([sys.executable, "-c", FLOOR, str(out)], args.timeout)
                 runs.setdefault("pickle.load of every dump, 1 process", []).append({**floor, "what": "the floor"})
+                if ours["cpu_s"] is not None and floor["cpu_s"] is not None:
+                    pairs.append((ours["wall_s"] / floor["wall_s"], ours["cpu_s"] / floor["cpu_s"]))
+                    print(f"{shape} run {i + 1}: ncclf {ours['wall_s']:.2f} s wall, {ours['cpu_s']:.2f} s CPU "
+                          f"({verdict_of(ours)}); floor {floor['wall_s']:.2f} s wall, {floor['cpu_s']:.2f} s CPU: "
+                          f"{pairs[-1][0]:.2f}x wall, {pairs[-1][1]:.2f}x CPU")
             rows = [(name, best_run(results)) for name, results in runs.items()]
             report(rows, ranks, entries)
             ours, floor = rows[0][1], rows[1][1]
             cpu = min(r["cpu_s"] for r in runs[rows[0][0]]) / min(r["cpu_s"] for r in runs[rows[1][0]])
+            spread = (f"; per run {min(w for w, _ in pairs):.2f}-{max(w for w, _ in pairs):.2f}x wall, "
+                      f"{min(c for _, c in pairs):.2f}-{max(c for _, c in pairs):.2f}x CPU" if len(pairs) > 1 else "")
             print(f"{shape}: {size:.0f} MB, ncclf {ours['wall_s']:.2f} s wall ({size / ours['wall_s']:.0f} MB/s), "
                   f"floor {floor['wall_s']:.2f} s: {ours['wall_s'] / floor['wall_s']:.2f}x the floor's wall, "
-                  f"{cpu:.2f}x its CPU (best CPU of each), peak {ours['peak_rss_mb']:.0f} MB")
+                  f"{cpu:.2f}x its CPU (best CPU of each){spread}, peak {ours['peak_rss_mb']:.0f} MB")
             if args.lines:
                 print(f"{shape}: text verdict {text_lines(out, args.jobs, args.timeout)} lines")
         finally:
