@@ -353,7 +353,9 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
             add_event(buf, ev)
             frames = [*frames, buf.to_frame()]
     timelines = build_timelines(frames, declared)
+    _trim_heap()                   # each step's row-sized temporaries, freed into the heap's holes, go back
     outliers = find_outliers(timelines.colls)
+    _trim_heap()
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
     ranks = rank_states(events, world.expected)
     ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
