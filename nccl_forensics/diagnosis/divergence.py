@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..sources.gc_pause import trim_heap
 from .timeline import row_text, sorted_by
 
 FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
@@ -130,6 +131,7 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
         df = df[(df["count"] > 1) & (df[field].astype(str) != df["modal"])]
         if not df.empty:
             found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
+        trim_heap()                # this field's row-sized temporaries (see trim_heap)
     lone = self_outliers(colls)
     if not lone.empty:
         found.append(lone)
