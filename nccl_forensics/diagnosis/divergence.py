@@ -132,6 +132,7 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
         if not df.empty:
             found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
         trim_heap()                # this field's row-sized temporaries (see trim_heap)
+    del ids                        # 8 bytes a row: gone before the shift check makes its own
     lone = self_outliers(colls)
     if not lone.empty:
         found.append(lone)
