@@ -75,6 +75,7 @@ wall = time.monotonic() - t
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"rc": p.returncode, "wall_s": wall, "cpu_s": use.ru_utime + use.ru_stime,
                   "peak_rss_mb": use.ru_maxrss / 1024, "stdout": p.stdout.decode(errors="replace")[-50_000_000:],
+                  "stdout_head": p.stdout[:1_000_000].decode(errors="replace"),
                   "stderr": p.stderr.decode(errors="replace")[-2000:]}))
 """
 
@@ -102,8 +103,17 @@ def torchfrtrace_cmd(fr_dir: Path) -> list[str]:
 
 
 def verdict_of(result: dict) -> str:
+    """The verdict of a `--format json` run; from the head of its output when the whole is too long to keep (the
+    verdict comes second, after schema_version: 100,000 ranks write ~70 MB)."""
     try:
         v = json.loads(result["stdout"])["verdict"]
+        return f"{v['class']} {v['culprit_ranks']}"
+    except (ValueError, KeyError, TypeError):
+        pass
+    head = result.get("stdout_head") or ""
+    at = head.find('"verdict": ')
+    try:
+        v = json.JSONDecoder().raw_decode(head, at + len('"verdict": '))[0] if at >= 0 else None
         return f"{v['class']} {v['culprit_ranks']}"
     except (ValueError, KeyError, TypeError):
         return "?"

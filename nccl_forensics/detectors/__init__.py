@@ -13,6 +13,7 @@ from typing import Iterable, NamedTuple
 from ..codes import CODE_PATTERN, DETECTOR, Code, of_kind, resolve
 from ..errors import BadInput
 from ..model import Finding
+from ..sources.gc_pause import trim_heap
 from .base import Context
 from .healthy import Health, Healthy
 
@@ -76,6 +77,7 @@ def run_detectors(ctx: Context, entries: Iterable[Code] | None = None) -> RunRep
                 skipped.append((entry.code, f"not enough evidence: needs {' or '.join(det.needs)}"))
                 continue
             findings.extend(list(det.check(ctx) or ()))
+            trim_heap()                                # its row-sized temporaries (sources.gc_pause.trim_heap)
         except Exception as exc:                       # noqa: BLE001 - isolated per detector, reported
             if os.environ.get("NCCLF_DEBUG"):
                 raise

@@ -43,57 +43,77 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
     known = ~np.isnan(time) & (codes >= 0)
     seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
-    # where: the rows taken (None: every row). A 100,000-rank timeline is every row timed and in its window:
-    # no copy of a column is made for a selection that keeps everything.
-    where = None if known.all() else np.flatnonzero(known)
-    if where is not None:
-        if not len(where):
-            return empty
-        codes, seq = codes[where], seq[where]
-    codes = codes.astype(np.int64)
-    lowest, highest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max), np.full(int(codes.max()) + 1, -(1 << 62))
-    np.minimum.at(lowest, codes, seq)
-    np.maximum.at(highest, codes, seq)
-    # one temporary array of the rows' size at a time (25M rows: 200 MB each)
-    bound = lowest[codes]
-    keep = seq > bound
-    del bound
-    bound = highest[codes]
-    bound -= WINDOW
-    keep &= seq > bound
-    del bound
-    if not keep.all():
-        where = np.flatnonzero(keep) if where is None else where[keep]
-        codes, seq = codes[keep], seq[keep]
-    if not len(codes):
+    if not known.any():
         return empty
-    key = codes                                           # codes is a copy of its own: made the key in place
-    key *= int(seq.max()) + 2
-    key += seq
-    del codes, seq, keep
-    when, who = (time, rank) if where is None else (time[where], rank[where])
-    labels = None
+    keep = _in_window(codes, seq, known)                # known, in place: the rows read
+    if not keep.any():
+        return empty
+    # key: (group, seq) per row, -1 on a row not read. A 100,000-rank timeline is nearly every row read: the key
+    # is the one array of the rows' size made here (no selection copies the columns)
+    key = _keys(codes, seq, keep)
+    when, who, where, labels = time, rank, None, None
     if hosts is not None:                                 # a host arrives with its last rank
+        where = np.flatnonzero(keep)
+        key, when, who = key[where], time[where], rank[where]
         ranks, inverse = np.unique(who, return_inverse=True)
         host_codes, labels = pd.factorize(pd.Index([hosts.get(int(r)) or f"rank {int(r)}" for r in ranks],
                                                    dtype=object))
         who = host_codes[inverse].astype(np.int64)
         firsts = _last_of_each(_dense(key * len(labels) + who), when)[0]
         key, when, who = key[firsts], when[firsts], who[firsts]
-        where = firsts if where is None else where[firsts]
+        where = where[firsts]
+    del keep
+    lowest = int(np.argmin(key))                          # a row not read, if any is (key -1)
+    unread = bool(key[lowest] < 0)
     ids = _dense(key, own=True)
     del key
-    last, counts = _last_of_each(ids, when)
+    skip = int(ids[lowest]) if unread else None
+    last, counts = _last_of_each(ids, when, skip)
     last = last[counts[ids[last]] >= 2]
     rest = np.ones(len(ids), bool)
     rest[last] = False
     runner_up = np.full(int(ids.max()) + 1, -np.inf)
-    np.maximum.at(runner_up, ids, np.where(rest, when, -np.inf))   # -inf leaves a maximum as it is
+    for start in range(0, len(ids), _CHUNK):           # -inf leaves a maximum as it is
+        part = slice(start, start + _CHUNK)
+        np.fmax.at(runner_up, ids[part], np.where(rest[part], when[part], -np.inf))
     end, row = when[last], (last if where is None else where[last])
     owner = who[last] if labels is None else np.asarray(labels, dtype=object)[who[last]]
-    return pd.DataFrame({"group": colls["group"].to_numpy()[row], "seq": colls["seq"].to_numpy()[row].astype(np.int64),
+    return pd.DataFrame({"group": group.iloc[row].to_numpy(), "seq": colls["seq"].to_numpy()[row].astype(np.int64),
                          "who": owner, "gap": end - runner_up[ids[last]], "row": colls.index[row],
                          "ranks": counts[ids[last]], "end": end})
+
+
+_CHUNK = 1 << 18               # rows taken at a time where a step would otherwise make temporaries of the rows' size
+
+
+def _in_window(codes: np.ndarray, seq: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """`known`, cleared (in place) on each group's first collective and on those before its last WINDOW."""
+    lowest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max)
+    highest = np.full(len(lowest), -(1 << 62))
+    for start in range(0, len(seq), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        rows = known[part]
+        groups, seqs = codes[part][rows], seq[part][rows]
+        np.minimum.at(lowest, groups, seqs)
+        np.maximum.at(highest, groups, seqs)
+    for start in range(0, len(seq), _CHUNK):           # a row of no group (code -1) is not known already
+        part = slice(start, start + _CHUNK)
+        groups, seqs = codes[part], seq[part]
+        known[part] &= (seqs > lowest[groups]) & (seqs > highest[groups] - WINDOW)
+    return known
+
+
+def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """group code x (the largest seq kept + 2) + seq for each row kept, -1 for the others."""
+    top = max(int(seq[part][keep[part]].max()) for start in range(0, len(seq), _CHUNK)
+              for part in [slice(start, start + _CHUNK)] if keep[part].any())
+    key = codes.astype(np.int64)
+    key *= top + 2
+    key += seq
+    for start in range(0, len(key), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        np.putmask(key[part], ~keep[part], -1)
+    return key
 
 
 def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
@@ -117,18 +137,24 @@ def _dense(key: np.ndarray, own: bool = False) -> np.ndarray:
     return pd.factorize(key)[0].astype(np.int64)
 
 
-def _last_of_each(ids: np.ndarray, when: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _last_of_each(ids: np.ndarray, when: np.ndarray, skip: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(position of each id's latest row, its first one on ties (as pandas' idxmax), ordered by where the id first
-    appears (as groupby(sort=False)); rows per id)."""
+    appears (as groupby(sort=False)); rows per id). Id `skip` (the rows not read) is left out (its count 0)."""
     n, size = len(ids), int(ids.max()) + 1
     counts = np.bincount(ids, minlength=size)
+    if skip is not None:
+        counts[skip] = 0
     first = np.full(size, n, np.int64)
-    np.minimum.at(first, ids, np.arange(n))
     latest = np.full(size, -np.inf)
-    np.maximum.at(latest, ids, when)
-    at_latest = np.flatnonzero(when == latest[ids])
+    for start in range(0, n, _CHUNK):
+        part = ids[start:start + _CHUNK]
+        np.minimum.at(first, part, np.arange(start, start + len(part)))
+        np.fmax.at(latest, part, when[start:start + _CHUNK])     # fmax: a row not read may have no time
     best = np.full(size, n, np.int64)
-    np.minimum.at(best, ids[at_latest], at_latest)
+    for start in range(0, n, _CHUNK):
+        part = ids[start:start + _CHUNK]
+        at_latest = np.flatnonzero(when[start:start + _CHUNK] == latest[part])
+        np.minimum.at(best, part[at_latest], at_latest + start)
     present = np.flatnonzero(counts)
     return best[present[np.argsort(first[present], kind="stable")]], counts
 

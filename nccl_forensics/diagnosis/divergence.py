@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..sources.gc_pause import trim_heap
 from .timeline import row_text, sorted_by
 
 FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
@@ -130,6 +131,8 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
         df = df[(df["count"] > 1) & (df[field].astype(str) != df["modal"])]
         if not df.empty:
             found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
+        trim_heap()                # this field's row-sized temporaries (see trim_heap)
+    del ids                        # 8 bytes a row: gone before the shift check makes its own
     lone = self_outliers(colls)
     if not lone.empty:
         found.append(lone)
@@ -271,15 +274,32 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
 
 def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame:
     """How often each value of `field` occurs over the whole timeline of the disputed groups (tie-break).
-    Counted on integer codes; only the few distinct (group, value) pairs are turned into text."""
+    Counted on integer codes (a categorical's own, else one factorization), CHUNK rows at a time; only the few
+    distinct (group, value) pairs are turned into text."""
     groups = colls["group"]
     if not isinstance(groups.dtype, pd.CategoricalDtype):
         groups = groups.astype(object).astype("category")
     wanted = np.flatnonzero(groups.cat.categories.astype(str).isin(set(sub["group"])))
-    values, uniques = pd.factorize(colls[field], use_na_sentinel=True)
+    column = colls[field]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        values, uniques = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        values, uniques = pd.factorize(column, use_na_sentinel=True)
     codes = groups.cat.codes.to_numpy()
-    rows = np.isin(codes, wanted) & (values >= 0)
-    g, v, n = _pair_counts(codes[rows].astype("int64"), values[rows].astype("int64"), max(len(uniques), 1))
+    every = len(wanted) == len(groups.cat.categories)
+    width = max(len(uniques), 1)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    for start in range(0, len(codes), CHUNK):
+        g, v = codes[start:start + CHUNK], values[start:start + CHUNK]
+        rows = (g >= 0 if every else np.isin(g, wanted)) & (v >= 0)
+        key, n = _key_counts(g[rows].astype("int64") * width + v[rows])
+        found.append((key, n))
+    key = np.concatenate([k for k, _ in found]) if found else np.zeros(0, np.int64)
+    n = np.concatenate([c for _, c in found]) if found else np.zeros(0, np.int64)
+    if len(found) > 1:                                      # the chunks' counts of one pair added up
+        key, where = np.unique(key, return_inverse=True)
+        n = np.bincount(where, weights=n, minlength=len(key)).astype(np.int64)
+    g, v = key // width, key % width
     named = pd.DataFrame({"group": pd.Series(groups.cat.categories[g]).astype(str),
                           "value": pd.Series(uniques[v]).astype(str), "overall": n})
     counts = named.groupby(["group", "value"]).size() if named.empty else named.groupby(["group", "value"])["overall"].sum()
@@ -287,16 +307,18 @@ def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame
 
 
 def _pair_counts(g: np.ndarray, v: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(g, v, count) of each distinct pair of codes (v < width): a bincount of g * width + v where that table
-    is small, else a sort."""
-    key = g * width + v
+    """(g, v, count) of each distinct pair of codes (v < width)."""
+    key, counts = _key_counts(g * width + v)
+    return key // width, key % width, counts
+
+
+def _key_counts(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each distinct key, its count), keys ascending: a bincount where the keys' range is small, else a sort."""
     if len(key) and key.max() < 4 * len(key) + (1 << 16):
         counts = np.bincount(key)
         key = np.flatnonzero(counts)
-        counts = counts[key]
-    else:
-        key, counts = np.unique(key, return_counts=True)
-    return key // width, key % width, counts
+        return key, counts[key]
+    return np.unique(key, return_counts=True)
 
 
 def in_group(colls: pd.DataFrame, group: str) -> pd.Series:

@@ -157,15 +157,15 @@ def _emit(value, level: int, out: list[str]) -> None:
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
-    """A container's members, one a line at `level` + 1: consecutive scalars encoded together, containers
-    recursed into."""
+    """A container's members, one a line at `level` + 1: consecutive scalars (and empty containers) encoded
+    together, containers recursed into."""
     inner = "\n" + "  " * (level + 1)
     flat = _encoder(level + 1)
     out.append(("{" if keyed else "[") + inner)
     start = 0
     while start < len(items):
         end = start
-        while end < len(items) and not isinstance(items[end][1] if keyed else items[end], (dict, list, tuple)):
+        while end < len(items) and _flat(items[end][1] if keyed else items[end]):
             end += 1
         if start:
             out.append("," + inner)
@@ -178,6 +178,12 @@ def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
         _emit(items[start][1] if keyed else items[start], level + 1, out)
         start += 1
     out.append("\n" + "  " * level + ("}" if keyed else "]"))
+
+
+def _flat(value) -> bool:
+    """Written on one line by the compact encoder as the indenting one writes it: a scalar, or an empty container
+    ("[]", "{}")."""
+    return not isinstance(value, (dict, list, tuple)) or not value
 
 
 _ENCODERS: dict[int, json.JSONEncoder] = {}

@@ -37,7 +37,7 @@ from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import whole_file
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
 from ..sources.discover import discover, evidence_sources
-from ..sources.gc_pause import gc_paused
+from ..sources.gc_pause import gc_paused, trim_heap
 from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import imap_sources
@@ -353,7 +353,9 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
             add_event(buf, ev)
             frames = [*frames, buf.to_frame()]
     timelines = build_timelines(frames, declared)
+    trim_heap()                   # each step's row-sized temporaries, freed into the heap's holes, go back
     outliers = find_outliers(timelines.colls)
+    trim_heap()
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
     ranks = rank_states(events, world.expected)
     ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
@@ -448,10 +450,10 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Itera
                     key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
     packs.sort(key=_first_rank)    # FR dumps of one PG then come out sorted: build_timelines need not sort them
     members = {group: set().union(*map(as_set, distinct)) for group, distinct in declared.items()}
-    frame = frame_from_packed(packs, consume=True, after_column=_trim_heap)
+    frame = frame_from_packed(packs, consume=True, after_column=trim_heap)
     for d in digests:
         d.rows = {}                # the frame holds them now: a 100,000-rank reduce must not hold them twice
-    _trim_heap()
+    trim_heap()
     return events, [frame], members, file_ranks, p2p
 
 
@@ -481,15 +483,6 @@ def _map_large_blocks() -> None:
         ctypes.CDLL(None).mallopt(-3, 64 << 10)                # M_MMAP_THRESHOLD (fixed: no dynamic raise)
     except (OSError, AttributeError):
         pass                       # not glibc
-
-
-def _trim_heap() -> None:
-    """Give the heap's free pages back to the system (glibc keeps them): the rows of 100,000 digests are many
-    small arrays, freed as their columns move into the frame, and would otherwise stay in the process's RSS."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass                       # not glibc: nothing to do
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:
