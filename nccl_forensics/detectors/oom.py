@@ -3,7 +3,9 @@
 What it detects:
     ``torch.OutOfMemoryError: CUDA out of memory`` (and HIP/NCCL variants), ``DefaultCPUAllocator: can't
     allocate memory``, the kernel's ``Killed process <pid>`` / ``Memory cgroup out of memory`` lines
-    matched to a rank by pid, Slurm's ``oom-kill event`` and Kubernetes ``OOMKilled``.
+    matched to a rank by pid, Slurm's ``oom-kill event`` and Kubernetes ``OOMKilled``; NCCL's failure to
+    allocate device memory, or to create its shared-memory segment in a full ``/dev/shm`` (``Error: failed to
+    extend /dev/shm/nccl-* ... No space left on device``, ``Error while creating shared memory segment``).
 
 Why it hangs or dies:
     The rank dies (SIGKILL from the OOM killer, or an exception); its peers then wait in the next
@@ -65,9 +67,16 @@ class OutOfMemory(BaseDetector):
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
             yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _FIX)
+        shm: dict[tuple, list] = {}                # a process's /dev/shm failure: its lines, one finding
         for ev in ctx.of("warn"):
-            if ev.data.get("implies") == "oom":      # the catalogue's NCCL device-allocation failures
+            if ev.data.get("implies") != "oom":      # the catalogue's NCCL allocation failures
+                continue
+            if str(ev.data.get("message_id") or "").startswith("nccl.shm"):
+                shm.setdefault((ev.host, ev.pid, ev.device), []).append(ev)
+            else:
                 yield self._nccl_oom(ctx, ev)
+        for lines in shm.values():
+            yield self._nccl_shm(ctx, lines)
         if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
             for ev in ctx.of("oom_invoked")[:1]:
                 task = ev.data.get("task")
@@ -79,13 +88,35 @@ class OutOfMemory(BaseDetector):
                                f"{ev.data.get('message') or ev.text}", Confidence.MEDIUM, [ev], _FIX)
 
 
+    def _nccl_shm(self, ctx: Context, lines: list):
+        """NCCL could not create or map its shared-memory segment in /dev/shm (the intra-node SHM transport and
+        proxy buffers). `No space left on device` says /dev/shm is full: a container's default is 64 MB. An older
+        NCCL prints no reason, and that is still the usual one; another reason (permissions) lowers confidence."""
+        ev = next((e for e in lines if e.data.get("reason")), lines[0])
+        rank = self._rank_of(ctx, ev)
+        reason = str(ev.data.get("reason") or "").strip()
+        full = not reason or "No space left" in reason or "Cannot allocate memory" in reason
+        who = f"rank {rank}" if rank is not None else (
+            f"the process on GPU {ev.device} (pid {ev.pid}{f' on {ev.host}' if ev.host else ''}; no line names its "
+            "rank)")
+        nbytes = next((e.data["requested_bytes"] for e in lines if e.data.get("requested_bytes")), None)
+        size = f" of {_mib(nbytes)}" if nbytes else ""
+        msg = f"{who} could not get a shared-memory segment{size} in /dev/shm" + (
+            f" ({reason})" if reason else " (most often /dev/shm is too small)")
+        conf = Confidence.HIGH if reason and full else Confidence.MEDIUM if full else Confidence.LOW
+        return self.finding([rank] if rank is not None else [], msg, conf, lines[:3], _FIX_SHM)
+
+    @staticmethod
+    def _rank_of(ctx: Context, ev):
+        if ev.rank is not None:
+            return ev.rank
+        on_device = {st.rank for st in ctx.ranks.values() if ev.pid in st.pids}
+        return next(iter(on_device)) if len(on_device) == 1 else None
+
     def _nccl_oom(self, ctx: Context, ev):
         """NCCL could not allocate device memory (`Cuda failure 'out of memory'`, `Failed to CUDA calloc`): the
         process on that GPU ran out; its rank where any line maps (host, pid) or (host, GPU) to one."""
-        rank = ev.rank
-        if rank is None:
-            on_device = {st.rank for st in ctx.ranks.values() if ev.pid in st.pids}
-            rank = next(iter(on_device)) if len(on_device) == 1 else None
+        rank = self._rank_of(ctx, ev)
         who = f"rank {rank}" if rank is not None else (
             f"the process on GPU {ev.device} (pid {ev.pid}{f' on {ev.host}' if ev.host else ''}; no line names its "
             "rank)")
@@ -96,3 +127,6 @@ class OutOfMemory(BaseDetector):
 
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "
         "watch memory per step for a leak (torch.cuda.max_memory_allocated / RSS).")
+_FIX_SHM = ("give /dev/shm room for NCCL's segments: run the container with `--ipc=host` or `--shm-size=8g` (Docker; "
+            "a Kubernetes pod: an emptyDir with medium Memory at /dev/shm), and clear stale /dev/shm/nccl-* files; "
+            "NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost")
