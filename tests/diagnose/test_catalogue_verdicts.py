@@ -52,7 +52,7 @@ DIED = ("torchrun.worker_failed", "torchrun.worker_failed_located", "torchrun.si
         "kernel.xid_gpu_lost", "kernel.xid_memory_error", "kernel.xid_nvlink", "kernel.xid_app_fault",
         "kernel.segfault", "ray.actor_died", "ray.worker_died", "nccl.cuda_failure", "nccl.rccl_hip_failure",
         "cuda.device_assert", "slurm.node_failure", "ucx.caught_signal", "kernel.xid_nvlink5_fatal",
-        "kernel.xid_after_fatal")
+        "kernel.xid_after_fatal", "cuda.check_macro")
 
 
 @pytest.mark.parametrize("message_id", DIED)
@@ -91,3 +91,22 @@ def test_the_oom_killer_s_header_alone_is_an_oom(tmp_path):
 def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
     verdict = _verdict(tmp_path, "NVRM: Xid (PCI:0000:3b:00): 43, pid=4021, Ch 00000008")
     assert verdict.cls != "dropped_rank", verdict.summary
+
+
+# Messages as they arrive in pastes: Open MPI's help text broken after `returned` (help-errmgr-base.txt), a pid and
+# host redacted by the poster, Horovod's 0.11 - 0.15 wording wrapped by a terminal, the strerror text c10d's socket
+# helpers raise bare, nccl-tests' NCCLCHECK. Each is a failed job: never `none` or `inconclusive`.
+@pytest.mark.parametrize("text,cls,ranks", [
+    ("Primary job  terminated normally, but 2 processes returned\na non-zero exit code. Per user-direction, the job "
+     "has been aborted.", "unclassified_failure", []),
+    ("mpirun noticed that process rank 5 with PID xxxx on node yyyy exited on signal 9 (Killed).", "dropped_rank", [5]),
+    ("AbortedError: Horovod has been shut down. This has been ca\nused by an exception on one of the rank or an",
+     "unclassified_failure", []),
+    ("  File \"train.py\", line 3, in <module>\n    dist.init_process_group('nccl')\nRuntimeError: Connection refused",
+     "network_error", []),
+    ("node-3: Test NCCL failure common.cu:958 'unhandled system error / Socket recv failed'", "unclassified_failure", []),
+])
+def test_pasted_forms_of_failure_messages(text, cls, ranks, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == cls, verdict.summary
+    assert verdict.culprit_ranks == ranks, verdict.summary

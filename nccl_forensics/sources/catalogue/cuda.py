@@ -28,6 +28,16 @@ MESSAGES = [
       "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
       anchor="CUDA error: |HIP error: "),
+    # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first) and of
+    # the code that copied NCCL's examples (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex:
+    # `Failed: Cuda error %s:%d '%s'`): cudaGetErrorString's text between quotes, then the process exits
+    M("cuda.check_macro",
+      (r"(?:Test CUDA failure|Failed: (?:CUDA|Cuda) error) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
+       r" '(?P<reason>[^']*)'?"),
+      "cuda_error", "failure", "dropped_rank", "nccl-tests 1.0 - 2.17; vLLM 0.3+, SGLang, TensorRT-LLM custom all-reduce",
+      "nccl-tests:src/common.h:CUDACHECK; vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
+      "gpu5: Test CUDA failure common.cu:1045 'an illegal memory access was encountered'",
+      "gpu5: Test CUDA failure common.cu:1045", anchor="Test CUDA failure|Failed: CUDA error|Failed: Cuda error"),
     M("cuda.out_of_memory_error",
       r"(?:CUDA|HIP) error: out of memory",
       "oom", "failure", "oom", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,

@@ -172,17 +172,22 @@ MESSAGES = [
     # ---- Open MPI
     M("ompi.noticed_signal",
       # `on node %s`: an empty node name (no hostname resolved) leaves `on node exited`
-      r"noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?:(?P<node>\S+) )?exited on signal "
+      # `PID %s`: pastes often redact the pid and host (`PID xxxxxx on node xxxxxxxx`); they stay as printed
+      r"noticed that process rank (?P<rank>\d+) with PID (?P<pid>\S+) on node (?:(?P<node>\S+) )?exited on signal "
       r"(?P<signum>\d+)(?: \((?P<signal>[\w ]+)\))?",
       "worker_failed", "failure", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
       "mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11 (Segmentation fault).",
       "mpirun noticed that process rank 3 with PID 4021 on node gpu-07 exited on signal 11",
       anchor="noticed that process rank"),
     M("ompi.nonzero_status",
-      r"(?:Primary job\s+terminated normally, but )?(?P<count>\d+) process(?:es)? returned\s*(?:a )?non-zero exit codes?",
+      # help-errmgr-base.txt breaks the line after `returned`: the first line alone decides
+      r"(?:Primary job\s+)?terminated normally, but (?P<count>\d+) process(?:es)? returned(?:\s*(?:a )?non-zero exit codes?)?"
+      r"|(?P<count2>\d+) process(?:es)? returned\s*(?:a )?non-zero exit codes?"
+      r"|non-zero exit code\. Per user-direction, the job has been aborted",
       "worker_failed", "consequence", None, "Open MPI 1.x - 5.x", "ompi:orte/mca/errmgr/base/help-errmgr-base.txt",
       "Primary job  terminated normally, but 1 process returned a non-zero exit code.",
-      "1 process returned a non-zero exit code", anchor="returned a non-zero exit code|returned non-zero exit code"),
+      "1 process returned a non-zero exit code",
+      anchor="returned a non-zero exit code|returned non-zero exit code|terminated normally, but|Per user-direction"),
     M("ompi.first_nonzero",
       r"(?:mpirun|mpiexec|orterun|prterun|prte|shmemrun|oshrun) detected that one or more processes exited with "
       r"non-zero status",
@@ -263,11 +268,14 @@ MESSAGES = [
       anchor=": Out Of Memory"),
     # ---- Horovod
     M("horovod.shut_down",
-      r"Horovod has been shut down\. This was caused by an exception on one of the ranks",
-      "dist_backend_error", "consequence", None, "Horovod 0.16 - 0.28", "horovod:horovod/common/operations.cc",
+      # 0.11 - 0.15 (horovod/{tensorflow,torch}/mpi_ops.cc SHUT_DOWN_ERROR): `This has been caused by an exception on
+      # one of the rank or an attempt to ...`; 0.16+: `This was caused by an exception on one of the ranks`
+      (r"Horovod has been shut down\.", r" This (?:was|has been) caused by an exception on one of the ranks?"),
+      "dist_backend_error", "consequence", None, "Horovod 0.11 - 0.28",
+      "horovod:horovod/common/operations.cc (0.16+), horovod/tensorflow/mpi_ops.cc, horovod/torch/mpi_ops.cc (0.11 - 0.15)",
       "HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of the ranks or an "
       "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
-      "Horovod has been shut down. This was caused by an exception on one of the ranks"),
+      "Horovod has been shut down."),
     M("horovod.process_failed",
       r"Process (?P<rank>\d+) exit with status code (?P<exitcode>-?\d+)",
       "worker_failed", "failure", None, "Horovod 0.20 - 0.28", "horovod:horovod/runner/gloo_run.py",

@@ -304,6 +304,15 @@ MESSAGES = [
       "nccl_error", "failure", None, "2.3 - 2.30", "nccl:src/misc/utils.cc:ncclGetErrorString",
       "ncclInternalError: Internal check failed. Last error: Bootstrap : no socket interface found",
       "ncclInternalError", anchor="ncclUnhandledCudaError|ncclInternalError|ncclInvalidArgument|ncclInvalidUsage"),
+    # ---- the NCCLCHECK macros of nccl-tests (src/common.h: `%s: Test NCCL failure %s:%d '%s'`, from 2.18 `'%s / %s'`
+    # with ncclGetLastError) and of NCCL's examples (`Failed, NCCL error %s:%d '%s'`): ncclGetErrorString quoted
+    M("nccl.check_macro",
+      (r"(?:Test NCCL failure|Failed[:,] NCCL error) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
+       r" '(?P<reason>[^'/]*?)(?: / (?P<last_error>[^']*))?'?"),
+      "nccl_error", "failure", None, "nccl-tests 1.0 - 2.17 (`/ last error` 2.18+), NCCL examples 2.x",
+      "nccl-tests:src/common.h:NCCLCHECK; nccl:docs/examples",
+      "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", "gpu5: Test NCCL failure common.cu:343",
+      anchor="Test NCCL failure|NCCL error"),
     # ---- torch quotes ncclGetLastError() after the result code: the cause, as NCCL last WARNed it
     M("nccl.last_error",
       r"Last error:\s*(?P<last_error>\S.*)",

@@ -160,6 +160,15 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil", "torch.distributed.DistNetworkError: failed to recv, "
       "got 0 bytes", "failed to recv, got 0 bytes",
       anchor="failed on SocketImpl|originated at tensorpipe|ailed to recv, got 0 bytes"),
+    # c10d's socket helpers (SYSCHECK in torch/lib/c10d/Utils.hpp 1.0 - 1.7, torch/csrc/distributed/c10d/Utils.hpp
+    # 1.8+) throw std::system_error: Python sees only strerror's text after the exception's name
+    M("pytorch.socket_system_error",
+      r"(?:RuntimeError|DistNetworkError|DistStoreError): (?P<reason>Connection reset by peer|Connection refused|"
+      r"Broken pipe|Connection timed out|No route to host)(?! \(this error originated)",
+      "dist_backend_error", "consequence", "network_error", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/Utils.hpp:"
+      "SYSCHECK (torch/lib/c10d/Utils.hpp before 1.8)", "RuntimeError: Connection reset by peer",
+      "RuntimeError: Connection reset by peer", data={"category": "socket"},
+      anchor="Connection reset by peer|Connection refused|Broken pipe|Connection timed out|No route to host"),
     M("pytorch.client_connect_retry",
       r"The client socket has failed to connect to \[(?P<host>[^\]]*)\]:(?P<store_port>\d+)(?: \((?:errno|system error): "
       r"(?P<errno>\d+) - (?P<reason>[^)]*)\))?",
