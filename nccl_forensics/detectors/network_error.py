@@ -35,6 +35,11 @@ from .base import BaseDetector, Context
 _PEER_CLOSED = ("connection_closed", "connection_reset")
 # NCCL's own socket and IB warnings that the message catalogue has no entry for still point at the transport
 _TRANSPORT_WARN = ("socket", "ib")
+# NCCL's error-return trace from its socket layer (src/misc/socket.cc from 2.12, include/socket.h before) with
+# ncclSystemError (2): a connect/send/recv call failed (2.19+ append strerror). ncclRemoteError (6) there is a peer
+# that closed its end, left to the detectors of what made it close.
+_SYSTEM_ERROR = 2
+_SOCKET_FILES = ("misc/socket.cc", "include/socket.h")
 _PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
 
 
@@ -47,6 +52,8 @@ def _network(ev) -> bool:
         return True
     if "message_id" in d:
         return False
+    if ev.kind == "error_trace":                         # NCCL's `misc/socket.cc:N -> 2`: a socket call failed
+        return d.get("code") == _SYSTEM_ERROR and str(d.get("src_file") or "").endswith(_SOCKET_FILES)
     if ev.kind == "gloo_error":                          # gloo's parser classified it: a peer closed on us
         return d.get("category") in _PEER_CLOSED
     return ev.kind == "warn" and d.get("category") in _TRANSPORT_WARN
@@ -62,7 +69,8 @@ class NetworkError(BaseDetector):
     needs = ("errors", "process_end")
 
     def check(self, ctx: Context):
-        hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed")
+        hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
+                                    "error_trace")
                 if _network(ev)]          # worker_failed: a launcher that lost its daemons (Open MPI)
         if not hits:
             return

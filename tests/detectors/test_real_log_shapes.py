@@ -50,6 +50,12 @@ CASES = {
         _SOCKETS + "w1:1015:1093 [0] NCCL INFO Channel 00 : 0[18000] -> 1[18000] [send] via NET/Socket/1\n"
         "w1:1015:1093 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.3<4311> failed : Connection timed out\n",
         "nic_misselection", [1]),
+    # NCCL's error-return trace alone: its socket layer's connect failed with ncclSystemError (2.19+ add strerror)
+    "bootstrap connect fails in the socket layer": (
+        "n1:2692:2705 [0] NCCL INFO misc/socket.cc:505 -> 2 (Operation now in progress)\n"
+        "n1:2692:2705 [0] NCCL INFO misc/socket.cc:570 -> 2\n"
+        "n1:2692:2705 [0] NCCL INFO bootstrap.cc:275 -> 2\n"
+        "n1:2692:2705 [0] NCCL INFO init.cc:1493 -> 2\n", "network_error", []),
 }
 
 
@@ -72,3 +78,9 @@ def test_a_channel_over_the_real_interface_is_no_nic_misselection(diagnose_text)
                       "w1:1015:1093 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.3<4311> failed : Connection "
                       "timed out\n")
     assert d.verdict.cls == "network_error"
+
+
+def test_a_remote_error_in_the_socket_layer_is_no_network_error_by_itself(diagnose_text):
+    # ncclRemoteError (6) from misc/socket.cc is a peer that closed its end: what made it close decides
+    d = diagnose_text("n1:2692:2705 [0] NCCL INFO misc/socket.cc:749 -> 6\nn1:2692:2705 [0] NCCL INFO proxy.cc:1143 -> 6\n")
+    assert d.verdict.cls != "network_error", d.verdict.summary
