@@ -104,6 +104,9 @@ def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
      "unclassified_failure", []),
     ("  File \"train.py\", line 3, in <module>\n    dist.init_process_group('nccl')\nRuntimeError: Connection refused",
      "network_error", []),
+    ("torch.distributed.DistStoreError: 3/4 clients joined", "stuck_rank", []),
+    ("torch.distributed.DistStoreError: Timed out after 30 seconds waiting for workers. 1/2 workers joined.",
+     "stuck_rank", []),
     ("node-3: Test NCCL failure common.cu:958 'unhandled system error / Socket recv failed'", "unclassified_failure", []),
 ])
 def test_pasted_forms_of_failure_messages(text, cls, ranks, tmp_path):

@@ -135,11 +135,15 @@ MESSAGES = [
       "store_based_barrier_key:1 (world_size=8, worker_count=7, timeout=0:30:00)",
       "Timed out initializing process group in store based barrier on rank: 3"),
     M("pytorch.store_clients_timeout",
-       (r"Timed out after (?P<seconds>\d+) seconds waiting for clients\.",
-        r" (?P<count>\d+)/(?P<nranks>\d+) clients joined"),
-      "dist_backend_error", "failure", "missing_rank", "2.0 - 2.13", "pytorch:torch/distributed/elastic/utils/store.py",
+      # `workers` in the wording pytorch#111805 printed for the TCPStore server's wait; the count alone (a paste that
+      # keeps only `N/M clients joined`) decides it as well
+      r"Timed out after (?P<seconds>\d+) seconds waiting for (?:clients|workers)\.(?: (?P<count>\d+)/(?P<nranks>\d+) "
+      r"(?:clients|workers) joined)?|(?P<count2>\d+)/(?P<nranks2>\d+) (?:clients|workers) joined",
+      "dist_backend_error", "failure", "missing_rank", "2.0 - 2.13", "pytorch:torch/distributed/elastic/utils/store.py; "
+      "torch/csrc/distributed/c10d/TCPStore.cpp (server waiting for workers, pytorch#111805)",
       "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 7/8 clients joined.",
-      "Timed out after 901 seconds waiting for clients."),
+      "Timed out after 901 seconds waiting for clients.",
+      anchor="waiting for clients|waiting for workers|clients joined|workers joined"),
     M("pytorch.store_connect_timeout",
        (r"The client socket has timed out after (?P<seconds>\d+)s? while trying to connect to",
         r" \((?P<peer>[^)]*)\)"),
