@@ -87,18 +87,14 @@ class OutOfMemory(BaseDetector):
             yield self.finding([ev.rank] if ev.rank is not None else [], f"the scheduler reports an OOM kill: "
                                f"{ev.data.get('message') or ev.text}", Confidence.MEDIUM, [ev], _FIX)
 
-
     def _nccl_shm(self, ctx: Context, lines: list):
         """NCCL could not create or map its shared-memory segment in /dev/shm (the intra-node SHM transport and
         proxy buffers). `No space left on device` says /dev/shm is full: a container's default is 64 MB. An older
         NCCL prints no reason, and that is still the usual one; another reason (permissions) lowers confidence."""
         ev = next((e for e in lines if e.data.get("reason")), lines[0])
-        rank = self._rank_of(ctx, ev)
+        rank, who = _process(ctx, ev)
         reason = str(ev.data.get("reason") or "").strip()
         full = not reason or "No space left" in reason or "Cannot allocate memory" in reason
-        who = f"rank {rank}" if rank is not None else (
-            f"the process on GPU {ev.device} (pid {ev.pid}{f' on {ev.host}' if ev.host else ''}; no line names its "
-            "rank)")
         nbytes = next((e.data["requested_bytes"] for e in lines if e.data.get("requested_bytes")), None)
         size = f" of {_mib(nbytes)}" if nbytes else ""
         msg = f"{who} could not get a shared-memory segment{size} in /dev/shm" + (
@@ -106,23 +102,26 @@ class OutOfMemory(BaseDetector):
         conf = Confidence.HIGH if reason and full else Confidence.MEDIUM if full else Confidence.LOW
         return self.finding([rank] if rank is not None else [], msg, conf, lines[:3], _FIX_SHM)
 
-    @staticmethod
-    def _rank_of(ctx: Context, ev):
-        if ev.rank is not None:
-            return ev.rank
-        on_device = {st.rank for st in ctx.ranks.values() if ev.pid in st.pids}
-        return next(iter(on_device)) if len(on_device) == 1 else None
-
     def _nccl_oom(self, ctx: Context, ev):
         """NCCL could not allocate device memory (`Cuda failure 'out of memory'`, `Failed to CUDA calloc`): the
         process on that GPU ran out; its rank where any line maps (host, pid) or (host, GPU) to one."""
-        rank = self._rank_of(ctx, ev)
-        who = f"rank {rank}" if rank is not None else (
-            f"the process on GPU {ev.device} (pid {ev.pid}{f' on {ev.host}' if ev.host else ''}; no line names its "
-            "rank)")
+        rank, who = _process(ctx, ev)
         msg = f"{who} ran out of GPU memory inside NCCL: {ev.data.get('message')}"
         conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM
         return self.finding([rank] if rank is not None else [], msg, conf, [ev], _FIX)
+
+
+def _process(ctx: Context, ev) -> tuple[int | None, str]:
+    """The rank of the process that printed an NCCL WARN (its own, or the one rank whose pids hold its pid), and
+    how a message names it."""
+    rank = ev.rank
+    if rank is None:
+        on_device = {st.rank for st in ctx.ranks.values() if ev.pid in st.pids}
+        rank = next(iter(on_device)) if len(on_device) == 1 else None
+    if rank is not None:
+        return rank, f"rank {rank}"
+    host = f" on {ev.host}" if ev.host else ""
+    return None, f"the process on GPU {ev.device} (pid {ev.pid}{host}; no line names its rank)"
 
 
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "
