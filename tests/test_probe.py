@@ -410,3 +410,29 @@ def test_the_worker_shares_one_buffer_per_role_across_sizes():
     assert grown.numel() == 1 << 13 and w._pooled("out", 8, 0.0, cpu).data_ptr() != grown.data_ptr()
     assert w._warmups(w.LARGE_BYTES, 2, 0) == 1 and w._warmups(1024, 2, 0) == 2 and w._warmups(w.LARGE_BYTES, 2, 1) == 0
     w._POOL.clear()
+
+
+def test_an_op_the_backend_lacks_is_caught_without_a_warm_up(monkeypatch):
+    """With --warmup 0 the first timed run is an op's first use: an op the backend lacks gets its error row, and
+    the other ops keep their times (the ops take turns run by run)."""
+    torch = pytest.importorskip("torch")
+    import torch.distributed as dist
+
+    from nccl_forensics.bandwidth import probe_worker as w
+    real = w._run_once
+
+    def lacking(op, inp, out):
+        if op == "broadcast":
+            raise RuntimeError("broadcast is not supported here\nmore")
+        real(op, inp, out)
+
+    monkeypatch.setattr(w, "_run_once", lacking)
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        failed: dict = {}
+        times = w.timed_runs(["allreduce", "broadcast"], 1024, 0, 3, torch.device("cpu"), failed)
+    finally:
+        dist.destroy_process_group()
+        w._POOL.clear()
+    assert list(times) == ["allreduce"] and len(times["allreduce"]) == 3
+    assert failed == {"broadcast": (1024, "broadcast is not supported here")}

@@ -108,6 +108,10 @@ def _count_wrong(op: str, inp, out, world: int, rank: int) -> int:
     return int((inp != 1.0).sum())  # broadcast from rank 0 (value 1)
 
 
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
 SMALL_BYTES = 1 << 20       # below this a sample costs about a millisecond
 SMALL_MORE = 6              # how many times --iters those sizes are timed
 MID_MORE = 4                # and those up to LARGE_BYTES: milliseconds each, and on a shared host the fastest
@@ -132,13 +136,18 @@ def timed_runs(ops: list[str], size: int, warmup: int, iters: int, device,
                 _run_once(op, *buffers[op])
         except RuntimeError as exc:
             buffers.pop(op, None)
-            failed[op] = (size, str(exc).splitlines()[0][:200])
+            failed[op] = (size, _first_line(exc))
     dist.barrier()
     times: dict[str, list[float]] = {op: [] for op in buffers}
     for _ in range(iters):
-        for op, (inp, out) in buffers.items():
+        for op, (inp, out) in list(buffers.items()):
             start = time.perf_counter()
-            _run_once(op, inp, out)
+            try:
+                _run_once(op, inp, out)
+            except RuntimeError as exc:      # with no warm-up run, the first timed one meets an op the backend lacks
+                del buffers[op], times[op]
+                failed[op] = (size, _first_line(exc))
+                continue
             if device.type == "cuda":
                 torch.cuda.synchronize()
             times[op].append(time.perf_counter() - start)
