@@ -249,6 +249,16 @@ class Calibration:
             return self.link_us_per_byte(size)
         return per_byte_at(self.send_us, size, self.send.alpha_us)
 
+    def priced_one_way(self, op: str) -> bool:
+        """Whether `op` is priced from the run's one-way send: on loopback, an op whose transfers go one way,
+        where a send was measured."""
+        return self.loopback and bool(self.send_us) and not volume(self.backend, op, 1, self.nranks).duplex
+
+    def one_way_gbps(self, size: int) -> float | None:
+        """The link's GB/s sent one way at `size` (None where nothing was priced there)."""
+        per_byte = self.one_way_us_per_byte(size)
+        return 1e-3 / per_byte if per_byte else None
+
     def link_gbps(self, size: int | None = None) -> float:
         """The link's GB/s of wire bytes at `size`; without one, as the allreduce fit has it (its β)."""
         if size is None:
@@ -263,7 +273,7 @@ class Calibration:
         if op == "allreduce":
             return self.allreduce.predicted_us(size)
         vol = volume(self.backend, op, size, self.nranks)
-        per_byte = self.link_us_per_byte(size) if vol.duplex or not self.loopback else self.one_way_us_per_byte(size)
+        per_byte = self.one_way_us_per_byte(size) if self.priced_one_way(op) else self.link_us_per_byte(size)
         return self.alpha_us(op) + vol.wire_bytes(self.loopback) * per_byte + self.local_us(vol.copied, vol.fresh, size)
 
     def local_us(self, copied: float, fresh: float, size: int) -> float:

@@ -92,6 +92,6 @@ def _run_json(run: probemod.ProbeRun) -> dict:
             "link": calibration.link_name, "from": "allreduce", "wire": "sent + received" if calibration.loopback
             else "each way", "link_gbps": calibration.link_gbps(),
             "link_gbps_by_size": {str(s): calibration.link_gbps(s) for s in sorted(calibration.allreduce_us)},
-            "one_way_gbps_by_size": {str(s): 1e-3 / per_byte for s in sorted(calibration.send_us)
-                                     if (per_byte := calibration.one_way_us_per_byte(s))}}
+            "one_way_gbps_by_size": {str(s): gbps for s in sorted(calibration.send_us)
+                                     if (gbps := calibration.one_way_gbps(s))}}
     return out

@@ -85,7 +85,7 @@ def link_price(calibration: Calibration) -> str:
 def one_way_price(calibration: Calibration) -> str:
     """The one-way link's GB/s at each size from 1 MB, as the send measured it."""
     large = sorted(s for s in calibration.send_us if s >= 1 << 20)
-    rates = [1e-3 / per_byte for s in large if (per_byte := calibration.one_way_us_per_byte(s))]
+    rates = [gbps for s in large if (gbps := calibration.one_way_gbps(s))]
     return f"{min(rates):.3g}-{max(rates):.3g} GB/s sent at each size from 1 MB" if rates else "rank 0 to rank 1"
 
 
@@ -142,7 +142,7 @@ def pred_note(calibration: Calibration, op: str) -> str:
         return "pred: this allreduce calibrates the link, so its pred is its fit"
     vol = volume(calibration.backend, op, 1 << 20, calibration.nranks)
     local = " (host table)" if vol.copied else ""
-    if calibration.loopback and not vol.duplex and calibration.send_us:
+    if calibration.priced_one_way(op):
         local += ", priced one way from the run's send (host table)"
     return f"pred = α + {describe(calibration.backend, op)}{local}"
 
