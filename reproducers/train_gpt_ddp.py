@@ -1,6 +1,10 @@
 """Reproducer trainer: a tiny GPT under DistributedDataParallel. Run with torchrun (see README.md)."""
+import signal
+
+from nccl_forensics.libc import die_with_parent
 from nccl_forensics.reproducers import frdump
 
+die_with_parent(signal.SIGTERM)  # a rank ends with its launcher (frdump: after its dump)
 frdump.install()   # before torch starts any thread
 
 from torch.nn.parallel import DistributedDataParallel  # noqa: E402

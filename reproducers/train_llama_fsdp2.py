@@ -1,6 +1,10 @@
 """Reproducer trainer: a tiny Llama sharded with FSDP2 (`fully_shard`). Run with torchrun (see README.md)."""
+import signal
+
+from nccl_forensics.libc import die_with_parent
 from nccl_forensics.reproducers import frdump
 
+die_with_parent(signal.SIGTERM)  # a rank ends with its launcher (frdump: after its dump)
 frdump.install()   # before torch starts any thread
 
 from torch.distributed.fsdp import fully_shard  # noqa: E402

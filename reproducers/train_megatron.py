@@ -20,8 +20,12 @@ their step and rank:
                in one group: the others in that group wait for it, the job completes);
   mp-skip      the rank skips its grad-norm all_reduce in the data-parallel group once.
 """
+import signal
+
+from nccl_forensics.libc import die_with_parent
 from nccl_forensics.reproducers import frdump
 
+die_with_parent(signal.SIGTERM)  # a rank ends with its launcher (frdump: after its dump)
 frdump.install()   # before torch starts any thread
 
 import argparse  # noqa: E402

@@ -23,7 +23,7 @@ REPRODUCERS = ROOT / "reproducers"       # installed as nccl_forensics.reproduce
 # module-name prefix → stage; the longest matching prefix decides. A module may only import modules of a
 # stage ≤ its own.
 STAGES = {
-    "": 0, "model": 0, "errors": 0, "scenarios": 0, "codes": 0, "grammars": 0, "limits": 0, "hygiene": 0, "files": 0, "signals": 0,
+    "": 0, "model": 0, "errors": 0, "scenarios": 0, "codes": 0, "grammars": 0, "limits": 0, "hygiene": 0, "files": 0, "signals": 0, "libc": 0,
     "sources": 1,
     "capture": 2,
     "diagnosis": 3, "topo": 3, "bandwidth": 3,

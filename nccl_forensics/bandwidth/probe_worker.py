@@ -17,10 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import time
 
 import torch
 import torch.distributed as dist
+
+from ..libc import die_with_parent
 
 OPS = ("allreduce", "allgather", "reducescatter", "broadcast")
 # Not collectives: this host's memory, timed on every rank at once as the collectives run (they price the
@@ -234,6 +237,7 @@ def warm_up(ops: list[str], device, runs: int = 10) -> None:
 
 
 def main(argv=None) -> None:
+    die_with_parent(signal.SIGTERM)          # a rank ends with its launcher, however that ends
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--backend", default="gloo")

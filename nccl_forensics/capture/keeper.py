@@ -12,25 +12,16 @@ not acted on by the keeper.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
 import sys
 import time
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
+from ..libc import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
+
 PARENT_DIED = signal.SIGUSR2
 GRACE_S = 5.0
-
-
-def _prctl(option: int, value: int) -> bool:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def _descendants() -> list[int]:
@@ -83,8 +74,8 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_IGN)            # meant for the launcher, which gets them too
     signal.signal(PARENT_DIED, end_all)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_PDEATHSIG, PARENT_DIED)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_PDEATHSIG, PARENT_DIED)
     if os.getppid() != parent:                        # our parent died before we could ask to be told
         end_all()
     try:

@@ -12,7 +12,6 @@ few other events. The parent merges them, then analyses.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timeline
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NoEvidence
+from ..libc import M_MMAP_THRESHOLD, mallopt
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import whole_file
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
@@ -479,10 +479,7 @@ def _whole_block_ranks(block: RowBlock, split: dict[str, bool]) -> dict[int, set
 def _map_large_blocks() -> None:
     """Have glibc map every allocation of 64 KB or more on its own (a summary's row block, a column): freed, it
     goes back to the system at once instead of raising the heap a 100,000-rank reduce never shrinks again."""
-    try:
-        ctypes.CDLL(None).mallopt(-3, 64 << 10)                # M_MMAP_THRESHOLD (fixed: no dynamic raise)
-    except (OSError, AttributeError):
-        pass                       # not glibc
+    mallopt(M_MMAP_THRESHOLD, 64 << 10)                         # fixed: no dynamic raise (not glibc: no-op)
 
 
 def _rankless_dumps(digests: list[Digest], file_ranks: dict[str, set[int]], errors: dict[str, str]) -> dict:

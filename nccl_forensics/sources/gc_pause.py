@@ -8,9 +8,10 @@ that code outside it never runs with the collector off.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 from typing import Iterator
+
+from ..libc import malloc_trim
 
 
 @contextlib.contextmanager
@@ -28,7 +29,4 @@ def trim_heap() -> None:
     """Give the heap's free pages back to the system (glibc keeps them). After a 100,000-rank reduce has built its
     timeline, the heap is a gigabyte of holes: a row-sized temporary lands in one, and once freed stays in the
     process's RSS until trimmed (a few ms)."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass                       # not glibc: nothing to do
+    malloc_trim()                  # not glibc: nothing to do

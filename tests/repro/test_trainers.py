@@ -11,7 +11,7 @@ import time
 import pytest
 
 from nccl_forensics import repro
-from nccl_forensics.capture.procs import descendants, is_alive
+from nccl_forensics.capture.procs import cmdline, descendants, is_alive
 from nccl_forensics.reproducers import harness
 
 from .conftest import cgroups_of, needs_torch
@@ -53,6 +53,33 @@ def test_interrupting_the_harness_leaves_nothing_behind(tmp_path, sig):
         time.sleep(0.1)
     assert [p.pid for p in seen.values() if is_alive(p)] == []
     assert cgroups_of(harness_proc.pid) == []
+
+
+def test_ranks_end_when_the_harness_and_torchrun_are_killed_by_sigkill(tmp_path):
+    """SIGKILL reaches no handler: the ranks, blocked in a collective, end by their parent-death signal."""
+    code = ("from nccl_forensics.repro import run_scenario; "
+            f"run_scenario('stuck-rank', nproc=2, out={str(tmp_path / 'b')!r}, diagnose=False)")
+    harness_proc = subprocess.Popen([sys.executable, "-c", code])
+    console = tmp_path / "b" / "console.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and b"step 1 |" not in (console.read_bytes() if console.exists() else b""):
+        time.sleep(0.1)
+    seen = {p.pid: p for p in descendants(harness_proc.pid)}
+    ranks = [p for p in seen.values() if p.ppid in seen and "train_gpt_ddp" in " ".join(cmdline(p.pid))
+             and "train_gpt_ddp" in " ".join(cmdline(p.ppid))]          # the agent's children that run it
+    assert len(ranks) == 2, "both ranks should be running"
+    try:
+        for p in [harness_proc.pid, *(p.pid for p in seen.values() if p not in ranks)]:
+            os.kill(p, signal.SIGKILL)
+        harness_proc.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while any(is_alive(p) for p in ranks) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [p.pid for p in ranks if is_alive(p)] == []
+    finally:
+        for p in seen.values():
+            if is_alive(p):
+                os.kill(p.pid, signal.SIGKILL)
 
 
 def test_cli_runs_one_scenario_and_prints_what_it_captured(tmp_path):

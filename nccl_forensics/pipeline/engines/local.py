@@ -14,6 +14,8 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Iterable, Iterator, TypeVar
 
+from ...libc import die_with_parent
+
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
@@ -35,21 +37,8 @@ def _worker_init() -> None:
     """Ctrl-C is the parent's to handle; and a worker never outlives its parent, however the parent ends
     (SIGKILL included: the kernel sends the worker SIGTERM when the parent dies)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    die_with_parent(signal.SIGTERM)
 
-
-def _die_with_parent() -> None:
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):       # pragma: no cover - not Linux
-        return
-    if os.getppid() == 1:                   # the parent died before prctl took effect
-        os._exit(1)
-
-
-PR_SET_PDEATHSIG = 1
 
 
 def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> list[R]:
