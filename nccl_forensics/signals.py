@@ -9,9 +9,15 @@ from __future__ import annotations
 NAMES = {n: "SIG" + name for n, name in enumerate(
     "HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG "
     "XCPU XFSZ VTALRM PROF WINCH IO PWR SYS".split(), start=1)}
-# The words a shell or a C library prints for a signal (strsignal, bash's job report)
-WORDS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Killed": "SIGKILL", "Bus error": "SIGBUS",
-         "Terminated": "SIGTERM", "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# The words glibc's strsignal prints for a signal, by Linux number (bash's job report and Slurm use them;
+# the host's own strsignal may be another C library's)
+WORDS = {word: NAMES[n] for n, word in enumerate((
+    "Hangup", "Interrupt", "Quit", "Illegal instruction", "Trace/breakpoint trap", "Aborted", "Bus error",
+    "Floating point exception", "Killed", "User defined signal 1", "Segmentation fault", "User defined signal 2",
+    "Broken pipe", "Alarm clock", "Terminated", "Stack fault", "Child exited", "Continued", "Stopped (signal)",
+    "Stopped", "Stopped (tty input)", "Stopped (tty output)", "Urgent I/O condition", "CPU time limit exceeded",
+    "File size limit exceeded", "Virtual timer expired", "Profiling timer expired", "Window changed",
+    "I/O possible", "Power failure", "Bad system call"), start=1)}
 # A process ended by its own fault or killed outright (the OOM killer, the scheduler), not by a teardown
 CRASH = frozenset({"SIGKILL", "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE"})
 # A faulting crash of the process's own code (SIGKILL comes from outside it)

@@ -20,3 +20,8 @@ def test_the_groups_are_disjoint_and_named():
     assert signals.FAULT < signals.CRASH and "SIGKILL" not in signals.FAULT
     assert set(signals.WORDS.values()) <= set(signals.NAMES.values())
     assert signals.NAMES[11] == "SIGSEGV" and signals.NAMES[31] == "SIGSYS"
+
+
+def test_strsignal_words_are_linux_glibcs_whatever_the_host():
+    assert signals.WORDS["Segmentation fault"] == "SIGSEGV" and signals.WORDS["User defined signal 1"] == "SIGUSR1"
+    assert signals.WORDS["Bad system call"] == "SIGSYS" and len(signals.WORDS) == 31

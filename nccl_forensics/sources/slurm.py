@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import signal as signal_module
 import time
 
 from lark import Transformer, v_args
@@ -22,8 +21,6 @@ _SLURM_PROGS = ("slurmstepd", "srun:", "sbatch:", "salloc:")
 _K8S_STARTS = ("Reason:", "reason:", '"reason":', "Exit Code:", "exitCode:", '"exitCode":')
 _CONTAINER_HEAD = re.compile(r"  [a-z0-9][-a-z0-9.]*:$")
 _CONTAINER_ID = re.compile(r"[0-9a-f]{12,64}")
-_STRSIGNAL = {signal_module.strsignal(s): s.name for s in signal_module.Signals
-              if signal_module.strsignal(s)} | signals.WORDS
 _K8S_WINDOW = 4          # lines an OOMKilled reason waits for its exit code
 
 
@@ -92,7 +89,7 @@ class SlurmTransformer(Transformer):
 
     def signalled(self, text):
         name = str(text).removesuffix(" (core dumped)").strip()
-        return "slurm_exit", {"exitcode": None, "signal": _STRSIGNAL.get(name, name)}
+        return "slurm_exit", {"exitcode": None, "signal": signals.WORDS.get(name, name)}
 
     def node_failure(self, node):
         return "slurm_exit", {"task": None, "exitcode": None, "signal": None, "host": str(node), "message": None}, str(node), None
