@@ -98,6 +98,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
+    after_network = faults_after_network_failure(events)
     for ev in events:
         if ev.rank is None:
             continue
@@ -117,6 +118,10 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
+            if id(ev) in after_network:
+                _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
+                         "(a consequence: NCCL aborted the communicator under its running kernels)", ev)
+                continue
             _note_error(st, ev)
     _root_cause_cut(states, events, tables)
     for st in states.values():
@@ -124,6 +129,45 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if pid in oom_pids:
                 _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
     return dict(sorted(states.items()))
+
+
+def faults_after_network_failure(events: list[Event]) -> set[int]:
+    """The CUDA faults (by event id) that one process printed after it had itself reported a failure of the network
+    (the message catalogue's `implies` network_error): when NCCL's proxy thread gets an error completion (NET/IB
+    error 12, a socket reset), the communicator is aborted and its buffers freed under kernels still running, which
+    then fault (illegal memory access, unspecified launch failure, NCCL's `Cuda failure` and unhandled cuda error). The
+    network failure is the cause. Same process: the same host and pid, else the same rank; earlier: by time where
+    both carry one, else by line in the same file. A fault printed before any network failure stays a cause."""
+    failures = [ev for ev in events if ev.data.get("implies") == "network_error"
+                and ev.data.get("meaning") == "failure" and ev.data.get("category") != "p2p"]
+    if not failures:
+        return set()
+    out = set()
+    for ev in events:
+        if _is_cuda_fault(ev) and any(_same_process(net, ev) and _before(net, ev) for net in failures):
+            out.add(id(ev))
+    return out
+
+
+def _is_cuda_fault(ev: Event) -> bool:
+    d = ev.data
+    if d.get("meaning") != "failure" or d.get("implies") not in (None, "dropped_rank"):
+        return False
+    if ev.kind == "cuda_error" or ev.kind == "warn" and d.get("category") == "cuda":
+        return True
+    return ev.kind == "nccl_error" and d.get("code") == "ncclUnhandledCudaError"
+
+
+def _same_process(a: Event, b: Event) -> bool:
+    if a.host and a.pid is not None and b.host and b.pid is not None:
+        return (a.host, a.pid) == (b.host, b.pid)
+    return a.rank is not None and a.rank == b.rank
+
+
+def _before(a: Event, b: Event) -> bool:
+    if a.time is not None and b.time is not None:
+        return a.time < b.time
+    return a.file == b.file and a.line < b.line
 
 
 def _current_thread(ev: Event) -> list[dict]:
@@ -225,7 +269,15 @@ def _note_error(st: RankState, ev: Event) -> None:
             _set_end(st, "crashed", True, reason, ev)
         return
     if ev.kind == "cuda_error":              # a device fault on this rank: it crashed, the others then wait
-        what = d.get("message") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
+        what = d.get("message") or d.get("reason") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
+        if d.get("tail_only") and st.end_detail.startswith("CUDA error:"):
+            st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read: that error's tail
+            return
+        if d.get("implies") not in (None, "dropped_rank"):
+            # the machine, not the rank's own work: a driver older than the build, no code for this GPU, no P2P path
+            # between two GPUs (sources/catalogue/cuda.py reason_class); its detector names that cause
+            _set_end(st, "comm_error", False, f"CUDA error: {what}"[:160], ev)
+            return
         _set_end(st, "crashed", True, f"CUDA error: {what}"[:160], ev)
         return
     if ev.kind == "nccl_error":
