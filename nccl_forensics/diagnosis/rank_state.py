@@ -138,15 +138,38 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
     then fault (illegal memory access, unspecified launch failure, NCCL's `Cuda failure` and unhandled cuda error). The
     network failure is the cause. Same process: the same host and pid, else the same rank; earlier: by time where
     both carry one, else by line in the same file. A fault printed before any network failure stays a cause."""
-    failures = [ev for ev in events if ev.data.get("implies") == "network_error"
-                and ev.data.get("meaning") == "failure" and ev.data.get("category") != "p2p"]
-    if not failures:
+    by_proc: dict = {}        # (host, pid) -> the earliest network failure: (time, {file: line})
+    by_rank: dict = {}        # rank -> the same, of the lines that name no host and pid
+    by_rank_any: dict = {}    # rank -> the same, of every line with a rank
+    for ev in events:
+        if ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure" \
+                and ev.data.get("category") != "p2p":
+            if ev.host and ev.pid is not None:
+                _note_first(by_proc, (ev.host, ev.pid), ev)
+            elif ev.rank is not None:
+                _note_first(by_rank, ev.rank, ev)
+            if ev.rank is not None:
+                _note_first(by_rank_any, ev.rank, ev)
+    if not by_rank_any and not by_proc:
         return set()
     out = set()
     for ev in events:
-        if _is_cuda_fault(ev) and any(_same_process(net, ev) and _before(net, ev) for net in failures):
+        if not _is_cuda_fault(ev):
+            continue
+        if ev.host and ev.pid is not None:
+            firsts = [by_proc.get((ev.host, ev.pid)), by_rank.get(ev.rank)]
+        else:
+            firsts = [by_rank_any.get(ev.rank)]
+        if any(first is not None and _before(first, ev) for first in firsts):
             out.add(id(ev))
     return out
+
+
+def _note_first(index: dict, key, ev: Event) -> None:
+    time, lines = index.setdefault(key, [None, {}])
+    if ev.time is not None and (time is None or ev.time < time):
+        index[key][0] = ev.time
+    lines[ev.file] = min(lines.get(ev.file, ev.line), ev.line)
 
 
 def _is_cuda_fault(ev: Event) -> bool:
@@ -158,16 +181,13 @@ def _is_cuda_fault(ev: Event) -> bool:
     return ev.kind == "nccl_error" and d.get("code") == "ncclUnhandledCudaError"
 
 
-def _same_process(a: Event, b: Event) -> bool:
-    if a.host and a.pid is not None and b.host and b.pid is not None:
-        return (a.host, a.pid) == (b.host, b.pid)
-    return a.rank is not None and a.rank == b.rank
-
-
-def _before(a: Event, b: Event) -> bool:
-    if a.time is not None and b.time is not None:
-        return a.time < b.time
-    return a.file == b.file and a.line < b.line
+def _before(first, ev: Event) -> bool:
+    """Did a process's first network failure come before `ev`: by time where both carry one, else by line in the
+    same file (lines of different files without times have no order)."""
+    time, lines = first
+    if time is not None and ev.time is not None:
+        return time < ev.time
+    return lines.get(ev.file, ev.line) < ev.line
 
 
 def _current_thread(ev: Event) -> list[dict]:
