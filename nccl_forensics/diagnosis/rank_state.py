@@ -99,6 +99,10 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
     after_network = faults_after_network_failure(events)
+    # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
+    # path): the traceback raised there is that error, not an exception of the rank's own
+    machine = {(ev.file, ev.line) for ev in events
+               if ev.kind == "cuda_error" and ev.data.get("implies") not in (None, "dropped_rank")}
     for ev in events:
         if ev.rank is None:
             continue
@@ -118,6 +122,10 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
+            if ev.kind == "traceback" and (ev.file, ev.line) in machine:
+                _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
+                         f"{ev.data.get('message') or ''}"[:160], ev)
+                continue
             if id(ev) in after_network:
                 _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
                          "(a consequence: NCCL aborted the communicator under its running kernels)", ev)

@@ -128,3 +128,26 @@ def test_no_order_between_files_without_times(diagnose_text):
                                                     "group watchdog thread terminated with exception: CUDA error: an "
                                                     "illegal memory access was encountered\n"})
     assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [1], d.verdict.summary
+
+
+# Each rank raises the machine's CUDA error and torchrun reports the first exit: the rank's traceback and exit are
+# that error's, not a failure of its own
+_RAISED = ("[rank0]: Traceback (most recent call last):\n[rank0]:   File \"train.py\", line 10, in <module>\n"
+           "[rank0]:     dist.all_reduce(t)\n[rank0]: RuntimeError: CUDA error: {text}\n[rank0]: CUDA kernel errors "
+           "might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+           "[rank1]: RuntimeError: CUDA error: {text}\n"
+           "W0325 20:57:27.620000 2606 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2631 "
+           "closing signal SIGTERM\n"
+           "E0325 20:57:27.620000 2606 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+           "local_rank: 0 (pid: 2630) of binary: /usr/bin/python\n")
+
+
+@pytest.mark.parametrize("text,cls,culprits", [
+    ("peer access is not supported between these two devices", "network_error", [0]),
+    ("CUDA driver version is insufficient for CUDA runtime version", "version_mismatch", [0, 1]),
+    ("no kernel image is available for execution on the device", "version_mismatch", [0, 1]),
+    ("an illegal memory access was encountered", "dropped_rank", [0, 1]),      # each crashed of its own
+])
+def test_every_rank_raises_the_machines_cuda_error(diagnose_text, text, cls, culprits):
+    d = diagnose_text(_RAISED.format(text=text))
+    assert (d.verdict.cls, d.verdict.culprit_ranks) == (cls, culprits), d.verdict.summary
