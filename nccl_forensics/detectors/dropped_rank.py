@@ -33,6 +33,7 @@ Suggested fix:
 from __future__ import annotations
 
 from .. import signals
+from ..diagnosis.rank_state import faults_after_network_failure
 from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
@@ -87,7 +88,10 @@ class DroppedRank(BaseDetector):
 
     def _unranked_crash(self, ctx: Context):
         """A process crashed with a CUDA error and nothing says which rank it was; else a reported death."""
-        crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None]
+        tails = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)
+        # not a driver/build/P2P error (V501, N401 read those), nor torch's hint under an error already read (its tail)
+        crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in tails
+                   and ev.data.get("implies") in (None, "dropped_rank")]
         if crashes:
             what = crashes[0].data.get("message") or "its message was cut"
             yield self.finding([], f"a process crashed with a CUDA error ({what}); no line says which rank it was",
@@ -103,7 +107,8 @@ class DroppedRank(BaseDetector):
         segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher line that
         names a rank whose exit is the job's only failure. A launcher's own signal report is medium confidence even
         without a rank: the death is certain, only its rank is unknown."""
-        died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and (
+        tails = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)     # not deaths of their own
+        died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in tails and (
             ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
         if not died:
             yield from self._lone_exit(ctx)
@@ -156,6 +161,17 @@ class DroppedRank(BaseDetector):
                            "received` line); no line says which worker", Confidence.LOW, kills[:2],
                            "find the worker's own error above the kills (its traceback, or `dmesg` for the OOM killer "
                            "if it printed nothing); the launcher's `exits with return code` line names its exit code")
+
+
+def _cuda_tails(ctx: Context) -> set[int]:
+    """torch's CUDA_LAUNCH_BLOCKING / TORCH_USE_CUDA_DSA hint lines below a CUDA error whose text was read (same file):
+    that error's tail, which says no more than it (its class may be another's: a driver too old, no P2P)."""
+    events = ctx.of("cuda_error")
+    first: dict[str, int] = {}
+    for ev in events:
+        if not ev.data.get("tail_only"):
+            first[ev.file] = min(first.get(ev.file, ev.line), ev.line)
+    return {id(ev) for ev in events if ev.data.get("tail_only") and first.get(ev.file, ev.line) < ev.line}
 
 
 def _only_launchers_failed(ctx: Context) -> bool:

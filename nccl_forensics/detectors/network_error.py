@@ -1,6 +1,8 @@
 """N401 network-error: a connection between ranks closed, reset or timed out, or the IB transport failed.
 
 What it detects:
+    Two GPUs that cannot reach each other peer to peer (CUDA's ``peer access is not supported between these two
+    devices``, NCCL's ``failed to peer with device``): the link between them is what failed. And
     gloo ``Connection closed by peer`` / ``Connection reset by peer``, NCCL socket and IB WARN lines
     (``socketProgress: Connection closed by remote peer``, ``NET/IB : Got completion from peer … with
     status=12``), ``ncclRemoteError`` / ``ncclSystemError`` backend errors. It names the first rank to
@@ -70,7 +72,7 @@ class NetworkError(BaseDetector):
 
     def check(self, ctx: Context):
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
-                                    "error_trace")
+                                    "error_trace", "cuda_error")
                 if _network(ev)]          # worker_failed: a launcher that lost its daemons (Open MPI)
         if not hits:
             return
@@ -88,7 +90,9 @@ class NetworkError(BaseDetector):
         reporters = sorted({ev.rank for ev in hits if ev.rank is not None})
         who = f"rank {lead.rank}" if lead.rank is not None else (
             f"the process {lead.pid} on {lead.host}" if lead.pid is not None and lead.host else "a rank")
-        msg = f"{who} first reported a network error{at}: {lead.data.get('message') or lead.text.strip()}"
+        p2p = lead.data.get("category") == "p2p"
+        what = "that two GPUs cannot reach each other peer to peer (P2P)" if p2p else "a network error"
+        msg = f"{who} first reported {what}{at}: {lead.data.get('message') or lead.text.strip()}"
         if len(reporters) > 1:
             msg += f"; {len(reporters) - 1} other rank(s) followed"
         if died:
@@ -96,8 +100,8 @@ class NetworkError(BaseDetector):
         elif not cause:
             msg += " — a consequence: another rank failed or timed out first, closing its connections"
         conf = Confidence.MEDIUM if hard else Confidence.LOW
-        yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3], _FIX,
-                           cause=cause)
+        yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3],
+                           _FIX_P2P if p2p else _FIX, cause=cause)
 
 
 def _peer(ev) -> str | None:
@@ -110,5 +114,12 @@ def _peer(ev) -> str | None:
     return str(peer).replace("<", ":").rstrip(">") if peer else None
 
 
+# cudaErrorPeerAccessUnsupported and NCCL's `failed to peer with device`: the PCIe path between the two GPUs gives no
+# peer access (ACS on a PCIe switch, an IOMMU not in passthrough, GPUs under different root complexes, a consumer
+# card or driver without P2P)
+_FIX_P2P = ("the GPUs have no peer-to-peer path: run with NCCL_P2P_DISABLE=1 (NCCL then goes through shared memory), "
+            "and turn off the custom all-reduce of vLLM/SGLang/TensorRT-LLM (`--disable-custom-all-reduce`) where "
+            "they use CUDA IPC; to get P2P back, disable PCIe ACS on the switches (BIOS or `setpci`) and set the "
+            "IOMMU to passthrough (`iommu=pt`), then check `nvidia-smi topo -p2p r`.")
 _FIX = ("check the link and host of the peer named above (ibstat, dmesg for link flaps, switch logs); for socket "
         "errors check firewalls and NCCL_SOCKET_IFNAME; raise NCCL_IB_TIMEOUT on a flaky fabric.")

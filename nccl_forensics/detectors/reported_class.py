@@ -35,6 +35,7 @@ from .base import BaseDetector, Context
 # becomes (the catalogue's `missing_rank`: a rank that never arrived, R203's class).
 _CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch"}
 _READ_ELSEWHERE = frozenset({"gloo_error", "monitored_barrier"})      # C101/D-gloo and R203 read these
+_CUDA_MISMATCH = frozenset({"cuda_driver", "cuda_arch"})                # V501 reads the CUDA driver/build mismatches
 _SAYS = {"shape_mismatch": "a message of another size than the one posted (the ranks disagree on a tensor size)",
          "stuck_rank": "fewer ranks than expected arrived (a rank never joined: stuck, slow to start or gone)",
          "version_mismatch": "the ranks run different NCCL versions"}
@@ -53,7 +54,8 @@ class ReportedClass(BaseDetector):
         for ev in ctx.events:
             d = ev.data
             cls = _CLASS.get(d.get("implies") or "")
-            if cls is None or d.get("meaning") != "failure" or ev.kind in _READ_ELSEWHERE:
+            if cls is None or d.get("meaning") != "failure" or ev.kind in _READ_ELSEWHERE \
+                    or d.get("category") in _CUDA_MISMATCH:
                 continue
             found.setdefault(cls, []).append(ev)
         for cls, events in found.items():

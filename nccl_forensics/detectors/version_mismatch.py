@@ -1,8 +1,14 @@
-"""V501 version-mismatch: ranks run different NCCL (or flight-recorder/torch) versions.
+"""V501 version-mismatch: ranks run different NCCL (or flight-recorder/torch) versions, or the CUDA driver and the
+job's build do not fit the GPU.
 
 What it detects:
     ``NCCL version X`` lines that differ across ranks or hosts, and flight-recorder dumps whose schema
-    version (which follows the torch release) differs across ranks.
+    version (which follows the torch release) differs across ranks. And the CUDA runtime's own verdict that the
+    software does not fit the machine, however it is printed (torch's ``CUDA error: ...``, NCCL's ``Cuda failure
+    '...'``, nccl-tests' and vLLM's CUDACHECK, torch < 1.0's THCudaCheck): ``CUDA driver version is insufficient for
+    CUDA runtime version`` and its kin (a driver older than the build) or ``no kernel image is available for
+    execution on the device`` / ``the provided PTX was compiled with an unsupported toolchain`` (a build without
+    code for this GPU), read by the message catalogue (sources/catalogue/cuda.py ``reason_class``).
 
 Why it hangs or dies:
     NCCL's wire protocol and algorithm choices change between releases: mixed versions can fail at init,
@@ -22,7 +28,8 @@ Known limits:
     The torch version itself is not printed in these logs; only the FR schema version stands in for it.
 
 Suggested fix:
-    Use one container image / environment on every node; pin ``nvidia-nccl-cu12`` and torch.
+    Use one container image / environment on every node; pin ``nvidia-nccl-cu12`` and torch. For the CUDA
+    mismatches: a driver that supports the build's CUDA version, or a build for this GPU's architecture.
 """
 from __future__ import annotations
 
@@ -33,9 +40,10 @@ from .base import BaseDetector, Context
 
 class VersionMismatch(BaseDetector):
     code, name, cls = "V501", "version-mismatch", "version_mismatch"
-    needs = ("versions",)
+    needs = ("versions", "errors")
 
     def check(self, ctx: Context):
+        yield from self._cuda_mismatch(ctx)
         for kind, label in (("nccl_version", "NCCL"), ("fr_dump", "flight-recorder schema")):
             groups = by_version((ev.data.get("version"), ev) for ev in ctx.of(kind))
             if len(groups) < 2:
@@ -52,3 +60,30 @@ class VersionMismatch(BaseDetector):
             conf = Confidence.HIGH if kind == "nccl_version" else Confidence.MEDIUM
             yield self.finding(ranks, msg, conf, evidence, f"run one {label} version everywhere: use one image/"
                                f"environment on every node (most ranks run {versions[0]}).")
+
+    def _cuda_mismatch(self, ctx: Context):
+        """The CUDA runtime said the driver is older than the build, or the build has no code for this GPU: every
+        process on that machine fails at its first CUDA call, whichever rank it is."""
+        for category, (what, fix) in _CUDA.items():
+            events = [ev for ev in ctx.events if ev.data.get("category") == category
+                      and ev.data.get("implies") == "version_mismatch" and ev.data.get("meaning") == "failure"]
+            if not events:
+                continue
+            ranks = sorted({ev.rank for ev in events if ev.rank is not None})
+            said = events[0].data.get("reason") or events[0].data.get("message") or events[0].text.strip()
+            where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
+            yield self.finding(ranks, f"{what}{where}: {str(said)[:160]}", Confidence.MEDIUM, events[:3], fix)
+
+
+_CUDA = {
+    "cuda_driver": ("the NVIDIA driver is older than the CUDA runtime the job was built with",
+                    "install a driver that supports the build's CUDA version (`nvidia-smi` prints the newest CUDA the "
+                    "driver supports, `torch.version.cuda` the build's), or a torch/NCCL build for the driver's CUDA; "
+                    "in a container, use an image whose CUDA the host driver supports (or the CUDA forward-"
+                    "compatibility package on data-center GPUs), on every node."),
+    "cuda_arch": ("the build has no code this GPU can run (its architecture is missing from the build, or its PTX "
+                  "is newer than the driver)",
+                  "install a torch (and extension) build whose architecture list covers this GPU "
+                  "(`torch.cuda.get_arch_list()` against `torch.cuda.get_device_capability()`), rebuild custom "
+                  "CUDA extensions with TORCH_CUDA_ARCH_LIST set to it, or update the driver when PTX is the cause."),
+}

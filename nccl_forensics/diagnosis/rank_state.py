@@ -98,6 +98,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
+    after_network = faults_after_network_failure(events)
+    # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
+    # path): the traceback raised there is that error, not an exception of the rank's own
+    machine = {(ev.file, ev.line) for ev in events
+               if ev.kind == "cuda_error" and ev.data.get("implies") not in (None, "dropped_rank")}
     for ev in events:
         if ev.rank is None:
             continue
@@ -117,6 +122,14 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
+            if ev.kind == "traceback" and (ev.file, ev.line) in machine:
+                _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
+                         f"{ev.data.get('message') or ''}"[:160], ev)
+                continue
+            if id(ev) in after_network:
+                _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
+                         "(a consequence: NCCL aborted the communicator under its running kernels)", ev)
+                continue
             _note_error(st, ev)
     _root_cause_cut(states, events, tables)
     for st in states.values():
@@ -124,6 +137,65 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if pid in oom_pids:
                 _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
     return dict(sorted(states.items()))
+
+
+def faults_after_network_failure(events: list[Event]) -> set[int]:
+    """The CUDA faults (by event id) that one process printed after it had itself reported a failure of the network
+    (the message catalogue's `implies` network_error): when NCCL's proxy thread gets an error completion (NET/IB
+    error 12, a socket reset), the communicator is aborted and its buffers freed under kernels still running, which
+    then fault (illegal memory access, unspecified launch failure, NCCL's `Cuda failure` and unhandled cuda error). The
+    network failure is the cause. Same process: the same host and pid, else the same rank; earlier: by time where
+    both carry one, else by line in the same file. A fault printed before any network failure stays a cause."""
+    by_proc: dict = {}        # (host, pid) -> the earliest network failure: (time, {file: line})
+    by_rank: dict = {}        # rank -> the same, of the lines that name no host and pid
+    by_rank_any: dict = {}    # rank -> the same, of every line with a rank
+    for ev in events:
+        if ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure" \
+                and ev.data.get("category") != "p2p":
+            if ev.host and ev.pid is not None:
+                _note_first(by_proc, (ev.host, ev.pid), ev)
+            elif ev.rank is not None:
+                _note_first(by_rank, ev.rank, ev)
+            if ev.rank is not None:
+                _note_first(by_rank_any, ev.rank, ev)
+    if not by_rank_any and not by_proc:
+        return set()
+    out = set()
+    for ev in events:
+        if not _is_cuda_fault(ev):
+            continue
+        if ev.host and ev.pid is not None:
+            firsts = [by_proc.get((ev.host, ev.pid)), by_rank.get(ev.rank)]
+        else:
+            firsts = [by_rank_any.get(ev.rank)]
+        if any(first is not None and _before(first, ev) for first in firsts):
+            out.add(id(ev))
+    return out
+
+
+def _note_first(index: dict, key, ev: Event) -> None:
+    time, lines = index.setdefault(key, [None, {}])
+    if ev.time is not None and (time is None or ev.time < time):
+        index[key][0] = ev.time
+    lines[ev.file] = min(lines.get(ev.file, ev.line), ev.line)
+
+
+def _is_cuda_fault(ev: Event) -> bool:
+    d = ev.data
+    if d.get("meaning") != "failure" or d.get("implies") not in (None, "dropped_rank"):
+        return False
+    if ev.kind == "cuda_error" or ev.kind == "warn" and d.get("category") == "cuda":
+        return True
+    return ev.kind == "nccl_error" and d.get("code") == "ncclUnhandledCudaError"
+
+
+def _before(first, ev: Event) -> bool:
+    """Did a process's first network failure come before `ev`: by time where both carry one, else by line in the
+    same file (lines of different files without times have no order)."""
+    time, lines = first
+    if time is not None and ev.time is not None:
+        return time < ev.time
+    return lines.get(ev.file, ev.line) < ev.line
 
 
 def _current_thread(ev: Event) -> list[dict]:
@@ -225,7 +297,15 @@ def _note_error(st: RankState, ev: Event) -> None:
             _set_end(st, "crashed", True, reason, ev)
         return
     if ev.kind == "cuda_error":              # a device fault on this rank: it crashed, the others then wait
-        what = d.get("message") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
+        what = d.get("message") or d.get("reason") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
+        if d.get("tail_only") and st.end_detail.startswith("CUDA error:"):
+            st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read: that error's tail
+            return
+        if d.get("implies") not in (None, "dropped_rank"):
+            # the machine, not the rank's own work: a driver older than the build, no code for this GPU, no P2P path
+            # between two GPUs (sources/catalogue/cuda.py reason_class); its detector names that cause
+            _set_end(st, "comm_error", False, f"CUDA error: {what}"[:160], ev)
+            return
         _set_end(st, "crashed", True, f"CUDA error: {what}"[:160], ev)
         return
     if ev.kind == "nccl_error":

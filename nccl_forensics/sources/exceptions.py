@@ -80,7 +80,10 @@ def _data(kind: str, hits: list[catalogue.Hit]) -> dict[str, Any]:
         named = next((h for h in hits if h.fields.get("reason") or h.fields.get("status_name")), None)
         if named is not None:
             text = named.fields.get("reason") or named.fields.get("status_name")
-            return {"message": str(text).strip(" ."), "tail_only": False}
+            data = {"message": str(text).strip(" ."), "tail_only": False}
+            if named.fields.get("implies"):          # a class of its own (catalogue/cuda.py reason_class)
+                data.update(implies=named.fields["implies"], category=named.fields.get("category"), meaning="failure")
+            return data
         return {"message": None, "tail_only": True}
     if kind == "nccl_error":
         data["code"] = next((h.fields["code"] for h in hits if isinstance(h.fields.get("code"), str)

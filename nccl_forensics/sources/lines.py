@@ -38,6 +38,7 @@ WRAPPER_RE = re.compile(
     | (?:(?:stdout|stderr):\ |>\ ?(?=\S))
     | (?:\[(?P<plain_rank>\d+)\]\ )
     | (?:\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[0-9a-fA-F.:]+))?\)\ )
+    | (?:\ +(?=\[rank\d+\]:|\[[A-Za-z_][A-Za-z_-]*?\d+\]:))
     """,
     re.X,
 )

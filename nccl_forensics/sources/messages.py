@@ -227,7 +227,7 @@ class MessageParser(LineParser):
                 continue
             self._held.remove(same)
             if "message_id" not in ev.data:
-                for key in ("message_id", "meaning", "implies"):
+                for key in ("message_id", "meaning", "implies", "category"):
                     if key in same.data:
                         ev.data[key] = same.data[key]
         return produced
@@ -243,8 +243,9 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
     msg = hit.message
     ev.data["message_id"] = msg.id
     ev.data["meaning"] = msg.meaning
-    if msg.implies:
-        ev.data["implies"] = msg.implies
+    implies = hit.fields.get("implies") or msg.implies      # the fields may name a class of their own (a CUDA text)
+    if implies:
+        ev.data["implies"] = implies
     for key, value in hit.fields.items():
         if ev.data.get(key) is None:
             ev.data[key] = value

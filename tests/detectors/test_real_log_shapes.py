@@ -50,6 +50,18 @@ CASES = {
         _SOCKETS + "w1:1015:1093 [0] NCCL INFO Channel 00 : 0[18000] -> 1[18000] [send] via NET/Socket/1\n"
         "w1:1015:1093 [0] include/socket.h:403 NCCL WARN Connect to 10.0.0.3<4311> failed : Connection timed out\n",
         "nic_misselection", [1]),
+    # a paste indented as a code block: the `[rankN]:` wrappers behind spaces still name the ranks, and their
+    # watchdog records at one SeqNum name different collectives
+    "indented watchdog records of different collectives": (
+        "    [rank7]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank 7] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=80078, OpType=BROADCAST, NumelIn=5056, NumelOut=5056, Timeout(ms)=600000) ran for "
+        "600026 milliseconds before timing out.\n"
+        "    [rank3]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, NumelOut=2106881, Timeout(ms)=600000) "
+        "ran for 600013 milliseconds before timing out.\n"
+        "    [rank0]:[E816 01:45:40.212150935 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=80078, OpType=ALLREDUCE, NumelIn=2106881, NumelOut=2106881, Timeout(ms)=600000) "
+        "ran for 600013 milliseconds before timing out.\n", "op_mismatch", [7]),
     # NCCL's error-return trace alone: its socket layer's connect failed with ncclSystemError (2.19+ add strerror)
     "bootstrap connect fails in the socket layer": (
         "n1:2692:2705 [0] NCCL INFO misc/socket.cc:505 -> 2 (Operation now in progress)\n"
@@ -84,3 +96,58 @@ def test_a_remote_error_in_the_socket_layer_is_no_network_error_by_itself(diagno
     # ncclRemoteError (6) from misc/socket.cc is a peer that closed its end: what made it close decides
     d = diagnose_text("n1:2692:2705 [0] NCCL INFO misc/socket.cc:749 -> 6\nn1:2692:2705 [0] NCCL INFO proxy.cc:1143 -> 6\n")
     assert d.verdict.cls != "network_error", d.verdict.summary
+
+
+# A CUDA fault that a process prints after it reported a failure of the network itself (NCCL's proxy got an error
+# completion; the communicator is aborted under its running kernels): the network failure is the cause. Printed
+# before any network failure, or by another process, the fault stays the cause.
+_INIT = "g5:100:100 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+_IB = ("g5:100:120 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5000> with "
+       "status=12 opcode=0 len=0 vendor err 129 (Recv)\n")
+_FAULT = "g5:100:100 [0] enqueue.cc:1108 NCCL WARN Cuda failure 'unspecified launch failure'\n"
+_OTHER_FAULT = "g6:200:200 [0] enqueue.cc:1108 NCCL WARN Cuda failure 'unspecified launch failure'\n"
+
+
+@pytest.mark.parametrize("text,cls", [
+    (_IB + _FAULT, "network_error"),
+    (_INIT + _IB + _FAULT, "network_error"),
+    (_IB + "g5:100:100 [0] NCCL INFO init.cc:1143 -> 1\n" + _FAULT, "network_error"),
+    (_FAULT + _IB, "dropped_rank"),
+    (_INIT + _FAULT + _IB, "dropped_rank"),
+    (_IB + _OTHER_FAULT, "dropped_rank"),
+])
+def test_a_cuda_fault_after_a_network_failure_of_its_process(diagnose_text, text, cls):
+    d = diagnose_text(text)
+    assert d.verdict.cls == cls, d.verdict.summary
+
+
+def test_no_order_between_files_without_times(diagnose_text):
+    # the same rank's network failure and fault in two files with no time on either line: which came first is not
+    # known, so the fault is not made a consequence
+    d = diagnose_text(_INIT + _IB, **{"rank1b.log": "[rank1]:[E218 12:54:02.200000000 ProcessGroupNCCL.cpp:1] Process "
+                                                    "group watchdog thread terminated with exception: CUDA error: an "
+                                                    "illegal memory access was encountered\n"})
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == [1], d.verdict.summary
+
+
+# Each rank raises the machine's CUDA error and torchrun reports the first exit: the rank's traceback and exit are
+# that error's, not a failure of its own
+_RAISED = ("[rank0]: Traceback (most recent call last):\n[rank0]:   File \"train.py\", line 10, in <module>\n"
+           "[rank0]:     dist.all_reduce(t)\n[rank0]: RuntimeError: CUDA error: {text}\n[rank0]: CUDA kernel errors "
+           "might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+           "[rank1]: RuntimeError: CUDA error: {text}\n"
+           "W0325 20:57:27.620000 2606 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 2631 "
+           "closing signal SIGTERM\n"
+           "E0325 20:57:27.620000 2606 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+           "local_rank: 0 (pid: 2630) of binary: /usr/bin/python\n")
+
+
+@pytest.mark.parametrize("text,cls,culprits", [
+    ("peer access is not supported between these two devices", "network_error", [0]),
+    ("CUDA driver version is insufficient for CUDA runtime version", "version_mismatch", [0, 1]),
+    ("no kernel image is available for execution on the device", "version_mismatch", [0, 1]),
+    ("an illegal memory access was encountered", "dropped_rank", [0, 1]),      # each crashed of its own
+])
+def test_every_rank_raises_the_machines_cuda_error(diagnose_text, text, cls, culprits):
+    d = diagnose_text(_RAISED.format(text=text))
+    assert (d.verdict.cls, d.verdict.culprit_ranks) == (cls, culprits), d.verdict.summary

@@ -10,6 +10,7 @@ import pytest
 
 from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
+from nccl_forensics.sources.catalogue import cuda
 
 ENTRIES = catalogue.messages()
 PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
@@ -108,8 +109,67 @@ def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
     ("torch.distributed.DistStoreError: Timed out after 30 seconds waiting for workers. 1/2 workers joined.",
      "stuck_rank", []),
     ("node-3: Test NCCL failure common.cu:958 'unhandled system error / Socket recv failed'", "unclassified_failure", []),
+    # a Root Cause table whose cells were pasted glued, with `local rank` and a lower-case `signal`
+    ("Root Cause (first observed failure) :\n[0]:\nrank2 (local rank: 2)exitcode: -9 (pid: 36071)error file: <N/A>\n"
+     "traceback : signal 9 (SIGKILL) received by PID 36071", "dropped_rank", [2]),
+    # a net plugin's IB transport naming itself after NET/IB, without the space before the colon
+    ("NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)",
+     "network_error", []),
+    ("ncclGroupEnd() : 0002 unhandled system error", "unclassified_failure", []),
 ])
 def test_pasted_forms_of_failure_messages(text, cls, ranks, tmp_path):
     verdict = _verdict(tmp_path, text)
     assert verdict.cls == cls, verdict.summary
     assert verdict.culprit_ranks == ranks, verdict.summary
+
+
+# cudaGetErrorString texts that name a class of their own (catalogue/cuda.py reason_class), in every way the stack
+# prints them: torch's `CUDA error:` (with its hint lines under it), NCCL's CUDACHECK WARN (2.19+ with the number),
+# nccl-tests' and vLLM's CUDACHECK, the bare `Cuda failure file:line` of nccl-tests < 2.0 and NCCL's examples, torch
+# < 1.0's THC check.
+def _printings(text: str) -> list[str]:
+    return [f"RuntimeError: CUDA error: {text}\nCUDA kernel errors might be asynchronously reported at some other API "
+            "call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+            f"gpu1:3021:3021 [0] init.cc:1234 NCCL WARN Cuda failure '{text}'",
+            f"gpu1:3021:3021 [0] init.cc:1234 NCCL WARN Cuda failure 35 '{text}'",
+            f"gpu1: Test CUDA failure common.cu:1045 '{text}'",
+            f"Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 '{text}'",
+            f"Cuda failure common.cu:891 '{text}'",
+            f"THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=35 : {text}"]
+
+
+_REASONS = [(t, "version_mismatch", "driver") for t in cuda.DRIVER_TOO_OLD] \
+    + [(t, "version_mismatch", "arch") for t in cuda.NO_CODE_FOR_GPU] \
+    + [(t, "network_error", "NCCL_P2P_DISABLE") for t in cuda.PEER_UNSUPPORTED]
+
+
+@pytest.mark.parametrize("text,cls,fix", _REASONS)
+@pytest.mark.parametrize("form", range(7))
+def test_a_cuda_text_of_the_machine_leads_to_its_class(text, cls, fix, form, tmp_path):
+    verdict = _verdict(tmp_path, _printings(text)[form])
+    assert verdict.cls == cls, verdict.summary
+    assert fix in verdict.fix, verdict.fix
+
+
+def test_a_cuda_fault_stays_a_crash(tmp_path):
+    for line in _printings("an illegal memory access was encountered"):
+        verdict = _verdict(tmp_path, line)
+        assert verdict.cls == "dropped_rank", verdict.summary
+
+
+def test_nccl_cannot_peer_two_gpus(tmp_path):
+    verdict = _verdict(tmp_path, "n1:881:902 [1] transport/p2p.cc:281 NCCL WARN failed to peer with device 0(=41000): "
+                                 "217 peer access is not supported between these two devices")
+    assert verdict.cls == "network_error" and "NCCL_P2P_DISABLE" in verdict.fix, verdict.summary
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+    # torch's hint lines under the error: that error's tail, not a crash of their own
+    "[rank1]: RuntimeError: CUDA error: no kernel image is available for execution on the device\n[rank1]: CUDA "
+    "kernel errors might be asynchronously reported at some other API call\n[rank1]: Compile with "
+    "`TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+])
+def test_the_driver_or_build_does_not_fit(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "version_mismatch", verdict.summary

@@ -32,6 +32,8 @@ TABLE = [
     (" 2025-02-18 12:54 " + NCCL, NCCL, None, None, None),
     ("2025-02-18T12:54:01.123Z [rank2]:" + NCCL, NCCL, 2, None, None),
     ("[RANK 1] " + NCCL, NCCL, 1, None, None),
+    ("    [rank7]:[E816 01:45:40.183 x.cpp:607] y", "[E816 01:45:40.183 x.cpp:607] y", 7, None, None),
+    ("  [default2]:" + NCCL, NCCL, None, None, 2),
     ("rank:  3 | " + NCCL, NCCL, 3, None, None),
     ("[trainer0|2]:" + NCCL, NCCL, None, None, 2),
     ("[trainer3]:" + NCCL, NCCL, None, None, 3),
@@ -83,6 +85,7 @@ class WrapperFields(Transformer):
     def role_bar_local(self, c): return ("local", int(re.search(r"\|(\d+)\]", c[0]).group(1)))
     def stream_host(self, c): return ("host", str(c[0]).split(" ")[0])
     def stream_word(self, c): return ("ts", None)
+    def indent(self, c): return ("ts", None)
 
     def ray_actor(self, c):
         m = re.search(r"ip=([0-9a-fA-F.:]+)", c[0])

@@ -17,7 +17,41 @@ _FATAL = ("an illegal memory access was encountered", "device-side assert trigge
           "invalid device ordinal", "invalid device function", "no kernel image is available for execution on the device",
           "CUDA driver version is insufficient for CUDA runtime version", "unknown error", "system not yet initialized",
           "an illegal memory access", "invalid argument", "initialization error", "invalid configuration argument",
-          "hardware stack error", "warp illegal address", "peer access is not supported between these two devices")
+          "hardware stack error", "warp illegal address", "peer access is not supported between these two devices",
+          "CUDA driver is a stub library", "API call is not supported in the installed CUDA driver",
+          "the provided PTX was compiled with an unsupported toolchain",
+          "system has unsupported display driver / cuda driver combination",
+          "forward compatibility was attempted on non supported HW")
+# cudaGetErrorString texts that say the software does not fit the machine, not that a kernel faulted: the driver is
+# older than the CUDA runtime the job was built with (cudaErrorInsufficientDriver 35, cudaErrorStubLibrary 34,
+# cudaErrorCallRequiresNewerDriver 36, cudaErrorSystemDriverMismatch 803, cudaErrorCompatNotSupportedOnDevice 804),
+# or the build carries no code this GPU can run (cudaErrorNoKernelImageForDevice 209, cudaErrorUnsupportedPtxVersion
+# 222: PTX newer than the driver's JIT). Every rank on such a node fails the same way at its first CUDA call.
+DRIVER_TOO_OLD = ("CUDA driver version is insufficient for CUDA runtime version", "CUDA driver is a stub library",
+                  "API call is not supported in the installed CUDA driver",
+                  "system has unsupported display driver / cuda driver combination",
+                  "forward compatibility was attempted on non supported HW")
+NO_CODE_FOR_GPU = ("no kernel image is available for execution on the device",
+                   "the provided PTX was compiled with an unsupported toolchain")
+# cudaErrorPeerAccessUnsupported (217): cudaDeviceEnablePeerAccess / cudaIpcOpenMemHandle between two GPUs the PCIe
+# topology (a switch with ACS on, an IOMMU, GPUs under different root complexes) or the driver gives no P2P path:
+# the link between the ranks' GPUs, not the process's own work, failed.
+PEER_UNSUPPORTED = ("peer access is not supported between these two devices",)
+
+
+def reason_class(reason: str | None) -> dict[str, str]:
+    """What a cudaGetErrorString text says beyond "this process's device work failed": the fields that move an entry
+    carrying it (`reason`) to another class (`implies`, `category`); nothing for a fault of the process's own."""
+    text = (reason or "").strip().rstrip(".").lower()
+    if not text:
+        return {}
+    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in DRIVER_TOO_OLD):
+        return {"implies": "version_mismatch", "category": "cuda_driver"}
+    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in NO_CODE_FOR_GPU):
+        return {"implies": "version_mismatch", "category": "cuda_arch"}
+    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in PEER_UNSUPPORTED):
+        return {"implies": "network_error", "category": "p2p"}
+    return {}
 
 MESSAGES = [
     M("cuda.runtime_error",
@@ -32,12 +66,35 @@ MESSAGES = [
     # the code that copied NCCL's examples (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex:
     # `Failed: Cuda error %s:%d '%s'`): cudaGetErrorString's text between quotes, then the process exits
     M("cuda.check_macro",
-      (r"(?:Test CUDA failure|Failed: (?:CUDA|Cuda) error) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
+      (r"(?:Test CUDA failure|Failed: (?:CUDA|Cuda) error|C(?:uda|UDA) failure) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
        r" '(?P<reason>[^']*)'?"),
       "cuda_error", "failure", "dropped_rank", "nccl-tests 1.0 - 2.17; vLLM 0.3+, SGLang, TensorRT-LLM custom all-reduce",
-      "nccl-tests:src/common.h:CUDACHECK; vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
+      "nccl-tests:src/common.h:CUDACHECK (`Cuda failure %s:%d '%s'` before 2.0, as NCCL's own examples print it); "
+      "vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
       "gpu5: Test CUDA failure common.cu:1045 'an illegal memory access was encountered'",
-      "gpu5: Test CUDA failure common.cu:1045", anchor="Test CUDA failure|Failed: CUDA error|Failed: Cuda error"),
+      "gpu5: Test CUDA failure common.cu:1045",
+      anchor="Test CUDA failure|Failed: CUDA error|Failed: Cuda error|Cuda failure|CUDA failure"),
+    # torch < 1.0's THC check (aten/src/THC/THCGeneral.cpp `__THCudaCheck`), printed once before its
+    # `cuda runtime error (N) : <text>` exception
+    M("cuda.thc_check",
+      (r"THCudaCheck FAIL file=(?P<src_file>\S+) line=(?P<src_line>\d+) error=(?P<code>\d+)", r" : (?P<reason>.+?)\s*$"),
+      "cuda_error", "failure", "dropped_rank", "torch 0.1 - 1.0", "pytorch:aten/src/THC/THCGeneral.cpp:__THCudaCheck",
+      "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=844 error=11 : invalid argument",
+      "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=844 error=11", anchor="THCudaCheck FAIL"),
+    M("cuda.thc_runtime_error",
+      r"cuda runtime error \((?P<code>\d+)\) : (?P<reason>[^\n]+?)(?= at \S+:\d+|\s*$)",
+      "cuda_error", "failure", "dropped_rank", "torch 0.1 - 1.0", "pytorch:aten/src/THC/THCGeneral.cpp:__THCudaCheck",
+      "RuntimeError: cuda runtime error (77) : an illegal memory access was encountered at "
+      "/pytorch/aten/src/THC/THCCachingHostAllocator.cpp:265", "cuda runtime error (77) : an illegal",
+      anchor="cuda runtime error ("),
+    # torch's own driver check (c10/cuda/CUDAFunctions.cpp, `device_count_impl`): the driver is older than the build
+    M("cuda.driver_too_old",
+      r"The NVIDIA driver on your system is too old(?: \(found version (?P<driver_version>\d+)\))?",
+      "cuda_error", "failure", "version_mismatch", "torch 1.0 - 2.13", "pytorch:c10/cuda/CUDAFunctions.cpp",
+      "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+      "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+      "The NVIDIA driver on your system is too old", data={"category": "cuda_driver"},
+      anchor="NVIDIA driver on your system is too old"),
     M("cuda.out_of_memory_error",
       r"(?:CUDA|HIP) error: out of memory",
       "oom", "failure", "oom", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,

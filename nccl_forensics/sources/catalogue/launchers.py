@@ -41,17 +41,19 @@ MESSAGES = [
       "Unable to shutdown process 812914 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL",
       "Unable to shutdown process 812914 via Signals.SIGTERM", anchor="Unable to shutdown process"),
     M("torchrun.rc_rank",
-      r"^\s*rank\s*: (?P<rank>\d+) \(local_rank: (?P<local_rank>\d+)\)",
+      # the table's cells pasted glued (`rank2 (local rank: 2)exitcode: -9 (pid: N)`), as a copy of its rendering
+      r"^\s*rank\s*:? ?(?P<rank>\d+) ?\(local[_ ]rank: ?(?P<local_rank>\d+)\)",
       "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/"
       "__init__.py:ChildFailedError.format_msg", "  rank      : 0 (local_rank: 0)", "  rank      : 0 (local_rank: 0)",
-      data={"root_cause": None}, anchor="(local_rank: "),
+      data={"root_cause": None}, anchor="(local_rank:|(local rank:"),
     M("torchrun.rc_exitcode",
-      r"^\s*exitcode\s*: (?P<exitcode>-?\d+) \(pid: (?P<pid>\d+)\)(?:\s+\((?P<signal>SIG[A-Z]+)\))?",
+      r"(?:^\s*|\(local[_ ]rank: ?\d+\))exitcode\s*: ?(?P<exitcode>-?\d+) \(pid: (?P<pid>\d+)\)"
+      r"(?:\s+\((?P<signal>SIG[A-Z]+)\))?",
       "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/"
       "__init__.py:ChildFailedError.format_msg", "  exitcode  : -11 (pid: 6421)", "  exitcode  : -11 (pid: 6421)",
       anchor="(pid: "),
     M("torchrun.signal_received",
-      r"Signal (?P<signum>\d+) \((?P<signal>SIG[A-Z]+)\) received by PID (?P<pid>\d+)",
+      r"[Ss]ignal (?P<signum>\d+) \((?P<signal>SIG[A-Z]+)\) received by PID (?P<pid>\d+)",
       "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/api.py:"
       "_wrap / errors.ProcessFailure", "  traceback : Signal 11 (SIGSEGV) received by PID 6421",
       "Signal 11 (SIGSEGV) received by PID 6421", anchor="received by PID"),

@@ -15,10 +15,12 @@ _PEER = r"(?P<peer>[\w.:%-]+<\d+>|[\w.:%-]+:\d+|\[[\w.:%-]+\]:\d+)"
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
     M("nccl.ib_completion_error",
-      r"NET/IB(?:/GIN)? ?: Got completion (?:from peer " + _PEER + r" )?with (?:error (?P<status>\d+)|status=(?P<status2>\d+)"
+      # the IB transports of the net plugins name themselves after NET/IB (`NET/IBext`, a vendor's `NET/IBP:`)
+      r"NET/IB\w*(?:/GIN)? ?: ?Got completion (?:from peer " + _PEER + r" )?with (?:error (?P<status>\d+)|status=(?P<status2>\d+)"
       r"|status=(?P<status_name>IBV_WC_\w+|[A-Z][\w ]*)\((?P<status3>\d+)\))"
       r"(?:,? opcode[ =](?P<opcode>\d+|\w+\(\d+\)))?(?:,? len[ =](?P<len>\d+))?(?:,? vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
-      "warn", "failure", "network_error", "2.3 - 2.30 (`from peer` 2.10+, `status=NAME(n)` 2.20+), RCCL", "nccl:src/transport/net_ib.cc:ncclIbTest",
+      "warn", "failure", "network_error", "2.3 - 2.30 (`from peer` 2.10+, `status=NAME(n)` 2.20+), RCCL, nccl-rdma-sharp-"
+      "plugins (IBext)", "nccl:src/transport/net_ib.cc:ncclIbTest",
       "NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 "
       "(Send)", "NET/IB : Got completion from peer 10.0.35.1<49189> with error 4",
       data={"category": "ib"}, anchor="Got completion"),
@@ -100,6 +102,14 @@ MESSAGES = [
       "warn", "failure", "dropped_rank", "1.x - 2.30 (`Cuda failure %d '%s'` from 2.19)", "nccl:src/include/checks.h:CUDACHECK",
       "NCCL WARN Cuda failure 'an illegal memory access was encountered'", "Cuda failure 'an illegal",
       data={"category": "cuda"}, anchor="Cuda failure"),
+    # the P2P transport enabling peer access to another GPU of the node (transport/p2p.cc; NCCL 1.x names the rank,
+    # 2.4+ the bus id and the error number): no P2P path between the two GPUs
+    M("nccl.p2p_peer_failed",
+      (r"(?:rank \d+ )?failed to peer with device (?P<peer_dev>\d+)(?:\(=[0-9a-fA-F]+\))?",
+       r": (?:\d+ )?(?P<reason>.+?)\s*$"),
+      "warn", "failure", "network_error", "1.x - 2.30", "nccl:src/transport/p2p.cc:p2pMap (p2pSetup before 2.12)",
+      "transport/p2p.cc:281 NCCL WARN failed to peer with device 1(=41000): 217 peer access is not supported between "
+      "these two devices", "failed to peer with device 1", data={"category": "p2p"}, anchor="failed to peer with device"),
     # RCCL (ROCm/rccl): CUDACHECK hipified keeps `Cuda failure '%s'` (hipGetErrorString); its driver and HSA checks
     # print `HIP failure '%s' at file:line` / `HSA failure '%s' at file:line` (src/include/rocmwrap.h)
     M("nccl.rccl_hip_oom",
@@ -313,6 +323,15 @@ MESSAGES = [
       "nccl-tests:src/common.h:NCCLCHECK; nccl:docs/examples",
       "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", "gpu5: Test NCCL failure common.cu:343",
       anchor="Test NCCL failure|NCCL error"),
+    # ---- an application's own NCCLCHECK: the call, then ncclGetErrorString's text (OneFlow `NCCL Check failed:
+    # ncclGroupEnd() : unhandled system error`, others with the result number first: `ncclGroupEnd() : 0002 ...`)
+    M("nccl.app_check",
+      r"(?P<call>nccl[A-Z]\w*)\(\) ?: (?:(?P<result>\d+) )?(?P<reason>unhandled system error|unhandled cuda error|"
+      r"internal error|invalid usage|invalid argument|remote process exited or there was a network error)",
+      "nccl_error", "failure", None, "NCCL 2.x texts (src/init.cc ncclGetErrorString), any application's check",
+      "nccl:src/init.cc:ncclGetErrorString; oneflow:oneflow/core/device/nccl_util.h:OF_NCCL_CHECK",
+      "NCCL Check failed: ncclGroupEnd() : unhandled system error", "ncclGroupEnd() : unhandled system error",
+      anchor="() :"),
     # ---- torch quotes ncclGetLastError() after the result code: the cause, as NCCL last WARNed it
     M("nccl.last_error",
       r"Last error:\s*(?P<last_error>\S.*)",
