@@ -40,7 +40,7 @@ from ..sources.discover import discover, evidence_sources, sniff
 from ..sources.gc_pause import gc_paused, trim_heap
 from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
-from .engines.local import imap_sources, map_sources
+from .engines.local import SharedPool, imap_sources
 from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .summary import RowBlock, read_summary_blocks, write_summary
 
@@ -124,8 +124,10 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
 
 
 def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
-    sources, usable, windowed = map_inputs(paths, window_mb, jobs)
-    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text=False)
+    with SharedPool() as shared:                                # one set of workers sniffs, then digests
+        sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared)
+        digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text=False,
+                       shared=shared)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
@@ -161,11 +163,12 @@ def _manifest_env(sources: list[Source]):
             for rank, name, value, line in rank_env(src.path)]
 
 
-def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1) -> tuple[list[Source], list[Source],
-                                                                               list[Source]]:
+def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared: SharedPool | None = None
+               ) -> tuple[list[Source], list[Source], list[Source]]:
     """(every file found, the evidence files, the windowed ones); NoEvidence when there is no evidence. Thousands
-    of files are sniffed by `jobs` processes (a 4,096-rank job's heads: about 1.5 s on one core)."""
-    sources = discover(paths, partial(_sniff_files, jobs=jobs))
+    of files are sniffed by `jobs` processes (a 4,096-rank job's heads: about 1.3 s on one core), `shared`'s
+    when given."""
+    sources = discover(paths, partial(_sniff_files, jobs=jobs, shared=shared))
     usable = evidence_sources(sources)
     windowed = _set_windows(usable, window_mb)
     if not usable:
@@ -179,8 +182,8 @@ def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1) -> tupl
 PARALLEL_SNIFF = 512     # files: below this, a process pool costs more than it saves
 
 
-def _sniff_files(files: list[str], jobs: int) -> list[Source]:
-    return map_sources(sniff, files, jobs if len(files) >= PARALLEL_SNIFF else 1)
+def _sniff_files(files: list[str], jobs: int, shared: SharedPool | None = None) -> list[Source]:
+    return list(imap_sources(sniff, files, jobs if len(files) >= PARALLEL_SNIFF else 1, shared))
 
 
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
@@ -388,12 +391,14 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     return result
 
 
-def _map(sources: list[Source], jobs: int, progress, keep_text: bool = True) -> list[Digest]:
-    """Every source's Digest, in order (`keep_text`: see map.digest_source; a summary keeps its rows' text)."""
-    total, shared, out = len(sources), dict[object, object](), list[Digest]()
+def _map(sources: list[Source], jobs: int, progress, keep_text: bool = True,
+         shared: SharedPool | None = None) -> list[Digest]:
+    """Every source's Digest, in order (`keep_text`: see map.digest_source; a summary keeps its rows' text), by
+    `shared`'s workers when given."""
+    total, memberships, out = len(sources), dict[object, object](), list[Digest]()
     fn = digest_source if keep_text else partial(digest_source, keep_text=False)
-    for i, digest in enumerate(imap_sources(fn, sources, jobs)):
-        _share_memberships(digest, shared)
+    for i, digest in enumerate(imap_sources(fn, sources, jobs, shared)):
+        _share_memberships(digest, memberships)
         out.append(digest)
         if progress:
             progress(i + 1, total)
