@@ -115,6 +115,6 @@ def test_an_unreadable_file_keeps_its_error(tmp_path, monkeypatch):
     def refuse(path, size=8192):
         raise BadInput(f"{path}: cannot read (Permission denied)")
 
-    monkeypatch.setattr(discover_mod, "read_head", refuse)
+    monkeypatch.setattr(discover_mod, "read_head_gzip", refuse)
     (src,) = discover([str(tmp_path)])
     assert src.kind is SourceKind.UNKNOWN and src.rank == 3 and "Permission denied" in src.error

@@ -46,8 +46,8 @@ def command(pids, out, host, native, timeout, no_debug_server, match, users):
     """
     from ..capture.bundle import CaptureOptions, capture
     from ..capture.node import host_label
-    from ..outputs import make_console
     from ..outputs.capture_render import render_capture
+    from ..outputs.console import make_console
 
     if match is not None and "=" not in match:
         raise click.BadParameter("expected NAME=VALUE", param_hint="--env")

@@ -6,7 +6,7 @@ import json
 import click
 
 from ..bandwidth import cost as costmod
-from ..outputs import make_console
+from ..outputs.console import make_console
 from ..outputs.cost_render import render_cost
 from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..outputs import make_console
+from ..outputs.console import make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
 from ..pipeline import collect

@@ -7,7 +7,7 @@ import click
 
 from ..bandwidth import cost as costmod
 from ..bandwidth import probe as probemod
-from ..outputs import make_console
+from ..outputs.console import make_console
 from ..outputs.probe_render import render_probe
 from .options import FRACTION, POSITIVE, POSITIVE_INT, format_option
 

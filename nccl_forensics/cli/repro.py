@@ -7,7 +7,7 @@ import click
 
 from .. import repro
 from ..errors import EXIT_FOUND, ReproError
-from ..outputs import make_console
+from ..outputs.console import make_console
 from ..outputs.repro_render import render_confusion, render_result, render_scenarios
 from .options import complete_scenarios, default_out
 

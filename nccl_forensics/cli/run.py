@@ -45,7 +45,7 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
         RunOptions,
         Supervisor,
     )
-    from ..outputs import make_console
+    from ..outputs.console import make_console
 
     options = RunOptions(out=out or default_out("run"), host=host, hang_after_s=hang_after,
                          kill_on_hang=kill_on_hang, nccl_subsys=NO_COLL_SUBSYS if no_coll else DEFAULT_SUBSYS,
@@ -68,8 +68,8 @@ def command(out, host, hang_after, kill_on_hang, no_coll, native, launcher):
 
 def _diagnose(bundle, say) -> None:
     from ..errors import NcclfError
-    from ..outputs import make_console
     from ..outputs.capture_render import render_bundle
+    from ..outputs.console import make_console
     from ..outputs.diagnosis_terminal import render
     from ..pipeline.reduce import diagnose
 

@@ -48,7 +48,7 @@ def command(paths, fmt, channel, all_channels, highlight, output):
     warnings = check_topology(comms)
     options = {"channel": channel, "all_channels": all_channels, "highlight": highlight}
     if fmt == "text" and output is None:
-        from ..outputs import make_console
+        from ..outputs.console import make_console
 
         console = make_console(highlight=False, emoji=False)
         for item in terminal_renderables(comms, warnings, **options):

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from ..model import SourceKind, rank_span
 from ..pipeline.reduce import Diagnosis
-from . import make_console
+from .console import make_console
 from .diagnosis_json import divergence_of, group_order
 from .display import evidence_text, message
 

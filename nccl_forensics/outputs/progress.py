@@ -9,9 +9,6 @@ import contextlib
 import sys
 from typing import Callable, Iterator
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 MIN_FILES = 2          # one small file is done before a bar could be read
 
 
@@ -21,6 +18,9 @@ def progress_bar(what: str, enabled: bool = True) -> Iterator[Callable[[int, int
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    # rich is imported only where a bar is drawn (about 0.1 s)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=Console(stderr=True), transient=True)
     task = None

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..errors import BadInput, NoEvidence
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
 from .formats import kind_of
-from .lines import is_gzip, read_head
+from .lines import read_head_gzip
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
     re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d{1,9})(?!\d)", re.I),   # rank3.log, nccl_trace_rank_3, fr_rank-3
@@ -26,23 +26,26 @@ _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
-def discover(paths: Iterable[str]) -> list[Source]:
-    """Expand files and directories (recursively) into sniffed Sources, sorted by path.
+def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Source]] | None = None) -> list[Source]:
+    """Expand files and directories (recursively) into sniffed Sources, sorted by path. `sniff_all` maps `sniff`
+    over a list of files, in order (the pipeline's process pool for thousands of files); by default one by one.
 
     Raises BadInput for a missing path and NoEvidence when nothing readable was found.
     """
-    sources: list[Source] = []
-    seen_any_file = False
+    files: list[str] = []
     for path in paths:
         if not os.path.exists(path):
             raise BadInput(f"{path}: no such file or directory")
-        for file in _expand(path):
-            seen_any_file = True
-            sources.append(sniff(file))
-    if not seen_any_file:
+        files.extend(_expand(path))
+    if not files:
         raise NoEvidence(f"{', '.join(map(str, paths))}: no files found")
+    sources = list((sniff_all or _sniff_each)(files))
     apply_capture_manifests(sources)      # an `ncclf capture` bundle: host and ranks its files cannot name
     return sorted(sources, key=lambda s: s.path)
+
+
+def _sniff_each(files: list[str]) -> list[Source]:
+    return list(map(sniff, files))
 
 
 def evidence_sources(sources: list[Source]) -> list[Source]:
@@ -89,11 +92,10 @@ def sniff(path: str) -> Source:
         src.reason = "empty file"
         return src
     try:
-        head = read_head(path, 16384)
+        head, src.compressed = read_head_gzip(path, 16384)
     except BadInput as exc:
         src.reason = src.error = str(exc)
         return src
-    src.compressed = is_gzip(path)
     src.kind, src.reason = kind_of(os.path.basename(path), head)
     return src
 

@@ -61,26 +61,27 @@ _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # P
 
 
 _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` part may open (it may cross a newline)
-_TAGS = (b"INFO ", b"WARN ", b"TRACE ", b"CALL ")
+_TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
 
 def count_nccl_lines(data: bytes) -> int:
-    """`len(_NCCL_LINE.findall(data))`, 4-6x faster on an NCCL log's head: a match ends with its level tag and,
-    where no `(function)` part can open, stays inside its line; so each line is cut after its last tag (lines
-    without one dropped) and only those heads are searched (tests/sources/test_sniff_differential.py)."""
+    """`len(_NCCL_LINE.findall(data))`, several times faster on an NCCL log's head: a match ends with its level tag
+    and, where no `(function)` part can open, stays inside its line; so each line is cut after its last tag (lines
+    without one dropped) and only those heads are searched, each distinct head once (a process repeats its prefix
+    line after line; tests/sources/test_sniff_differential.py)."""
     if b"NCCL " not in data:
         return 0
     if _SPANS_LINES.search(data):
         return len(_NCCL_LINE.findall(data))
-    heads = []
-    for line in data.split(b"\n"):
-        end = len(line)
-        while (at := line.rfind(b"NCCL ", 0, end)) >= 0:
-            if line.startswith(_TAGS, at + 5):
-                heads.append(line[:line.index(b" ", at + 5) + 1])
-                break
-            end = at + 4
-    return len(_NCCL_LINE.findall(b"\n".join(heads)))
+    ends: dict[int, int] = {}                           # line start -> the end of its last tag
+    for m in _TAG.finditer(data):
+        end = m.end()
+        ends[data.rfind(b"\n", 0, end) + 1] = end
+    heads: dict[bytes, int] = {}
+    for start, end in ends.items():
+        head = data[start:end]
+        heads[head] = heads.get(head, 0) + 1
+    return sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
 
 
 class Head:

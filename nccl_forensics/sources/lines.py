@@ -98,12 +98,17 @@ def read_raw_head(path: str, size: int) -> bytes | None:
 def read_head(path: str, size: int = 8192) -> bytes:
     """The first `size` decompressed bytes (for sniffing); of a truncated gzip, what it holds before the cut.
     Errors before any byte could be read become BadInput."""
+    return read_head_gzip(path, size)[0]
+
+
+def read_head_gzip(path: str, size: int = 8192) -> tuple[bytes, bool]:
+    """`read_head` and whether the file is a gzip (`is_gzip`), from one read of its first bytes."""
     try:
         raw = read_raw_head(path, size)
     except OSError:
         raw = None                 # the stream below says why, in its words
     if raw is not None and raw[:2] != GZIP_MAGIC:
-        return raw
+        return raw, False
     head = b""
     try:
         with open_binary(path) as fh:
@@ -116,7 +121,7 @@ def read_head(path: str, size: int = 8192) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         if not head:
             raise BadInput(f"{path}: unreadable or corrupt ({exc})") from None
-    return head
+    return head, raw is not None and raw[:2] == GZIP_MAGIC
 
 
 def _reader(fh: IO[bytes]):

@@ -399,7 +399,7 @@ class BlockScanner:
         more COLL lines between them is taken as a whole block (one CollRun) where `_whole_block` can, the
         rest line by line (`_coll_lines`). A per-rank log's init block and its first COLL lines share a block.
         `wrapped`: the COLL lines are those with a torchrun prefix (the rest go through the chain as they are)."""
-        first = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).search(block)
+        first = first_coll_line(block, wrapped)
         if first is None:                          # no COLL line: the block goes through the chain
             yield from self._offer_text(block)
             return
@@ -548,6 +548,19 @@ class BlockScanner:
             messages.skip_info_line()
         self.stats["skipped_line"] = self.no            # the lines come in order
         return True
+
+
+def first_coll_line(block: str, wrapped: bool = False) -> re.Match | None:
+    """`(WRAPPED_)COLL_LINE_RE.search(block)`, tried only at the starts of lines that hold ": opCount " (every
+    match does, inside its line): a regex search tries each position of a rank log's init block."""
+    pattern, at = WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE, block.find(": opCount ")
+    while at >= 0:
+        m = pattern.match(block, block.rfind("\n", 0, at) + 1)
+        if m is not None:
+            return m
+        end = block.find("\n", at)
+        at = block.find(": opCount ", end) if end >= 0 else -1
+    return None
 
 
 def coll_context(nccl, head: str, tail: str):

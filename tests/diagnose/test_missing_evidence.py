@@ -102,7 +102,7 @@ def test_an_unreadable_file_is_a_gap_of_its_rank(tmp_path, monkeypatch):
     """As root every file is readable: the read error is injected where the file is opened."""
     bundle = _copy("healthy-nccl", tmp_path)
     locked = _rank_file(bundle, 5)
-    real = sources_pkg.discover.read_head
+    real = sources_pkg.discover.read_head_gzip
 
     def read_head(path, size=8192):
         if Path(path) == locked:
@@ -110,7 +110,7 @@ def test_an_unreadable_file_is_a_gap_of_its_rank(tmp_path, monkeypatch):
             raise BadInput(f"{path}: cannot read (Permission denied)")
         return real(path, size)
 
-    monkeypatch.setattr(sources_pkg.discover, "read_head", read_head)
+    monkeypatch.setattr(sources_pkg.discover, "read_head_gzip", read_head)
     d = diagnose([str(bundle)], jobs=1)
     assert d.verdict.cls != "none" and 5 in d.verdict.culprit_ranks
     assert d.world.gaps[5].reason == "unreadable" and str(locked) in d.world.gaps[5].files

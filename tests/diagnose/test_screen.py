@@ -122,7 +122,7 @@ def test_repro_check_reads_whole_in_a_ci_log_at_any_width():
 
 
 def test_a_piped_console_is_wide_unless_columns_says_otherwise(monkeypatch):
-    from nccl_forensics.outputs import PIPE_WIDTH, make_console
+    from nccl_forensics.outputs.console import PIPE_WIDTH, make_console
     monkeypatch.delenv("COLUMNS", raising=False)
     assert make_console(file=io.StringIO()).width == PIPE_WIDTH
     monkeypatch.setenv("COLUMNS", "90")

@@ -212,3 +212,15 @@ def test_a_whole_block_sets_off_no_garbage_collection(tmp_path):
         gc.callbacks.remove(callback)
     runs = sum(isinstance(item, CollRun) for item in items)
     assert runs >= 6 and len(started) <= runs // 3    # a few stray ones, not one per block
+
+
+@settings(settings.get_profile("blocks"))
+@given(lines=log_lines(), wrapped=st.booleans(),
+       noise=st.lists(st.sampled_from([": opCount ", ": opCount 1 sendbuff", "\n", "x:1:2 ", "[default0]:"]),
+                      max_size=8))
+def test_the_first_coll_line_is_the_regex_search(lines, wrapped, noise):
+    """first_coll_line (tried only where a line holds ': opCount ') finds what the regex search finds."""
+    block = "\n".join(("[default1]:" if wrapped and i % 2 else "") + line for i, line in enumerate(noise + lines))
+    pattern = nccl_fast.WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE
+    fast, slow = nccl_fast.first_coll_line(block, wrapped), pattern.search(block)
+    assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))

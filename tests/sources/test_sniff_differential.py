@@ -98,3 +98,11 @@ def test_the_nccl_line_count_equals_the_plain_findall_on_every_sample_head():
     assert len(heads) > 50
     for data in heads:
         assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+
+
+@given(st.lists(st.sampled_from(_PIECES + ["\n", "NCCL INFO NCCL WARN ", "a NCCL CALL b NCCL TRACE "]), max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_repeated_heads_are_counted_as_often_as_they_occur(pieces):
+    """count_nccl_lines searches each distinct line head once and counts it as many times as it occurs."""
+    data = "".join(pieces).encode()
+    assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))

@@ -46,17 +46,17 @@ def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> list
     return list(imap_sources(fn, items, jobs))
 
 
-def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Iterator[R]:
-    """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order."""
+def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
+                 shared: SharedPool | None = None) -> Iterator[R]:
+    """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order.
+    With `shared`, its workers run the items (started on first use, stopped by its `with` block)."""
     items = list(items)
     jobs = worker_count(jobs, len(items))
     if jobs == 1:
         yield from map(fn, items)
         return
-    try:
-        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
-    except (OSError, ValueError, NotImplementedError) as exc:
-        log.info("process pool unavailable (%s); running serially", exc)
+    pool = shared.executor(jobs) if shared is not None else _new_pool(jobs)
+    if pool is None:
         yield from map(fn, items)
         return
     try:
@@ -65,7 +65,45 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> Ite
         _terminate(pool)                    # not after they finish a multi-GB file
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if shared is None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_pool(jobs: int) -> ProcessPoolExecutor | None:
+    try:
+        return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    except (OSError, ValueError, NotImplementedError) as exc:
+        log.info("process pool unavailable (%s); running serially", exc)
+        return None
+
+
+class SharedPool:
+    """One process pool for several `imap_sources` calls (sniffing, then digesting, thousands of files: starting
+    the workers twice costs each fork's copied pages twice). Used as a context manager: on leaving it the
+    workers stop, at once when it is left by an exception."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.jobs = 0
+        self.failed = False
+
+    def executor(self, jobs: int) -> ProcessPoolExecutor | None:
+        """The pool, started with `jobs` workers on first use (None: no pool can start here); a later call that
+        asks for another count gets the pool as started (the work is the same, only its spread differs)."""
+        if self.pool is None and not self.failed:
+            self.pool, self.jobs = _new_pool(jobs), jobs
+            self.failed = self.pool is None
+        return self.pool
+
+    def __enter__(self) -> SharedPool:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if self.pool is None:
+            return
+        if kind is not None:
+            _terminate(self.pool)
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def chunk_size(items: int, jobs: int) -> int:

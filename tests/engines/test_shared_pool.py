@@ -1,0 +1,48 @@
+"""One process pool for the sniff and the map steps (engines.local.SharedPool)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from nccl_forensics.pipeline.engines.local import SharedPool, imap_sources
+
+
+def _pid(_item: int) -> int:
+    return os.getpid()
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _fail(x: int) -> int:
+    if x == 3:
+        raise ValueError("boom")
+    return x
+
+
+def test_two_maps_run_on_the_same_workers_and_the_workers_stop_after_the_block():
+    with SharedPool() as shared:
+        first = set(imap_sources(_pid, range(64), 2, shared))
+        assert list(imap_sources(_square, range(50), 2, shared)) == [x * x for x in range(50)]
+        second = set(imap_sources(_pid, range(64), 2, shared))
+        procs = list(shared.pool._processes.values())
+    assert os.getpid() not in first and second <= first and len(first) <= 2
+    assert all(not p.is_alive() for p in procs)
+
+
+def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_workers():
+    procs = []
+    with pytest.raises(ValueError, match="boom"), SharedPool() as shared:
+        try:
+            list(imap_sources(_fail, range(10), 2, shared))
+        finally:
+            procs = list(shared.pool._processes.values())
+    assert procs and all(not p.is_alive() for p in procs)
+
+
+def test_one_job_runs_in_this_process_and_starts_no_pool():
+    with SharedPool() as shared:
+        assert set(imap_sources(_pid, range(8), 1, shared)) == {os.getpid()}
+    assert shared.pool is None
