@@ -280,6 +280,21 @@ class _Splice:
         self.data, self.marker, self.at, self.head, self.head_end, self.cut, self.total = \
             data, marker, at, head, head_end, cut, total
         self.refs = _tail_refs(data, cut)
+        undefined = self.undefined_refs()
+        if len(undefined):              # extended before the first load, not after it (a second whole load)
+            self.extend_to(int(undefined.max()))
+
+    def undefined_refs(self) -> np.ndarray:
+        """The memo indices from 256 that the tail's LONG_BINGETs reach and no LONG_BINPUT of the head or the tail
+        defines, by their bytes: look-alikes can add or hide one, which only moves the head's end (a hidden one
+        still loads as UNKNOWN, and `load` reports it)."""
+        refs = self.refs[self.refs >= 256].tolist()
+        if not refs:
+            return np.zeros(0, np.int64)
+        view = np.frombuffer(self.data, np.uint8)
+        puts = set(_long_args(view[:self.head_end], ord("r")).tolist())
+        puts.update(_long_args(view[self.cut:], ord("r")).tolist())
+        return np.array([ref for ref in refs if ref not in puts], np.int64)
 
     def load(self, path: str) -> tuple[Any, list[int]]:
         """(the spliced dump, the memo indices its values point to that neither head nor tail defined). Each
@@ -367,11 +382,16 @@ def _tail_refs(data: bytes, cut: int) -> np.ndarray:
     (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a definition in the head or the
     tail replaces them); an index past any plain dump's is left out (a real one fails the load, and the whole
     dump is read)."""
-    tail = np.frombuffer(data, np.uint8, offset=cut)
-    at = np.flatnonzero(tail[:-4] == ord("j"))
-    far = tail[at + 1].astype(np.int64) | tail[at + 2].astype(np.int64) << 8 | tail[at + 3].astype(np.int64) << 16 \
-        | tail[at + 4].astype(np.int64) << 24
+    far = _long_args(np.frombuffer(data, np.uint8, offset=cut), ord("j"))
     return np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
+
+
+def _long_args(view: np.ndarray, op: int) -> np.ndarray:
+    """The 4-byte little-endian argument after each byte `op` in `view` (that is, of each opcode `op` there, and
+    of its look-alikes)."""
+    at = np.flatnonzero(view[:-4] == op)
+    return view[at + 1].astype(np.int64) | view[at + 2].astype(np.int64) << 8 \
+        | view[at + 3].astype(np.int64) << 16 | view[at + 4].astype(np.int64) << 24
 
 
 def _unknowns(refs: np.ndarray) -> tuple[list[tuple[str, int]], Any]:
