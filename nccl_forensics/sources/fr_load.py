@@ -258,7 +258,7 @@ def load_dump_tail(path: str, tail: int, head: int = HEAD_ENTRIES) -> tuple[dict
     if bounds is None:
         return None
     splice = _Splice(data, *bounds)
-    for extended in range(HEAD_EXTENSIONS + 1):
+    for extended in range(splice.extend_before_load(), HEAD_EXTENSIONS + 1):
         try:
             dump, missing = splice.load(path)
         except (NcclfError, MemoryError):
@@ -280,21 +280,27 @@ class _Splice:
         self.data, self.marker, self.at, self.head, self.head_end, self.cut, self.total = \
             data, marker, at, head, head_end, cut, total
         self.refs = _tail_refs(data, cut)
-        undefined = self.undefined_refs()
-        if len(undefined):              # extended before the first load, not after it (a second whole load)
-            self.extend_to(int(undefined.max()))
 
-    def undefined_refs(self) -> np.ndarray:
-        """The memo indices from 256 that the tail's LONG_BINGETs reach and no LONG_BINPUT of the head or the tail
-        defines, by their bytes: look-alikes can add or hide one, which only moves the head's end (a hidden one
-        still loads as UNKNOWN, and `load` reports it)."""
-        refs = self.refs[self.refs >= 256].tolist()
-        if not refs:
-            return np.zeros(0, np.int64)
+    def undefined_refs(self) -> list[int]:
+        """The memo indices that the tail's BINGETs and LONG_BINGETs reach and no BINPUT or LONG_BINPUT of the head
+        or the tail defines, by their bytes: look-alikes can add or hide one, which only moves the head's end (a
+        hidden one still loads as UNKNOWN, and `load` reports it)."""
         view = np.frombuffer(self.data, np.uint8)
-        puts = set(_long_args(view[:self.head_end], ord("r")).tolist())
-        puts.update(_long_args(view[self.cut:], ord("r")).tolist())
-        return np.array([ref for ref in refs if ref not in puts], np.int64)
+        head, tail = view[:self.head_end], view[self.cut:]
+        refs = set(self.refs[self.refs >= 256].tolist())
+        refs.update(tail[np.flatnonzero(tail[:-1] == ord("h")) + 1].tolist())
+        refs.difference_update(head[np.flatnonzero(head[:-1] == ord("q")) + 1].tolist(),
+                               tail[np.flatnonzero(tail[:-1] == ord("q")) + 1].tolist())
+        if refs and max(refs) >= 256:
+            refs.difference_update(_long_args(head, ord("r")).tolist(), _long_args(tail, ord("r")).tolist())
+        return sorted(refs)
+
+    def extend_before_load(self) -> int:
+        """Extend the head to the largest index the tail misses (of the last few), found by bytes before any load:
+        one load instead of two. 1 if it was (one of the HEAD_EXTENSIONS), else 0."""
+        if not HEAD_EXTENSIONS:
+            return 0
+        return int(any(self.extend_to(index) for index in self.undefined_refs()[:-9:-1]))
 
     def load(self, path: str) -> tuple[Any, list[int]]:
         """(the spliced dump, the memo indices its values point to that neither head nor tail defined). Each
