@@ -258,7 +258,7 @@ def load_dump_tail(path: str, tail: int, head: int = HEAD_ENTRIES) -> tuple[dict
     if bounds is None:
         return None
     splice = _Splice(data, *bounds)
-    for extended in range(HEAD_EXTENSIONS + 1):
+    for extended in range(splice.extend_before_load(), HEAD_EXTENSIONS + 1):
         try:
             dump, missing = splice.load(path)
         except (NcclfError, MemoryError):
@@ -280,6 +280,27 @@ class _Splice:
         self.data, self.marker, self.at, self.head, self.head_end, self.cut, self.total = \
             data, marker, at, head, head_end, cut, total
         self.refs = _tail_refs(data, cut)
+
+    def undefined_refs(self) -> list[int]:
+        """The memo indices that the tail's BINGETs and LONG_BINGETs reach and no BINPUT or LONG_BINPUT of the head
+        or the tail defines, by their bytes: look-alikes can add or hide one, which only moves the head's end (a
+        hidden one still loads as UNKNOWN, and `load` reports it)."""
+        view = np.frombuffer(self.data, np.uint8)
+        head, tail = view[:self.head_end], view[self.cut:]
+        refs = set(self.refs[self.refs >= 256].tolist())
+        refs.update(tail[np.flatnonzero(tail[:-1] == ord("h")) + 1].tolist())
+        refs.difference_update(head[np.flatnonzero(head[:-1] == ord("q")) + 1].tolist(),
+                               tail[np.flatnonzero(tail[:-1] == ord("q")) + 1].tolist())
+        if refs and max(refs) >= 256:
+            refs.difference_update(_long_args(head, ord("r")).tolist(), _long_args(tail, ord("r")).tolist())
+        return sorted(refs)
+
+    def extend_before_load(self) -> int:
+        """Extend the head to the largest index the tail misses (of the last few), found by bytes before any load:
+        one load instead of two. 1 if it was (one of the HEAD_EXTENSIONS), else 0."""
+        if not HEAD_EXTENSIONS:
+            return 0
+        return int(any(self.extend_to(index) for index in self.undefined_refs()[:-9:-1]))
 
     def load(self, path: str) -> tuple[Any, list[int]]:
         """(the spliced dump, the memo indices its values point to that neither head nor tail defined). Each
@@ -367,11 +388,16 @@ def _tail_refs(data: bytes, cut: int) -> np.ndarray:
     (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a definition in the head or the
     tail replaces them); an index past any plain dump's is left out (a real one fails the load, and the whole
     dump is read)."""
-    tail = np.frombuffer(data, np.uint8, offset=cut)
-    at = np.flatnonzero(tail[:-4] == ord("j"))
-    far = tail[at + 1].astype(np.int64) | tail[at + 2].astype(np.int64) << 8 | tail[at + 3].astype(np.int64) << 16 \
-        | tail[at + 4].astype(np.int64) << 24
+    far = _long_args(np.frombuffer(data, np.uint8, offset=cut), ord("j"))
     return np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
+
+
+def _long_args(view: np.ndarray, op: int) -> np.ndarray:
+    """The 4-byte little-endian argument after each byte `op` in `view` (that is, of each opcode `op` there, and
+    of its look-alikes)."""
+    at = np.flatnonzero(view[:-4] == op)
+    return view[at + 1].astype(np.int64) | view[at + 2].astype(np.int64) << 8 \
+        | view[at + 3].astype(np.int64) << 16 | view[at + 4].astype(np.int64) << 24
 
 
 def _unknowns(refs: np.ndarray) -> tuple[list[tuple[str, int]], Any]:

@@ -168,6 +168,37 @@ def test_what_the_skipped_middle_defines_for_the_tail_is_read_by_extending_the_h
     _assert_tail_matches(path, 100)
 
 
+@pytest.mark.parametrize("style", ["torch", "python"])
+def test_what_the_tail_needs_from_the_middle_is_found_before_loading(tmp_path, style, monkeypatch):
+    """The head is extended to what the tail misses before the first load: the dump is unpickled once, not twice."""
+    (path,) = _synth(tmp_path, entries=600)
+    if style == "torch":
+        _rewrite_torch_style(path, _late_ops)
+    else:
+        dump = load_dump(str(path))
+        _late_ops(dump)
+        path.write_bytes(pickle.dumps(fr_synth._same_strings(dump, {}, set()), protocol=2))
+    loads = []
+    real = fr_load._load_pickle
+    monkeypatch.setattr(fr_load, "_load_pickle", lambda data, *a: loads.append(len(data)) or real(data, *a))
+    _assert_tail_matches(path, 100)
+    assert len(loads) == 2                                # load_dump's whole load, then the tail's
+    assert loads[1] < loads[0] * 0.9                      # a splice
+
+
+def test_look_alike_memo_references_in_the_tail_never_give_a_wrong_tail(tmp_path):
+    """Strings in the tail holding the bytes of memo gets and puts (h, j, q, r with any index): the head may be
+    extended further than needed, the answer is the whole dump's."""
+    (path,) = _synth(tmp_path, entries=600)
+
+    def plant(dump):
+        _late_ops(dump)
+        for i, e in enumerate(dump["entries"][-80:]):
+            e["thread_name"] = "h" + chr(i + 1) + "j" + chr(i) + "\x01\x00\x00q" + chr(200 - i) + "r\x00\x01\x00\x00"
+    _rewrite_torch_style(path, plant)
+    _assert_tail_matches(path, 100)
+
+
 def test_a_definition_not_reached_in_time_loads_as_unknown(tmp_path, monkeypatch):
     """With no extension allowed, what the tail needs from the middle is UNKNOWN (the fast path then refuses the
     tail: UNKNOWN is no str, and the whole dump is read)."""
