@@ -119,9 +119,9 @@ def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
-    """An integer column as int64; a float one (missing values) also clears `known` where it is NaN."""
+    """An integer column as it is; a float one (missing values) also clears `known` where it is NaN."""
     if column.dtype.kind in "iu":
-        return column.to_numpy().astype(np.int64, copy=False)
+        return column.to_numpy()                             # as it is (int32 in a timeline where it fits)
     values = column.to_numpy(np.float64, na_value=np.nan)
     known &= ~np.isnan(values)
     return np.where(np.isnan(values), 0, values).astype(np.int64)
