@@ -41,7 +41,10 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     time = column.to_numpy() if column.dtype == np.float64 else column.to_numpy(np.float64, na_value=np.nan)
     group = colls["group"]
     codes = group.array.codes if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
-    known = ~np.isnan(time) & (codes >= 0)
+    known = np.empty(len(time), bool)
+    for start in range(0, len(time), _CHUNK):             # ~isnan(time) & (codes >= 0): no row-sized temporaries
+        part = slice(start, start + _CHUNK)
+        np.logical_and(~np.isnan(time[part]), codes[part] >= 0, out=known[part])
     seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
     if not known.any():
         return empty

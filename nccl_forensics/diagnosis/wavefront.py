@@ -217,7 +217,14 @@ def _front_rows(fr: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     present = np.flatnonzero(highest > np.iinfo(np.int64).min)      # the groups with rows (no bincount: it copies
                                                                      # the codes to 8 bytes a row)
     front = pd.Series(highest[present], index=[str(c) for c in group.cat.categories[present]]).sort_index()
-    return front, seq == highest[codes]
+    at_front = np.empty(len(seq), bool)
+    for start in range(0, len(seq), _CHUNK):               # seq == highest[codes], without its row-sized int64s
+        part = slice(start, start + _CHUNK)
+        at_front[part] = seq[part] == highest[codes[part]]
+    return front, at_front
+
+
+_CHUNK = 1 << 18
 
 
 def _mode(values: np.ndarray) -> str | None:

@@ -306,8 +306,8 @@ def quote_cited_rows(d: Diagnosis) -> None:
     they cite, read again from their files: a few lines, one pass per cited file up to its last cited line. A
     file gone since (a summary reduced on another node) keeps the row's own description."""
     colls, div = d.timelines.colls, d.divergence
-    if colls.empty:
-        return
+    if colls.empty or "nccl" not in d.timelines.sources():
+        return                     # no NCCL row, none kept without its text: nothing to quote
     cited: dict[str, set[int]] = {}
     for ev in (ev for f in d.findings for ev in f.evidence):
         cited.setdefault(ev.file, set()).add(ev.line)
