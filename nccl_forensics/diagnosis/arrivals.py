@@ -112,7 +112,7 @@ def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
               for part in [slice(start, start + _CHUNK)] if keep[part].any())
     # int32 where no key can overflow it (half the bytes of the one row-sized array made here), else int64
     wide = int(seq.min()) < 0 or (int(codes.max()) + 2) * (top + 2) >= 1 << 31
-    key = codes.astype(np.int64 if wide else np.int32)
+    key: np.ndarray = codes.astype(np.int64 if wide else np.int32)
     key *= top + 2
     np.add(key, seq, out=key, casting="unsafe")          # a block at a time: no row-sized copy of the seqs
     for start in range(0, len(key), _CHUNK):

@@ -207,7 +207,8 @@ class _AllMissing:
     it changes; a write in place into the shared codes would raise)."""
 
     def __init__(self, rows: int) -> None:
-        self.rows, self.codes = rows, None
+        self.rows = rows
+        self.codes: np.ndarray | None = None
 
     def column(self) -> pd.Categorical:
         if self.codes is None:
@@ -395,8 +396,10 @@ class Timelines:
         used = np.zeros(len(column.cat.categories) + 1, bool)       # code -1 (missing): the last entry
         for start in range(0, len(codes), _CHUNK):
             used[codes[start:start + _CHUNK]] = True
-        found = set(column.cat.categories[used[:-1]])
-        return found | {np.nan} if used[-1] else found
+        found: set = set(column.cat.categories[used[:-1]])
+        if used[-1]:
+            found.add(np.nan)                        # a missing source, as unique() gives it
+        return found
 
 
 CATEGORIES = ("group", "op", "redop", "dtype", "state", "source", "file")
