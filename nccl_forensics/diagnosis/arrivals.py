@@ -40,8 +40,11 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     column = colls["time"]
     time = column.to_numpy() if column.dtype == np.float64 else column.to_numpy(np.float64, na_value=np.nan)
     group = colls["group"]
-    codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
-    known = ~np.isnan(time) & (codes >= 0)
+    codes = group.array.codes if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
+    known = np.empty(len(time), bool)
+    for start in range(0, len(time), _CHUNK):             # ~isnan(time) & (codes >= 0): no row-sized temporaries
+        part = slice(start, start + _CHUNK)
+        np.logical_and(~np.isnan(time[part]), codes[part] >= 0, out=known[part])
     seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
     if not known.any():
         return empty
@@ -54,7 +57,7 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     when, who, where, labels = time, rank, None, None
     if hosts is not None:                                 # a host arrives with its last rank
         where = np.flatnonzero(keep)
-        key, when, who = key[where], time[where], rank[where]
+        key, when, who = key[where].astype(np.int64), time[where], rank[where]       # key * hosts below: 8 bytes
         ranks, inverse = np.unique(who, return_inverse=True)
         host_codes, labels = pd.factorize(pd.Index([hosts.get(int(r)) or f"rank {int(r)}" for r in ranks],
                                                    dtype=object))
@@ -107,9 +110,11 @@ def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """group code x (the largest seq kept + 2) + seq for each row kept, -1 for the others."""
     top = max(int(seq[part][keep[part]].max()) for start in range(0, len(seq), _CHUNK)
               for part in [slice(start, start + _CHUNK)] if keep[part].any())
-    key = codes.astype(np.int64)
+    # int32 where no key can overflow it (half the bytes of the one row-sized array made here), else int64
+    wide = int(seq.min()) < 0 or (int(codes.max()) + 2) * (top + 2) >= 1 << 31
+    key: np.ndarray = codes.astype(np.int64 if wide else np.int32)
     key *= top + 2
-    key += seq
+    np.add(key, seq, out=key, casting="unsafe")          # a block at a time: no row-sized copy of the seqs
     for start in range(0, len(key), _CHUNK):
         part = slice(start, start + _CHUNK)
         np.putmask(key[part], ~keep[part], -1)
@@ -117,9 +122,9 @@ def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
 
 def _ints(column: pd.Series, known: np.ndarray) -> np.ndarray:
-    """An integer column as int64; a float one (missing values) also clears `known` where it is NaN."""
+    """An integer column as it is; a float one (missing values) also clears `known` where it is NaN."""
     if column.dtype.kind in "iu":
-        return column.to_numpy().astype(np.int64, copy=False)
+        return column.to_numpy()                             # as it is (int32 in a timeline where it fits)
     values = column.to_numpy(np.float64, na_value=np.nan)
     known &= ~np.isnan(values)
     return np.where(np.isnan(values), 0, values).astype(np.int64)
@@ -141,7 +146,9 @@ def _last_of_each(ids: np.ndarray, when: np.ndarray, skip: int | None = None) ->
     """(position of each id's latest row, its first one on ties (as pandas' idxmax), ordered by where the id first
     appears (as groupby(sort=False)); rows per id). Id `skip` (the rows not read) is left out (its count 0)."""
     n, size = len(ids), int(ids.max()) + 1
-    counts = np.bincount(ids, minlength=size)
+    counts = np.zeros(size, np.int64)                    # np.bincount(ids), without its 8-byte copy of the ids
+    for start in range(0, n, _CHUNK):
+        np.add.at(counts, ids[start:start + _CHUNK], 1)
     if skip is not None:
         counts[skip] = 0
     first = np.full(size, n, np.int64)

@@ -58,7 +58,7 @@ def modal_values(colls: pd.DataFrame, field: str, overall: pd.DataFrame | None =
 def _codes(column: pd.Series) -> np.ndarray:
     """Integer codes for a column (-1 = missing), whatever its dtype."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy()          # int8 for a few categories: no 8-byte copy of 25M rows
+        return column.array.codes          # int8 for a few categories: no 8-byte copy of 25M rows
     return pd.factorize(column, use_na_sentinel=True)[0].astype("int64")
 
 
@@ -68,9 +68,14 @@ def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
     dense id from one hash pass."""
     if colls.empty:
         return np.zeros(0, dtype=np.int64)
-    key = colls["group"].cat.codes.to_numpy().astype("int64")          # in place from here: no row-sized temporaries
-    key *= int(colls["seq"].max()) + 2
-    key += colls["seq"].to_numpy().astype("int64", copy=False)
+    seq = colls["seq"].to_numpy()
+    codes = colls["group"].array.codes
+    stride = int(seq.max()) + 2
+    # int32 where no key can overflow it (half the bytes of a row-sized array), else int64
+    wide = seq.dtype.kind != "i" or int(seq.min()) < 0 or (len(colls["group"].cat.categories) + 1) * stride >= 1 << 31
+    key = codes.astype("int64" if wide else "int32")            # in place from here: no row-sized temporaries
+    key *= stride
+    np.add(key, seq, out=key, casting="unsafe")                 # cast a block at a time: no row-sized copy
     if key.min() >= 0 and key.max() < 4 * len(key) + 1024:
         return key
     return pd.factorize(key)[0].astype("int64")
@@ -86,28 +91,32 @@ def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> 
     if not known.all():
         ids, values = ids[known], values[known]
     first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
-    first[ids[::-1]] = np.arange(len(ids) - 1, -1, -1)       # row of each key's first known value
+    for end in range(len(ids), 0, -CHUNK):                    # row of each key's first known value: the chunks
+        start = max(0, end - CHUNK)                           # from the last, each backwards (no row-sized arange)
+        first[ids[start:end][::-1]] = np.arange(end - 1, start - 1, -1)
     bad = np.zeros(len(first), dtype=bool)
     for start in range(0, len(ids), CHUNK):                   # a key where some value differs from its first
         part = ids[start:start + CHUNK]
         bad[part[values[start:start + CHUNK] != values[first[part]]]] = True
     if not bad.any():
         return colls.iloc[0:0]
-    rows = bad[ids]
+    rows = np.empty(len(ids), dtype=bool)
+    for start in range(0, len(ids), CHUNK):                   # bad[ids] (indexing copies the ids to 8 bytes each)
+        rows[start:start + CHUNK] = bad[ids[start:start + CHUNK]]
     if not known.all():
         rows, hits = np.zeros(len(colls), dtype=bool), np.flatnonzero(known)[rows]
         rows[hits] = True
     return colls[rows]
 
 
-CHUNK = 1 << 20          # rows compared at a time: temporaries of a few MB whatever the timeline's size
+CHUNK = 1 << 18          # rows compared at a time: temporaries of a few MB whatever the timeline's size
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(values to compare, which are known): a categorical's codes or an integer column as they are (no copy),
     floats with NaN unknown, anything else factorized."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = column.cat.codes.to_numpy()
+        codes = column.array.codes
         return codes, codes >= 0
     values = column.to_numpy()
     if values.dtype.kind in "iu":
@@ -132,8 +141,10 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
         if not df.empty:
             found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
         trim_heap()                # this field's row-sized temporaries (see trim_heap)
-    del ids                        # 8 bytes a row: gone before the shift check makes its own
+    del ids                        # 4-8 bytes a row: gone before the shift check makes its own
+    trim_heap()
     lone = self_outliers(colls)
+    trim_heap()
     if not lone.empty:
         found.append(lone)
     sizes = size_outliers(colls)
@@ -282,10 +293,10 @@ def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame
     wanted = np.flatnonzero(groups.cat.categories.astype(str).isin(set(sub["group"])))
     column = colls[field]
     if isinstance(column.dtype, pd.CategoricalDtype):
-        values, uniques = column.cat.codes.to_numpy(), column.cat.categories
+        values, uniques = column.array.codes, column.cat.categories
     else:
         values, uniques = pd.factorize(column, use_na_sentinel=True)
-    codes = groups.cat.codes.to_numpy()
+    codes = groups.array.codes
     every = len(wanted) == len(groups.cat.categories)
     width = max(len(uniques), 1)
     found: list[tuple[np.ndarray, np.ndarray]] = []
@@ -326,8 +337,8 @@ def in_group(colls: pd.DataFrame, group: str) -> pd.Series:
     col = colls["group"]
     if not isinstance(col.dtype, pd.CategoricalDtype):
         return col.astype(str) == group
-    hits = np.flatnonzero(col.cat.categories.astype(str) == group)
-    return pd.Series(np.isin(col.cat.codes.to_numpy(), hits), index=colls.index)
+    hit = np.append(col.cat.categories.astype(str) == group, False)     # code -1 (missing): the last entry
+    return pd.Series(hit[col.array.codes], index=colls.index)   # a lookup: no 8-byte copy of the codes
 
 
 MAX_LONE = 64          # ranks checked against their own history (a lone dump, a rank that went further)
@@ -354,7 +365,7 @@ def self_outliers(colls: pd.DataFrame) -> pd.DataFrame:
 def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
     """(group, rank), in that order, whose last seq no other rank recorded; at most MAX_LONE."""
     coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
-    groups, ranks, seqs = colls["group"].cat.codes.to_numpy() if coded else None, colls["rank"].to_numpy(), \
+    groups, ranks, seqs = colls["group"].array.codes if coded else None, colls["rank"].to_numpy(), \
         colls["seq"].to_numpy()
     # not coded, or not sorted (build_timelines sorts; others may not)
     if groups is None or not sorted_by([groups, ranks, seqs], strictly=False):
@@ -364,9 +375,17 @@ def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
     ends = np.flatnonzero(np.r_[(groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1]), True])
     ends = ends[groups[ends] >= 0]                                   # rows of an unnamed group: left out
     ids = group_seq_ids(colls)
-    lone = ends[np.bincount(ids)[ids[ends]] == 1][:MAX_LONE]
+    lone = ends[_counts(ids)[ids[ends]] == 1][:MAX_LONE]
     cats = colls["group"].cat.categories
     return [(cats[groups[i]], ranks[i]) for i in lone]
+
+
+def _counts(ids: np.ndarray) -> np.ndarray:
+    """np.bincount(ids) a chunk at a time (bincount copies int32 ids to 8-byte ones first)."""
+    counts = np.zeros(int(ids.max()) + 1 if len(ids) else 0, np.int64)
+    for start in range(0, len(ids), CHUNK):
+        np.add.at(counts, ids[start:start + CHUNK], 1)
+    return counts
 
 
 def _last_entries(colls: pd.DataFrame, group, rank, upto: int | None) -> np.ndarray:

@@ -172,17 +172,18 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
     `after_column()` is called (the reduce gives the freed memory back to the system there)."""
     data = {}
     lengths = [_pack_len(p) for p in packs]
+    empty = _AllMissing(sum(lengths))
     for name in COLUMNS:
         parts = [p.pop(name) if consume and name in p else p[name] if name in p else ("none", n)
                  for p, n in zip(packs, lengths, strict=True)]
         kinds = {part[0] for part in parts}
         if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
+        elif parts and (kinds == {"none"} and name in ABSENT_AS_CODES or name in SPARSE and kinds <= {"cat", "none"}
+                        and all(part[0] == "none" or not len(part[1]) for part in parts)):    # empty throughout
+            data[name] = empty.column()
         elif parts and kinds == {"num"}:
             data[name] = _numbers(name, [part[1] for part in parts])
-        elif parts and (name in SPARSE or name in ABSENT_AS_CODES) and kinds == {"none"}:     # empty throughout
-            data[name] = pd.Categorical.from_codes(np.full(sum(lengths), -1, np.int8),
-                                                   categories=pd.Index([], dtype=object))
         elif parts and name in SPARSE and kinds <= {"cat", "none"}:
             # mostly or wholly empty (a text, a call site, a note): codes of one byte a row, not a pointer
             missing = np.full(max(part[1] if part[0] == "none" else 0 for part in parts), -1, np.int8)
@@ -200,18 +201,43 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
 
 
+class _AllMissing:
+    """Columns with no value on any row (most of SPARSE on flight-recorder rows) as categoricals over one shared,
+    read-only array of -1 codes: one byte a row for all of them, not one per column (pandas replaces a column
+    it changes; a write in place into the shared codes would raise)."""
+
+    def __init__(self, rows: int) -> None:
+        self.rows = rows
+        self.codes: np.ndarray | None = None
+
+    def column(self) -> pd.Categorical:
+        if self.codes is None:
+            self.codes = np.full(self.rows, -1, np.int8)
+            self.codes.flags.writeable = False
+        return pd.Categorical.from_codes(self.codes, dtype=pd.CategoricalDtype(pd.Index([], dtype=object)),
+                                         validate=False)
+
+
 def _numbers(name: str, parts: list[np.ndarray]) -> np.ndarray:
     """A numeric column from its parts: integers as int64 (parts may come narrowed, columns.narrow), except line
     numbers, int32 where every part's fit (NARROW_COLUMNS); times as float64, or float32 where none is known."""
     if name == "time" and not any(np.isfinite(part).any() for part in parts):
         return np.full(sum(map(len, parts)), np.nan, np.float32)     # no timestamps: 4 bytes a row, not 8
     values = np.concatenate(parts)
+    if values.dtype.kind == "i" and name in SMALL_INTS and len(values) and \
+            -SMALL_INTS_BOUND < int(values.min()) and int(values.max()) < SMALL_INTS_BOUND:
+        return values.astype(np.int32, copy=False)
     if values.dtype.kind == "i" and not (name in NARROW_COLUMNS and values.dtype == np.int32):
         values = values.astype(np.int64, copy=False)
     return values
 
 
 NARROW_COLUMNS = ("line",)   # only ever compared or printed: int32 where it fits (10M rows of a --full read)
+# Ranks and sequence numbers: compared, grouped, shifted by a few collectives, never multiplied in place (the keys
+# built from them are int64, or int32 only where checked to fit): int32 while every value stays within 2**30, so
+# that adding a small number cannot overflow (18 MB less at 2.3M rows)
+SMALL_INTS = ("rank", "seq")
+SMALL_INTS_BOUND = 1 << 30
 # Columns empty on most rows: an all-empty or call-site column is kept as codes, its missing values NaN (as a
 # pandas string column has them), never a column of None pointers (8 bytes a row, 200 MB at 25M rows).
 SPARSE = ("shape", "text", "frame", "size_note", "a2a_in", "a2a_out", "a2a_splits")
@@ -361,7 +387,19 @@ class Timelines:
         return self.colls.empty
 
     def sources(self) -> set[str]:
-        return set(self.colls["source"].unique()) if not self.colls.empty else set()
+        if self.colls.empty:
+            return set()
+        column = self.colls["source"]
+        if not isinstance(column.dtype, pd.CategoricalDtype):
+            return set(column.unique())
+        codes = column.array.codes                  # unique() on the codes: an 8-byte copy of them per call
+        used = np.zeros(len(column.cat.categories) + 1, bool)       # code -1 (missing): the last entry
+        for start in range(0, len(codes), _CHUNK):
+            used[codes[start:start + _CHUNK]] = True
+        found: set = set(column.cat.categories[used[:-1]])
+        if used[-1]:
+            found.add(np.nan)                        # a missing source, as unique() gives it
+        return found
 
 
 CATEGORIES = ("group", "op", "redop", "dtype", "state", "source", "file")
@@ -378,7 +416,7 @@ def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]
     known = colls["rank"].notna().to_numpy() & colls["seq"].notna().to_numpy()
     if not known.all():
         colls = colls[known]
-    if not (colls["rank"].dtype == "int64" and colls["seq"].dtype == "int64"):
+    if not (colls["rank"].dtype in _INTS and colls["seq"].dtype in _INTS):
         colls = colls.astype({"rank": "int64", "seq": "int64"})
     for name in CATEGORIES:
         if isinstance(colls[name].dtype, pd.CategoricalDtype):     # already coded (frame_from_packed)
@@ -392,8 +430,11 @@ def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]
     return Timelines(colls, members, positions, last_common)
 
 
+_INTS = (np.dtype(np.int64), np.dtype(np.int32))      # rank and seq: int32 from frame_from_packed where they fit
+
+
 def _without_unused(column: pd.Series) -> pd.Series:
-    codes = column.cat.codes.to_numpy()
+    codes = column.array.codes
     used = np.zeros(len(column.cat.categories), bool)
     for start in range(0, len(codes), _CHUNK):      # a chunk at a time: no 8-byte copy of 25M codes
         part = codes[start:start + _CHUNK]
@@ -422,12 +463,12 @@ def _best_source(colls: pd.DataFrame) -> pd.DataFrame:
     """Sort by (group, rank, seq) and keep one row per key: the best source, then the first line."""
     if colls.empty:
         return colls.reset_index(drop=True)
-    if sorted_by([colls["group"].cat.codes.to_numpy(), colls["rank"].to_numpy(), colls["seq"].to_numpy()], True):
+    if sorted_by([colls["group"].array.codes, colls["rank"].to_numpy(), colls["seq"].to_numpy()], True):
         return colls.reset_index(drop=True)          # one row per key already in order (e.g. FR dumps alone)
     priority = colls["source"].map(SOURCE_PRIORITY).astype("float64").fillna(9).to_numpy()
-    order = np.lexsort((colls["line"].to_numpy(), colls["file"].cat.codes.to_numpy(), priority,
-                        colls["seq"].to_numpy(), colls["rank"].to_numpy(), colls["group"].cat.codes.to_numpy()))
-    keys = [colls[name].cat.codes.to_numpy()[order] if name == "group" else colls[name].to_numpy()[order]
+    order = np.lexsort((colls["line"].to_numpy(), colls["file"].array.codes, priority,
+                        colls["seq"].to_numpy(), colls["rank"].to_numpy(), colls["group"].array.codes))
+    keys = [colls[name].array.codes[order] if name == "group" else colls[name].to_numpy()[order]
             for name in ("group", "rank", "seq")]
     dup = np.zeros(len(order), dtype=bool)          # sorted by key: a duplicate follows its first row
     dup[1:] = np.logical_and.reduce([k[1:] == k[:-1] for k in keys])
@@ -439,7 +480,7 @@ def _spans(colls: pd.DataFrame) -> pd.DataFrame:
     if colls.empty:
         return pd.DataFrame(columns=["group", "rank", "first_seq", "last_seq"])
     coded = isinstance(colls["group"].dtype, pd.CategoricalDtype)
-    groups = colls["group"].cat.codes.to_numpy() if coded else None
+    groups = colls["group"].array.codes if coded else None
     ranks, seqs = colls["rank"].to_numpy(), colls["seq"].to_numpy()
     if groups is None or not sorted_by([groups, ranks, seqs], False):    # None: not coded
         span = colls.groupby(["group", "rank"], observed=True)["seq"].agg(first_seq="min", last_seq="max")

@@ -207,16 +207,24 @@ def _front_rows(fr: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
     on the group codes where the timeline has them (no string per row)."""
     seq = fr["seq"].to_numpy()
     group = fr["group"]
-    codes = group.cat.codes.to_numpy() if isinstance(group.dtype, pd.CategoricalDtype) else None
+    codes = group.array.codes if isinstance(group.dtype, pd.CategoricalDtype) else None
     if codes is None or (codes < 0).any():
         names = group.astype(str).to_numpy()
         front = pd.Series(seq).groupby(names).max()
         return front, seq == front.reindex(names).to_numpy()
     highest = np.full(len(group.cat.categories), np.iinfo(np.int64).min, np.int64)
-    np.maximum.at(highest, codes, seq.astype(np.int64, copy=False))
-    present = np.flatnonzero(np.bincount(codes, minlength=len(highest)))
+    np.maximum.at(highest, codes, seq if seq.dtype.kind in "iu" else seq.astype(np.int64))
+    present = np.flatnonzero(highest > np.iinfo(np.int64).min)      # the groups with rows (no bincount: it copies
+                                                                     # the codes to 8 bytes a row)
     front = pd.Series(highest[present], index=[str(c) for c in group.cat.categories[present]]).sort_index()
-    return front, seq == highest[codes]
+    at_front = np.empty(len(seq), bool)
+    for start in range(0, len(seq), _CHUNK):               # seq == highest[codes], without its row-sized int64s
+        part = slice(start, start + _CHUNK)
+        at_front[part] = seq[part] == highest[codes[part]]
+    return front, at_front
+
+
+_CHUNK = 1 << 18
 
 
 def _mode(values: np.ndarray) -> str | None:

@@ -141,19 +141,33 @@ def pretty(value) -> str:
 
 def _emit(value, level: int, out: list[str]) -> None:
     if isinstance(value, (list, tuple)):
-        if value:
-            _members(list(value), level, out, keyed=False)
-        else:
+        if not value:
             out.append("[]")
+        elif not any(isinstance(v, _CONTAINERS) and v for v in value):     # scalars only: one encoder call
+            out.append(_whole(value, level, "[", "]"))
+        else:
+            _members(list(value), level, out, keyed=False)
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
         elif all(type(key) is str for key in value):
-            _members(list(value.items()), level, out, keyed=True)
+            if not any(isinstance(v, _CONTAINERS) and v for v in value.values()):
+                out.append(_whole(value, level, "{", "}"))
+            else:
+                _members(list(value.items()), level, out, keyed=True)
         else:                              # keys the encoder converts (numbers, None): the stdlib's own words
             out.append(json.dumps(value, indent=2, default=str).replace("\n", "\n" + "  " * level))
     else:
         out.append(_encoder(level).encode(value))
+
+
+_CONTAINERS = (dict, list, tuple)
+
+
+def _whole(value, level: int, opening: str, closing: str) -> str:
+    """A container of scalars (and empty containers) at `level`, as _members writes it, in one encoder call (most
+    of a report's containers: a rank's positions, a citation)."""
+    return opening + "\n" + "  " * (level + 1) + _encoder(level + 1).encode(value)[1:-1] + "\n" + "  " * level + closing
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:

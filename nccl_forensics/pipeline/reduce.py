@@ -247,22 +247,30 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
     div, colls = d.divergence, d.timelines.colls
     if div is None or div.empty or colls.empty:
         return False
-    # numpy on three columns: a 100,000-rank frame is not copied for this
+    # numpy on four columns, a chunk of rows at a time: a 100,000-rank frame is not copied for this
     files = colls["file"]
     text_tails, dumps = (_codes_of(files, paths) for paths in ([s.path for s in d.windowed], d.windowed_dumps))
-    codes = files.cat.codes.to_numpy()
-    in_window = dumps[codes] | (text_tails[codes] & (colls["line"].to_numpy() >= TAIL_BASE))
-    groups = colls["group"].cat.codes.to_numpy()
-    in_window &= groups >= 0
-    if not in_window.any():
-        return False
+    codes, lines = files.array.codes, colls["line"].to_numpy()
+    groups, seqs = colls["group"].array.codes, colls["seq"].to_numpy()
     first_in_window = np.full(len(colls["group"].cat.categories), np.iinfo(np.int64).max, np.int64)
-    np.minimum.at(first_in_window, groups[in_window], colls["seq"].to_numpy()[in_window])
+    any_in_window = False
+    for start in range(0, len(seqs), _CHUNK):
+        part = slice(start, start + _CHUNK)
+        in_window = dumps[codes[part]] | (text_tails[codes[part]] & (lines[part] >= TAIL_BASE))
+        in_window &= groups[part] >= 0
+        if in_window.any():
+            any_in_window = True
+            np.minimum.at(first_in_window, groups[part][in_window], seqs[part][in_window])
+    if not any_in_window:
+        return False
     none = np.iinfo(np.int64).max                                       # a group with no row in a window
     first = {group: seq for group, seq in zip(colls["group"].cat.categories, first_in_window.tolist(), strict=True)
              if seq != none}
     first_divergence = div.groupby("group", observed=True)["seq"].min()
     return any(int(seq) <= first[group] + 1 for group, seq in first_divergence.items() if group in first)
+
+
+_CHUNK = 1 << 18               # rows at a time (an index array is copied to 8 bytes a row)
 
 
 def _codes_of(column: pd.Series, values) -> np.ndarray:
@@ -310,8 +318,8 @@ def quote_cited_rows(d: Diagnosis) -> None:
     they cite, read again from their files: a few lines, one pass per cited file up to its last cited line. A
     file gone since (a summary reduced on another node) keeps the row's own description."""
     colls, div = d.timelines.colls, d.divergence
-    if colls.empty:
-        return
+    if colls.empty or "nccl" not in d.timelines.sources():
+        return                     # no NCCL row, none kept without its text: nothing to quote
     cited: dict[str, set[int]] = {}
     for ev in (ev for f in d.findings for ev in f.evidence):
         cited.setdefault(ev.file, set()).add(ev.line)
