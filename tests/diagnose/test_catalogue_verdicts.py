@@ -173,3 +173,43 @@ def test_nccl_cannot_peer_two_gpus(tmp_path):
 def test_the_driver_or_build_does_not_fit(text, tmp_path):
     verdict = _verdict(tmp_path, text)
     assert verdict.cls == "version_mismatch", verdict.summary
+
+
+# torch.distributed.launch <= 1.8 prints the failed worker's command line, which holds its `--local_rank=K`: the
+# worker is named (one node: its rank); accelerate's command line names none
+@pytest.mark.parametrize("text,ranks", [
+    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', './tools/train.py', '--local_rank=3', "
+     "'cfg.py', '--launcher', 'pytorch']' returned non-zero exit status 2.", [3]),
+    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local-rank=1']' died with "
+     "<Signals.SIGSEGV: 11>.", [1]),
+    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', 'accelerate.commands.launch', 'train.py']' "
+     "returned non-zero exit status 1.", []),
+])
+def test_the_legacy_launchers_command_line_names_the_worker(text, ranks, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == ranks, verdict.summary
+
+
+@pytest.mark.parametrize("text", [
+    # the agent's teardown glued after a progress bar and cut inside the signal's name
+    "[Epoch 0 / Train]:   1%| 20/2839 [15:02<33:31:36, 42.82s/it]WARNING:torch.distributed.elastic.multiprocessing.api:"
+    "Sending process 2860767 closing signal SIG",
+    # a vLLM worker's traceback, prefixed on every line by the worker-process module's ERROR record, cut before
+    # its exception line (0.5's multiproc_worker_utils, 0.8+'s v1 multiproc_executor)
+    "(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]   File \"/usr/lib/vllm/worker/"
+    "worker.py\", line 132, in init_device\n(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 "
+    "multiproc_worker_utils.py:226]     init_worker_distributed_environment(self.parallel_config, self.rank,",
+    "(Worker_TP1 pid=899) ERROR 03-31 10:11:24 [multiproc_executor.py:880] Traceback (most recent call last):",
+    # ColossalAI's `colossalai run`: the torchrun it started on a host exited non-zero
+    "Error: failed to run torchrun --nproc_per_node=8 train.py on 127.0.0.1, is localhost: True, exception: "
+    "Encountered a bad command exit code!",
+])
+def test_launcher_lines_of_a_failed_job_are_no_all_clear(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls in ("dropped_rank", "unclassified_failure"), verdict.summary
+
+
+def test_a_vllm_workers_info_line_is_no_failure(tmp_path):
+    verdict = _verdict(tmp_path, "(VllmWorkerProcess pid=81682) INFO 06-12 13:10:35 multiproc_worker_utils.py:215] "
+                                 "Worker ready; awaiting tasks")
+    assert verdict.cls in NOT_A_VERDICT, verdict.summary

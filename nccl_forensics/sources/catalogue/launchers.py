@@ -14,6 +14,9 @@ from . import Message as M
 
 _ELASTIC = "pytorch:torch/distributed/elastic/multiprocessing/api.py"
 _SIG = r"(?P<signal>SIG[A-Z]+)"
+# torch.distributed.launch <= 1.8 passes each worker `--local_rank=K` (unless --use_env): the command line it prints
+# in CalledProcessError names the worker. accelerate's and others' command lines hold none; the field is then absent.
+_LOCAL_RANK_ARG = r"(?:[^\]]*?'--local[_-]rank=(?P<local_rank>\d+)')?"
 
 MESSAGES = [
     # ---- torch elastic (torchrun, torch.distributed.launch >= 1.9)
@@ -30,7 +33,8 @@ MESSAGES = [
       "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3 (process ID: 812917)",
       "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3", anchor="failed (exitcode:"),
     M("torchrun.closing_signal",
-      r"Sending process (?P<pid>\d+) (?:the )?closing signal " + _SIG,
+      # the signal's name is the tail: a paste cut inside it (`closing signal SIG`) still says the agent tears down
+      (r"Sending process (?P<pid>\d+) (?:the )?closing signal", " " + _SIG),
       "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":PContext._close",
       "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal SIGTERM",
       "Sending process 812914 closing signal SIGTERM", anchor="Sending process"),
@@ -132,7 +136,7 @@ MESSAGES = [
       "Main process received SIGTERM, exiting", anchor="Main process received"),
     # ---- torch.distributed.launch before elastic (<= 1.8)
     M("launch.subprocess_error",
-      r"subprocess\.CalledProcessError: Command '(?P<cmd>.*?)' died with <Signals\.(?P<signal>SIG[A-Z]+): (?P<signum>\d+)>",
+      r"subprocess\.CalledProcessError: Command '(?P<cmd>" + _LOCAL_RANK_ARG + r".*?)' died with <Signals\.(?P<signal>SIG[A-Z]+): (?P<signum>\d+)>",
       "worker_failed", "failure", None, "1.0 - 1.8", "pytorch:torch/distributed/launch.py:main",
       "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3']' died with "
       "<Signals.SIGKILL: 9>.", "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', "
@@ -165,7 +169,7 @@ MESSAGES = [
       "Killing local rank 2", "Killing local rank 2", anchor="Killing"),
     # ---- accelerate
     M("launch.subprocess_nonzero",
-      r"subprocess\.CalledProcessError: Command '(?P<cmd>.*?)' returned non-zero exit status (?P<exitcode>\d+)",
+      r"subprocess\.CalledProcessError: Command '(?P<cmd>" + _LOCAL_RANK_ARG + r".*?)' returned non-zero exit status (?P<exitcode>\d+)",
       "worker_failed", "consequence", None, "torch.distributed.launch 1.0 - 1.8, accelerate 0.x - 1.x",
       "pytorch:torch/distributed/launch.py:main; accelerate:src/accelerate/commands/launch.py",
       "subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', 'accelerate.commands.launch', 'train.py']' "
@@ -347,4 +351,29 @@ MESSAGES = [
       "ompi:opal/mca/btl/tcp/help-mpi-btl-tcp.txt:peer hung up",
       "An MPI communication peer process has unexpectedly disconnected.  This",
       "An MPI communication peer process has unexpectedly disconnected", anchor="peer process has unexpectedly"),
+    # ---- ColossalAI's `colossalai run` (cli/launcher/multinode_runner.py:run_on_host): the torchrun it ran on a
+    # host exited non-zero (fabric's UnexpectedExit: `Encountered a bad command exit code!`); the workers' own lines
+    # say why
+    M("colossalai.run_failed",
+      (r"Error: failed to run (?P<cmd>\S.*?) on (?P<node>[^\s,]+)", r", is localhost: (?:True|False)",
+       r", exception: (?P<reason>.+)"),
+      "worker_failed", "consequence", None, "ColossalAI 0.1.11 - 0.4 (`is localhost`, `exception` from 0.2.x)",
+      "colossalai:colossalai/cli/launcher/multinode_runner.py:run_on_host",
+      "Error: failed to run torchrun --nproc_per_node=4 train.py on 127.0.0.1, is localhost: True, exception: "
+      "Encountered a bad command exit code!", "Error: failed to run torchrun --nproc_per_node=4 train.py on 127.0.0.1",
+      anchor="Error: failed to run"),
+    # ---- vLLM's multiprocessing executor: a worker's exception is logged at ERROR by the worker-process module
+    # (0.4 - 0.6 multiproc_worker_utils.py `Exception in worker %s while processing method %s` / `Worker failed`,
+    # `Worker %s pid %s died, exit code: %s`; 0.8+ v1/executor/multiproc_executor.py `WorkerProc hit an exception.`),
+    # and vLLM's NewLineFormatter repeats the record's prefix on every line of its traceback: each such line, even
+    # cut out of the traceback, is a worker that raised
+    M("vllm.worker_error",
+      r"(?:\((?:VllmWorkerProcess|VllmWorker|Worker)[\w ]*? pid=(?P<pid>\d+)\)\s*)?ERROR \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+      r"\[?(?:[\w/]+/)?(?:multiproc_worker_utils|multiproc_executor)\.py:\d+\]",
+      "worker_failed", "failure", None, "vLLM 0.4 - 0.11", "vllm:vllm/executor/multiproc_worker_utils.py:"
+      "_run_worker_process, WorkerMonitor.run; vllm:vllm/v1/executor/multiproc_executor.py:worker_busy_loop",
+      "(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]   File \"/usr/lib/python3.10/"
+      "vllm/worker/worker.py\", line 132, in init_device",
+      "(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]",
+      anchor="multiproc_worker_utils.py:|multiproc_executor.py:"),
 ]
