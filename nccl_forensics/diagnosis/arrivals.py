@@ -18,6 +18,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .chunks import bincount, row_chunks
+
 WINDOW = 1000                  # collectives per group, counted back from its last
 
 
@@ -42,8 +44,7 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     group = colls["group"]
     codes = group.array.codes if isinstance(group.dtype, pd.CategoricalDtype) else pd.factorize(group)[0]
     known = np.empty(len(time), bool)
-    for start in range(0, len(time), _CHUNK):             # ~isnan(time) & (codes >= 0): no row-sized temporaries
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(time)):             # ~isnan(time) & (codes >= 0): no row-sized temporaries
         np.logical_and(~np.isnan(time[part]), codes[part] >= 0, out=known[part])
     seq, rank = (_ints(colls[c], known) for c in ("seq", "rank"))
     if not known.any():
@@ -76,8 +77,7 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
     rest = np.ones(len(ids), bool)
     rest[last] = False
     runner_up = np.full(int(ids.max()) + 1, -np.inf)
-    for start in range(0, len(ids), _CHUNK):           # -inf leaves a maximum as it is
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(ids)):           # -inf leaves a maximum as it is
         np.fmax.at(runner_up, ids[part], np.where(rest[part], when[part], -np.inf))
     end, row = when[last], (last if where is None else where[last])
     owner = who[last] if labels is None else np.asarray(labels, dtype=object)[who[last]]
@@ -86,21 +86,16 @@ def arrivals(colls: pd.DataFrame, hosts: dict[int, str] | None = None) -> pd.Dat
                          "ranks": counts[ids[last]], "end": end})
 
 
-_CHUNK = 1 << 18               # rows taken at a time where a step would otherwise make temporaries of the rows' size
-
-
 def _in_window(codes: np.ndarray, seq: np.ndarray, known: np.ndarray) -> np.ndarray:
     """`known`, cleared (in place) on each group's first collective and on those before its last WINDOW."""
     lowest = np.full(int(codes.max()) + 1, np.iinfo(np.int64).max)
     highest = np.full(len(lowest), -(1 << 62))
-    for start in range(0, len(seq), _CHUNK):
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(seq)):
         rows = known[part]
         groups, seqs = codes[part][rows], seq[part][rows]
         np.minimum.at(lowest, groups, seqs)
         np.maximum.at(highest, groups, seqs)
-    for start in range(0, len(seq), _CHUNK):           # a row of no group (code -1) is not known already
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(seq)):           # a row of no group (code -1) is not known already
         groups, seqs = codes[part], seq[part]
         known[part] &= (seqs > lowest[groups]) & (seqs > highest[groups] - WINDOW)
     return known
@@ -108,15 +103,13 @@ def _in_window(codes: np.ndarray, seq: np.ndarray, known: np.ndarray) -> np.ndar
 
 def _keys(codes: np.ndarray, seq: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """group code x (the largest seq kept + 2) + seq for each row kept, -1 for the others."""
-    top = max(int(seq[part][keep[part]].max()) for start in range(0, len(seq), _CHUNK)
-              for part in [slice(start, start + _CHUNK)] if keep[part].any())
+    top = max(int(seq[part][keep[part]].max()) for part in row_chunks(len(seq)) if keep[part].any())
     # int32 where no key can overflow it (half the bytes of the one row-sized array made here), else int64
     wide = int(seq.min()) < 0 or (int(codes.max()) + 2) * (top + 2) >= 1 << 31
     key: np.ndarray = codes.astype(np.int64 if wide else np.int32)
     key *= top + 2
     np.add(key, seq, out=key, casting="unsafe")          # a block at a time: no row-sized copy of the seqs
-    for start in range(0, len(key), _CHUNK):
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(key)):
         np.putmask(key[part], ~keep[part], -1)
     return key
 
@@ -146,22 +139,20 @@ def _last_of_each(ids: np.ndarray, when: np.ndarray, skip: int | None = None) ->
     """(position of each id's latest row, its first one on ties (as pandas' idxmax), ordered by where the id first
     appears (as groupby(sort=False)); rows per id). Id `skip` (the rows not read) is left out (its count 0)."""
     n, size = len(ids), int(ids.max()) + 1
-    counts = np.zeros(size, np.int64)                    # np.bincount(ids), without its 8-byte copy of the ids
-    for start in range(0, n, _CHUNK):
-        np.add.at(counts, ids[start:start + _CHUNK], 1)
+    counts = bincount(ids, size)
     if skip is not None:
         counts[skip] = 0
     first = np.full(size, n, np.int64)
     latest = np.full(size, -np.inf)
-    for start in range(0, n, _CHUNK):
-        part = ids[start:start + _CHUNK]
-        np.minimum.at(first, part, np.arange(start, start + len(part)))
-        np.fmax.at(latest, part, when[start:start + _CHUNK])     # fmax: a row not read may have no time
+    for rows in row_chunks(n):
+        part = ids[rows]
+        np.minimum.at(first, part, np.arange(rows.start, rows.start + len(part)))
+        np.fmax.at(latest, part, when[rows])                 # fmax: a row not read may have no time
     best = np.full(size, n, np.int64)
-    for start in range(0, n, _CHUNK):
-        part = ids[start:start + _CHUNK]
-        at_latest = np.flatnonzero(when[start:start + _CHUNK] == latest[part])
-        np.minimum.at(best, part[at_latest], at_latest + start)
+    for rows in row_chunks(n):
+        part = ids[rows]
+        at_latest = np.flatnonzero(when[rows] == latest[part])
+        np.minimum.at(best, part[at_latest], at_latest + rows.start)
     present = np.flatnonzero(counts)
     return best[present[np.argsort(first[present], kind="stable")]], counts
 

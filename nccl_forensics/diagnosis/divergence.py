@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..sources.gc_pause import trim_heap
+from .chunks import bincount, row_chunks
 from .timeline import row_text, sorted_by
 
 FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
@@ -91,25 +92,22 @@ def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> 
     if not known.all():
         ids, values = ids[known], values[known]
     first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
-    for end in range(len(ids), 0, -CHUNK):                    # row of each key's first known value: the chunks
-        start = max(0, end - CHUNK)                           # from the last, each backwards (no row-sized arange)
-        first[ids[start:end][::-1]] = np.arange(end - 1, start - 1, -1)
+    for part in reversed(list(row_chunks(len(ids)))):         # row of each key's first known value: the chunks
+        end = min(part.stop, len(ids))                        # from the last, each backwards (no row-sized arange)
+        first[ids[part][::-1]] = np.arange(end - 1, part.start - 1, -1)
     bad = np.zeros(len(first), dtype=bool)
-    for start in range(0, len(ids), CHUNK):                   # a key where some value differs from its first
-        part = ids[start:start + CHUNK]
-        bad[part[values[start:start + CHUNK] != values[first[part]]]] = True
+    for chunk in row_chunks(len(ids)):                        # a key where some value differs from its first
+        part = ids[chunk]
+        bad[part[values[chunk] != values[first[part]]]] = True
     if not bad.any():
         return colls.iloc[0:0]
     rows = np.empty(len(ids), dtype=bool)
-    for start in range(0, len(ids), CHUNK):                   # bad[ids] (indexing copies the ids to 8 bytes each)
-        rows[start:start + CHUNK] = bad[ids[start:start + CHUNK]]
+    for part in row_chunks(len(ids)):                         # bad[ids] (indexing copies the ids to 8 bytes each)
+        rows[part] = bad[ids[part]]
     if not known.all():
         rows, hits = np.zeros(len(colls), dtype=bool), np.flatnonzero(known)[rows]
         rows[hits] = True
     return colls[rows]
-
-
-CHUNK = 1 << 18          # rows compared at a time: temporaries of a few MB whatever the timeline's size
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -285,7 +283,7 @@ def _break_ties(colls: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
 
 def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame:
     """How often each value of `field` occurs over the whole timeline of the disputed groups (tie-break).
-    Counted on integer codes (a categorical's own, else one factorization), CHUNK rows at a time; only the few
+    Counted on integer codes (a categorical's own, else one factorization), a chunk of rows at a time; only the few
     distinct (group, value) pairs are turned into text."""
     groups = colls["group"]
     if not isinstance(groups.dtype, pd.CategoricalDtype):
@@ -300,8 +298,8 @@ def _overall(colls: pd.DataFrame, sub: pd.DataFrame, field: str) -> pd.DataFrame
     every = len(wanted) == len(groups.cat.categories)
     width = max(len(uniques), 1)
     found: list[tuple[np.ndarray, np.ndarray]] = []
-    for start in range(0, len(codes), CHUNK):
-        g, v = codes[start:start + CHUNK], values[start:start + CHUNK]
+    for part in row_chunks(len(codes)):
+        g, v = codes[part], values[part]
         rows = (g >= 0 if every else np.isin(g, wanted)) & (v >= 0)
         key, n = _key_counts(g[rows].astype("int64") * width + v[rows])
         found.append((key, n))
@@ -375,17 +373,10 @@ def _lone_ranks(colls: pd.DataFrame) -> list[tuple]:
     ends = np.flatnonzero(np.r_[(groups[1:] != groups[:-1]) | (ranks[1:] != ranks[:-1]), True])
     ends = ends[groups[ends] >= 0]                                   # rows of an unnamed group: left out
     ids = group_seq_ids(colls)
-    lone = ends[_counts(ids)[ids[ends]] == 1][:MAX_LONE]
+    lone = ends[bincount(ids)[ids[ends]] == 1][:MAX_LONE]
     cats = colls["group"].cat.categories
     return [(cats[groups[i]], ranks[i]) for i in lone]
 
-
-def _counts(ids: np.ndarray) -> np.ndarray:
-    """np.bincount(ids) a chunk at a time (bincount copies int32 ids to 8-byte ones first)."""
-    counts = np.zeros(int(ids.max()) + 1 if len(ids) else 0, np.int64)
-    for start in range(0, len(ids), CHUNK):
-        np.add.at(counts, ids[start:start + CHUNK], 1)
-    return counts
 
 
 def _last_entries(colls: pd.DataFrame, group, rank, upto: int | None) -> np.ndarray:

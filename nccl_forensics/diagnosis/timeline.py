@@ -32,6 +32,7 @@ import pandas as pd
 from ..model import Event
 from ..sources.columns import categorize, code_type, narrow
 from ..sources.lines import read_line
+from .chunks import row_chunks
 
 COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "source", "file", "line", "text",
            "time", "frame", "redop",
@@ -394,8 +395,8 @@ class Timelines:
             return set(column.unique())
         codes = column.array.codes                  # unique() on the codes: an 8-byte copy of them per call
         used = np.zeros(len(column.cat.categories) + 1, bool)       # code -1 (missing): the last entry
-        for start in range(0, len(codes), _CHUNK):
-            used[codes[start:start + _CHUNK]] = True
+        for part in row_chunks(len(codes)):
+            used[codes[part]] = True
         found: set = set(column.cat.categories[used[:-1]])
         if used[-1]:
             found.add(np.nan)                        # a missing source, as unique() gives it
@@ -436,15 +437,12 @@ _INTS = (np.dtype(np.int64), np.dtype(np.int32))      # rank and seq: int32 from
 def _without_unused(column: pd.Series) -> pd.Series:
     codes = column.array.codes
     used = np.zeros(len(column.cat.categories), bool)
-    for start in range(0, len(codes), _CHUNK):      # a chunk at a time: no 8-byte copy of 25M codes
-        part = codes[start:start + _CHUNK]
+    for rows in row_chunks(len(codes)):             # a chunk at a time: no 8-byte copy of 25M codes
+        part = codes[rows]
         used[part[part >= 0]] = True
     if used.all():
         return column                                # the usual case: skips the sort remove_unused does
     return column.cat.remove_unused_categories()
-
-
-_CHUNK = 1 << 18
 
 
 def sorted_by(keys: list[np.ndarray], strictly: bool) -> bool:

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Event, rank_span
+from .chunks import row_chunks
 from .fr_semantics import P2POp, pair_p2p
 
 
@@ -218,13 +219,9 @@ def _front_rows(fr: pd.DataFrame) -> tuple[pd.Series, np.ndarray]:
                                                                      # the codes to 8 bytes a row)
     front = pd.Series(highest[present], index=[str(c) for c in group.cat.categories[present]]).sort_index()
     at_front = np.empty(len(seq), bool)
-    for start in range(0, len(seq), _CHUNK):               # seq == highest[codes], without its row-sized int64s
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(seq)):               # seq == highest[codes], without its row-sized int64s
         at_front[part] = seq[part] == highest[codes[part]]
     return front, at_front
-
-
-_CHUNK = 1 << 18
 
 
 def _mode(values: np.ndarray) -> str | None:

@@ -24,6 +24,7 @@ import pandas as pd
 from ..detectors import assess_health, run_detectors, selected
 from ..detectors._fronts import explaining_groups
 from ..detectors.base import Context
+from ..diagnosis.chunks import row_chunks
 from ..diagnosis.divergence import find_outliers, first_divergence
 from ..diagnosis.environment import Setting, settings, stated
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
@@ -254,8 +255,7 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
     groups, seqs = colls["group"].array.codes, colls["seq"].to_numpy()
     first_in_window = np.full(len(colls["group"].cat.categories), np.iinfo(np.int64).max, np.int64)
     any_in_window = False
-    for start in range(0, len(seqs), _CHUNK):
-        part = slice(start, start + _CHUNK)
+    for part in row_chunks(len(seqs)):
         in_window = dumps[codes[part]] | (text_tails[codes[part]] & (lines[part] >= TAIL_BASE))
         in_window &= groups[part] >= 0
         if in_window.any():
@@ -268,9 +268,6 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
              if seq != none}
     first_divergence = div.groupby("group", observed=True)["seq"].min()
     return any(int(seq) <= first[group] + 1 for group, seq in first_divergence.items() if group in first)
-
-
-_CHUNK = 1 << 18               # rows at a time (an index array is copied to 8 bytes a row)
 
 
 def _codes_of(column: pd.Series, values) -> np.ndarray:
