@@ -45,8 +45,9 @@ _REPORTS_OTHERS = frozenset({"missing_rank", "stuck_rank", "timeout_unknown", "c
 
 def reports_others(message: str | None) -> bool:
     """Whether an exception's message is a catalogue message that blames other ranks, not the raising one."""
-    return bool(message) and catalogue.might_match(message) and any(
-        h.message.implies in _REPORTS_OTHERS for h in catalogue.match(message))
+    if not message or not catalogue.might_match(message):
+        return False
+    return any(h.message.implies in _REPORTS_OTHERS for h in catalogue.match(message))
 
 
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
