@@ -326,7 +326,8 @@ def _note_error(st: RankState, ev: Event) -> None:
         st.evidence.append(cite(ev))       # cut before its exception line: it says where, not what or why
         return
     message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
-    comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC)
+    comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC) \
+        or bool(d.get("reports_others"))     # it reports other ranks (a barrier naming who never came)
     if comm:
         _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)
     else:

@@ -25,10 +25,13 @@ _CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples 
 
 
 # One wrapper at the start of a line. Wrappers can stack (`[default0]:[rank0]:`), so this is applied in a loop.
+# `[job,rank]<stderr>:` is Open MPI's --tag-output; `[rank]<stderr>:` is Horovod's own launcher (gloo, Spark, Ray:
+# runner/common/util/safe_shell_exec.py forward_stream, `{asctime}[{rank}]<{stream}>:{line}`). Neither adds a space
+# after the tag (orte/prrte iof_base_output.c), so an indented line (a traceback frame) keeps its indent.
 WRAPPER_RE = re.compile(
     r"""
     (?:(?P<ompi_ts>[A-Z][a-z]{2}\ [A-Z][a-z]{2}\ [ \d]\d\ \d\d:\d\d:\d\d\ \d{4})?
-        \[(?P<ompi_job>\d+),(?P<ompi_rank>\d+)\]<(?:stdout|stderr)>:\ ?)
+        \[(?:(?P<ompi_job>\d+),)?(?P<ompi_rank>\d+)\]<(?:stdout|stderr)>:(?:\ (?!\ ))?)
     | (?:\[rank(?P<rank>\d+)\]:\ ?)
     | (?:\[RANK\ (?P<app_rank>\d+)\]\ )
     | (?:rank:\ *(?P<bar_rank>\d+)\ *\|\ ?)

@@ -2,6 +2,7 @@
 
 Each block gives one `traceback` event (its line: the exception message line) and, when the message names a
 cause, an `oom` / `gloo_error` / `dist_backend_error` event on the line that names it (sources/exceptions.py).
+A paste that begins inside a traceback (its frames first, the header cut off) gives one too (`header_cut`).
 Blocks are kept per wrapper key (rank, local rank, host), so tracebacks of several ranks interleaved in one
 torchrun console are read apart. The exception message line (and a `what():` line) is recorded but not
 claimed, so the torch and torchrun parsers can read it too; a bare exception line outside a traceback that
@@ -16,10 +17,12 @@ from typing import Any
 from lark import Transformer, v_args
 
 from ..model import Line, Source
+from . import catalogue
 from .base import LineParser
 from .exceptions import might_name_cause, recognise
 from .grammars import parse_with
 
+_FRAME_START = '  File "'
 _STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
 # an exception named anywhere in a line (an app's logger, a run-on line): "… - RuntimeError: CUDA error: …"
@@ -34,6 +37,17 @@ _LAUNCHER_FRAMES = ("/bin/torchrun", "torch/distributed/elastic/", "torch/distri
                     "torch/distributed/launcher/", "torch/distributed/launch.py", "deepspeed/launcher/",
                     "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py")
 _LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
+# Exceptions that report other ranks (a monitored barrier or a store counting who never came, a timeout, a collective
+# mismatch found across ranks): the rank that raises one is the reporter, not the one that failed.
+_REPORTS_OTHERS = frozenset({"missing_rank", "stuck_rank", "timeout_unknown", "collective_mismatch",
+                             "collective_skipped"})
+
+
+def reports_others(message: str | None) -> bool:
+    """Whether an exception's message is a catalogue message that blames other ranks, not the raising one."""
+    if not message or not catalogue.might_match(message):
+        return False
+    return any(h.message.implies in _REPORTS_OTHERS for h in catalogue.match(message))
 
 
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
@@ -96,6 +110,7 @@ def classify(text: str) -> tuple[str, dict[str, Any]] | None:
 class _Block:
     start: Line
     cpp: bool                                   # a `terminate called ...` abort, not a Python traceback
+    header_cut: bool = False                    # the evidence begins inside it, below its header
     exc_type: str | None = None
     exc_line: Line | None = None
     message: str | None = None
@@ -115,6 +130,7 @@ class TracebackParser(LineParser):
         super().__init__(src)
         self.blocks: dict[tuple, _Block] = {}
         self._last_error_next = False
+        self._lead = True        # no line yet but blank or indented ones: a paste may begin inside a traceback
 
     def feed(self, line: Line) -> bool:
         text = line.text
@@ -124,6 +140,10 @@ class TracebackParser(LineParser):
                 self.emit("nccl_error", line, code=None, last_error=text.strip())
         if text.rstrip().endswith("Last error:"):
             self._last_error_next = True
+        if self._lead and text.strip():
+            if text.startswith(_FRAME_START) and self._header_cut(line):
+                return True
+            self._lead = text[0].isspace() and not text.startswith(_FRAME_START)
         if not self.blocks and not text.startswith(_STARTS) and "Error" not in text and "error" not in text \
                 and "_LAUNCH_BLOCKING" not in text and not text.endswith(" | Traceback (most recent call last):"):
             return False                        # the common case: not a traceback line at all
@@ -161,6 +181,21 @@ class TracebackParser(LineParser):
             for kind, data in _causes_in(text):
                 self._emit_cause(kind, line, data)
         return False
+
+    def _header_cut(self, line: Line) -> bool:
+        """The evidence begins with a traceback's frames: the paste cut its `Traceback` header (and often its
+        exception line) off. It is read as a traceback all the same: at the head of a pasted console, frames are an
+        error's (a stack printed on purpose, `traceback.print_stack`, is the rare exception). Only the head counts:
+        frames further down with no header above them stay unread."""
+        self._lead = False
+        parsed = classify(line.text)
+        if parsed is None or parsed[0] != "frame":
+            return False                        # faulthandler's `  File "x", line 3 in f` is not a traceback
+        key = (line.rank, line.local_rank, line.host)
+        self.blocks[key] = _Block(line, cpp=False, header_cut=True)
+        self.blocks[key].frames.append(parsed[1])
+        self.busy = True
+        return True
 
     def _emit_cause(self, kind: str, line: Line, data: dict[str, Any], block: _Block | None = None) -> None:
         ev = self.emit(kind, line, **data)
@@ -209,6 +244,10 @@ class TracebackParser(LineParser):
         where = block.exc_line or block.start
         ev = self.emit("traceback", where, exc_type=block.exc_type, message=block.message, frames=block.frames,
                        chained=chained, start_line=block.start.no)
+        if block.header_cut:
+            ev.data["header_cut"] = True
+        if reports_others(block.message):
+            ev.data["reports_others"] = True
         if launchers_report(block.frames, block.exc_type):
             ev.data.update(meaning="consequence", launcher=True)
         if ev.rank is None:

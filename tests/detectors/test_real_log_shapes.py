@@ -151,3 +151,37 @@ _RAISED = ("[rank0]: Traceback (most recent call last):\n[rank0]:   File \"train
 def test_every_rank_raises_the_machines_cuda_error(diagnose_text, text, cls, culprits):
     d = diagnose_text(_RAISED.format(text=text))
     assert (d.verdict.cls, d.verdict.culprit_ranks) == (cls, culprits), d.verdict.summary
+
+
+# A paste that begins inside a traceback (Horovod's launcher tags each line `[rank]<stderr>:`, no space after it):
+# the frames are an error's even with the header and the exception line cut off
+_HEADLESS = ('[6]<stderr>:    grads_and_vars = self._compute_gradients(\n[6]<stderr>:\n'
+             '[6]<stderr>:  File "/x/horovod/_keras/__init__.py", line 136, in _compute_gradients\n'
+             '[6]<stderr>:    allreduced_grads = self._allreduce(grads, weights)\n'
+             '[6]<stderr>:  File "/x/horovod/tensorflow/__init__.py", line 616, in allreduce_grads\n[6]<st\n')
+# TensorFlow's op error, only its tail pasted: the stack where the failing op was built
+_TF_OP = ("[1,0]<stderr>:\t [[node DistributedAdamOptimizer_Allreduce/HorovodAllgather_grads_0 = HorovodAllgather"
+          "[T=DT_FLOAT](grads/Reshape)]]\n[1,0]<stderr>:\n"
+          "[1,0]<stderr>:Caused by op 'DistributedAdamOptimizer_Allreduce/HorovodAllgather_grads_0', defined at:\n"
+          '[1,0]<stderr>:  File "train.py", line 194, in <module>\n[1,0]<stderr>:    fire.Fire(train_main)\n')
+
+
+@pytest.mark.parametrize("text", [_HEADLESS, _TF_OP], ids=["headless traceback", "tensorflow op error tail"])
+def test_a_pasted_error_tail_is_a_failure(diagnose_text, text):
+    d = diagnose_text(text)
+    assert d.verdict.cls == "unclassified_failure", d.verdict.summary
+
+
+def test_frames_below_other_lines_are_not_a_traceback(diagnose_text):
+    # only the head of a paste may be a cut traceback: a stack printed further down (print_stack, a compiler's
+    # user-code trace) is no failure by itself
+    d = diagnose_text("step 1 loss 0.5\n" + '  File "train.py", line 3, in <module>\n    main()\n')
+    assert d.verdict.cls in ("none", "inconclusive"), d.verdict.summary
+
+
+@pytest.mark.parametrize("head", ["[rank0]: Traceback (most recent call last):\n", ""], ids=["whole", "header cut"])
+def test_a_traceback_that_reports_other_ranks_blames_them(diagnose_text, head):
+    # rank 0 raises the barrier's report: the rank it names never came, rank 0 did not fail of its own
+    d = diagnose_text(head + '[rank0]:   File "train.py", line 9, in <module>\n[rank0]:     dist.monitored_barrier()\n'
+                      "[rank0]: RuntimeError: [Rank 0]: Ranks 6 failed to pass monitoredBarrier in 1800000 ms\n")
+    assert (d.verdict.cls, d.verdict.culprit_ranks) == ("stuck_rank", [6]), d.verdict.summary

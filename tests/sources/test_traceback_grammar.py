@@ -183,8 +183,10 @@ def test_malformed_line_inside_frames_is_unparsed():
 @pytest.mark.parametrize("text", ["step 10 loss 2.31", "  File \"x.py\", line 3, in f", "RuntimeError: boom",
                                   "Error: config file not found", "Process 7: python x.py"])
 def test_ordinary_lines_are_not_claimed(text):
+    # (after a first line: a frame at the very head of the evidence is a cut traceback's, see below)
     parser = TracebackParser(Source("c.log", SourceKind.CONSOLE))
-    assert parser.feed(Line(1, text)) is False and not parser.out and not parser.busy
+    parser.feed(Line(1, "epoch 1"))
+    assert parser.feed(Line(2, text)) is False and not parser.out and not parser.busy
 
 
 def test_bare_exception_line_outside_a_traceback_gives_only_the_cause():
@@ -204,3 +206,20 @@ def test_size_bytes(text, expected):
 def test_recognise_nothing_in_unrelated_messages():
     assert recognise("ValueError", "bad value") == []
     assert recognise("RuntimeError", "Connection refused") == []
+
+
+@pytest.mark.parametrize("head", ["", "[6]<stderr>:", "[rank2]: "])   # torch adds a space after its tag
+def test_a_paste_that_begins_inside_a_traceback(head, tmp_path):
+    # the header (and here the exception line) was cut off by the paste: the frames at its head are one traceback
+    body = [head + "    x = f(", head, head + '  File "/a/b.py", line 136, in f', head + "    y = g()",
+            head + '  File "/a/c.py", line 9, in g', head + "    raise", "step 9 loss 0.5"]
+    (tmp_path / "c.log").write_text("\n".join(body) + "\n", encoding="utf-8")
+    [ev] = [e for e in events(tmp_path / "c.log") if e.kind == "traceback"]
+    assert ev.data["header_cut"] and [f["file"] for f in ev.data["frames"]] == ["/a/b.py", "/a/c.py"]
+
+
+@pytest.mark.parametrize("text", ['step 1\n  File "a.py", line 3, in f\n    f()\n',       # below another line
+                                  '  File "a.py", line 3 in f\n  File "b.py", line 9 in g\n'])  # faulthandler's
+def test_frames_elsewhere_are_no_cut_traceback(text, tmp_path):
+    (tmp_path / "c.log").write_text(text, encoding="utf-8")
+    assert not [e for e in events(tmp_path / "c.log") if e.kind == "traceback"]

@@ -19,6 +19,11 @@ TABLE = [
     ("[1,3]<stdout>:" + NCCL, NCCL, 3, None, None),
     ("[1,3]<stderr>: " + NCCL, NCCL, 3, None, None),
     ("Fri Aug 11 12:31:45 2023[1,0]<stdout>:" + NCCL, NCCL, 0, None, None),
+    # Horovod's own launcher tags `[rank]<stream>:`; neither it nor Open MPI adds a space, so indents are kept
+    ("[6]<stderr>:  File \"a.py\", line 1, in f", "  File \"a.py\", line 1, in f", 6, None, None),
+    ("Fri Sep 25 16:52:57 2020[1]<stderr>:Traceback (most recent call last):", "Traceback (most recent call last):",
+     1, None, None),
+    ("[1,0]<stderr>:    work.wait()", "    work.wait()", 0, None, None),
     ("[rank0]:" + NCCL, NCCL, 0, None, None),
     ("[rank12]: Traceback (most recent call last):", "Traceback (most recent call last):", 12, None, None),
     ("[default3]:" + NCCL, NCCL, None, None, 3),
@@ -72,7 +77,7 @@ class WrapperFields(Transformer):
                 body = str(child)
         return body, rank, host, local
 
-    def ompi_tag(self, c): return ("rank", int(re.search(r"\[\d+,(\d+)\]", c[0]).group(1)))
+    def ompi_tag(self, c): return ("rank", int(re.search(r"\[(?:\d+,)?(\d+)\]", c[0]).group(1)))
     def torch_rank(self, c): return ("rank", int(re.search(r"\d+", c[0]).group()))
     def torch_local(self, c): return ("local", int(re.search(r"(\d+)\]", c[0]).group(1)))
     def launcher_rank(self, c): return ("rank", int(c[0].strip()[1:-1]))
@@ -102,7 +107,7 @@ def test_table(line, body, rank, host, local):
     assert by_grammar(line) == (body, rank, host, local)
 
 
-WRAPPERS = ["[1,3]<stdout>:", "[rank5]:", "[default2]:", "[17] ", "(RayTrainWorker pid=8, ip=10.0.0.9) ",
+WRAPPERS = ["[1,3]<stdout>:", "[5]<stderr>:", "[rank5]:", "[default2]:", "[17] ", "(RayTrainWorker pid=8, ip=10.0.0.9) ",
             "node-4: ", "2: ", "2025-11-12 20:41:43,831 - INFO - ", "[0] ", "[RANK 2] ", "rank: 4 | ",
             "[trainer1|3]:", "cn-d004 [stderr] ", "stderr: ", "> "]
 BODIES = [NCCL, "Traceback (most recent call last):", "RuntimeError: boom", "[E321 x.cpp:1] y", "plain text", "",

@@ -332,3 +332,13 @@ MESSAGES.append(M(
     "traceback", "failure", None, "Python 3 (every torch)", "cpython:Python/pythonrun.c:print_exception",
     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
     "RuntimeError: E", anchor="Error: "))
+
+# TensorFlow's op error (Horovod's TensorFlow jobs print it): the exception's message ends with the stack where the
+# failing op was built, under this line; the paste often keeps only this part. It is printed only in an error.
+MESSAGES.append(M(
+    "python.tf_op_defined_at",
+    (r"Caused by op '", r"(?P<op_name>[^']+)', defined at:"),
+    "traceback", "failure", None, "TensorFlow 1.x (the op error's text; contrib autograph's TfRuntimeError, 1.9+)",
+    "tensorflow:tensorflow/contrib/autograph/core/errors.py:TfRuntimeError.__str__",
+    "Caused by op 'DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_AddN_0', defined at:",
+    "Caused by op '"))
