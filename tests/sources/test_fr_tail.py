@@ -155,9 +155,8 @@ def _late_ops(dump):
     dump["entries"][-3]["frames"] = dump["entries"][300]["frames"]
 
 
-@pytest.mark.parametrize("style", ["torch", "python"])
-def test_what_the_skipped_middle_defines_for_the_tail_is_read_by_extending_the_head(tmp_path, style):
-    """The head is extended to the entry that defines the last thing the tail needs: the tail is the whole one's."""
+def _late_ops_dump(tmp_path, style: str):
+    """A 600-entry dump whose tail uses ops first defined in the skipped middle, pickled as torch or Python does."""
     (path,) = _synth(tmp_path, entries=600)
     if style == "torch":
         _rewrite_torch_style(path, _late_ops)
@@ -165,19 +164,20 @@ def test_what_the_skipped_middle_defines_for_the_tail_is_read_by_extending_the_h
         dump = load_dump(str(path))
         _late_ops(dump)
         path.write_bytes(pickle.dumps(fr_synth._same_strings(dump, {}, set()), protocol=2))
+    return path
+
+
+@pytest.mark.parametrize("style", ["torch", "python"])
+def test_what_the_skipped_middle_defines_for_the_tail_is_read_by_extending_the_head(tmp_path, style):
+    """The head is extended to the entry that defines the last thing the tail needs: the tail is the whole one's."""
+    path = _late_ops_dump(tmp_path, style)
     _assert_tail_matches(path, 100)
 
 
 @pytest.mark.parametrize("style", ["torch", "python"])
 def test_what_the_tail_needs_from_the_middle_is_found_before_loading(tmp_path, style, monkeypatch):
     """The head is extended to what the tail misses before the first load: the dump is unpickled once, not twice."""
-    (path,) = _synth(tmp_path, entries=600)
-    if style == "torch":
-        _rewrite_torch_style(path, _late_ops)
-    else:
-        dump = load_dump(str(path))
-        _late_ops(dump)
-        path.write_bytes(pickle.dumps(fr_synth._same_strings(dump, {}, set()), protocol=2))
+    path = _late_ops_dump(tmp_path, style)
     loads = []
     real = fr_load._load_pickle
     monkeypatch.setattr(fr_load, "_load_pickle", lambda data, *a: loads.append(len(data)) or real(data, *a))
