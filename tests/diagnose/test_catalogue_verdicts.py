@@ -213,3 +213,20 @@ def test_a_vllm_workers_info_line_is_no_failure(tmp_path):
     verdict = _verdict(tmp_path, "(VllmWorkerProcess pid=81682) INFO 06-12 13:10:35 multiproc_worker_utils.py:215] "
                                  "Worker ready; awaiting tasks")
     assert verdict.cls in NOT_A_VERDICT, verdict.summary
+
+
+@pytest.mark.parametrize("text", [
+    # CPython refused to run the script it was given (every worker of a multi-node launch, pdsh-prefixed): exit 2
+    "10.141.250.227: /usr/bin/python3: can't open file 'train_mpu.py': [Errno 2] No such file or directory\n"
+    "10.141.113.189: /usr/bin/python3: can't open file 'train_mpu.py': [Errno 2] No such file or directory",
+    "python: can't open file '/opt/run/train.py': [Errno 13] Permission denied",
+    # Ray's driver logging a remote task's exception, its traceback cut before the exception line
+    "(main_task pid=1748945) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): "
+    "ray::WorkerDict.actor_rollout_generate_sequences() (pid=1751030, ip=10.65.194.91, actor_id=d2209bc2)\n"
+    "(main_task pid=1748945)   File \"/verl/verl/workers/fsdp_workers.py\", line 463, in generate_sequences",
+    "2021-06-11 01:14:28,123 ERROR worker.py:77 -- Unhandled error (suppress with RAY_IGNORE_UNHANDLED_ERRORS=1): "
+    "ray::PS.send_params() (pid=41878, ip=172.18.167.27)",
+])
+def test_an_interpreter_or_ray_driver_failure_line_is_a_failure(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "unclassified_failure", verdict.summary

@@ -345,6 +345,18 @@ MESSAGES = [
       "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR",
       "The actor is dead because its worker process has died",
       anchor="worker process has died|A worker died or was killed|worker died unexpectedly"),
+    # Ray's driver logs a remote task's or actor method's exception nobody fetched with ray.get (worker.py's
+    # _unhandled_error_handler); the task's traceback and its exception follow under it. The quotes around the
+    # variable came in Ray 1.x.
+    M("ray.unhandled_error",
+      (r"Unhandled error \(suppress with '?RAY_IGNORE_UNHANDLED_ERRORS=1'?\): ", r"(?P<task>ray::[\w.<>]+\(\))",
+       r" \(pid=(?P<pid>\d+)", r", ip=(?P<ip>[\d.]*)"),
+      "traceback", "failure", None, "Ray 1.0 - 2.x", "ray:python/ray/_private/worker.py:_unhandled_error_handler "
+      "(python/ray/worker.py before 1.11)",
+      "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.init_model() (pid=1477, "
+      "ip=10.140.51.37, actor_id=a772570b97ba2115e835168103000000)",
+      "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ", data={"exc_type": "RayTaskError"},
+      anchor="Unhandled error (suppress with"),
     M("ompi.peer_hung_up",
       r"An MPI communication peer process has unexpectedly disconnected",
       "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 5.x",

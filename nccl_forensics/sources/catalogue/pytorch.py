@@ -342,3 +342,21 @@ MESSAGES.append(M(
     "tensorflow:tensorflow/contrib/autograph/core/errors.py:TfRuntimeError.__str__",
     "Caused by op 'DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_AddN_0', defined at:",
     "Caused by op '"))
+
+# CPython's own line when the script it was told to run cannot be opened (a launcher started every worker with a
+# path missing on that node): the interpreter prints it and exits 2 before any traceback exists. 3.x writes the path
+# with %R (quoted), 2.x with '%s'; `is a directory, cannot continue` is the same function's other refusal.
+MESSAGES.append(M(
+    "python.cannot_open_file",
+    (r"(?:(?P<program>\S+): )?can't open file (?P<path>'[^']*'|\"[^\"]*\"|\S+)",
+     r": \[Errno (?P<errno>\d+)\] (?P<message>\S.*)"),
+    "traceback", "failure", None, "Python 2.x - 3.14", "cpython:Modules/main.c:pymain_run_file_obj",
+    "/usr/bin/python3: can't open file '/opt/train.py': [Errno 2] No such file or directory",
+    "/usr/bin/python3: can't open file '", data={"exc_type": "OSError"}, anchor="can't open file "))
+MESSAGES.append(M(
+    "python.script_is_directory",
+    r"(?P<program>\S+): (?P<path>'[^']*'|\"[^\"]*\") is a directory, cannot continue",
+    "traceback", "failure", None, "Python 3.x", "cpython:Modules/main.c:pymain_run_file_obj",
+    "/usr/bin/python3: '/opt/train' is a directory, cannot continue",
+    "/usr/bin/python3: '/opt/train' is a directory, cannot continue", data={"exc_type": "OSError"},
+    anchor="is a directory, cannot continue"))
