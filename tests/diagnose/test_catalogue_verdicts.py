@@ -230,3 +230,40 @@ def test_a_vllm_workers_info_line_is_no_failure(tmp_path):
 def test_an_interpreter_or_ray_driver_failure_line_is_a_failure(text, tmp_path):
     verdict = _verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
+
+
+# pasted with a markdown or quote character before the exception's type (`...`, "...", **...**): still the
+# exception line, so still a failure
+@pytest.mark.parametrize("text", [
+    "`RuntimeError: No rendezvous handler for env://`",
+    "\"CalledProcessError: Command '['/opt/conda/bin/python3.10', '-m', 'torch.distributed.run', '--nproc_per_node', "
+    "'2', '--master_port', '40605', \"",
+    "**ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device**",
+])
+def test_a_quoted_bare_exception_is_a_failure(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "unclassified_failure", verdict.summary
+
+
+# argparse refusing the command line (`prog: error: <argparse's message>`, exit status 2) is a failed start
+@pytest.mark.parametrize("text", [
+    "train.py: error: unrecognized arguments: --local-rank=0",
+    "main.py: error: the following arguments are required: --data-path",
+    "run.py: error: argument --model: invalid choice: 'vit' (choose from 'resnet', 'bert')",
+])
+def test_argparse_refusing_the_command_line_is_a_failure(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "unclassified_failure", verdict.summary
+
+
+def test_a_prose_error_colon_is_no_argparse_failure(tmp_path):
+    verdict = _verdict(tmp_path, "docs: error: handling is described in errors.md")
+    assert verdict.cls != "unclassified_failure", verdict.summary
+
+
+# the watchdog's exception cut right after `[Rank N] Watchdog`: only checkTimeout's message begins so
+@pytest.mark.parametrize("prefix", ["[PG ID 1 PG GUID 1 Rank 4] Process group", "[Rank 4] NCCL"])
+def test_a_watchdog_exception_cut_after_watchdog_is_a_timeout(prefix, tmp_path):
+    verdict = _verdict(tmp_path, f"[rank4]:[E602 11:18:52.536602063 ProcessGroupNCCL.cpp:1896] {prefix} watchdog "
+                                 "thread terminated with exception: [Rank 4] Watchdog")
+    assert verdict.cls == "timeout_unknown", verdict.summary

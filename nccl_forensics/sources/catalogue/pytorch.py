@@ -48,6 +48,16 @@ MESSAGES = [
       "[PG 0 Rank 7] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access "
       "was encountered",
       "[PG 0 Rank 7] Process group watchdog thread terminated with exception:", data={"context": "watchdog"}),
+    M("pytorch.watchdog_terminated_timeout_cut",
+      # the exception the watchdog ends with, cut right after its first word: the message is logPrefix() (`[Rank N] `,
+      # 2.2+ `[PG ID 0 PG GUID 0 Rank N] `) then the words; of the watchdog's exceptions only checkTimeout's begins
+      # with `Watchdog` (NCCL and CUDA errors begin `NCCL error` / `CUDA error`). The uncut line is watchdog_timeout.
+      r"(?:Process group|NCCL) watchdog thread terminated with exception: \[(?:PG [^\]]*?)?Rank (?P<rank>\d+)\] "
+      r"Watchdog(?! caught collective operation timeout)",
+      "watchdog_timeout", "failure", "timeout_unknown", "2.0 - 2.13", _PG + ":WorkNCCL::checkTimeout",
+      "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
+      "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
+      anchor=" watchdog thread terminated with exception: ["),
     M("pytorch.heartbeat_timeout",
        (r"Heartbeat monitor timed out!", r" Process will be terminated after dumping debug info"),
       "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
@@ -327,7 +337,8 @@ MESSAGES = [
 # cut): its type and message. Inside a traceback block the traceback parser reads it instead.
 MESSAGES.append(M(
     "python.bare_exception",
-    r"(?:^|(?<=\]:)|(?<=\] )|(?<=: ))(?P<exc_type>(?:[a-z_]\w*\.)*(?:[A-Z]\w*Error|ChildFailedError|"
+    # `^` then a paste's quoting: markdown's backtick or bold, a quote (`"CalledProcessError: Command '[...`)
+    r"(?:^(?:[`\"']|\*\*)?|(?<=\]:)|(?<=\] )|(?<=: ))(?P<exc_type>(?:[a-z_]\w*\.)*(?:[A-Z]\w*Error|ChildFailedError|"
     r"OutOfMemoryError)): (?P<message>\S.*)",
     "traceback", "failure", None, "Python 3 (every torch)", "cpython:Python/pythonrun.c:print_exception",
     "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
@@ -360,3 +371,13 @@ MESSAGES.append(M(
     "/usr/bin/python3: '/opt/train' is a directory, cannot continue",
     "/usr/bin/python3: '/opt/train' is a directory, cannot continue", data={"exc_type": "OSError"},
     anchor="is a directory, cannot continue"))
+# argparse's usage error (CPython Lib/argparse.py ArgumentParser.error: `%(prog)s: error: %(message)s`, then exit 2):
+# the script or launcher refused its command line, e.g. torch >= 2.0's launch passing `--local-rank` to a script that
+# parses `--local_rank`. Only argparse's own messages are decisive, never a bare `: error: `.
+MESSAGES.append(M(
+    "python.argparse_error",
+    r"(?P<prog>[\w.\-/]+): error: (?P<message>(?:unrecognized arguments: |the following arguments are required: |"
+    r"argument [^:]+: (?:invalid |expected |not allowed with |ignored explicit argument )|ambiguous option: )\S.*)",
+    "traceback", "failure", None, "Python 2.7, 3.x", "cpython:Lib/argparse.py:ArgumentParser.error",
+    "train.py: error: unrecognized arguments: --local-rank=0", "train.py: error: unrecognized arguments: -",
+    data={"exc_type": "SystemExit"}, anchor=": error: "))
