@@ -33,7 +33,7 @@ Suggested fix:
 from __future__ import annotations
 
 from .. import signals
-from ..diagnosis.rank_state import faults_after_network_failure
+from ..diagnosis.rank_state import faults_after_network_failure, names_the_machine
 from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
@@ -88,10 +88,11 @@ class DroppedRank(BaseDetector):
 
     def _unranked_crash(self, ctx: Context):
         """A process crashed with a CUDA error and nothing says which rank it was; else a reported death."""
-        tails = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)
-        # not a driver/build/P2P error (V501, N401 read those), nor torch's hint under an error already read (its tail)
-        crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in tails
-                   and ev.data.get("implies") in (None, "dropped_rank")]
+        # torch's hint under an error already read (its tail) and a fault after its process's network failure are
+        # no deaths of their own; a driver/build/P2P error is V501's or N401's
+        consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)
+        crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
+                   and not names_the_machine(ev.data)]
         if crashes:
             what = crashes[0].data.get("message") or "its message was cut"
             yield self.finding([], f"a process crashed with a CUDA error ({what}); no line says which rank it was",
@@ -99,16 +100,15 @@ class DroppedRank(BaseDetector):
                                "torchrun --tee / --log-dir output); rerun with CUDA_LAUNCH_BLOCKING=1 to locate the "
                                "kernel, and check that rank's inputs and memory use.")
             return
-        yield from self._reported_death(ctx)
+        yield from self._reported_death(ctx, consequences)
 
-    def _reported_death(self, ctx: Context):
+    def _reported_death(self, ctx: Context, consequences: set[int]):
         """A line that says a process died of its own cause, where no rank's end says so: a launcher's or the
         kernel's report of a crash signal (torchrun's or Hydra's exit line, Open MPI's signal block, a kernel
         segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher line that
         names a rank whose exit is the job's only failure. A launcher's own signal report is medium confidence even
         without a rank: the death is certain, only its rank is unknown."""
-        tails = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)     # not deaths of their own
-        died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in tails and (
+        died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in consequences and (
             ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
         if not died:
             yield from self._lone_exit(ctx)

@@ -101,8 +101,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     after_network = faults_after_network_failure(events)
     # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
     # path): the traceback raised there is that error, not an exception of the rank's own
-    machine = {(ev.file, ev.line) for ev in events
-               if ev.kind == "cuda_error" and ev.data.get("implies") not in (None, "dropped_rank")}
+    machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)}
     for ev in events:
         if ev.rank is None:
             continue
@@ -180,9 +179,15 @@ def _note_first(index: dict, key, ev: Event) -> None:
     lines[ev.file] = min(lines.get(ev.file, ev.line), ev.line)
 
 
+def names_the_machine(data: dict) -> bool:
+    """Whether a CUDA error's text names the machine, not the process's own work (a driver older than the build,
+    no code for this GPU, no P2P path: sources/catalogue/cuda.py reason_class gives it another class)."""
+    return data.get("implies") not in (None, "dropped_rank")
+
+
 def _is_cuda_fault(ev: Event) -> bool:
     d = ev.data
-    if d.get("meaning") != "failure" or d.get("implies") not in (None, "dropped_rank"):
+    if d.get("meaning") != "failure" or names_the_machine(d):
         return False
     if ev.kind == "cuda_error" or ev.kind == "warn" and d.get("category") == "cuda":
         return True
@@ -301,9 +306,7 @@ def _note_error(st: RankState, ev: Event) -> None:
         if d.get("tail_only") and st.end_detail.startswith("CUDA error:"):
             st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read: that error's tail
             return
-        if d.get("implies") not in (None, "dropped_rank"):
-            # the machine, not the rank's own work: a driver older than the build, no code for this GPU, no P2P path
-            # between two GPUs (sources/catalogue/cuda.py reason_class); its detector names that cause
+        if names_the_machine(d):             # its detector (V501, N401) names that cause
             _set_end(st, "comm_error", False, f"CUDA error: {what}"[:160], ev)
             return
         _set_end(st, "crashed", True, f"CUDA error: {what}"[:160], ev)

@@ -43,15 +43,15 @@ def reason_class(reason: str | None) -> dict[str, str]:
     """What a cudaGetErrorString text says beyond "this process's device work failed": the fields that move an entry
     carrying it (`reason`) to another class (`implies`, `category`); nothing for a fault of the process's own."""
     text = (reason or "").strip().rstrip(".").lower()
-    if not text:
-        return {}
-    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in DRIVER_TOO_OLD):
-        return {"implies": "version_mismatch", "category": "cuda_driver"}
-    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in NO_CODE_FOR_GPU):
-        return {"implies": "version_mismatch", "category": "cuda_arch"}
-    if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in PEER_UNSUPPORTED):
-        return {"implies": "network_error", "category": "p2p"}
+    if text:
+        for texts, implies, category in _REASON_CLASSES:
+            if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in texts):
+                return {"implies": implies, "category": category}
     return {}
+
+
+_REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
+                   (PEER_UNSUPPORTED, "network_error", "p2p"))
 
 MESSAGES = [
     M("cuda.runtime_error",
