@@ -141,7 +141,7 @@ class MessageParser(LineParser):
             same = next((ev for ev in mine if ev.kind == msg.kind and "message_id" not in ev.data), None)
             if same is None and mine and (msg.meaning in ("benign", "healthy") or " NCCL INFO " in text):
                 same = mine[0]              # an INFO line its parser read: the entry says what it means, no more
-            if same is None and claimed and " NCCL INFO " in text:
+            if same is None and claimed and " NCCL INFO " in text and _in_info_record(text, hit.start):
                 continue                    # NCCL's INFO lines are the NCCL parser's (it may hold them a while)
             if same is not None:
                 annotate(same, hit)
@@ -236,6 +236,17 @@ class MessageParser(LineParser):
         """Held events no parser repeated: the catalogue's own."""
         held, self._held = self._held, []
         return held
+
+
+def _in_info_record(text: str, at: int) -> bool:
+    """Whether position `at` of a line lies in an NCCL INFO record: the last level tag before it is INFO. Lines pasted
+    run-on (`... NCCL INFO init.cc:840 -> 5 host:pid:tid [0] init.cc:573 NCCL WARN Duplicate GPU ...`) carry WARN
+    records among the INFO ones; those are failures whose event the NCCL parser may still hold."""
+    tags = _LEVEL_TAG.findall(text, 0, at)
+    return not tags or tags[-1] == "INFO"
+
+
+_LEVEL_TAG = re.compile(r"NCCL (INFO|WARN|TRACE|CALL)(?= |$)")
 
 
 def annotate(ev: Event, hit: catalogue.Hit) -> None:

@@ -509,6 +509,8 @@ class NcclParser(LineParser):
                 return False
         else:
             self._in_rccl_block = False
+            if text.count("NCCL ") > 1 and len(NCCL_LEVEL_RE.findall(text)) > 1 and self._salvage(line, text):
+                return True                    # NCCL lines pasted run-on (their newlines lost): each one its own
         parsed = parse_message(text, self.use_fast)
         if parsed is not None:
             self.add(line, parsed)

@@ -295,7 +295,9 @@ MESSAGES = [
       data={"exc_type": "RuntimeError"}),
     # ---- allocators
     M("pytorch.cuda_oom",
-      (r"(?P<oom_kind>CUDA|HIP|XPU) out of memory\. Tried to allocate (?P<requested_bytes>" + _SIZE + ")",
+      # the words that decide are "CUDA out of memory." (every torch since 1.0 begins the allocator's message so);
+      # what follows may be cut or garbled (an OCR'd screenshot: "Tried t allocate")
+      (r"(?P<oom_kind>CUDA|HIP|XPU) out of memory\.(?: Tried to allocate (?P<requested_bytes>" + _SIZE + "))?",
        # <= 2.0: "(GPU 0; 11.17 GiB total capacity; 10.90 GiB already allocated; 576.00 KiB free; 30.96 MiB cached)";
        # 2.1+: ". GPU 0 has a total capac(i)ty of 23.65 GiB of which 11.06 MiB is free."
        r"(?: \(GPU (?P<gpu>\d+); (?P<total_bytes>" + _SIZE + r") total capacity; (?P<allocated_bytes>" + _SIZE +
@@ -307,7 +309,7 @@ MESSAGES = [
        r") is reserved by PyTorch but unallocated"),
       "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/cuda/CUDACachingAllocator.cpp:malloc",
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 2 has a total capacity of "
-      "79.10 GiB of which 98.00 MiB is free.", "CUDA out of memory. Tried to allocate 32.00 MiB"),
+      "79.10 GiB of which 98.00 MiB is free.", "CUDA out of memory."),
     M("pytorch.cpu_alloc_oom",
       r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (?P<requested_bytes>\d+) bytes",
       "oom", "failure", "oom", "1.0 - 2.13", "pytorch:c10/core/impl/alloc_cpu.cpp",
