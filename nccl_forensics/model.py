@@ -6,7 +6,8 @@ which is the contract between the parsers and everything downstream.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 
@@ -42,6 +43,20 @@ class Line(NamedTuple):
     raw: str | None = None   # the original line when a wrapper was stripped, else None
 
 
+def pickled_by_fields(cls):
+    """Pickle (and copy) a slots dataclass as a call of the class with its fields in order. The default for
+    slots dataclasses goes through __getstate__/__setstate__ written in Python, which call dataclasses.fields()
+    on every object: about 4x the time, both ways, and twice the bytes. A worker sends thousands of events to
+    the parent, which unpickles them all in one process."""
+    state = attrgetter(*(f.name for f in fields(cls)))
+
+    def __reduce__(self):
+        return cls, state(self)
+    cls.__reduce__ = __reduce__
+    return cls
+
+
+@pickled_by_fields
 @dataclass(slots=True)
 class Event:
     """One structured fact read from one line (or block) of evidence.
@@ -154,6 +169,7 @@ class CollRun:
                         text, data)
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Source:
     """One input file and what discovery learnt about it before parsing."""
@@ -172,6 +188,7 @@ class Source:
     tail_entries: int | None = None         # a flight-recorder dump: decode only its last this many entries
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class SourceResult:
     """What parsing one source produced: its events plus bookkeeping (small and picklable)."""

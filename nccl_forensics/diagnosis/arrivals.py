@@ -92,8 +92,8 @@ def _in_window(codes: np.ndarray, seq: np.ndarray, known: np.ndarray) -> np.ndar
     highest = np.full(len(lowest), -(1 << 62))
     for part in row_chunks(len(seq)):
         rows = known[part]
-        groups, seqs = codes[part][rows], seq[part][rows]
-        np.minimum.at(lowest, groups, seqs)
+        groups, seqs = codes[part][rows], seq[part][rows].astype(np.int64, copy=False)   # ufunc.at is ~40x
+        np.minimum.at(lowest, groups, seqs)                          # slower when it must cast the values
         np.maximum.at(highest, groups, seqs)
     for part in row_chunks(len(seq)):           # a row of no group (code -1) is not known already
         groups, seqs = codes[part], seq[part]
@@ -147,7 +147,7 @@ def _last_of_each(ids: np.ndarray, when: np.ndarray, skip: int | None = None) ->
     for rows in row_chunks(n):
         part = ids[rows]
         np.minimum.at(first, part, np.arange(rows.start, rows.start + len(part)))
-        np.fmax.at(latest, part, when[rows])                 # fmax: a row not read may have no time
+        np.fmax.at(latest, part, when[rows].astype(np.float64, copy=False))   # fmax: a row not read may have no time
     best = np.full(size, n, np.int64)
     for rows in row_chunks(n):
         part = ids[rows]

@@ -260,7 +260,7 @@ def _divergence_at_window_start(d: Diagnosis) -> bool:
         in_window &= groups[part] >= 0
         if in_window.any():
             any_in_window = True
-            np.minimum.at(first_in_window, groups[part][in_window], seqs[part][in_window])
+            np.minimum.at(first_in_window, groups[part][in_window], seqs[part][in_window].astype(np.int64))
     if not any_in_window:
         return False
     none = np.iinfo(np.int64).max                                       # a group with no row in a window

@@ -68,7 +68,7 @@ class MessageParser(LineParser):
                 and all(ev.kind != "unparsed" for ev in produced):
             self._prev = None
             return produced            # an NCCL INFO line its parser read (the bulk of a log): nothing to add
-        hits = own = catalogue.match(text) if text and catalogue.might_match(text) else []
+        hits = own = catalogue.match(text) if text else []     # one scan: match is [] where might_match is False
         if text and self._prev is not None and self._prev.no == line.no - 1:
             hits = self._wrapped(text, hits)
         self._prev = line if len(text) >= WRAP_MIN else None
@@ -172,8 +172,6 @@ class MessageParser(LineParser):
         prev = self._prev.text if self._prev is not None else ""
         whole = self._prev_ids                                     # read on the line itself already
         for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
-            if not catalogue.might_match(joined):
-                continue
             hits = [h for h in catalogue.match(joined) if h.start < cut < h.end and h.message.id not in whole
                     and h.message.id not in catalogue.GENERIC]     # a frame's `.*` spans any two lines
             if hits:

@@ -25,7 +25,8 @@ from .nccl_fast import (
     coll_data,
     decode_dtype,
     decode_redop,
-    fast_parse,
+    fast_parse,  # noqa: F401 - re-exported: the tests read it from here
+    fast_parse_prefixed,
     parse_timestamp,
     split_version,
     transport_data,
@@ -427,7 +428,8 @@ def _fresh(value):
 
 def parse_message(text: str, use_fast: bool = True) -> Parsed | None:
     try:
-        fast = (fast_parse(text) or message_parse(text)) if use_fast else None
+        m = PREFIX_RE.fullmatch(text) if use_fast else None     # both fast readers start with the prefix
+        fast = (fast_parse_prefixed(m) or message_parse(text, m)) if m is not None else None
     except ValueError:   # a number too long for int(): the grammar decides (and refuses it too)
         fast = None
     return fast or grammar_parse(text)
@@ -441,10 +443,11 @@ _CANON = "h:1:1 NCCL INFO "
 _CANON_PREFIX = (None, "h", 1, 1, None)
 
 
-def message_parse(text: str) -> Parsed | None:
+def message_parse(text: str, m: re.Match | None = None) -> Parsed | None:
     """`grammar_parse(text)` for a prefixed INFO line, the message parsed once per distinct text; None when the
-    line is not of that shape (or holds a second NCCL line: a torn one keeps its inner prefix)."""
-    m = PREFIX_RE.fullmatch(text)
+    line is not of that shape (or holds a second NCCL line: a torn one keeps its inner prefix). `m`: the line's
+    PREFIX_RE.fullmatch when the caller has it."""
+    m = m or PREFIX_RE.fullmatch(text)
     if m is None:
         return None
     msg = m.group("msg")

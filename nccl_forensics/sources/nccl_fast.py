@@ -228,8 +228,11 @@ def fast_parse(text: str) -> Parsed | None:
     """Parse an INFO COLL, transport, comm init or trees line with plain regexes; None = not sure, ask the
     grammar."""
     m = PREFIX_RE.fullmatch(text)
-    if m is None:
-        return None
+    return None if m is None else fast_parse_prefixed(m)
+
+
+def fast_parse_prefixed(m: re.Match) -> Parsed | None:
+    """`fast_parse` of a line whose PREFIX_RE.fullmatch is `m`."""
     msg = m.group("msg")
     if msg.startswith(("Channel ", "Ring ")):
         t = TRANSPORT_RE.fullmatch(msg)
