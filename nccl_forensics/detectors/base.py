@@ -183,6 +183,10 @@ def is_timeout(ev: Event) -> bool:
         return ev.data.get("trigger") in _FAILED_WORK
     if ev.kind == "faulthandler":                 # a live stack dump is no timeout; `Timeout (0:05:00)!` is
         return "Timeout" in str(ev.data.get("reason"))
+    if ev.kind == "slurm_cancelled" and ev.data.get("reason"):
+        # slurmstepd names why it cancelled (req.c): only the time limit is a wait that ran out; PREEMPTION, NODE
+        # FAILURE, JOB REQUEUE and TASK FAILURE are other causes
+        return str(ev.data["reason"]).startswith("TIME LIMIT")
     return True
 
 

@@ -42,6 +42,11 @@ _FIRST_EXIT = "ompi.first_nonzero"
 _FIRST_EXIT_LINES = 6
 _PROCESS_NAME = re.compile(r"^\s*Process name:\s*\[\[\d+,\d+\],(\d+)\]")
 _EXIT_CODE = re.compile(r"^\s*Exit code:\s*(-?\d+)")
+# Horovod's stall report lists the missing ranks on the lines after its head: `Missing ranks:` (0.20+; `Stalled
+# ranks:` 0.16 - 0.19), then `R: [tensor, ...]` per rank (`R!:` past the shutdown time)
+_STALL = "horovod.stall"
+_STALL_HEAD = re.compile(r"^\s*(?:Missing|Stalled) ranks:\s*$")
+_STALL_RANK = re.compile(r"^\s*(\d+)!?: \[")
 
 
 class MessageParser(LineParser):
@@ -55,6 +60,7 @@ class MessageParser(LineParser):
         self._prev_ids: set[str] = set()    # the messages the catalogue found in it (on the line itself)
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
         self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
+        self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
 
     def feed(self, line: Line) -> bool:
         return False
@@ -63,6 +69,8 @@ class MessageParser(LineParser):
         """The events of one line, classified, plus what the catalogue found that no parser made."""
         text = line.text
         if self._first_exit is not None and self._name_first_exit(line):
+            return produced
+        if self._stall is not None and self._name_stalled(line):
             return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
@@ -88,6 +96,7 @@ class MessageParser(LineParser):
         if not hits and self._table is not None and text.strip() and not text.lstrip().startswith("error_file:"):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
+        self._stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), self._stall)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
@@ -97,7 +106,7 @@ class MessageParser(LineParser):
 
     def passes_info_lines(self) -> bool:
         """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
-        return self._first_exit is None and not self._held and self._table is None
+        return self._first_exit is None and self._stall is None and not self._held and self._table is None
 
     def skip_info_line(self) -> None:
         """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
@@ -194,6 +203,21 @@ class MessageParser(LineParser):
             ev.data["exitcode"] = int(code.group(1))
             self._first_exit = None
         return bool(name or code)
+
+    def _name_stalled(self, line: Line) -> bool:
+        """Lines of Horovod's stall report: each rank it lists goes on the report's event as a missing rank."""
+        ev = self._stall
+        assert ev is not None
+        if _STALL_HEAD.match(line.text):
+            return True
+        rank = _STALL_RANK.match(line.text)
+        if rank is None:
+            self._stall = None
+            return False
+        missing = ev.data["missing_ranks"] = list(ev.data.get("missing_ranks") or [])
+        if int(rank.group(1)) not in missing:
+            missing.append(int(rank.group(1)))
+        return True
 
     # ---- a Root Cause table without its header
     def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:

@@ -175,21 +175,6 @@ def test_the_driver_or_build_does_not_fit(text, tmp_path):
     assert verdict.cls == "version_mismatch", verdict.summary
 
 
-# torch.distributed.launch <= 1.8 prints the failed worker's command line, which holds its `--local_rank=K`: the
-# worker is named (one node: its rank); accelerate's command line names none
-@pytest.mark.parametrize("text,ranks", [
-    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', './tools/train.py', '--local_rank=3', "
-     "'cfg.py', '--launcher', 'pytorch']' returned non-zero exit status 2.", [3]),
-    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local-rank=1']' died with "
-     "<Signals.SIGSEGV: 11>.", [1]),
-    ("subprocess.CalledProcessError: Command '['/usr/bin/python', '-m', 'accelerate.commands.launch', 'train.py']' "
-     "returned non-zero exit status 1.", []),
-])
-def test_the_legacy_launchers_command_line_names_the_worker(text, ranks, tmp_path):
-    verdict = _verdict(tmp_path, text)
-    assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == ranks, verdict.summary
-
-
 @pytest.mark.parametrize("text", [
     # the agent's teardown glued after a progress bar and cut inside the signal's name
     "[Epoch 0 / Train]:   1%| 20/2839 [15:02<33:31:36, 42.82s/it]WARNING:torch.distributed.elastic.multiprocessing.api:"

@@ -14,9 +14,12 @@ from . import Message as M
 
 _ELASTIC = "pytorch:torch/distributed/elastic/multiprocessing/api.py"
 _SIG = r"(?P<signal>SIG[A-Z]+)"
-# torch.distributed.launch <= 1.8 passes each worker `--local_rank=K` (unless --use_env): the command line it prints
-# in CalledProcessError names the worker. accelerate's and others' command lines hold none; the field is then absent.
-_LOCAL_RANK_ARG = r"(?:[^\]]*?'--local[_-]rank=(?P<local_rank>\d+)')?"
+# torch.distributed.launch <= 1.8 passes each worker `--local_rank=K` (unless --use_env), but the command line its
+# CalledProcessError prints is `cmd`, the variable of its spawn loop: the *last* worker's, whichever failed (1.0 - 1.6
+# `raise CalledProcessError(returncode=process.returncode, cmd=cmd)` after waiting each process; 1.7 - 1.8 and
+# DeepSpeed 0.3.11 - 0.5.7 the same from `sigkill_handler`). It names the failed worker only with one process per
+# node (K = 0; fields_of turns `last_local_rank` 0 into the local rank). accelerate's command lines hold none.
+_LOCAL_RANK_ARG = r"(?:[^\]]*?'--local[_-]rank=(?P<last_local_rank>\d+)')?"
 
 MESSAGES = [
     # ---- torch elastic (torchrun, torch.distributed.launch >= 1.9)
@@ -97,17 +100,31 @@ MESSAGES = [
       data={"exc_type": "ChildFailedError", "launcher": True},
       anchor="ChildFailedError:"),
     M("torchrun.rendezvous_error",
-      r"(?:torch\.distributed\.elastic\.rendezvous\.api\.)?(?P<exc_type>Rendezvous(?:Closed|Connection|State|"
-      r"GracefulExit)?Error)\b",
+      r"(?:torch\.distributed\.elastic\.rendezvous\.api\.|torchelastic\.rendezvous\.(?:api\.)?)?"
+      r"(?P<exc_type>Rendezvous(?:Closed|Connection|State|GracefulExit)?Error|RendezvousClosedException)\b",
       "dist_backend_error", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/rendezvous/api.py",
       "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "RendezvousClosedError",
       anchor="RendezvousClosedError|RendezvousConnectionError|RendezvousStateError|RendezvousGracefulExitError|"
-             "RendezvousError"),
+             "RendezvousError|RendezvousClosedException"),
     M("torchrun.rendezvous_timeout",
-      r"(?:torch\.distributed\.elastic\.rendezvous\.api\.)?(?P<exc_type>RendezvousTimeoutError)\b",
-      "dist_backend_error", "failure", "missing_rank", "1.9 - 2.13", "pytorch:torch/distributed/elastic/rendezvous/api.py",
+      # torchelastic 0.1 - 0.2 (pytorch/elastic, before it moved into torch 1.9) named it RendezvousTimeoutException;
+      # its etcd handler logged `Rendezvous timeout occured in EtcdRendezvousHandler` (sic) before re-raising
+      r"(?:torch\.distributed\.elastic\.rendezvous\.api\.|torchelastic\.rendezvous\.(?:api\.)?)?"
+      r"(?P<exc_type>RendezvousTimeout(?:Error|Exception))\b|Rendezvous timeout occured in EtcdRendezvousHandler",
+      "dist_backend_error", "failure", "missing_rank", "torchelastic 0.1 - 0.2, torch 1.9 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/api.py; elastic:torchelastic/rendezvous/etcd_rendezvous.py",
       "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError", "RendezvousTimeoutError",
-      anchor="RendezvousTimeoutError"),
+      anchor="RendezvousTimeoutError|RendezvousTimeoutException|Rendezvous timeout occured"),
+    M("torchrun.rendezvous_keep_alive_failed",
+      # dynamic_rendezvous._keep_alive: the node could not reach the rendezvous backend (its store or etcd) for a
+      # heartbeat; the error type says why (a RendezvousConnectionError: the store's host is unreachable or gone)
+      (r"The node '(?P<node>[^']+)' has failed to send a keep-alive heartbeat to the rendezvous '(?P<run_id>[^']+)'",
+       r" due to an error of type (?P<exc_type>\w+)"),
+      "dist_backend_error", "failure", "network_error", "torch 1.9 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:_keep_alive",
+      "The node 'node-3_7121_0' has failed to send a keep-alive heartbeat to the rendezvous 'a1b2c3' due to an error "
+      "of type RendezvousConnectionError.", "The node 'node-3_7121_0' has failed to send a keep-alive heartbeat to the "
+      "rendezvous 'a1b2c3'", anchor="has failed to send a keep-alive heartbeat"),
     # ---- torch.multiprocessing.spawn (mp.spawn / start_processes): the process index is the local rank
     M("mpspawn.terminated_signal",
       r"process (?P<local_rank>\d+) terminated with signal (?P<signal>SIG[A-Z]+|<Unknown signal \d+>)",
@@ -158,15 +175,41 @@ MESSAGES = [
       "sigterm_sent", "consequence", None, "DeepSpeed 0.3.11 - 0.16", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
       "[INFO] [launch.py:315:sigkill_handler] Killing subprocess 24905", "Killing subprocess 24905",
       data={"signal": "SIGKILL"}, anchor="Killing subprocess"),
+    # ---- ssh, as the multi-node launchers run it to start each node's workers (DeepSpeed's pdsh runner, mpirun's
+    # rsh launcher, colossalai run, horovodrun): the node was unreachable, so nothing started there
+    M("ssh.connect_failed",
+      # OpenSSH sshconnect.c ssh_connect_direct: strerror's words (`Connection refused`, `Connection timed out`,
+      # `No route to host`, `Network is unreachable`; `failure` for errno 0); ssh then exits 255
+      r"ssh: connect to host (?P<host>\S+) port (?P<port>\d+): (?P<error>[A-Za-z][\w ]*)",
+      "worker_failed", "failure", "network_error", "OpenSSH 3.x - 10.x",
+      "openssh-portable:sshconnect.c:ssh_connect_direct",
+      "ssh: connect to host worker-2 port 22: Connection refused", "ssh: connect to host worker-2 port 22: C",
+      anchor="ssh: connect to host"),
     # ---- composer
     M("composer.rank_crashed",
       r"Rank (?P<rank>\d+) crashed with exit code (?P<exitcode>-?\d+)",
       "worker_failed", "failure", None, "composer 0.8 - 0.30", "composer:composer/cli/launcher.py:_monitor_processes",
       "Rank 3 crashed with exit code -9.", "Rank 3 crashed with exit code -9", anchor="crashed with exit code"),
     M("composer.killing_ranks",
-      r"Killing (?:remaining )?(?:local )?ranks? (?P<ranks>[\d, ]+)",
-      "sigterm_sent", "consequence", None, "composer 0.8 - 0.30", "composer:composer/cli/launcher.py:_cleanup_processes",
-      "Killing local rank 2", "Killing local rank 2", anchor="Killing"),
+      # 0.6+: `Killing global rank %s (PID %s) with SIGTERM`, for each rank still running after one crashed
+      (r"Killing (?:remaining )?(?:local |global )?ranks? (?P<ranks>\d+(?:, ?\d+)*)",
+       r" \(PID (?P<pid>\d+)\)", r" with (?P<signal>SIG[A-Z]+)"),
+      "sigterm_sent", "consequence", None, "composer 0.6 - 0.32", "composer:composer/cli/launcher.py:_cleanup_processes",
+      "Killing global rank 1 (PID 4414) with SIGTERM", "Killing global rank 1", anchor="Killing"),
+    M("composer.failed_to_kill",
+      (r"Failed to kill global rank (?P<rank>\d+) \(PID (?P<pid>\d+)\) with SIGTERM", r"; terminating with SIGKILL"),
+      "sigterm_sent", "consequence", None, "composer 0.7 - 0.32", "composer:composer/cli/launcher.py:_cleanup_processes",
+      "Failed to kill global rank 3 (PID 7004) with SIGTERM; terminating with SIGKILL instead",
+      "Failed to kill global rank 3 (PID 7004) with SIGTERM", data={"signal": "SIGKILL"},
+      anchor="Failed to kill global rank"),
+    M("composer.global_rank_exited",
+      # _print_process_exit_status (the crashed ranks, not those it killed) and _aggregate_process_returncode (the
+      # first rank in rank order with a non-zero code: one it killed is printed with -15/-9, its fields say so)
+      r"Global rank (?P<rank>\d+) \(PID (?P<pid>\d+)\) exited with code (?P<exitcode>-?\d+)",
+      "worker_failed", "failure", None, "composer 0.4 - 0.32", "composer:composer/cli/launcher.py:"
+      "_print_process_exit_status, _aggregate_process_returncode",
+      "Global rank 0 (PID 4413) exited with code -11", "Global rank 0 (PID 4413) exited with code -11",
+      anchor="exited with code"),
     # ---- accelerate
     M("launch.subprocess_nonzero",
       r"subprocess\.CalledProcessError: Command '(?P<cmd>" + _LOCAL_RANK_ARG + r".*?)' returned non-zero exit status (?P<exitcode>\d+)",
@@ -200,15 +243,24 @@ MESSAGES = [
       "worker_failed", "consequence", None, "Open MPI 1.x - 5.x", "ompi:orte/tools/orterun/help-orterun.txt:orterun:non-zero-exit",
       "mpirun detected that one or more processes exited with non-zero status, thus causing",
       "mpirun detected that one or more processes exited with non-zero status", anchor="exited with non-zero status"),
+    M("ompi.first_nonzero_process",
+      # the block's next lines: `Process name: %s` (ORTE `[[jobfam,job],vpid]`, PRRTE `[nspace,rank]`) and `Exit code:`;
+      # the first process to exit non-zero, named by its rank
+      r"Process name: \[(?:\[\d+,\d+\]|[^\s,\]]+),(?P<rank>\d+)\]",
+      "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 5.x",
+      "ompi:orte/tools/orterun/help-orterun.txt:orterun:non-zero-exit; prrte:src/mca/schizo/prte/help-prun.txt",
+      "  Process name: [[12345,1],3]", "  Process name: [[12345,1],3]", anchor="Process name: ["),
     M("ompi.exited_improperly",
       (r"has exited due to process rank (?P<rank>\d+) with PID (?P<pid>\d+) on", r"\s+node (?P<node>\S+) exiting improperly"),
-      "worker_failed", "failure", None, "Open MPI 1.x - 4.x (orterun), 5.x (prterun)",
+      # the first process to leave the job without MPI_Finalize: its own end, whatever its exit code
+      "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 4.x (orterun), 5.x (prterun)",
       "ompi:orte/tools/orterun/help-orterun.txt:orterun:proc-exit-no-sync",
       "mpirun has exited due to process rank 3 with PID 4242 on node gpu-07 exiting improperly. There are three reasons "
       "this could occur:", "mpirun has exited due to process rank 3 with PID 4242 on", anchor="has exited due to process rank"),
     M("ompi.mpi_abort",
       (r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator (?P<comm>\S+)", r"\s+with errorcode (?P<exitcode>-?\d+)"),
-      "worker_failed", "failure", None, "Open MPI 1.x - 5.x", "ompi:ompi/mpi/help-mpi-api.txt:mpi-abort",
+      # the rank that called MPI_Abort ended the job itself (the errorcode is on the next line)
+      "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 5.x", "ompi:ompi/mpi/help-mpi-api.txt:mpi-abort",
       "MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD with errorcode 1.",
       "MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD", anchor="MPI_ABORT was invoked on rank"),
     M("ompi.daemon_lost",
@@ -237,6 +289,15 @@ MESSAGES = [
       "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)",
       "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault", anchor="] Caught signal"),
     # ---- MPICH / Hydra (and Intel MPI)
+    M("mpich.mpi_abort",
+      # MPID_Abort: `Abort(code) on node <world rank> (rank <r> in comm <context id>): ` (ch4, MPICH 3.3+), before the
+      # text MPI_Abort builds, whose `process %d` is the rank in that communicator (the world rank for MPI_COMM_WORLD)
+      r"(?:Abort\((?P<exitcode>-?\d+)\) on node (?P<rank>\d+)(?: \(rank \d+ in comm \d+\))?: )?application called "
+      r"MPI_Abort\((?:MPI_COMM_WORLD, (?P<exitcode2>-?\d+)\) - process (?P<rank2>\d+)|[^,()]+, (?P<exitcode3>-?\d+)\))",
+      "worker_failed", "failure", "dropped_rank", "MPICH 1.1 - 4.x, Intel MPI (the `Abort(N) on node` prefix: ch4)",
+      "mpich:src/mpi/init/init_impl.c:MPIR_Abort_impl; src/mpid/ch4/src/ch4_globals.c:MPID_Abort",
+      "Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3",
+      "application called MPI_Abort(MPI_COMM_WORLD, 1)", anchor="application called MPI_Abort("),
     M("hydra.bad_termination",
       r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
       "worker_failed", "failure", None, "MPICH 3 - 4, Intel MPI", "mpich:src/pm/hydra/pm/pmiserv/pmiserv_cb.c",
@@ -262,6 +323,16 @@ MESSAGES = [
       "slurm_cancelled", "failure", None, "Slurm 17 - 24", "slurm:src/slurmd/slurmstepd/req.c",
       "slurmstepd: error: *** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***",
       "*** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00", anchor="CANCELLED AT"),
+    M("slurm.step_task_failed",
+      # slurmstepd's line when srun ends a step because a task failed (--kill-on-bad-exit, SIG_TERM_KILL: `DUE TO
+      # TASK FAILURE`, 25.05+) or the step failed (SIG_FAILURE, 14.11+): a task's own end, which task it does not say
+      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) ON (?P<node>\S+) (?:CANCELLED AT \S+ DUE TO TASK FAILURE|"
+      r"FAILED \(non-zero exit code or other failure mode\))",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14.11 - 25 (TASK FAILURE from 25.05)",
+      "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
+      "slurmstepd: error: *** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE ***",
+      "*** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE",
+      anchor="DUE TO TASK FAILURE|FAILED (non-zero exit code"),
     M("slurm.oom_kill",
       r"Detected (?P<count>\d+) oom[-_]kill events? in (?:StepId=)?(?P<job_id>\S+)",
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
@@ -282,6 +353,26 @@ MESSAGES = [
       "HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of the ranks or an "
       "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
       "Horovod has been shut down."),
+    # The stall inspector (coordinator, every HOROVOD_STALL_CHECK_TIME_SECONDS): tensors some ranks submitted and
+    # others did not for that long; the ranks that did not are the missing ones, as in a failed monitored barrier.
+    # 0.11 - 0.16 list each tensor `name [missing ranks: 1, 2]`; 0.16 - 0.19 `Stalled ranks:`, 0.20+ `Missing ranks:`,
+    # then one line per rank `R: [tensor, ...]` (`R!` where it passed the shutdown time): MessageParser reads those
+    M("horovod.stall",
+      (r"One or more tensors were submitted to be reduced, gathered or broadcasted",
+       r" by subset of ranks and are waiting for remainder of ranks for more than (?P<stall_seconds>\d+) seconds"),
+      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.11 - 0.28",
+      "horovod:horovod/common/stall_inspector.cc:CheckForStalledTensors (operations.cc before 0.19)",
+      "[2021-03-04 10:11:12.345678: W horovod/common/stall_inspector.cc:107] One or more tensors were submitted to be "
+      "reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 "
+      "seconds.", "One or more tensors were submitted to be reduced, gathered or broadcasted",
+      data={"state": "failed"}, anchor="tensors were submitted to be reduced, gathered or broadcasted"),
+    M("horovod.stall_missing_ranks",
+      r"\[missing ranks: (?P<ranks>\d+(?:, ?\d+)*)",
+      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.11 - 0.16",
+      "horovod:horovod/common/operations.cc:CheckForStalledTensors",
+      "DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_0 [missing ranks: 1, 3]",
+      "DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_0 [missing ranks: 1", data={"state": "failed"},
+      anchor="[missing ranks: "),
     M("horovod.process_failed",
       r"Process (?P<rank>\d+) exit with status code (?P<exitcode>-?\d+)",
       "worker_failed", "failure", None, "Horovod 0.20 - 0.28", "horovod:horovod/runner/gloo_run.py",
@@ -292,6 +383,13 @@ MESSAGES = [
       "worker_failed", "failure", "dropped_rank", "Ray 1.x - 2.x", "ray:python/ray/exceptions.py:ActorDiedError",
       "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
       "The actor died unexpectedly before finishing this task"),
+    M("ray.train_rank_error",
+      # Ray Train v2's WorkerGroupError (`Training failed due to worker errors:`) lists each distinct error under the
+      # ranks that raised it, `[Rank 0,3 Error Snippet]:` then the error's text (WorkerGroupPollStatus.get_error_string)
+      r"\[Rank (?:(?P<rank>\d+)|(?P<ranks>\d+(?:,\d+)+)) Error Snippet\]:",
+      "worker_failed", "failure", "dropped_rank", "Ray 2.4x - 2.x (Train v2)",
+      "ray:python/ray/train/v2/_internal/execution/worker_group/poll.py:WorkerGroupPollStatus.get_error_string",
+      "[Rank 1 Error Snippet]:", "[Rank 1 Error Snippet]:", anchor="Error Snippet]:"),
     M("ray.oom_killed",
       r"Workers? \(tasks / actors\) killed due to memory pressure \(OOM\)|Task was killed due to the node running low "
       r"on memory",
