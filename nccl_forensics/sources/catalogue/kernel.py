@@ -122,6 +122,13 @@ MESSAGES = [
       "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules kernel-open/nvidia/nv.c",
       "NVRM: fallen off the bus and is not responding to commands.", "fallen off the bus and is not responding",
       data={"category": "gpu_lost"}, anchor="fallen off the bus"),
+    # the driver's own line beside Xid 79 (NV_DEV_PRINTF in RmCheckForGpuLost / osHandleGpuLost, open-gpu-kernel-modules
+    # src/nvidia/arch/nvalloc/unix/src/osinit.c): `NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.`
+    M("kernel.gpu_lost_device_line",
+      r"NVRM: GPU (?P<bus_id>[0-9A-Fa-f]{0,8}:?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]): GPU has fallen off the bus",
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules osinit.c (osHandleGpuLost)",
+      "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.", "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus",
+      data={"category": "gpu_lost", "xid": 79}, anchor="GPU has fallen off the bus"),
     M("kernel.nvml_device_lost",
       r"Unable to determine the device handle for (?:GPU|gpu) ?(?P<bus_id>[0-9A-Fa-f:.]+): (?P<reason>Unknown Error|GPU is lost)",
       "xid", "failure", "dropped_rank", "nvidia-smi (NVML) 3xx - 5xx", "nvidia:nvidia-smi (nvmlDeviceGetHandleByIndex)",
