@@ -130,7 +130,7 @@ MESSAGES = [
     # the HIP runtime (ROCm clr, hipamd/src/hip_code_object.cpp) when the binary carries no code object for a GPU of
     # the machine; it prints this to stderr and the process aborts (SIGABRT) at its first HIP call
     M("cuda.hip_no_binary_for_gpu",
-      r"hipErrorNoBinaryForGpu: Unable to find code object for all current devices",
+      (r"hipErrorNoBinaryForGpu: Unable to find code object", r" for all current devices"),
       "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
       "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
