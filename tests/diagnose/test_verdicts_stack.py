@@ -96,3 +96,13 @@ def test_a_monitored_barrier_peer_error_names_rank_0(tmp_path):
 def test_ddp_parameter_checks_are_shape_mismatches(text, tmp_path):
     verdict = _verdict(tmp_path, text)
     assert verdict.cls == "shape_mismatch", verdict.summary
+
+
+# the kernel's soft-lockup watchdog on the training process: a hang, as a blocked task is
+@pytest.mark.parametrize("text", [
+    "[ 5012.123456] watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python:4021]",
+    "kernel: NMI watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [pt_main_thread:77]",
+])
+def test_a_soft_lockup_is_a_hang(text, tmp_path):
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary

@@ -31,6 +31,13 @@ MESSAGES = [
       "hung_task", "failure", None, "Linux 2.6 - 6.x", "linux:kernel/hung_task.c:check_hung_task",
       "INFO: task python:4021 blocked for more than 120 seconds.", "INFO: task python:4021 blocked for more than",
       anchor="blocked for more than"),
+    # the soft-lockup watchdog (kernel/watchdog.c watchdog_timer_fn; `watchdog: ` / `NMI watchdog: ` is its pr_fmt):
+    # a CPU ran kernel code for longer than 2 x watchdog_thresh without scheduling; the task named is the one on it
+    M("kernel.soft_lockup",
+      (r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for", r" (?P<seconds>\d+)s! \[(?P<task>[^\]:]+):(?P<pid>\d+)\]"),
+      "hung_task", "failure", None, "Linux 2.6 - 6.x", "linux:kernel/watchdog.c:watchdog_timer_fn",
+      "watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python:4021]", "watchdog: BUG: soft lockup - CPU#12 stuck for",
+      anchor="BUG: soft lockup"),
     M("kernel.nvidia_xid",
       r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>\d+),(?: pid=(?P<pid>\d+|'<unknown>'),)?(?: name=(?P<task>\S+),)?\s*"
       r"(?P<reason>.*)",
