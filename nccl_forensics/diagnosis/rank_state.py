@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import signals
 from ..model import Event, Evidence
+from ..sources.traceback import REPORTS_OTHERS
 
 COLLECTIVE_FUNCS = {
     "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
@@ -329,8 +330,10 @@ def _note_error(st: RankState, ev: Event) -> None:
         st.evidence.append(cite(ev))       # cut before its exception line: it says where, not what or why
         return
     message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
+    # it reports other ranks (a barrier naming who never came, DDP's parameter check across ranks), in a traceback or
+    # as a bare exception line the catalogue read
     comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC) \
-        or bool(d.get("reports_others"))     # it reports other ranks (a barrier naming who never came)
+        or bool(d.get("reports_others")) or d.get("implies") in REPORTS_OTHERS
     if comm:
         _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)
     else:

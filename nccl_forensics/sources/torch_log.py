@@ -217,8 +217,9 @@ class TorchTransformer(Transformer):
     def barrier_timed_out(self, _me, ms, *_t):
         return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": ms, "state": "timed_out"})
 
-    def barrier_peer_error(self, _me, _peer, *_t):
-        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": None, "state": "peer_error"})
+    def barrier_peer_error(self, _me, peer, *_t):
+        # the rank whose send/recv failed is the one the message sends you to ("Please check rank 0 logs")
+        return Msg("monitored_barrier", {"missing_ranks": [int(peer)], "timeout_ms": None, "state": "peer_error"})
 
     def barrier_wrapper(self, _text):
         return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": None, "state": "wrapper_error"})

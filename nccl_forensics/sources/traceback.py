@@ -38,16 +38,17 @@ _LAUNCHER_FRAMES = ("/bin/torchrun", "torch/distributed/elastic/", "torch/distri
                     "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py")
 _LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
 # Exceptions that report other ranks (a monitored barrier or a store counting who never came, a timeout, a collective
-# mismatch found across ranks): the rank that raises one is the reporter, not the one that failed.
-_REPORTS_OTHERS = frozenset({"missing_rank", "stuck_rank", "timeout_unknown", "collective_mismatch",
-                             "collective_skipped"})
+# mismatch or a size/parameter-shape check found across ranks): the rank that raises one is the reporter, not the one
+# that failed.
+REPORTS_OTHERS = frozenset({"missing_rank", "stuck_rank", "timeout_unknown", "collective_mismatch",
+                             "collective_skipped", "shape_mismatch"})
 
 
 def reports_others(message: str | None) -> bool:
     """Whether an exception's message is a catalogue message that blames other ranks, not the raising one."""
     if not message or not catalogue.might_match(message):
         return False
-    return any(h.message.implies in _REPORTS_OTHERS for h in catalogue.match(message))
+    return any(h.message.implies in REPORTS_OTHERS for h in catalogue.match(message))
 
 
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:

@@ -32,7 +32,11 @@ DRIVER_TOO_OLD = ("CUDA driver version is insufficient for CUDA runtime version"
                   "system has unsupported display driver / cuda driver combination",
                   "forward compatibility was attempted on non supported HW")
 NO_CODE_FOR_GPU = ("no kernel image is available for execution on the device",
-                   "the provided PTX was compiled with an unsupported toolchain")
+                   "the provided PTX was compiled with an unsupported toolchain",
+                   # cudaErrorInvalidDeviceFunction (98) / hipErrorInvalidDeviceFunction: "the requested device function
+                   # does not exist or is not compiled for the proper device architecture"; what ROCm builds without
+                   # this GPU's gfx target raise (HIP error: invalid device function), as CUDA < 9 builds did
+                   "invalid device function")
 # cudaErrorPeerAccessUnsupported (217): cudaDeviceEnablePeerAccess / cudaIpcOpenMemHandle between two GPUs the PCIe
 # topology (a switch with ACS on, an IOMMU, GPUs under different root complexes) or the driver gives no P2P path:
 # the link between the ranks' GPUs, not the process's own work, failed.
@@ -107,14 +111,29 @@ MESSAGES = [
       "incorrect. For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
       data={"tail_only": True}, anchor="_LAUNCH_BLOCKING=1|_DSA`"),
     M("cuda.cublas_status",
-      r"CUBLAS_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|ARCH_MISMATCH)",
+      r"CUBLAS_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ARCH_MISMATCH)",
       "cuda_error", "failure", None, "torch 1.0 - 2.13", "pytorch:aten/src/ATen/cuda/CUDABlas.cpp",
       "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k, "
       "&alpha, a, lda, b, ldb, &beta, c, ldc)`", "CUBLAS_STATUS_EXECUTION_FAILED", anchor="CUBLAS_STATUS_"),
     M("cuda.cudnn_status",
-      r"CUDNN_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|MAPPING_ERROR)",
+      r"CUDNN_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|MAPPING_ERROR)",
       "cuda_error", "failure", None, "torch 1.0 - 2.13", "pytorch:aten/src/ATen/cudnn/Exceptions.h",
       "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR", "CUDNN_STATUS_INTERNAL_ERROR", anchor="CUDNN_STATUS_"),
+    # cuBLAS/cuDNN: "resource allocation failed inside the library, usually a cudaMalloc() failure" (cuBLAS and cuDNN
+    # API references, status ALLOC_FAILED): the device is out of memory when the handle or its workspace is created
+    M("cuda.library_alloc_failed",
+      r"(?P<library>CUBLAS|CUDNN)_STATUS_ALLOC_FAILED",
+      "oom", "failure", "oom", "torch 1.0 - 2.13 (cuBLAS 9 - 12, cuDNN 7 - 9)",
+      "pytorch:aten/src/ATen/cuda/CublasHandlePool.cpp, aten/src/ATen/cudnn/Exceptions.h",
+      "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+      "CUBLAS_STATUS_ALLOC_FAILED", data={"oom_kind": "cuda"}, anchor="CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED"),
+    # the HIP runtime (ROCm clr, hipamd/src/hip_code_object.cpp) when the binary carries no code object for a GPU of
+    # the machine; it prints this to stderr and the process aborts (SIGABRT) at its first HIP call
+    M("cuda.hip_no_binary_for_gpu",
+      (r"hipErrorNoBinaryForGpu: Unable to find code object", r" for all current devices"),
+      "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
+      "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+      "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
     M("cuda.device_assert",
       (r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `", r"(?P<assertion>.+?)` failed"),
       "cuda_error", "failure", "dropped_rank", "CUDA 9 - 13 (device-side assert), torch 1.0 - 2.13",

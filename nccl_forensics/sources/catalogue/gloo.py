@@ -65,10 +65,31 @@ MESSAGES = [
       "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Read timeout [10.0.0.2]:5312",
       "Read timeout [10.0.0.2]:5312", data={"category": "timeout"}, anchor="Read timeout [|Write timeout [|Connect timeout ["),
     M("gloo.socket_closed",
-      r"Socket closed \[(?P<host>[^\]]*)\]:(?P<port>\d+)",
+      # "Socket closed" (Pair::waitUntilConnected) and "Socket unexpectedly closed" (Pair::handleReadWrite: the peer
+      # hung up before the pair connected), both since 2017-04
+      r"Socket (?:unexpectedly )?closed \[(?P<host>[^\]]*)\]:(?P<port>\d+)",
       "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::waitUntilConnected",
       "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:812] Socket closed [10.0.0.2]:5312",
-      "Socket closed [10.0.0.2]:5312", data={"category": "connection_closed"}, anchor="Socket closed ["),
+      "Socket closed [10.0.0.2]:5312", data={"category": "connection_closed"},
+      anchor="Socket closed [|Socket unexpectedly closed ["),
+    # connect() to the peer failed: `[.../tcp/pair.cc:N] connect: <strerror>` (Pair::connect, 2017-02 - 2023-05) and
+    # `[enforce fail at .../tcp/socket.cc:N] rv != -1. -1 vs -1. connect: <strerror>` (Socket::connect, 2023-05+)
+    M("gloo.connect_error",
+      r"(?:gloo/transport/tcp/\w+\.cc:\d+\] |rv != -1\. -1 vs -1\. )connect: (?P<reason>[A-Z][\w ]*)",
+      "gloo_error", "failure", "network_error", "gloo (torch 1.0 - 2.13)",
+      "gloo:gloo/transport/tcp/pair.cc:Pair::connect; gloo/transport/tcp/socket.cc:Socket::connect",
+      "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:206] connect: Connection refused",
+      "gloo/transport/tcp/pair.cc:206] connect: C", data={"category": "connect"}, anchor="] connect: |. connect: "),
+    # the ibverbs transport: a work completion with an error status (`ibv_wc_status_str`), per slot (2017-05+)
+    M("gloo.ibverbs_completion_error",
+      (r"wc->status == IBV_WC_SUCCESS\. (?P<status>\d+) vs 0\.",
+       r" (?P<op>Recv|Send|Memory region recv|Memory region send) for slot (?P<slot>\d+): (?P<reason>[\w ()-]+)"),
+      "gloo_error", "failure", "network_error", "gloo (torch 1.0 - 2.13, ibverbs transport)",
+      "gloo:gloo/transport/ibverbs/pair.cc:Pair::handleCompletion",
+      "terminate called after throwing an instance of 'gloo::EnforceNotMet' what(): [enforce fail at "
+      "gloo/transport/ibverbs/pair.cc:592] wc->status == IBV_WC_SUCCESS. 12 vs 0. Memory region send for slot 0: "
+      "transport retry counter exceeded", "wc->status == IBV_WC_SUCCESS. 12 vs 0.", data={"category": "ib_completion"},
+      anchor="wc->status == IBV_WC_SUCCESS"),
     M("gloo.pair_closed_by_timeout",
       r"Application timeout caused pair closure",
       "gloo_error", "consequence", None, "gloo (torch 1.1 - 2.13)", "gloo:gloo/transport/tcp/unbound_buffer.cc:waitRecv",

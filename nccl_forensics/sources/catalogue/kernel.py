@@ -31,6 +31,13 @@ MESSAGES = [
       "hung_task", "failure", None, "Linux 2.6 - 6.x", "linux:kernel/hung_task.c:check_hung_task",
       "INFO: task python:4021 blocked for more than 120 seconds.", "INFO: task python:4021 blocked for more than",
       anchor="blocked for more than"),
+    # the soft-lockup watchdog (kernel/watchdog.c watchdog_timer_fn; `watchdog: ` / `NMI watchdog: ` is its pr_fmt):
+    # a CPU ran kernel code for longer than 2 x watchdog_thresh without scheduling; the task named is the one on it
+    M("kernel.soft_lockup",
+      (r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for", r" (?P<seconds>\d+)s! \[(?P<task>[^\]:]+):(?P<pid>\d+)\]"),
+      "hung_task", "failure", None, "Linux 2.6 - 6.x", "linux:kernel/watchdog.c:watchdog_timer_fn",
+      "watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python:4021]", "watchdog: BUG: soft lockup - CPU#12 stuck for",
+      anchor="BUG: soft lockup"),
     M("kernel.nvidia_xid",
       r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>\d+),(?: pid=(?P<pid>\d+|'<unknown>'),)?(?: name=(?P<task>\S+),)?\s*"
       r"(?P<reason>.*)",
@@ -122,6 +129,13 @@ MESSAGES = [
       "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules kernel-open/nvidia/nv.c",
       "NVRM: fallen off the bus and is not responding to commands.", "fallen off the bus and is not responding",
       data={"category": "gpu_lost"}, anchor="fallen off the bus"),
+    # the driver's own line beside Xid 79 (NV_DEV_PRINTF in RmCheckForGpuLost / osHandleGpuLost, open-gpu-kernel-modules
+    # src/nvidia/arch/nvalloc/unix/src/osinit.c): `NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.`
+    M("kernel.gpu_lost_device_line",
+      r"NVRM: GPU (?P<bus_id>[0-9A-Fa-f]{0,8}:?[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]): GPU has fallen off the bus",
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules osinit.c (osHandleGpuLost)",
+      "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.", "NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus",
+      data={"category": "gpu_lost", "xid": 79}, anchor="GPU has fallen off the bus"),
     M("kernel.nvml_device_lost",
       r"Unable to determine the device handle for (?:GPU|gpu) ?(?P<bus_id>[0-9A-Fa-f:.]+): (?P<reason>Unknown Error|GPU is lost)",
       "xid", "failure", "dropped_rank", "nvidia-smi (NVML) 3xx - 5xx", "nvidia:nvidia-smi (nvmlDeviceGetHandleByIndex)",

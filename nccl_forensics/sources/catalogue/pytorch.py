@@ -135,6 +135,17 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:ProcessGroupGloo::monitoredBarrier",
       "RuntimeError: Rank 6 failed to pass monitoredBarrier in 1800000 ms", "Rank 6 failed to pass monitoredBarrier",
       data={"state": "failed"}),
+    # a non-zero rank's side of the same barrier: its send/recv with rank 0 failed (rank 0 raised or died); the
+    # message names rank 0 as the faulty one
+    M("pytorch.monitored_barrier_peer_error",
+       (r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
+        r"from rank (?P<ranks>\d+)", r"\. Please check rank \d+ logs for faulty rank"),
+      "monitored_barrier", "failure", "missing_rank", "1.10 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:ProcessGroupGloo::monitoredBarrier",
+      "RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from "
+      "rank 0. Please check rank 0 logs for faulty rank.",
+      "Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0",
+      data={"state": "peer_error"}, anchor="successfully reached monitoredBarrier"),
     # ---- TCPStore / rendezvous
     M("pytorch.store_barrier_timeout",
        (r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+)",
@@ -293,6 +304,16 @@ MESSAGES = [
       "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 120 params, while rank 1 has "
       "inconsistent 118 params.", "DDP expects same model across all ranks, but Rank 0 has 120 params",
       data={"exc_type": "RuntimeError"}),
+    # the parameter shapes' check that follows the count (same function; before 1.10 in comm.cpp / reducer.cpp as
+    # `replicas[0][p] in this process with sizes ...`), sizes then strides
+    M("pytorch.ddp_param_shape_mismatch",
+       (r"(?:\[(?P<rank>\d+)\]: )?(?:params|replicas\[0\])\[(?P<index>\d+)\] in this process with (?P<what>sizes|strides) "
+        r"(?P<shape>\[[\d, ]*\]) appears not to match", r" (?:sizes|strides) of the same param in process 0"),
+      "traceback", "failure", "shape_mismatch", "1.1 - 2.13 (`replicas[0][p]` to 1.9, `[rank]: params[p]` 1.10+)",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:verify_params_across_processes (<= 1.9: comm.cpp)",
+      "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same param in "
+      "process 0.", "[1]: params[0] in this process with sizes [96, 32] appears not to match",
+      data={"exc_type": "RuntimeError"}, anchor="appears not to match"),
     # ---- allocators
     M("pytorch.cuda_oom",
       # the words that decide are "CUDA out of memory." (every torch since 1.0 begins the allocator's message so);
