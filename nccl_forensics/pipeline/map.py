@@ -29,7 +29,7 @@ from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources.columns import categorize, code_type, narrow
-from ..sources.flight_recorder import frames_of, host_in_name, table_of_dump
+from ..sources.flight_recorder import host_in_name, iter_frames, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
@@ -233,9 +233,9 @@ def call_sites(dump: dict, total: int) -> dict[int, str]:
         frames = entry.get("frames") if type(entry) is dict else None
         if type(frames) is list:       # torch shares one dict per distinct frame: read each stack once
             key = tuple(map(id, frames))
-            site = seen[key] if key in seen else seen.setdefault(key, user_frame(frames_of(frames)))
+            site = seen[key] if key in seen else seen.setdefault(key, user_frame(iter_frames(frames)))
         else:
-            site = user_frame(frames_of(frames))
+            site = None
         if site:
             sites[number] = site
     return sites

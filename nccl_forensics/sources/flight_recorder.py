@@ -140,10 +140,13 @@ def _pg(v: Any) -> tuple[str | None, str | None]:
 
 def frames_of(raw: Any) -> list[dict] | None:
     """Torch's [{name, filename, line}] (innermost first) → [{file, line, name}]; None if not that shape."""
-    if type(raw) is not list:
-        return None
-    return [{"file": _str(f.get("filename")), "line": _int(f.get("line")), "name": _str(f.get("name"))}
-            for f in raw if type(f) is dict]
+    return list(iter_frames(raw)) if type(raw) is list else None
+
+
+def iter_frames(raw: list) -> Iterator[dict]:
+    """`frames_of` one frame at a time (a reader that stops at the first frame it wants converts no more)."""
+    return ({"file": _str(f.get("filename")), "line": _int(f.get("line")), "name": _str(f.get("name"))}
+            for f in raw if type(f) is dict)
 
 
 # ---- the columnar table ----

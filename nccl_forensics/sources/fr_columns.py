@@ -157,8 +157,7 @@ def _take(cat: tuple[list, np.ndarray], keep: np.ndarray | None) -> tuple[list, 
     if keep is None:
         return cats, codes
     sub = codes[keep].astype(np.int64)
-    used, first = np.unique(sub, return_index=True)
-    order = used[np.argsort(first)]
+    order = list(dict.fromkeys(sub.tolist()))           # the codes used, in first-seen order
     if len(order) <= 1:
         return [cats[i] for i in order], np.zeros(len(sub), np.int8)
     remap = np.zeros(len(cats), np.int64)

@@ -287,13 +287,16 @@ class _Splice:
         hidden one still loads as UNKNOWN, and `load` reports it)."""
         view = np.frombuffer(self.data, np.uint8)
         head, tail = view[:self.head_end], view[self.cut:]
-        refs = set(self.refs[self.refs >= 256].tolist())
-        refs.update(tail[np.flatnonzero(tail[:-1] == ord("h")) + 1].tolist())
-        refs.difference_update(head[np.flatnonzero(head[:-1] == ord("q")) + 1].tolist(),
-                               tail[np.flatnonzero(tail[:-1] == ord("q")) + 1].tolist())
-        if refs and max(refs) >= 256:
-            refs.difference_update(_long_args(head, ord("r")).tolist(), _long_args(tail, ord("r")).tolist())
-        return sorted(refs)
+        far = self.refs[self.refs >= 256]          # a set of indices as a bitmap: no Python int per index
+        wanted = np.zeros(int(far[-1]) + 1 if len(far) else 256, bool)
+        wanted[far] = True
+        wanted[_byte_args(tail, ord("h"))] = True
+        wanted[_byte_args(head, ord("q"))] = False
+        wanted[_byte_args(tail, ord("q"))] = False
+        if wanted[256:].any():
+            for defined in (_long_args(head, ord("r")), _long_args(tail, ord("r"))):
+                wanted[defined[defined < len(wanted)]] = False
+        return np.flatnonzero(wanted).tolist()
 
     def extend_before_load(self) -> int:
         """Extend the head to the largest index the tail misses (of the last few), found by bytes before any load:
@@ -389,7 +392,16 @@ def _tail_refs(data: bytes, cut: int) -> np.ndarray:
     tail replaces them); an index past any plain dump's is left out (a real one fails the load, and the whole
     dump is read)."""
     far = _long_args(np.frombuffer(data, np.uint8, offset=cut), ord("j"))
-    return np.union1d(np.arange(256), far[far < min(MAX_MEMO_INDEX, len(data) // 2)])
+    far = far[far < min(MAX_MEMO_INDEX, len(data) // 2)]
+    reached = np.zeros(max(256, int(far.max()) + 1 if len(far) else 0), bool)   # a sorted set, as a bitmap
+    reached[:256] = True
+    reached[far] = True
+    return np.flatnonzero(reached)
+
+
+def _byte_args(view: np.ndarray, op: int) -> np.ndarray:
+    """The 1-byte argument after each byte `op` in `view` (of each opcode `op` there, and of its look-alikes)."""
+    return view[np.flatnonzero(view[:-1] == op) + 1]
 
 
 def _long_args(view: np.ndarray, op: int) -> np.ndarray:
