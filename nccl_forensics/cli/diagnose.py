@@ -1,7 +1,6 @@
 """`ncclf diagnose`: options → diagnose() → one renderer (plus optional report/trace files)."""
 from __future__ import annotations
 
-import gc
 import shlex
 import sys
 
@@ -74,11 +73,9 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
       cat rank*.log | ncclf diagnose -
       ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
-    gc.disable()           # the imports make only long-lived objects: the collector's passes over them free nothing
-    try:
+    from ..sources.gc_pause import gc_paused
+    with gc_paused():      # the imports make only long-lived objects: the collector's passes over them free nothing
         from ..pipeline.reduce import diagnose, fr_tail_entries
-    finally:
-        gc.enable()
 
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore),
