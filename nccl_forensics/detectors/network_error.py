@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from ..model import Confidence
+from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
 
 _PEER_CLOSED = ("connection_closed", "connection_reset")
@@ -82,8 +83,12 @@ class NetworkError(BaseDetector):
         hard = [ev for ev in hits if _hard(ev)]
         lead = hard[0] if hard else first
         died = [st.rank for st in ctx.ranks.values() if st.cause]
-        first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch")
-                         if ev.kind != "gloo_error" or ev.data.get("category") not in _PEER_CLOSED]
+        # a failure of another kind that closes connections after it: a timeout, a DETAIL mismatch, a gloo error of
+        # its own, a CUDA call NCCL made that the runtime refused (its connect/proxy operations then fail)
+        first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch", "warn")
+                         if ev.kind == "gloo_error" and ev.data.get("category") not in _PEER_CLOSED
+                         or ev.kind in ("watchdog_timeout", "fingerprint_mismatch")
+                         or ev.kind == "warn" and refused_nccl_call(ev.data)]
         aborted = [st.rank for st in ctx.ranks.values() if st.end == "aborted"]
         cause = not died and (bool(hard) or not (first_failure or aborted))
         at = f" (peer {_peer(lead)})" if _peer(lead) else ""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import signals
 from ..model import Event, Evidence
+from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
 from ..sources.traceback import REPORTS_OTHERS
 
 COLLECTIVE_FUNCS = {
@@ -103,6 +104,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
     # path): the traceback raised there is that error, not an exception of the rank's own
     machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)}
+    refused = refused_nccl_calls(events)
     for ev in events:
         if ev.rank is None:
             continue
@@ -125,6 +127,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
                          f"{ev.data.get('message') or ''}"[:160], ev)
+                continue
+            if id(ev) in refused:
+                _set_end(st, "comm_error", False, "ncclUnhandledCudaError: a CUDA call NCCL made was refused for its "
+                         f"arguments ({ev.data.get('last_error') or 'Last error below it'}), as on every rank of its "
+                         "setup", ev)
                 continue
             if id(ev) in after_network:
                 _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
@@ -173,6 +180,37 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
     return out
 
 
+def refused_nccl_calls(events: list[Event]) -> set[int]:
+    """The ncclUnhandledCudaError events (by id) whose cause is a CUDA call NCCL made that the runtime refused for its
+    arguments (catalogue/cuda.py CALL_REJECTED: `invalid argument`, ...), not a fault of the process's device work.
+    torch prints the code, then `Last error:`, then NCCL's last WARN (NCCLUtils getNcclErrorDetailStr): the refused
+    call's text is on the code's own line (glued) or on the lines right under it, in the same file (same rank where
+    both name one)."""
+    refused = [ev for ev in events if refused_nccl_call(ev.data)
+               or ev.kind == "nccl_error" and not ev.data.get("code") and _refused(ev.data.get("last_error"))]
+    out = set()
+    for ev in events:
+        if ev.kind != "nccl_error" or ev.data.get("code") != "ncclUnhandledCudaError":
+            continue
+        if _refused(ev.data.get("last_error")) or any(
+                r.file == ev.file and ev.line <= r.line <= ev.line + _LAST_ERROR_SPAN
+                and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in refused):
+            out.add(id(ev))
+    return out
+
+
+def _refused(last_error: str | None) -> bool:
+    """Is an NCCL `Last error:` text NCCL's CUDACHECK (`Cuda failure [N] '<text>'`, RCCL `HIP failure`) quoting a call
+    the runtime refused for its arguments?"""
+    text = last_error or ""
+    return ("Cuda failure" in text or "HIP failure" in text) and rejected_call(text)
+
+
+# the lines from an NCCL result code to the text of its `Last error:` (the code, `Last error:`, the text; one more for
+# a line a terminal wrapped)
+_LAST_ERROR_SPAN = 3
+
+
 def _note_first(index: dict, key, ev: Event) -> None:
     time, lines = index.setdefault(key, [None, {}])
     if ev.time is not None and (time is None or ev.time < time):
@@ -181,8 +219,9 @@ def _note_first(index: dict, key, ev: Event) -> None:
 
 
 def names_the_machine(data: dict) -> bool:
-    """Whether a CUDA error's text names the machine, not the process's own work (a driver older than the build,
-    no code for this GPU, no P2P path: sources/catalogue/cuda.py reason_class gives it another class)."""
+    """Whether a CUDA error's text names the machine or the setup every rank shares, not the process's own work (a
+    driver older than the build, no code for this GPU, no P2P path, a CUDA call NCCL made that the runtime refused for
+    its arguments: sources/catalogue/cuda.py reason_class gives it another class)."""
     return data.get("implies") not in (None, "dropped_rank")
 
 

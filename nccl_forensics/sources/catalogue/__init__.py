@@ -219,7 +219,7 @@ def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
             data[key] = value.strip()
     if data.get("reason"):             # a CUDA error text may name a class of its own (a driver too old, no P2P)
         from .cuda import reason_class
-        data.update(reason_class(data["reason"]))
+        data.update(reason_class(data["reason"], msg.id))
     if isinstance(data.get("oom_kind"), str):
         data["oom_kind"] = data["oom_kind"].lower()
     if "unallocated_bytes" in data and isinstance(data.get("allocated_bytes"), int):   # 2.1+ prints the two parts

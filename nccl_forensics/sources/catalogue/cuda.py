@@ -41,17 +41,48 @@ NO_CODE_FOR_GPU = ("no kernel image is available for execution on the device",
 # topology (a switch with ACS on, an IOMMU, GPUs under different root complexes) or the driver gives no P2P path:
 # the link between the ranks' GPUs, not the process's own work, failed.
 PEER_UNSUPPORTED = ("peer access is not supported between these two devices",)
+# cudaGetErrorString texts of a call the runtime refused for its arguments (cudaErrorInvalidValue 1 `invalid argument`,
+# cudaErrorInvalidPitchValue 12, cudaErrorInvalidSymbol 13, cudaErrorInvalidDevicePointer 17,
+# cudaErrorInvalidMemcpyDirection 21, cudaErrorInvalidResourceHandle 400, cudaErrorNotSupported 801; HIP's
+# hipGetErrorString prints the same words): the call returns the error and the device's work is untouched (not one of
+# the sticky faults that end a process's CUDA context). Raised by NCCL's own CUDACHECK (src/include/checks.h, RCCL's
+# hipified copy), the arguments are NCCL's: built from the communicator's setup and what the driver and the container
+# offer (cuMem and IPC handles, host registration, NVLS), so every rank of the job makes the same call and gets the
+# same answer. Such a line shows a failure, not a rank that died of its own, nor a class.
+CALL_REJECTED = ("invalid argument", "invalid pitch argument", "invalid device symbol", "invalid device pointer",
+                 "invalid copy direction for memcpy", "invalid resource handle", "operation not supported")
+# the catalogue entries that quote NCCL's CUDACHECK: a CUDA call NCCL itself made
+NCCL_CUDA_CHECKS = frozenset({"nccl.cuda_failure", "nccl.rccl_hip_failure"})
 
 
-def reason_class(reason: str | None) -> dict[str, str]:
+def reason_class(reason: str | None, message_id: str | None = None) -> dict[str, str]:
     """What a cudaGetErrorString text says beyond "this process's device work failed": the fields that move an entry
-    carrying it (`reason`) to another class (`implies`, `category`); nothing for a fault of the process's own."""
+    carrying it (`reason`) to another class (`implies`, `category`); nothing for a fault of the process's own. A call
+    NCCL made (`message_id` one of NCCL_CUDA_CHECKS) that the runtime refused for its arguments names no class and no
+    rank of its own: `unclassified_failure`."""
     text = (reason or "").strip().rstrip(".").lower()
+    if text and message_id in NCCL_CUDA_CHECKS and rejected_call(text):
+        return {"implies": "unclassified_failure"}
     if text:
         for texts, implies, category in _REASON_CLASSES:
             if any(text.startswith(t.lower()) or t.lower().startswith(text) and len(text) >= 24 for t in texts):
                 return {"implies": implies, "category": category}
     return {}
+
+
+def rejected_call(text: str | None) -> bool:
+    """Is this cudaGetErrorString text (or a text quoting it: `Cuda failure 1 'invalid argument'`) a call the runtime
+    refused for its arguments (CALL_REJECTED)?"""
+    words = (text or "").strip().lower()
+    if "'" in words:                          # NCCL's `Cuda failure [N] '<text>'`: the quoted words
+        words = words.split("'")[1]
+    words = words.strip().rstrip(".:").strip()
+    return any(words == t or words.startswith(t + " ") for t in CALL_REJECTED)
+
+
+def refused_nccl_call(data: dict) -> bool:
+    """Does an event's data say NCCL's CUDACHECK quoted a call the runtime refused for its arguments?"""
+    return data.get("message_id") in NCCL_CUDA_CHECKS and rejected_call(data.get("reason"))
 
 
 _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),

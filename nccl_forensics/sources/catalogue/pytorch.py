@@ -251,6 +251,21 @@ MESSAGES = [
       "dist_backend_error", "failure", "missing_rank", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:doWait",
       "torch.distributed.DistStoreError: wait timeout after 1800000ms, keys: /default_pg/0//cuda//0",
       "wait timeout after 1800000ms", anchor="Wait timeout|Socket Timeout|wait timeout after"),
+    # the same store wait, in the words of the socket under it: TCPStore::doWait reads the answer with
+    # TCPClient::receiveValueWithTimeout -> SocketImpl::waitForInput, which warns `poll ... returned 0, likely a
+    # timeout` when poll() ran out (it polls for the whole timeout) and `socket ... timed out after Nms` when the
+    # deadline passed; doWait then throws `wait timeout after` (store_timeout). A paste often keeps only these two
+    # C10D_WARNING lines, with the rank's Python traceback and no DistStoreError. First release with waitForInput's
+    # warnings not checked against torch's history here (2.5 prints them at socket.cpp:462/487).
+    M("pytorch.store_socket_wait_timeout",
+      r"waitForInput: (?:poll for )?socket\b(?:[^\n]*?remote=(?P<peer>\[[^\]\n]*\]:\d+))?[^\n]*? ?"
+      r"(?:returned 0, likely a timeout|timed out after(?: (?P<timeout_ms>\d+)ms)?)",
+      "dist_backend_error", "failure", "missing_rank", "2.4 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketImpl::waitForInput (from TCPStore.cpp:doWait)",
+      "[rank2]:[W303 08:23:41.025328690 socket.cpp:487] [c10d] waitForInput: socket SocketImpl(fd=71, "
+      "addr=[localhost]:43246, remote=[localhost]:29500) timed out after 600000ms",
+      "waitForInput: socket SocketImpl(fd=71, addr=[localhost]:43246, remote=[localhost]:29500) timed out after",
+      anchor="waitForInput: "),
     M("pytorch.store_connection_failed",
       r"The connection to the C10d store has failed",
       "dist_backend_error", "consequence", "network_error", "1.10 - 2.13",
