@@ -90,6 +90,16 @@ MESSAGES = [
       "gloo/transport/ibverbs/pair.cc:592] wc->status == IBV_WC_SUCCESS. 12 vs 0. Memory region send for slot 0: "
       "transport retry counter exceeded", "wc->status == IBV_WC_SUCCESS. 12 vs 0.", data={"category": "ib_completion"},
       anchor="wc->status == IBV_WC_SUCCESS"),
+    # two ranks' addresses of different families (2 = AF_INET, 10 = AF_INET6): one side bound/advertised IPv4, the
+    # other IPv6, so the pair cannot pick its listener (tcp Device::connect/isInitiator since pytorch/gloo#361,
+    # 2023-05; the uv transport's Device::connect since 2019-08)
+    M("gloo.address_family_mismatch",
+      r"ss1\.ss_family == ss2\.ss_family\. (?P<family>\d+) vs (?P<peer_family>\d+)",
+      "gloo_error", "failure", "network_error", "gloo 2023-05+ (tcp; torch 2.1 - 2.13), 2019-08+ (uv transport)",
+      "gloo:gloo/transport/tcp/device.cc:Device::connect / Device::isInitiator; gloo/transport/uv/device.cc",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:276] ss1.ss_family == "
+      "ss2.ss_family. 2 vs 10", "ss1.ss_family == ss2.ss_family. 2 vs 10", data={"category": "address_family"},
+      anchor="ss1.ss_family == ss2.ss_family"),
     M("gloo.pair_closed_by_timeout",
       r"Application timeout caused pair closure",
       "gloo_error", "consequence", None, "gloo (torch 1.1 - 2.13)", "gloo:gloo/transport/tcp/unbound_buffer.cc:waitRecv",

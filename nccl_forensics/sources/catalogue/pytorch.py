@@ -171,6 +171,18 @@ MESSAGES = [
       "dist_backend_error", "failure", "network_error", "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
       "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to "
       "(10.0.0.1, 29500).", "The client socket has timed out after 900s while trying to connect to"),
+    # the store's address did not resolve: tcputil::connect (torch/lib/c10d/Utils.cpp 1.0 - 1.7,
+    # torch/csrc/distributed/c10d/Utils.cpp 1.8 - 1.10) throws std::invalid_argument("host not found: " +
+    # gai_strerror(err)), which Python sees as ValueError; socket.cpp (pytorch#68226) replaced it in 1.11, where the
+    # same cause ends in `failed to connect to any network address` (pytorch.client_connect_failed)
+    M("pytorch.store_host_not_found",
+      r"host not found: (?P<reason>Name or service not known|Temporary failure in name resolution|"
+      r"No address associated with hostname|Servname not supported for ai_socktype|"
+      r"Address family for hostname not supported|Name has no usable address|Unknown error)",
+      "dist_backend_error", "failure", "network_error", "1.0 - 1.10",
+      "pytorch:torch/csrc/distributed/c10d/Utils.cpp:tcputil::connect (torch/lib/c10d/Utils.cpp before 1.8)",
+      "ValueError: host not found: Name or service not known", "host not found: Name or service not known",
+      data={"category": "store_resolve"}, anchor="host not found: "),
     M("pytorch.store_addr_in_use",
       r"The server socket has failed to (?:listen on any local network address|bind to)",
       "dist_backend_error", "failure", None, "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
