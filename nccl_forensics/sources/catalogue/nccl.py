@@ -276,9 +276,10 @@ MESSAGES = [
       "NVLS.", "No algorithm/protocol available for function AllReduce", data={"category": "init"},
       anchor="No algorithm/protocol available"),
     M("nccl.no_algorithm_pre229",
-      # the older wording of the same check (2.5.6 - 2.28; 2.29 made getAlgoInfo NOWARN, 2.30 names the function)
-      r"Error : no algorithm/protocol available",
-      "warn", "failure", None, "2.5.6 - 2.28", "nccl:src/enqueue.cc:getAlgoInfo",
+      # the older wording of the same check (from 2.24 it goes on ` for function F with datatype D.`; 2.30.3 made
+      # the algorithm lookup NOWARN)
+      (r"Error : no algorithm/protocol available", r" for function (?P<op>\w+)"),
+      "warn", "failure", None, "2.5.6 - 2.30.2", "nccl:src/enqueue.cc",
       "NCCL WARN Error : no algorithm/protocol available", "Error : no algorithm/protocol available",
       data={"category": "init"}, anchor="Error : no algorithm/protocol"),
     M("nccl.ring_missing_rank",
@@ -290,7 +291,7 @@ MESSAGES = [
     M("nccl.socket_connect_retries",
       # connect() refused (or failed transiently) more than NCCL_SOCKET_RETRY_CNT times: nobody listens at the peer
       (r"socket(?:Start|Poll)Connect: exceeded retries", r" \((?P<count>\d+)\)"),
-      "warn", "failure", None, "2.16 - 2.23 (2.24 reworded it)", "nccl:src/misc/socket.cc:socketStartConnect / socketPollConnect",
+      "warn", "failure", None, "2.16 - 2.23 (2.24+: nccl.socket_retries_exhausted's wording)", "nccl:src/misc/socket.cc:socketStartConnect / socketPollConnect",
       "NCCL WARN socketStartConnect: exceeded retries (20000)", "socketStartConnect: exceeded retries",
       data={"category": "socket"}, anchor="Connect: exceeded retries"),
     M("nccl.proxy_service_peer_closed",
@@ -310,7 +311,8 @@ MESSAGES = [
     M("nccl.plugin_symbol_missing",
       # the loaded plugin lacks one API version's symbol; NCCL tries the next older one (INFO NCCL_INIT|NCCL_NET)
       r"NET/Plugin ?: Failed to find (?P<symbol>nccl(?:Coll)?NetPlugin_v\d+)",
-      "warn", "benign", None, "2.12.7 - 2.27 (src/net.cc; src/plugin/net.cc 2.26 - 2.27)", "nccl:src/net.cc:ncclNetPluginInit",
+      "warn", "benign", None, "2.12.7 - 2.27 (src/net.cc; src/plugin/net/net_v*.cc 2.26 - 2.27)",
+      "nccl:src/net.cc / src/plugin/net/net_v*.cc",
       "NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v7 symbol.", "NET/Plugin: Failed to find ncclNetPlugin_v7",
       data={"category": "other"}, anchor="NetPlugin_v"),
     # ---- error-return traces: `file.cc:N -> R` (R = ncclResult_t), the path an error took back to the API
