@@ -252,3 +252,7 @@ def iter_table() -> Iterator[tuple[str, str, str, str, str]]:
 # Words that make a line look like an error: a line with one that matches no entry is a wording to add.
 LOOKS_LIKE_ERROR = re.compile(r"\berror\b|\bfail(?:ed|ure|s)?\b|\bWARN\b|\babort(?:ed|ing)?\b|\bkilled\b|\bsignal\b",
                               re.I)
+# Lines that hold such a word but are no message of their own: a C++ backtrace frame (c10's `frame #0:
+# c10::Error::Error(...)`, c10/util/Backtrace.cpp), torch's `Last error:` header with the cause on the next line
+# (NCCLUtils getNcclErrorDetailStr), Python echoing the source line of a `warnings.warn(` call.
+NOT_A_MESSAGE = re.compile(r"\bframe #\d+: |\bLast error:\s*$|\bwarnings\.warn\(\s*$")

@@ -275,12 +275,46 @@ MESSAGES = [
       "NCCL WARN No algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to "
       "NVLS.", "No algorithm/protocol available for function AllReduce", data={"category": "init"},
       anchor="No algorithm/protocol available"),
+    M("nccl.no_algorithm_pre229",
+      # the older wording of the same check (from 2.24 it goes on ` for function F with datatype D.`; 2.30.3 made
+      # the algorithm lookup NOWARN)
+      (r"Error : no algorithm/protocol available", r" for function (?P<op>\w+)"),
+      "warn", "failure", None, "2.5.6 - 2.30.2", "nccl:src/enqueue.cc",
+      "NCCL WARN Error : no algorithm/protocol available", "Error : no algorithm/protocol available",
+      data={"category": "init"}, anchor="Error : no algorithm/protocol"),
+    M("nccl.ring_missing_rank",
+      # the ring search produced a ring without every rank (init fails with ncclInternalError)
+      (r"Error : ring (?P<ring>\d+) does not contain rank", r" (?P<other_rank>\d+)"),
+      "warn", "failure", None, "2.3.5 - 2.30", "nccl:src/graph/rings.cc:ncclBuildRings",
+      "NCCL WARN Error : ring 1 does not contain rank 4", "Error : ring 1 does not contain rank",
+      data={"category": "init"}, anchor="does not contain rank"),
+    M("nccl.socket_connect_retries",
+      # connect() refused (or failed transiently) more than NCCL_SOCKET_RETRY_CNT times: nobody listens at the peer
+      (r"socket(?:Start|Poll)Connect: exceeded retries", r" \((?P<count>\d+)\)"),
+      "warn", "failure", None, "2.16 - 2.23 (2.24+: nccl.socket_retries_exhausted's wording)", "nccl:src/misc/socket.cc:socketStartConnect / socketPollConnect",
+      "NCCL WARN socketStartConnect: exceeded retries (20000)", "socketStartConnect: exceeded retries",
+      data={"category": "socket"}, anchor="Connect: exceeded retries"),
+    M("nccl.proxy_service_peer_closed",
+      # the proxy service thread lost a local peer's connection (that process exited or closed its socket)
+      (r"\[Service thread\] Could not receive type from localRank", r" (?P<peer_local_rank>\d+)", r", res=(?P<code>\d+)",
+       r", closed=(?P<closed>\d)"),
+      "warn", "consequence", None, "2.12.7 - 2.30", "nccl:src/proxy.cc:ncclProxyService",
+      "NCCL WARN [Service thread] Could not receive type from localRank 0, res=3, closed=0",
+      "[Service thread] Could not receive type from localRank", data={"category": "proxy"},
+      anchor="Could not receive type from localRank"),
     # ---- falls back, does not fail
     M("nccl.no_ibverbs",
       r"Failed to open libibverbs\.so|NET/IB ?: No device found|Could not get speed|NET/Plugin ?: (?:No plugin found|"
       r"Plugin load \(\S+\) returned)",
       "warn", "benign", None, "2.3 - 2.30 (`NET/Plugin : No plugin found` to 2.18)", "nccl:src/misc/ibvwrap.cc / src/net.cc",
       "NCCL INFO NET/IB : No device found.", "NET/IB : No device found", data={"category": "ib"}, anchor="libibverbs|No device found|Could not get speed|NET/Plugin"),
+    M("nccl.plugin_symbol_missing",
+      # the loaded plugin lacks one API version's symbol; NCCL tries the next older one (INFO NCCL_INIT|NCCL_NET)
+      r"NET/Plugin ?: Failed to find (?P<symbol>nccl(?:Coll)?NetPlugin_v\d+)",
+      "warn", "benign", None, "2.12.7 - 2.27 (src/net.cc; src/plugin/net/net_v*.cc 2.26 - 2.27)",
+      "nccl:src/net.cc / src/plugin/net/net_v*.cc",
+      "NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v7 symbol.", "NET/Plugin: Failed to find ncclNetPlugin_v7",
+      data={"category": "other"}, anchor="NetPlugin_v"),
     # ---- error-return traces: `file.cc:N -> R` (R = ncclResult_t), the path an error took back to the API
     M("nccl.error_trace",
       r"(?P<src_file>[\w/.-]+\.(?:cc|h|cu|cpp)):(?P<src_line>\d+) -> (?P<code>\d+)(?: \((?P<errno>[^)]*)\))?",
