@@ -43,8 +43,9 @@ class Verdict:
 
 
 def reported(findings: list[Finding]) -> list[Finding]:
-    """The findings worth reporting: the fallback class only when nothing else names the failure."""
-    if any(f.cls != FALLBACK for f in findings):
+    """The findings worth reporting: the fallback class only when nothing else names a cause (findings that are all
+    consequences, a peer's closed connection after an unseen failure, leave the failure itself unexplained)."""
+    if any(f.cls != FALLBACK and f.cause for f in findings):
         return [f for f in findings if f.cls != FALLBACK]
     return list(findings)
 
