@@ -38,7 +38,10 @@ def test_the_line_alone_leads_to_its_class(msg, tmp_path):
         return
     assert verdict.cls not in NOT_A_VERDICT, verdict.summary
     if msg.implies:
-        assert verdict.cls in VERDICT_OF.get(msg.implies, {msg.implies}), verdict.summary
+        wanted = set(VERDICT_OF.get(msg.implies, {msg.implies}))
+        if msg.meaning == "consequence":       # alone, the failure it follows is unseen: the fallback may answer
+            wanted.add("unclassified_failure")
+        assert verdict.cls in wanted, verdict.summary
     [hit] = [h for h in catalogue.match(msg.example) if h.message.id == msg.id] or [None]
     rank = hit.fields.get("rank") if hit is not None else None
     if verdict.cls == "dropped_rank" and isinstance(rank, int) and msg.kind in ("worker_failed", "child_failed"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.diagnosis.verdict import decide, healthy_or_inconclusive
+from nccl_forensics.diagnosis.verdict import decide, healthy_or_inconclusive, reported
 from nccl_forensics.model import Confidence, Evidence, Finding
 
 from . import factories as F
@@ -61,3 +61,12 @@ def test_cascade_excludes_culprits_and_root_cause_is_called_out():
                root_cause=[F.child_failed(0, 1, root_cause=True)])
     assert v.cascade_ranks == [0, 1, 3]
     assert "names rank 0" in v.summary
+
+
+def test_the_fallback_answers_while_every_other_finding_is_a_consequence():
+    fallback = _f("X901", "unclassified_failure", [])
+    closed = _f("N401", "network_error", [0], cause=False)
+    v = decide(reported([closed, fallback]))
+    assert v.cls == "unclassified_failure" and v.culprit_ranks == [] and v.consequences == [closed]
+    cause = _f("N401", "network_error", [3])
+    assert reported([closed, cause, fallback]) == [closed, cause]
