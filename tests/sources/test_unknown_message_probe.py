@@ -33,4 +33,4 @@ def test_nccl_warns_found_by_the_probe_are_catalogued(tmp_path):
             "dc:255756:255756 [3] enqueue.cc:1182 NCCL WARN Error : no algorithm/protocol available\n")
     ids = [ev.data.get("message_id") for ev in _events(tmp_path, text) if ev.kind == "warn"]
     assert ids == ["nccl.ring_missing_rank", "nccl.socket_connect_retries", "nccl.proxy_service_peer_closed",
-                   "nccl.no_algorithm_pre229"]
+                   "nccl.no_algorithm_error_prefix"]

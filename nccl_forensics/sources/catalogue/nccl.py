@@ -275,7 +275,7 @@ MESSAGES = [
       "NCCL WARN No algorithm/protocol available for function AllReduce with datatype ncclFloat32. NCCL_ALGO was set to "
       "NVLS.", "No algorithm/protocol available for function AllReduce", data={"category": "init"},
       anchor="No algorithm/protocol available"),
-    M("nccl.no_algorithm_pre229",
+    M("nccl.no_algorithm_error_prefix",
       # the older wording of the same check (from 2.24 it goes on ` for function F with datatype D.`; 2.30.3 made
       # the algorithm lookup NOWARN)
       (r"Error : no algorithm/protocol available", r" for function (?P<op>\w+)"),
