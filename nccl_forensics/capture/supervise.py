@@ -189,7 +189,8 @@ class Supervisor:
             raise CaptureError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
 
     def _watch(self, popen: subprocess.Popen, outcome: RunOutcome) -> None:
-        watch = ProgressWatch(self.bundle)
+        under_torchrun = _torchrun_at(self.argv) is not None
+        watch = ProgressWatch(self.bundle, console=self.bundle / "console.log" if under_torchrun else None)
         last = time.monotonic()
         progressed = False
         while popen.poll() is None:

@@ -45,3 +45,22 @@ def test_what_capture_writes_is_not_mistaken_for_progress(tmp_path):
         (tmp_path / sub).mkdir()
         (tmp_path / sub / "x.txt").write_text("Thread 1 (idle)\n")
     assert not watch.poll().progressed
+
+
+def test_under_torchrun_only_the_ranks_echoed_lines_are_progress(tmp_path):
+    """torchrun's own lines (rendezvous, worker start) say nothing of the ranks: before they run, the startup
+    grace must not end; a line torchrun echoes from a rank (`[default0]:`, its `--tee` prefix) is progress."""
+    console = tmp_path / "console.log"
+    watch = ProgressWatch(tmp_path, console=console)
+    append(console, "INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:\n"
+                    "[2024-06-12 10:19:03,164] torch.distributed.elastic.agent.server.api: [INFO] "
+                    "[default] Starting worker group\n")
+    assert not watch.poll().progressed
+    append(console, "[default1]:step 1 loss 2.3\n")
+    assert watch.poll().progressed
+    append(console, "[rank0]:[W1124 22:30:23.350920176 ProcessGroupNCCL.cpp:1234] warn\n")
+    assert watch.poll().progressed
+    other = tmp_path / "torchrun_logs" / "attempt_0" / "0"
+    other.mkdir(parents=True)
+    append(other / "stdout.log", "step 2\n")
+    assert watch.poll().progressed, "a rank's own log file is its output"
