@@ -20,6 +20,10 @@ Example:
     → ``unclassified_failure: ranks 1, 2 were terminated by torchrun after another rank failed; the first
     failure is not in the evidence``.
 
+    A CUDA call NCCL made that the runtime refused for its arguments (``Cuda failure 'invalid argument'``)
+    is said as such: every rank with that setup makes the same call, so it names no rank, and its fix is the
+    setup's (driver, NCCL build, NCCL's memory settings).
+
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
     which evidence would tell more.
@@ -31,13 +35,19 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, shows_failure
+from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "work_status", "frtrace_report"})   # T601's
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
+_REFUSED_FIX = ("a setup that every rank shares: check that the driver supports the CUDA runtime and the NCCL in use "
+                "(nvidia-smi or rocm-smi; NCCL's `cudaDriverVersion` line), rerun with NCCL_DEBUG=INFO "
+                "NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the refused call, and try NCCL_CUMEM_ENABLE=0 (NCCL's cuMem "
+                "allocation) or another NCCL build.")
 
 
 class UnclassifiedFailure(BaseDetector):
@@ -53,12 +63,31 @@ class UnclassifiedFailure(BaseDetector):
         parts = [f"rank {st.rank} {st.end_detail}" for st in sorted(ended, key=lambda s: (not s.cause, s.rank))[:4]]
         if not parts:
             parts = [f"{ev.kind.replace('_', ' ')}: {_said(ev)}" for ev in errors[:2]]
-        msg = "; ".join(parts)
-        if not causes:
+        unhandled = refused_nccl_calls(ctx.events)
+        refused = [ev for ev in ctx.events if id(ev) in unhandled or refused_nccl_call(ev.data)]
+        msg, fix = "; ".join(parts), _FIX
+        if not causes and refused:
+            said = (f"NCCL's own CUDA call was refused for its arguments ({_refused_words(refused)}), as it is on "
+                    "every rank of this setup: no rank is its cause")
+            msg = f"{msg}; {said}" if ended else said
+            fix = _REFUSED_FIX
+            errors = refused[:1] + [ev for ev in errors if ev is not refused[0]]
+        elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
-        yield self.finding(causes, msg, conf, evidence, _FIX)
+        yield self.finding(causes, msg, conf, evidence, fix)
+
+
+def _refused_words(events) -> str:
+    """The runtime's words for the refused call (`'invalid argument'`), from the first event that quotes them."""
+    for ev in events:
+        text = ev.data.get("reason") or ev.data.get("last_error") or ev.data.get("message") or ""
+        if "'" in text:
+            return "'" + text.split("'")[1] + "'"
+        if text:
+            return f"'{text.strip()}'"
+    return "its text is below the NCCL error"
 
 
 def _said(ev) -> str:

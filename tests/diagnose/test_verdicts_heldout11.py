@@ -101,6 +101,9 @@ def test_an_nccl_call_refused_alike_names_no_culprit(text, num, ranks, tmp_path)
     verdict = _verdict(tmp_path, body)
     assert verdict.cls == "unclassified_failure", verdict.summary
     assert not verdict.culprit_ranks
+    assert f"refused for its arguments ('{text}')" in verdict.summary, verdict.summary
+    assert "first failure is not in the evidence" not in verdict.summary
+    assert "NCCL_CUMEM_ENABLE=0" in verdict.fix and "--log-dir" not in verdict.fix
 
 
 def test_a_device_fault_under_the_same_words_is_still_that_ranks_crash(tmp_path):
@@ -115,3 +118,4 @@ def test_nccl_warns_of_a_refused_call_on_two_ranks_name_no_dead_rank(tmp_path):
                    for r in (0, 3))
     verdict = _verdict(tmp_path, body)
     assert verdict.cls != "dropped_rank" and not verdict.culprit_ranks, verdict.summary
+    assert "refused for its arguments ('invalid argument')" in verdict.summary, verdict.summary

@@ -81,8 +81,9 @@ def rejected_call(text: str | None) -> bool:
 
 
 def refused_nccl_call(data: dict) -> bool:
-    """Does an event's data say NCCL's CUDACHECK quoted a call the runtime refused for its arguments?"""
-    return data.get("message_id") in NCCL_CUDA_CHECKS and rejected_call(data.get("reason"))
+    """Does an event's data say NCCL's CUDACHECK quoted a call the runtime refused for its arguments? (An NCCL WARN
+    keeps the whole `message`, not the entry's `reason` field.)"""
+    return data.get("message_id") in NCCL_CUDA_CHECKS and rejected_call(data.get("reason") or data.get("message"))
 
 
 _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
