@@ -89,8 +89,9 @@ class MessageParser(LineParser):
         if hits:
             mine = any(ev.line == line.no for ev in produced)
             out = self._apply(line, hits, produced, busy or (claimed and not mine), claimed)
-        elif not busy and text and not produced and catalogue.LOOKS_LIKE_ERROR.search(text) \
-                and not catalogue.NOT_A_MESSAGE.search(text):
+        elif not busy and text and not produced and not (claimed and " NCCL INFO " in text) \
+                and catalogue.LOOKS_LIKE_ERROR.search(text) and not catalogue.NOT_A_MESSAGE.search(text):
+            # (an NCCL INFO line its parser holds until the rank is known, `comm … - Abort COMPLETE`, is read)
             out = [Event(
                 "unknown_message", "catalogue", self.file, line.no, line.rank, line.host, text=line.raw or text,
                 data={"message": text.strip()[:300]}, local_rank=line.local_rank)]

@@ -34,3 +34,12 @@ def test_nccl_warns_found_by_the_probe_are_catalogued(tmp_path):
     ids = [ev.data.get("message_id") for ev in _events(tmp_path, text) if ev.kind == "warn"]
     assert ids == ["nccl.ring_missing_rank", "nccl.socket_connect_retries", "nccl.proxy_service_peer_closed",
                    "nccl.no_algorithm_error_prefix"]
+
+
+def test_an_nccl_info_line_its_parser_reads_is_not_unknown_while_held(tmp_path):
+    """NCCL holds a line until its process's rank is known; `comm … - Abort COMPLETE` says `Abort` but is read
+    (comm_abort), and stays read whether or not a rank has been seen yet."""
+    text = "".join(f"h:4471{r}:4471{r} [{r}] NCCL INFO comm 0x785e95{r} rank {r} nranks 4 cudaDev {r} busId d{r}000 "
+                   "- Abort COMPLETE\n" for r in range(4))
+    evs = _events(tmp_path, text)
+    assert [ev.kind for ev in evs] == ["comm_abort"] * 4
