@@ -244,17 +244,35 @@ class MessageParser(LineParser):
 
     # ---- events held while a parser had the line (in a block, or holding it until it knows the rank)
     def _settle(self, produced: list[Event]) -> list[Event]:
-        """Parsers' events that say what a held event says (same kind, nearby line) take its meaning; it is dropped."""
+        """Parsers' events that say what a held event says (same kind, nearby line) take its meaning; it is dropped.
+        A held event goes to the parser's event of its own line first: of two WARNs on adjacent lines, the first
+        must not take the second's meaning."""
+        if not self._held:
+            return produced
+        by_line = {(ev.kind, ev.line): ev for ev in reversed(produced)}
+        taken: set[int] = set()
+        for held in [h for h in self._held if (h.kind, h.line) in by_line]:
+            ev = by_line[(held.kind, held.line)]
+            if id(ev) not in taken:
+                taken.add(id(ev))
+                self._adopt(ev, held)
         for ev in produced:
-            same = next((h for h in self._held if h.kind == ev.kind and abs(h.line - ev.line) <= _NEAR), None)
-            if same is None:
+            if not self._held:
+                break
+            if id(ev) in taken:
                 continue
-            self._held.remove(same)
-            if "message_id" not in ev.data:
-                for key in ("message_id", "meaning", "implies", "category"):
-                    if key in same.data:
-                        ev.data[key] = same.data[key]
+            same = next((h for h in self._held if h.kind == ev.kind and abs(h.line - ev.line) <= _NEAR), None)
+            if same is not None:
+                self._adopt(ev, same)
         return produced
+
+    def _adopt(self, ev: Event, held: Event) -> None:
+        """A parser's event takes a held event's meaning; the held one is dropped."""
+        self._held.remove(held)
+        if "message_id" not in ev.data:
+            for key in ("message_id", "meaning", "implies", "category"):
+                if key in held.data:
+                    ev.data[key] = held.data[key]
 
     def _release(self) -> list[Event]:
         """Held events no parser repeated: the catalogue's own."""

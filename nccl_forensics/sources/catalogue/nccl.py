@@ -154,6 +154,63 @@ MESSAGES = [
       "NCCL WARN NET/IB: Fatal error. Detected 1 failed devices out of 1 devices on the send communicator",
       "NET/IB: Fatal error. Detected 1 failed devices",
       data={"category": "ib"}, anchor="Got CQE with error|The error is fatal|failed devices|marked as failed"),
+    # ---- NCCL's argument check before a collective is enqueued (ncclInvalidArgument, 4): the program passed a
+    # root outside the communicator, an unknown type or reduction, a NULL or foreign buffer. The call fails on
+    # this rank only; its peers wait for it.
+    M("nccl.invalid_argument",
+      r"(?P<op>\w+) : (?:invalid root (?P<root>-?\d+)(?: \(root should be in the 0\.\.(?P<last_rank>-?\d+) range\))?"
+      r"|invalid type (?P<datatype>-?\d+)|invalid reduction operation (?P<redop>-?\d+)"
+      r"|reduction operation (?P<redop2>-?\d+) unknown to this communicator"
+      r"|(?P<buffer>\w+) (?:\S+ is not a valid pointer|argument is NULL"
+      r"|allocated on device (?P<buffer_device>\d+) mismatchs with NCCL device (?P<nccl_device>\d+)))",
+      "warn", "failure", None, "2.3.5 - 2.30 (`unknown to this communicator` 2.11+)",
+      "nccl:src/misc/argcheck.cc:ArgsCheck / PtrCheck (src/include/common_coll.h in 2.3)",
+      "misc/argcheck.cc:39 NCCL WARN AllReduce : invalid root 0 (root should be in the 0..-1 range)",
+      "AllReduce : invalid root 0", data={"category": "other"},
+      anchor="invalid root|invalid type|invalid reduction operation|unknown to this communicator|is not a valid "
+             "pointer|argument is NULL|mismatchs with NCCL device"),
+    # ---- the AWS libfabric net plugin (aws/aws-ofi-nccl): its NCCL_OFI_WARN goes through NCCL's logger with the
+    # words `NET/OFI ` first (include/nccl_ofi_log.h; its INFO lines carry the same words, so only these wordings
+    # are read). A completion the provider (EFA) failed, or a completion queue it could not read: the link or the
+    # peer failed, as NET/IB's `Got completion with error` says for verbs.
+    M("nccl.ofi_completion_error",
+      (r"NET/OFI (?:Request(?: 0x[0-9a-fA-F]+| \(nil\))?(?: \([^)\n]*\))?(?: seq \d+)? completed with error"
+       r"|Remote write completed with error|Fatal: (?:rx|[Bb]ounce) buffer recv completed with error"
+       r"|Operation with NULL context completed with error|Unable to (?:retrieve completion queue entries"
+       r"|read from fi_cq_readerr))",
+       r"[.:,]? ?(?:RC|err): ?(?P<rc>-?\d+)",
+       r"[^\n]*?(?:Error|ERROR|strerror): (?P<reason>[^.,\n]+)"),
+      "warn", "failure", "network_error",
+      "aws-ofi-nccl 0.9 - 1.21 (`Unable to retrieve completion queue entries`, `fi_cq_readerr` 0.9+; `Request %p "
+      "completed with error. RC:` 1.3+, `Error: %d (%s)` 1.10+; `Request completed with error` 1.7 - 1.11; `Fatal: "
+      "Bounce buffer recv` 1.7 - 1.13, `Fatal: rx buffer recv` 1.14+; `Remote write` 1.15+; `Request %p (%s) completed "
+      "with error: err:` 1.21+)",
+      "aws-ofi-nccl:src/nccl_ofi_rdma.cpp / src/nccl_ofi_sendrecv.cpp / include/nccl_ofi_platform.h (nccl_ofi_net.c "
+      "before 1.7)",
+      "nccl_ofi_rdma.cpp:1463 NCCL WARN NET/OFI Request 0x7f2a4c01d2a0 completed with error. RC: 5. Error: 113 (No "
+      "route to host). Completed length: 0, Request: {dev: 0, size: 8192}",
+      "NET/OFI Request 0x7f2a4c01d2a0 completed with error", data={"category": "ib"},
+      anchor="completed with error|Unable to retrieve completion queue entries|Unable to read from fi_cq_readerr"),
+    # the plugin could not build the libfabric objects a connection needs (fabric, domain, endpoint, CQ, address
+    # vector) or could not register a buffer with the provider: the RDMA network is unusable from this process
+    M("nccl.ofi_setup_failed",
+      (r"NET/OFI (?:Couldn't (?:open (?:AV|CQ|a fabric (?:provider(?: using ofiutils helper)?|access domain))"
+       r"|allocate endpoint|bind EP-(?:CQ|AV)|enable endpoint|create (?:fabric|domain|completion queue)"
+       r"|register memory region with regattr)|Creating new endpoint for domain (?:0x[0-9a-fA-F]+|\(nil\)) failed"
+       r"|(?:CM: )?Unable to insert (?:remote|local) address into address vector)",
+       r"(?: for device \d+)?[.:]? (?:RC: (?P<rc>-?\d+),? ?)?(?:ERROR: )?(?P<reason>[A-Za-z][^\n]*)?"),
+      "warn", "failure", "network_error",
+      "aws-ofi-nccl 0.9 - 1.21 (`Couldn't open AV/CQ/a fabric ...`, `allocate endpoint`, `bind EP-CQ`, `enable "
+      "endpoint`, `Unable to insert ... address vector` 0.9+; `bind EP-AV` 1.7+; `Creating new endpoint for domain` "
+      "1.14+; `create fabric/domain/completion queue`, `register memory region with regattr`, `using ofiutils "
+      "helper` 1.18+)",
+      "aws-ofi-nccl:src/nccl_ofi_net.cpp / src/nccl_ofi_ofiutils.cpp (nccl_ofi_net.c:create_nccl_ofi_component before "
+      "1.7)",
+      "nccl_ofi_ofiutils.cpp:412 NCCL WARN NET/OFI Couldn't open CQ. RC: -12, ERROR: Cannot allocate memory",
+      "NET/OFI Couldn't open CQ", data={"category": "ib"},
+      anchor="Couldn't open AV|Couldn't open CQ|Couldn't open a fabric|Couldn't allocate endpoint|Couldn't bind EP-"
+             "|Couldn't enable endpoint|Couldn't create fabric|Couldn't create domain|Couldn't create completion queue"
+             "|Couldn't register memory region|Creating new endpoint for domain|address into address vector"),
     M("nccl.ib_device_unusable",
       r"NET/IB ?: (?:Unable to (?:open|query) device (?P<device>\S+)|Unable to query port_num \d+|No IP interface found"
       r"|unable to allocate requests)",
