@@ -56,6 +56,10 @@ _CONSOLE = re.compile(
     rb"Traceback \(most recent call last\)|torch\.distributed|\[rank\d+\]:|\[default\d+\]:|ProcessGroup"
     rb"|torchrun|ChildFailedError|Fatal Python error|Current thread 0x|NCCL version|gloo"
 )
+# A literal that every match of _CONSOLE holds, one per alternative: where none is in a head, no match is.
+_CONSOLE_WORDS = (b"Traceback (most recent call last)", b"torch.distributed", b"[rank", b"[default", b"ProcessGroup",
+                  b"torchrun", b"ChildFailedError", b"Fatal Python error", b"Current thread 0x", b"NCCL version",
+                  b"gloo")
 _DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distributed.debug's dump_dir files
 _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
 
@@ -98,7 +102,11 @@ class Head:
 
     @cached_property
     def console(self) -> bool:
-        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup)."""
+        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup). Removing NCCL's
+        lines leaves the other lines whole, so a head without any of _CONSOLE's words has no mark (a per-rank NCCL
+        log: the removal costs more than the rest of its sniff)."""
+        if not any(word in self.data for word in _CONSOLE_WORDS):
+            return False
         return _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", self.data)) is not None
 
     @cached_property

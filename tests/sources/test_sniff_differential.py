@@ -3,6 +3,7 @@ grammars are the reference for every line shape: a line a grammar reads as NCCL,
 one the matching sniffer sees, and the NCCL sniffer sees no line of another program."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -106,3 +107,19 @@ def test_repeated_heads_are_counted_as_often_as_they_occur(pieces):
     """count_nccl_lines searches each distinct line head once and counts it as many times as it occurs."""
     data = "".join(pieces).encode()
     assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+
+
+def test_console_mark_words_prefilter_agrees_with_the_regex():
+    """Head.console's word check (_CONSOLE_WORDS) decides as the regex over the head without NCCL's lines does: on
+    every sample and corpus file's head, and every word holds in its alternative's matches."""
+    from nccl_forensics.sources.formats import _CONSOLE, _CONSOLE_WORDS, Head
+    alternatives = _CONSOLE.pattern.split(b"|")
+    assert len(alternatives) == len(_CONSOLE_WORDS)
+    for alt, word in zip(alternatives, _CONSOLE_WORDS, strict=True):
+        example = re.sub(rb"\\d\+", b"7", alt).replace(b"\\", b"")
+        assert _CONSOLE.fullmatch(example) and word in example
+    heads = [p.read_bytes()[:16384] for folder in (SAMPLES, SAMPLES.parent.parent / "shared" / "corpus")
+             if folder.is_dir() for p in sorted(folder.rglob("*")) if p.is_file()]
+    assert len(heads) > 100
+    for data in heads:
+        assert Head("x.log", data).console == (_CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", data)) is not None)

@@ -98,6 +98,7 @@ def messages() -> tuple[Message, ...]:
 
 class _Compiled(NamedTuple):
     quick: re.Pattern[str]                              # any anchor
+    rare: re.Pattern[str]                               # finds something where `quick` does (_rare_first)
     by_anchor: dict[str, list[tuple[Message, re.Pattern[str]]]]
     inside: dict[str, tuple[str, ...]]                  # an anchor -> the shorter anchors it holds (the quick scan
                                                         # reports only the longest match at a position)
@@ -112,7 +113,8 @@ def _compiled() -> _Compiled:
             by_anchor.setdefault(anchor, []).append((msg, rx))
     words = sorted(by_anchor, key=len, reverse=True)
     inside = {a: tuple(b for b in words if b != a and b in a) for a in words}
-    return _Compiled(re.compile(_trie(words)), by_anchor, {a: held for a, held in inside.items() if held})
+    return _Compiled(re.compile(_trie(words)), re.compile(_rare_first(words)), by_anchor,
+                     {a: held for a, held in inside.items() if held})
 
 
 def _trie(words) -> str:
@@ -135,6 +137,37 @@ def _trie(words) -> str:
     return build(root)
 
 
+# Characters of log text, the most frequent first (counted over sample_logs/ and the corpus' lines): what
+# `_rare_first` avoids starting a word's search at. Any character not listed counts as rarer than all of them.
+_COMMON = " 0eotarn1hcdfsu36p:5742lbi98m-C]xN_[/.(kgIy\"vLOF=K,Rq)A>wS^XGP}ETM<D"
+
+
+def _rare_first(words) -> str:
+    """One regex that finds a match in a text exactly where `_trie(words)` does (some word occurs in it), but is
+    tried only at the characters that begin the search for a word: each word is looked for at its rarest character
+    (by _COMMON), then checked by a lookbehind (the part before it) and a lookahead (the part after it). `_trie`'s
+    words begin with about 50 distinct characters (the letters of an INFO line among them), so it is tried at
+    almost every character of a line; this one's are mostly rare in log text, and it is about 1.5-2x faster on the
+    lines that hold no word; it compiles in about 25 ms (tests/sources/test_catalogue_prefilter.py)."""
+    if "" in words:
+        return ""                                   # the empty word is in every text
+
+    def rarity(ch: str) -> int:
+        at = _COMMON.find(ch)
+        return len(_COMMON) if at < 0 else at
+    by_char: dict[str, set[str]] = {}
+    for word in words:
+        at = max(range(len(word)), key=lambda i: (rarity(word[i]), -i))
+        before = f"(?<={re.escape(word[:at + 1])})" if at else ""
+        after = f"(?={re.escape(word[at + 1:])})" if at + 1 < len(word) else ""
+        by_char.setdefault(word[at], set()).add(before + after)
+    alts = []
+    for ch, checks in sorted(by_char.items()):
+        rest = "" if "" in checks else "(?:" + "|".join(sorted(checks)) + ")"   # the one-character word: no check
+        alts.append(re.escape(ch) + rest)
+    return "|".join(alts)
+
+
 def full_pattern(msg: Message) -> str:
     """The decisive pattern, then the tail pieces nested optionally: a line cut anywhere in the tail still matches
     and keeps the fields before the cut."""
@@ -148,12 +181,14 @@ def full_pattern(msg: Message) -> str:
 
 
 def might_match(text: str) -> bool:
-    return _compiled().quick.search(text) is not None
+    return _compiled().rare.search(text) is not None
 
 
 def match(text: str) -> list[Hit]:
     """Every catalogue message in one line, left to right; where two overlap, the longer (more specific) wins."""
     comp = _compiled()
+    if comp.rare.search(text) is None:       # no anchor in the line (most lines): the quick scan would find none
+        return []
     found = {m.group(0) for m in comp.quick.finditer(text)}
     if not found:
         return []
