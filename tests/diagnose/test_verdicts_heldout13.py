@@ -125,3 +125,22 @@ def test_a_wrapped_line_behind_a_stripped_prefix_is_joined(tmp_path):
     line = "[rank3]:[E1125 10:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 3] " + msg
     verdict = _verdict(tmp_path, _wrap(SHM_PREFIX["0.11"] + SHM_WORDS["0.11"], 80) + "\n" + _wrap(line, 80))
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
+
+
+@pytest.mark.parametrize("sigval,signal", [("1", "SIGHUP"), ("15", "SIGTERM"), ("2", "SIGINT"),
+                                           ("Signals.SIGHUP", "SIGHUP"), ("Signals.SIGTERM", "SIGTERM")])
+@pytest.mark.parametrize("prefix", ["WARNING:torch.distributed.elastic.agent.server.api:",
+                                    "W1229 16:43:25.650000 190834 torch/distributed/elastic/agent/server/api.py:723] ",
+                                    "[16:21:34] WARNING  "])
+def test_the_agent_told_to_stop_from_outside_names_its_signal_as_a_name_or_a_number(sigval, signal, prefix,
+                                                                                  tmp_path):
+    # torch formats the signal.Signals with an f-string (to 2.1) or `%s` (2.2+): a name before Python 3.11's str(),
+    # a number with format() or 3.11+; the same event either way, and no rank is blamed for it
+    line = f"{prefix}Received {sigval} death signal, shutting down workers"
+    hits = [h for h in catalogue.match(line) if h.message.id == "torchrun.death_signal"]
+    assert hits and hits[0].fields["signal"] == signal
+    exc = f"torch.distributed.elastic.multiprocessing.api.SignalException: Process 2920830 got signal: {sigval}"
+    hits = [h for h in catalogue.match(exc) if h.message.id == "torchrun.signal_exception"]
+    assert hits and hits[0].fields["signal"] == signal and hits[0].fields["pid"] == 2920830
+    verdict = _verdict(tmp_path, line + "\n" + exc)
+    assert verdict.cls in ("unclassified_failure", "inconclusive") and not verdict.culprit_ranks, verdict.summary

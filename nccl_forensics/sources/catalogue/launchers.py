@@ -77,11 +77,22 @@ MESSAGES = [
       "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 "
       "seconds for other agents to finish.", "worker group successfully finished",
       anchor="Local worker group finished|worker group successfully finished"),
+    # The agent's `Received {sigval} death signal` (f-string to 2.1, `%s` from 2.2) formats a signal.Signals: its
+    # name (`Signals.SIGTERM`) where str() of the IntEnum gives it (`%s` before Python 3.11), its number (`15`) where
+    # format() or Python 3.11+ str() gives that. Either way the agent itself was told to stop from outside.
     M("torchrun.death_signal",
-      (r"Received (?:Signals\.)?(?P<signal>SIG[A-Z]+) death signal", r", shutting down workers"),
-      "sigterm_sent", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py",
+      (r"Received (?:(?:Signals\.)?(?P<signal>SIG[A-Z]+)|(?P<signum>\d+)) death signal", r", shutting down workers"),
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:"
+      "SimpleElasticAgent.run",
       "Received Signals.SIGTERM death signal, shutting down workers", "Received Signals.SIGTERM death signal",
       anchor="death signal"),
+    # what the agent's signal handler raises (multiprocessing/api.py _terminate_process_handler), printed as the
+    # launcher's last exception: `got signal: 15` (the f-string gives the number)
+    M("torchrun.signal_exception",
+      r"SignalException: Process (?P<pid>\d+) got signal: (?:(?:Signals\.)?(?P<signal>SIG[A-Z]+)|(?P<signum>\d+))",
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":_terminate_process_handler",
+      "torch.distributed.elastic.multiprocessing.api.SignalException: Process 2920830 got signal: 1",
+      "SignalException: Process 2920830 got signal: 1", anchor="SignalException: Process"),
     M("torchrun.closing_process",
       r"Closing process (?P<pid>\d+) via signal " + _SIG,
       "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":MultiprocessContext._close",
