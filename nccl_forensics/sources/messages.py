@@ -79,7 +79,8 @@ class MessageParser(LineParser):
         hits = own = catalogue.match(text) if text else []     # one scan: match is [] where might_match is False
         if text and self._prev is not None and self._prev.no == line.no - 1:
             hits = self._wrapped(text, hits)
-        self._prev = line if len(text) >= WRAP_MIN else None
+        # the physical line's length decides (a terminal wraps what it prints, a prefix the wrappers took off too)
+        self._prev = line if len(line.raw or text) >= WRAP_MIN else None
         if self._prev is not None:
             self._prev_ids = {h.message.id for h in own}
         out = produced

@@ -6,7 +6,9 @@ multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspee
 (sigkill_handler), mosaicml/composer composer/cli/launcher.py, huggingface/accelerate
 src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files and
 opal/util/stacktrace.c, pmodels/mpich src/pm/hydra (pmiserv_cb.c), SchedMD/slurm src/srun and src/slurmd/slurmstepd,
-horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py.
+horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py; the serving
+stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py and
+entrypoints/engine.py) and bash's job report (jobs.c).
 """
 from __future__ import annotations
 
@@ -75,11 +77,22 @@ MESSAGES = [
       "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 "
       "seconds for other agents to finish.", "worker group successfully finished",
       anchor="Local worker group finished|worker group successfully finished"),
+    # The agent's `Received {sigval} death signal` (f-string to 2.1, `%s` from 2.2) formats a signal.Signals: its
+    # name (`Signals.SIGTERM`) where str() of the IntEnum gives it (`%s` before Python 3.11), its number (`15`) where
+    # format() or Python 3.11+ str() gives that. Either way the agent itself was told to stop from outside.
     M("torchrun.death_signal",
-      (r"Received (?:Signals\.)?(?P<signal>SIG[A-Z]+) death signal", r", shutting down workers"),
-      "sigterm_sent", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py",
+      (r"Received (?:(?:Signals\.)?(?P<signal>SIG[A-Z]+)|(?P<signum>\d+)) death signal", r", shutting down workers"),
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:"
+      "SimpleElasticAgent.run",
       "Received Signals.SIGTERM death signal, shutting down workers", "Received Signals.SIGTERM death signal",
       anchor="death signal"),
+    # what the agent's signal handler raises (multiprocessing/api.py _terminate_process_handler), printed as the
+    # launcher's last exception: `got signal: 15` (the f-string gives the number)
+    M("torchrun.signal_exception",
+      r"SignalException: Process (?P<pid>\d+) got signal: (?:(?:Signals\.)?(?P<signal>SIG[A-Z]+)|(?P<signum>\d+))",
+      "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":_terminate_process_handler",
+      "torch.distributed.elastic.multiprocessing.api.SignalException: Process 2920830 got signal: 1",
+      "SignalException: Process 2920830 got signal: 1", anchor="SignalException: Process"),
     M("torchrun.closing_process",
       r"Closing process (?P<pid>\d+) via signal " + _SIG,
       "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":MultiprocessContext._close",
@@ -486,4 +499,52 @@ MESSAGES = [
       "vllm/worker/worker.py\", line 132, in init_device",
       "(VllmWorkerProcess pid=759) ERROR 07-24 08:26:01 multiproc_worker_utils.py:226]",
       anchor="multiproc_worker_utils.py:|multiproc_executor.py:"),
+    # ---- the ring buffer vLLM's engine broadcasts each step's work through to its workers
+    # (vllm/distributed/device_communicators/shm_broadcast.py MessageQueue.acquire_write / acquire_read): a side that
+    # waited VLLM_RINGBUFFER_WARNING_INTERVAL (60 s) for the other logs this once per interval. 0.5.1 - 0.6.3 `No
+    # available block found in %s second. ` (WARNING); 0.6.4 - 0.7 `No available shared memory broadcast block found
+    # in %s second.` (DEBUG; the reader's copy lacks the space before `in`); 0.8+ `... in %s seconds. This typically
+    # happens when some processes are hanging or doing some time-consuming work (e.g. compilation[, weight/kv cache
+    # quantization]).` (INFO). SGLang's copy of the file prints the 0.5 words. A wait, not a fault of its own: the
+    # engine or a worker has not moved for that long (a hang, or compilation at start-up)
+    M("vllm.shm_broadcast_wait",
+      (r"No available (?:shared memory broadcast )?block found ?in (?P<timeout_s>\d+) seconds?\.",
+       r" This typically happens when some processes are hanging"),
+      "heartbeat", "consequence", None,
+      "vLLM 0.5.1 - 0.17 (0.5.1 - 0.6.3 `No available block`, 0.8+ adds the hanging hint); SGLang's copy",
+      "vllm:vllm/distributed/device_communicators/shm_broadcast.py:MessageQueue.acquire_write/acquire_read",
+      "(EngineCore_DP0 pid=1454) INFO 05-28 14:45:27 [shm_broadcast.py:681] No available shared memory broadcast "
+      "block found in 60 seconds. This typically happens when some processes are hanging or doing some "
+      "time-consuming work (e.g. compilation, weight/kv cache quantization).",
+      "No available shared memory broadcast block found in 60 seconds.",
+      anchor="No available shared memory broadcast block found|No available block found in"),
+    # ---- SGLang's scheduler: its watchdog thread (managers/scheduler.py:watchdog_thread, 0.3.5+) ends the server when
+    # a forward batch has made no progress for --watchdog-timeout seconds (default 300): it logs this, then sends
+    # SIGQUIT to the launcher, whose handler logs the sigquit line below and kills the process tree
+    M("sglang.scheduler_watchdog_timeout",
+      r"Watchdog timeout \(self\.watchdog_timeout=(?P<timeout_s>\d+)(?:\.\d+)?\)",
+      "heartbeat", "failure", "stuck_rank", "SGLang 0.3.5 - 0.5",
+      "sglang:python/sglang/srt/managers/scheduler.py:Scheduler.watchdog_thread",
+      "[2025-03-09 00:57:15 TP4] Watchdog timeout (self.watchdog_timeout=300)",
+      "Watchdog timeout (self.watchdog_timeout=300)", anchor="Watchdog timeout (self.watchdog_timeout="),
+    # the launcher's SIGQUIT handler (srt/entrypoints/engine.py, earlier server.py `sigquit_handler`, later
+    # `launch_phase_sigquit_handler`; `proces.` in some 0.4 releases): a child (scheduler, detokenizer) failed and
+    # asked it to end everything; the child's own lines say why
+    M("sglang.sigquit_from_child",
+      (r"Received sigquit from a child process?\.", r" It usually means the child failed"),
+      "worker_failed", "consequence", None, "SGLang 0.3 - 0.5",
+      "sglang:python/sglang/srt/entrypoints/engine.py:_set_envs_and_config.sigquit_handler",
+      "[2025-03-09 00:57:20] Received sigquit from a child process. It usually means the child failed.",
+      "Received sigquit from a child process.", anchor="Received sigquit from a child proces"),
+    # ---- bash's report of a foreground job that a signal ended, in a script (non-interactive: jobs.c
+    # notify_of_job_status prints `%s: line %d: ` then pretty_print_job(JLIST_NONINTERACTIVE): the pid, the signal's
+    # strsignal words padded to a column, ` (core dumped)` when it dumped, and the command). Bash 2 - 5. Which
+    # process the command is (the launcher, one worker's wrapper) only the command says
+    M("bash.job_killed_by_signal",
+      (r": line (?P<line_no>\d+): +(?P<pid>\d+) (?P<signal>Killed|Segmentation fault|Aborted|Bus error|Terminated|"
+       r"Illegal instruction|Floating point exception|Hangup|Quit|User defined signal [12])(?: +\(core dumped\))?",
+       r" +(?P<command>\S.*)"),
+      "worker_failed", "failure", None, "bash 2 - 5", "bash:jobs.c:notify_of_job_status/pretty_print_job",
+      "/nemo_run/scripts/pretrain.sh: line 7: 3297567 Killed                  bash -c 'python pretrain.py'",
+      "/nemo_run/scripts/pretrain.sh: line 7: 3297567 Killed", anchor=": line "),
 ]
