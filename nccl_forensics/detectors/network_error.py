@@ -43,6 +43,10 @@ _TRANSPORT_WARN = ("socket", "ib")
 # that closed its end, left to the detectors of what made it close.
 _SYSTEM_ERROR = 2
 _SOCKET_FILES = ("misc/socket.cc", "include/socket.h")
+# ... and from its IB verbs transport (src/transport/net_ib.cc 2.3 - 2.26, split under src/transport/net_ib/ later)
+# and the verbs wrappers (src/misc/ibvwrap.cc): a verbs call failed or no port/GID could be used (its WARN, where
+# NCCL printed one, says which; the catalogue's `Call to ibv_* failed` is a network error too)
+_IB_FILES = ("transport/net_ib.cc", "misc/ibvwrap.cc")
 _PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
 
 
@@ -55,8 +59,10 @@ def _network(ev) -> bool:
         return True
     if "message_id" in d:
         return False
-    if ev.kind == "error_trace":                         # NCCL's `misc/socket.cc:N -> 2`: a socket call failed
-        return d.get("code") == _SYSTEM_ERROR and str(d.get("src_file") or "").endswith(_SOCKET_FILES)
+    if ev.kind == "error_trace":            # NCCL's `misc/socket.cc:N -> 2`: a socket (or verbs) call failed
+        src = str(d.get("src_file") or "")
+        return d.get("code") == _SYSTEM_ERROR and (src.endswith(_SOCKET_FILES + _IB_FILES)
+                                                   or "transport/net_ib/" in src)
     if ev.kind == "gloo_error":                          # gloo's parser classified it: a peer closed on us
         return d.get("category") in _PEER_CLOSED
     return ev.kind == "warn" and d.get("category") in _TRANSPORT_WARN
@@ -77,7 +83,11 @@ class NetworkError(BaseDetector):
                 if _network(ev)]          # worker_failed: a launcher that lost its daemons (Open MPI)
         if not hits:
             return
+        # untimed lines of one console (a catalogue line carries no time of its own): their order in it is the order
+        # they were printed, which the rank numbers are not (mpirun's `[1,30]<stdout>:` before `[1,7]<stdout>:`)
+        one_file = len({e.file for e in hits}) == 1
         hits.sort(key=lambda e: (e.time if e.time is not None else float("inf"),
+                                 e.line if one_file and e.time is None else 0,
                                  e.rank if e.rank is not None else 1 << 30, e.file, e.line))
         first = hits[0]
         hard = [ev for ev in hits if _hard(ev)]

@@ -64,6 +64,8 @@ _DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distrib
 _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
 
 
+# a JSON document's first bytes: an object's first key (or its end), an array's first value (or its end)
+_JSON_OPEN = re.compile(rb'\{\s*["}]|\[\s*(?:[\[{"\]\d-]|true\b|false\b|null\b)')
 _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` part may open (it may cross a newline)
 _TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
@@ -119,7 +121,11 @@ class Head:
 
     @property
     def json(self) -> bool:
-        return self.stripped[:1] in (b"{", b"[")
+        """The head opens a JSON document: `{` then a key or `}`, or `[` then a value or `]`. A console log whose
+        first line opens with a bracketed tag (`[INFO] ...`, `[rank0]:`, `[E ProcessGroupNCCL.cpp:...]`) is not
+        one, even where it quotes a JSON document further down (torchelastic's error_handler prints its error
+        file's JSON into the console)."""
+        return _JSON_OPEN.match(self.stripped) is not None
 
     def has(self, *keys: bytes) -> bool:
         return any(key in self.data for key in keys)
@@ -155,7 +161,10 @@ def _flight_recorder(head: Head) -> str | None:
 
 
 def _error_json(head: Head) -> str | None:
-    if head.json and b'"message"' in head.data and head.has(b'"timestamp"', b'"errorTraits"', b'"extraInfo"'):
+    # the error file is one object (torchelastic's ErrorHandler json.dump()s a dict): a head opening with an array
+    # (an mpirun `[1,0]<stderr>:` tag reads as one) is a console that may print that object, not the file
+    if head.stripped[:1] == b"{" and head.json and b'"message"' in head.data \
+            and head.has(b'"timestamp"', b'"errorTraits"', b'"extraInfo"'):
         return "torchelastic error.json"
     return None
 

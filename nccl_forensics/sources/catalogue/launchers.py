@@ -138,6 +138,17 @@ MESSAGES = [
       "The node 'node-3_7121_0' has failed to send a keep-alive heartbeat to the rendezvous 'a1b2c3' due to an error "
       "of type RendezvousConnectionError.", "The node 'node-3_7121_0' has failed to send a keep-alive heartbeat to the "
       "rendezvous 'a1b2c3'", anchor="has failed to send a keep-alive heartbeat"),
+    M("torchrun.rendezvous_shutdown_failed",
+      # DynamicRendezvousHandler.shutdown, which the agent calls as it exits (run's finally; 2.0+ also on a signal):
+      # closing the rendezvous failed with a RendezvousError. A consequence of the agent's end; the error type says
+      # why it could not close it (a RendezvousConnectionError: the store's host is unreachable or already gone)
+      (r"The node '(?P<node>[^']+)' has failed to shutdown the rendezvous '(?P<run_id>[^']+)'",
+       r" due to an error of type (?P<exc_type>\w+)"),
+      "dist_backend_error", "consequence", "network_error", "torch 1.9 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:DynamicRendezvousHandler.shutdown",
+      "The node 'worker-1_17_0' has failed to shutdown the rendezvous 'none' due to an error of type "
+      "RendezvousConnectionError.", "The node 'worker-1_17_0' has failed to shutdown the rendezvous 'none'",
+      anchor="has failed to shutdown the rendezvous"),
     # ---- torch.multiprocessing.spawn (mp.spawn / start_processes): the process index is the local rank
     M("mpspawn.terminated_signal",
       r"process (?P<local_rank>\d+) terminated with signal (?P<signal>SIG[A-Z]+|<Unknown signal \d+>)",
@@ -301,6 +312,30 @@ MESSAGES = [
       "ucx:src/ucs/debug/debug.c:ucs_error_signal_handler; src/ucs/debug/log.c:ucs_log_fatal_error",
       "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x10)",
       "[gpu-07:4021 :0:4100] Caught signal 11 (Segmentation fault", anchor="] Caught signal"),
+    # UCX's IB transports (Open MPI's pml ucx, MPICH ch4:ucx, NCCL's UCX plugin) on a work completion with an error.
+    # Only the syndromes UCX itself turns into UCS_ERR_ENDPOINT_TIMEOUT (the remote side never acknowledged: the
+    # link, the fabric or the peer failed) are network errors here; the others (local/remote protection, access,
+    # flush) name a program or memory-registration fault. mlx5 (uct_ib_mlx5_completion_with_err): 1.6+ print
+    # `<syndrome> on <dev>:<port>/<IB|RoCE> (synd .. vend .. hw_synd ../..)`, 1.3 - 1.5 `Error on QP 0x.. wqe[N]:
+    # <syndrome> (synd .. vend ..) opcode ..`; the verbs DC transport prints ibv_wc_status_str's words instead
+    M("ucx.ib_completion_timeout",
+      (r"(?:Error on QP 0x[0-9a-f]+ wqe\[\d+\]: )?(?P<reason>Transport retry count exceeded|Receive-no-ready retry count "
+       r"exceeded|Remote side aborted)(?: on (?P<device>[\w.-]+:\d+)/(?P<link>IB|RoCE)| \(synd 0x)",
+       r"(?: \(synd 0x(?P<syndrome>[0-9a-f]+) vend 0x(?P<vendor_err>[0-9a-f]+))?"),
+      "warn", "failure", "network_error", "UCX 1.3 - 1.19 (mlx5 accelerated transports; `<dev>:<port>/IB` from 1.6)",
+      "ucx:src/uct/ib/mlx5/ib_mlx5_log.c:uct_ib_mlx5_completion_with_err",
+      "[gpu-07:4021:0:4021] ib_mlx5_log.c:143  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 "
+      "hw_synd 0/0)", "Transport retry count exceeded on mlx5_0:1/IB", data={"category": "ib"},
+      anchor="Transport retry count exceeded|Receive-no-ready retry count exceeded|Remote side aborted"),
+    M("ucx.verbs_send_completion_error",
+      (r"Send completion with error on qp 0x(?P<qp>[0-9a-f]+): (?P<reason>transport retry counter exceeded|RNR retry "
+       r"counter exceeded|remote aborted error)", r" syndrome 0x(?P<vendor_err>[0-9a-f]+)"),
+      "warn", "failure", "network_error", "UCX 1.2 - 1.19 (dc_verbs; DC over plain verbs)",
+      "ucx:src/uct/ib/dc/verbs/dc_verbs.c:uct_dc_verbs_handle_failure (ibv_wc_status_str)",
+      "[1506866470.744682] [gpu-07:1411 :0]       dc_verbs.c:633  UCX  ERROR Send completion with error on qp 0x10e55: "
+      "transport retry counter exceeded syndrome 0x81",
+      "Send completion with error on qp 0x10e55: transport retry counter exceeded", data={"category": "ib"},
+      anchor="Send completion with error on qp"),
     # ---- MPICH / Hydra (and Intel MPI)
     M("mpich.mpi_abort",
       # MPID_Abort: `Abort(code) on node <world rank> (rank <r> in comm <context id>): ` (ch4, MPICH 3.3+), before the
