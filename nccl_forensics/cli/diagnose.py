@@ -100,7 +100,9 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"decoded the last {fr_tail_entries(used_mb)} entries of {len(result.windowed_dumps)} "
              f"flight-recorder dump{'s' if len(result.windowed_dumps) > 1 else ''}, where a hang shows "
              "(--full reads everything)")
-    context = report_context(paths)
+    # only a postmortem records it (importlib.metadata alone, with the email package it imports, is a tenth of a
+    # flight-recorder diagnose's fixed cost)
+    context = report_context(paths) if report or fmt == "markdown" else {}
     if report:
         from ..outputs.markdown_report import render as render_md
         write_file(report, render_md(result, context), "postmortem")

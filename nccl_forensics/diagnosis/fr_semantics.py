@@ -235,57 +235,70 @@ def pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[U
     recvAnysource) in their order. What is left over, and not completed (a completed send was received), waits
     for a peer that never posted its side. Only pairs whose both ranks left a dump are judged.
     `ops`: (rank, file, *P2POp). Returns (matched pairs, unmatched)."""
+    matched, out = _paired(ops, dumped)
+    make = P2POp._make
+    return [Pair(pg, make(a[2:]), make(b[2:]), src, dst, a[1], b[1])
+            for pg, src, dst, sends, recvs in matched for a, b in zip(sends, recvs, strict=False)], list(out)
+
+
+def _paired(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[tuple], list[Unmatched]]:
+    """`_pair_p2p`, remembered for the last list of ops (several detectors ask about the same ops); not to be
+    changed by the caller."""
     key = (len(ops), frozenset(dumped)) if type(ops) is list else None
     if key is not None and _PAIRED and _PAIRED[0] is ops and _PAIRED[1] == key:
-        return list(_PAIRED[2]), list(_PAIRED[3])       # several detectors ask about the same ops
-    pairs, out = _pair_p2p(ops, dumped)
+        return _PAIRED[2], _PAIRED[3]
+    matched, out = _pair_p2p(ops, dumped)
     if key is not None:
-        _PAIRED[:] = [ops, key, pairs, out]
-    return list(pairs), list(out)
+        _PAIRED[:] = [ops, key, matched, out]
+    return matched, out
 
 
-_PAIRED: list = []      # the last pair_p2p call on a list: (ops, (len, dumped), pairs, unmatched)
+_PAIRED: list = []      # the last _paired call on a list: (ops, (len, dumped), matched, unmatched)
+_NUMEL, _STATE = 7, 8   # of an op (rank, file, *P2POp)
 
 
-def _pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[Pair], list[Unmatched]]:
+def _pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[tuple], list[Unmatched]]:
+    """(matched: per (group, sender, receiver) `(pg, src, dst, sends, recvs)`, the k-th of `sends` paired with
+    the k-th of `recvs`, as the ops came (rank, file, *P2POp): a P2POp is made only for what is reported;
+    unmatched)."""
     sends: dict[tuple, list] = {}
     recvs: dict[tuple, list] = {}
     anysource: dict[tuple, list] = {}
-    make = P2POp._make
-    for item in ops:            # (rank, file, pg, seq, p2p_seq, op, peer, ...): a P2POp only for what pairs
+    for item in ops:            # (rank, file, pg, seq, p2p_seq, op, peer, ...)
         rank, pg, kind, peer = item[0], item[2], item[5], item[6]
         if rank is None:
             continue
         if peer is None:
             if kind == "recv":
-                anysource.setdefault((pg, rank), []).append((make(item[2:]), rank, item[1]))
+                anysource.setdefault((pg, rank), []).append(item)
         elif kind == "send":
             sends.setdefault((pg, rank, peer), []).append(item)
         else:
             recvs.setdefault((pg, peer, rank), []).append(item)
-    pairs, out = [], []
+    matched, out = [], []
     for key in sorted(set(sends) | set(recvs), key=str):
         pg, src, dst = key
         if src not in dumped or dst not in dumped:
             continue
-        s = [(make(item[2:]), item[0], item[1]) for item in sends.get(key, ())]
-        r = [(make(item[2:]), item[0], item[1]) for item in recvs.get(key, ())]
-        spare = anysource.get((pg, dst), [])
-        while len(s) > len(r) and spare:
-            r.append(spare.pop(0))
+        s, r = sends.get(key, []), recvs.get(key, [])
+        spare = anysource.get((pg, dst))
+        if spare and len(s) > len(r):
+            r = list(r)
+            while len(s) > len(r) and spare:
+                r.append(spare.pop(0))
+        matched.append((pg, src, dst, s, r))
         # extras past the shorter side are unmatched: C106 reports them
-        pairs += [Pair(pg, a[0], b[0], src, dst, a[2], b[2]) for a, b in zip(s, r, strict=False)]
         extra, culprit = (s[len(r):], dst) if len(s) > len(r) else (r[len(s):], src)
-        for op, rank, file in extra:
-            if op.state != "completed":
-                out.append(Unmatched(pg, culprit, rank, op, file))
+        for item in extra:
+            if item[_STATE] != "completed":
+                out.append(Unmatched(pg, culprit, item[0], P2POp._make(item[2:]), item[1]))
                 break                                        # the first one is what everything after waits for
-    return pairs, out
+    return matched, out
 
 
 def unmatched_p2p(ops: Iterable[tuple], dumped: set[int]) -> list[Unmatched]:
     """The sends and recvs whose other side the peer never posted (see pair_p2p)."""
-    return pair_p2p(ops, dumped)[1]
+    return list(_paired(ops, dumped)[1])
 
 
 def p2p_size_mismatches(ops: Iterable[tuple], dumped: set[int]) -> list[tuple[Pair, list[int]]]:
@@ -294,15 +307,17 @@ def p2p_size_mismatches(ops: Iterable[tuple], dumped: set[int]) -> list[tuple[Pa
     sender, when earlier sends had the size this recv expects; the receiver, when earlier recvs had the size this
     send carries), else both."""
     seen, out = set(), []
-    pairs = pair_p2p(ops, dumped)[0]
-    for k, pair in enumerate(pairs):
-        a, b = pair.send.numel, pair.recv.numel
-        if a is None or b is None or a == b or pair.pg in seen:
+    for pg, src, dst, s, r in _paired(ops, dumped)[0]:
+        if pg in seen:
             continue
-        seen.add(pair.pg)
-        before = [p for p in pairs[:k] if (p.pg, p.src, p.dst) == (pair.pg, pair.src, pair.dst)]
-        sends, recvs = {p.send.numel for p in before}, {p.recv.numel for p in before}
-        suspects = [pair.src] if b in sends and a not in sends else [pair.dst] if a in recvs and b not in recvs \
-            else sorted({pair.src, pair.dst})
-        out.append((pair, suspects))
+        for k, (a, b) in enumerate(zip(s, r, strict=False)):
+            x, y = a[_NUMEL], b[_NUMEL]
+            if x is None or y is None or x == y:
+                continue
+            seen.add(pg)
+            sends, recvs = {p[_NUMEL] for p in s[:k]}, {p[_NUMEL] for p in r[:k]}
+            suspects = [src] if y in sends and x not in sends else [dst] if x in recvs and y not in recvs \
+                else sorted({src, dst})
+            out.append((Pair(pg, P2POp._make(a[2:]), P2POp._make(b[2:]), src, dst, a[1], b[1]), suspects))
+            break
     return out

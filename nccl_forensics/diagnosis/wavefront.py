@@ -48,7 +48,7 @@ import pandas as pd
 
 from ..model import Event, rank_span
 from .chunks import row_chunks
-from .fr_semantics import P2POp, pair_p2p
+from .fr_semantics import P2POp, unmatched_p2p
 
 
 @dataclass
@@ -245,5 +245,4 @@ def _p2p_waits(ops: list, dumped: set[int], device: bool = False) -> list[tuple[
     if not ops:
         return []
     everyone = dumped | {op[0] for op in ops if op[0] is not None} | {op[_PEER] for op in ops}
-    _, unmatched = pair_p2p(ops, {r for r in everyone if r is not None})
-    return [(u.waiting, u.culprit) for u in unmatched]
+    return [(u.waiting, u.culprit) for u in unmatched_p2p(ops, {r for r in everyone if r is not None})]

@@ -47,6 +47,17 @@ class Digest:
     warnings: list = field(default_factory=list)           # internal errors, one line each
     p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
+    def __reduce__(self):
+        """Sent from a worker with its P2P ops as plain tuples: pickle writes a namedtuple through a Python call
+        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows)."""
+        return _digest_of, (self.result, self.rows, self.row_pids, self.row_hosts, self.declared, self.warnings,
+                            list(map(tuple, self.p2p)))
+
+
+def _digest_of(result: SourceResult, rows: dict, row_pids: list, row_hosts: list, declared: dict, warnings: list,
+               p2p: list) -> Digest:
+    return Digest(result, rows, row_pids, row_hosts, declared, warnings, list(map(P2POp._make, p2p)))
+
 
 def digest_source(source: Source, keep_text: bool = True) -> Digest:
     """Parse one file (top-level so a process pool can run it). A bug in a parser costs this file, never the

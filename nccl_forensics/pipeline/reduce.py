@@ -446,7 +446,7 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Itera
     for d in digests:
         _label_split_groups(d, split)
         rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
-        p2p.extend((rank, d.result.source.path, *op) for op in d.p2p)
+        p2p.extend(map((rank, d.result.source.path).__add__, d.p2p))    # (rank, file, *op), in C
         ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
         has_rows = bool(d.rows) or id(d) in block_ranks
         if d.rows:
