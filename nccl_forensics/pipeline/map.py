@@ -7,7 +7,7 @@ objects: only the few thousand other events travel back to the parent.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -49,14 +49,15 @@ class Digest:
 
     def __reduce__(self):
         """Sent from a worker with its P2P ops as plain tuples: pickle writes a namedtuple through a Python call
-        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows)."""
-        return _digest_of, (self.result, self.rows, self.row_pids, self.row_hosts, self.declared, self.warnings,
-                            list(map(tuple, self.p2p)))
+        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows). Every field goes."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state["p2p"] = list(map(tuple, self.p2p))
+        return _digest_of, (state,)
 
 
-def _digest_of(result: SourceResult, rows: dict, row_pids: list, row_hosts: list, declared: dict, warnings: list,
-               p2p: list) -> Digest:
-    return Digest(result, rows, row_pids, row_hosts, declared, warnings, list(map(P2POp._make, p2p)))
+def _digest_of(state: dict) -> Digest:
+    state["p2p"] = list(map(P2POp._make, state["p2p"]))
+    return Digest(**state)
 
 
 def digest_source(source: Source, keep_text: bool = True) -> Digest:
