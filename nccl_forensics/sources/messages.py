@@ -251,7 +251,7 @@ class MessageParser(LineParser):
             self._held.remove(same)
             if "message_id" not in ev.data:
                 for key in ("message_id", "meaning", "implies", "category"):
-                    if key in same.data:
+                    if key in same.data and ev.data.get(key) is None:    # what the parser read itself stays
                         ev.data[key] = same.data[key]
         return produced
 
