@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import signals
-from ..sources import catalogue
 from ..model import Event, Evidence
+from ..sources import catalogue
 from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
 from ..sources.traceback import REPORTS_OTHERS
 
