@@ -122,7 +122,8 @@ def _ranks_from_failure_tables(events: list[Event]) -> None:
     well but see no rank on them: the entry's `rank :` is theirs (from the entry's `exitcode` line, the child_failed
     event's, to the quote's last line)."""
     spans = [(ev.file, ev.line, ev.data["traceback_end"], ev.rank) for ev in events
-             if ev.kind == "child_failed" and ev.data.get("traceback_end") and isinstance(ev.rank, int) and ev.rank >= 0]
+             if ev.kind == "child_failed" and ev.data.get("traceback_end")
+             and isinstance(ev.rank, int) and ev.rank >= 0]
     if not spans:
         return
     for ev in events:
