@@ -249,9 +249,10 @@ class MessageParser(LineParser):
             if same is None:
                 continue
             self._held.remove(same)
-            if "message_id" not in ev.data:
+            # torch's CUDA_LAUNCH_BLOCKING hint (tail_only) says less than an error the parser read with its own class
+            if "message_id" not in ev.data and not (same.data.get("tail_only") and ev.data.get("implies")):
                 for key in ("message_id", "meaning", "implies", "category"):
-                    if key in same.data and ev.data.get(key) is None:    # what the parser read itself stays
+                    if key in same.data:
                         ev.data[key] = same.data[key]
         return produced
 
