@@ -225,7 +225,9 @@ def setup_failures(events: list[Event]) -> set[int]:
 
 
 def _names_setup(last_error: str | None) -> bool:
-    return bool(last_error) and any(h.message.data.get("setup") for h in catalogue.match(last_error))
+    if not last_error:
+        return False
+    return any(h.message.data.get("setup") for h in catalogue.match(last_error))
 
 
 def _refused(last_error: str | None) -> bool:
