@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from ..diagnosis.rank_state import setup_failures
 from ..model import Confidence
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
@@ -78,9 +79,12 @@ class NetworkError(BaseDetector):
     needs = ("errors", "process_end")
 
     def check(self, ctx: Context):
+        # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
+        # network's (ncclSystemError reads as a network error only when nothing says otherwise)
+        setup = setup_failures(ctx.of("nccl_error"))
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
                                     "error_trace", "cuda_error")
-                if _network(ev)]          # worker_failed: a launcher that lost its daemons (Open MPI)
+                if _network(ev) and id(ev) not in setup]   # worker_failed: a launcher that lost its daemons (Open MPI)
         if not hits:
             return
         # untimed lines of one console (a catalogue line carries no time of its own): their order in it is the order

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import signals
 from ..model import Event, Evidence
+from ..sources import catalogue
 from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
 from ..sources.traceback import REPORTS_OTHERS
 
@@ -105,6 +106,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     # path): the traceback raised there is that error, not an exception of the rank's own
     machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)}
     refused = refused_nccl_calls(events)
+    setup = setup_failures(events)
     for ev in events:
         if ev.rank is None:
             continue
@@ -131,6 +133,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if id(ev) in refused:
                 _set_end(st, "comm_error", False, "ncclUnhandledCudaError: a CUDA call NCCL made was refused for its "
                          f"arguments ({ev.data.get('last_error') or 'Last error below it'}), as on every rank of its "
+                         "setup", ev)
+                continue
+            if id(ev) in setup:
+                _set_end(st, "comm_error", False, f"{ev.data.get('code') or 'NCCL error'}: the machine or the job's "
+                         f"settings ({ev.data.get('last_error') or 'Last error below it'}), as on every rank of its "
                          "setup", ev)
                 continue
             if id(ev) in after_network:
@@ -197,6 +204,30 @@ def refused_nccl_calls(events: list[Event]) -> set[int]:
                 and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in refused):
             out.add(id(ev))
     return out
+
+
+def setup_failures(events: list[Event]) -> set[int]:
+    """The NCCL result codes (by event id) whose `Last error:` is a catalogue message of the machine or the job's
+    settings (its data `setup`: NVLS multicast that cannot bind, a /sys without the PCI tree, NCCL_NET naming no
+    network): every rank of that setup fails the same way, so the code is neither the rank's own crash nor a failure
+    of the network. The text is on the code's own line or on the lines right under it, in the same file."""
+    named = [ev for ev in events if ev.kind == "nccl_error" and not ev.data.get("code")
+             and _names_setup(ev.data.get("last_error"))]
+    out = set()
+    for ev in events:
+        if ev.kind != "nccl_error" or ev.data.get("meaning") == "benign":
+            continue
+        if _names_setup(ev.data.get("last_error")) or any(
+                r.file == ev.file and ev.line <= r.line <= ev.line + _LAST_ERROR_SPAN
+                and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in named):
+            out.add(id(ev))
+    return out
+
+
+def _names_setup(last_error: str | None) -> bool:
+    if not last_error:
+        return False
+    return any(h.message.data.get("setup") for h in catalogue.match(last_error))
 
 
 def _refused(last_error: str | None) -> bool:
@@ -343,8 +374,8 @@ def _note_error(st: RankState, ev: Event) -> None:
         return
     if ev.kind == "cuda_error":              # a device fault on this rank: it crashed, the others then wait
         what = d.get("message") or d.get("reason") or "its message was cut; the CUDA_LAUNCH_BLOCKING hint remains"
-        if d.get("tail_only") and st.end_detail.startswith("CUDA error:"):
-            st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read: that error's tail
+        if d.get("tail_only") and ("CUDA error:" in st.end_detail or "HIP error:" in st.end_detail):
+            st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read (or its traceback): its tail
             return
         if names_the_machine(d):             # its detector (V501, N401) names that cause
             _set_end(st, "comm_error", False, f"CUDA error: {what}"[:160], ev)

@@ -270,7 +270,8 @@ class MessageParser(LineParser):
     def _adopt(self, ev: Event, held: Event) -> None:
         """A parser's event takes a held event's meaning; the held one is dropped."""
         self._held.remove(held)
-        if "message_id" not in ev.data:
+        # torch's CUDA_LAUNCH_BLOCKING hint (tail_only) says less than an error the parser read with its own class
+        if "message_id" not in ev.data and not (held.data.get("tail_only") and ev.data.get("implies")):
             for key in ("message_id", "meaning", "implies", "category"):
                 if key in held.data:
                     ev.data[key] = held.data[key]

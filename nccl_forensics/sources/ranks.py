@@ -110,9 +110,26 @@ def assign_ranks(results: list[SourceResult]) -> RankHints:
     for res in results:
         hints.merge(hints_from_events(res.events))
     for res in results:
+        _ranks_from_failure_tables(res.events)
         fill_ranks(res.events, hints, res.source.local_rank)
     _single_node_local_ranks(results)
     return hints
+
+
+def _ranks_from_failure_tables(events: list[Event]) -> None:
+    """torchrun's failure table quotes the child's error file under `traceback :` (the Python traceback that
+    @record wrote: the OOM, the CUDA error, the NCCL error that ended it). The other parsers read those lines as
+    well but see no rank on them: the entry's `rank :` is theirs (from the entry's `exitcode` line, the child_failed
+    event's, to the quote's last line)."""
+    spans = [(ev.file, ev.line, ev.data["traceback_end"], ev.rank) for ev in events
+             if ev.kind == "child_failed" and ev.data.get("traceback_end")
+             and isinstance(ev.rank, int) and ev.rank >= 0]
+    if not spans:
+        return
+    for ev in events:
+        if ev.rank is None and ev.kind != "child_failed":
+            ev.rank = next((rank for file, first, last, rank in spans if file == ev.file and first < ev.line <= last),
+                           None)
 
 
 def _single_node_local_ranks(results: list[SourceResult]) -> None:

@@ -135,6 +135,7 @@ class TorchrunParser(LineParser):
         self._entry: dict[str, Any] | None = None
         self._entry_line: Line | None = None
         self._traceback: list[str] | None = None
+        self._traceback_end = 0        # the line of the quoted traceback's last line
         self._seen_section = False     # a Failures/Root Cause head was seen in this block
 
     def feed(self, line: Line) -> bool:
@@ -184,6 +185,7 @@ class TorchrunParser(LineParser):
             tb = self._traceback
             if tb is not None and line.text.startswith("  ") and len(tb) < MAX_TRACEBACK_LINES:
                 tb.append(line.text[2:])
+                self._traceback_end = line.no
                 return True
             self.finish()             # not summary text: the block is over (or never was one)
             return False
@@ -216,6 +218,7 @@ class TorchrunParser(LineParser):
         if "exitcode" in data:
             self._entry_line = line
         self._traceback = [data["traceback"]] if kind == "traceback" else None
+        self._traceback_end = line.no
 
     def _flush(self) -> None:
         entry, line = self._entry, self._entry_line
@@ -228,7 +231,8 @@ class TorchrunParser(LineParser):
         data: dict[str, Any] = {"root_cause": self._root_cause, "time": entry.get("time"), "host": entry.get("host"),
                 "rank": entry.get("rank"), "local_rank": entry.get("local_rank"),
                 "exitcode": entry.get("exitcode"), "signal": entry.get("signal"), "pid": entry.get("pid"),
-                "error_file": entry.get("error_file"), "traceback": entry.get("traceback")}
+                "error_file": entry.get("error_file"), "traceback": entry.get("traceback"),
+                "traceback_end": self._traceback_end if tb is not None else None}
         ev = self.emit("child_failed", line, **data)
         ev.rank, ev.host, ev.pid = data["rank"], data["host"], data["pid"]
         ev.time = failure_epoch(data["time"])

@@ -71,7 +71,10 @@ def _first_literal(pattern: str, decisive: str) -> str:
     """The longest run of plain characters in a pattern that the decisive words hold (the anchor when none is
     given): a line cut after the decisive words still holds it."""
     best = ""
-    for run in re.findall(r"(?:\\[^dswbDSWB\d]|[^\\()\[\]{}?*+|.^$])+", pattern):
+    for found in re.finditer(r"(?:\\[^dswbDSWB\d]|[^\\()\[\]{}?*+|.^$])+", pattern):
+        run = found.group(0)
+        if pattern[found.end():found.end() + 1] in ("?", "*", "{"):   # the last character is optional
+            run = run[:-2] if run.endswith("\\", 0, len(run) - 1) and len(run) > 1 else run[:-1]
         text = re.sub(r"\\(.)", r"\1", run)
         while text and text not in decisive:
             text = text[:-1]

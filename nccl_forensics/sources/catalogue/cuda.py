@@ -6,6 +6,8 @@ c10/cuda/CUDAFunctions.cpp, aten/src/ATen/cuda/CUDABlas.cpp (CUBLAS_STATUS_*), a
 """
 from __future__ import annotations
 
+import re
+
 from . import Message as M
 
 _SRC = "pytorch:c10/cuda/CUDAException.cpp:c10_cuda_check_implementation"
@@ -13,7 +15,8 @@ _SRC = "pytorch:c10/cuda/CUDAException.cpp:c10_cuda_check_implementation"
 _FATAL = ("an illegal memory access was encountered", "device-side assert triggered", "unspecified launch failure",
           "an illegal instruction was encountered", "misaligned address", "uncorrectable ECC error encountered",
           "the launch timed out and was terminated", "operation not permitted when stream is capturing",
-          "all CUDA-capable devices are busy or unavailable", "no CUDA-capable device is detected",
+          "all CUDA-capable devices are busy or unavailable", "CUDA-capable device(s) is/are busy or unavailable",
+          "no CUDA-capable device is detected", "no ROCm-capable device is detected",
           "invalid device ordinal", "invalid device function", "no kernel image is available for execution on the device",
           "CUDA driver version is insufficient for CUDA runtime version", "unknown error", "system not yet initialized",
           "an illegal memory access", "invalid argument", "initialization error", "invalid configuration argument",
@@ -51,6 +54,15 @@ PEER_UNSUPPORTED = ("peer access is not supported between these two devices",)
 # same answer. Such a line shows a failure, not a rank that died of its own, nor a class.
 CALL_REJECTED = ("invalid argument", "invalid pitch argument", "invalid device symbol", "invalid device pointer",
                  "invalid copy direction for memcpy", "invalid resource handle", "operation not supported")
+# cudaGetErrorString texts that say this process got no GPU to work on (cudaErrorInvalidDevice 101 `invalid device
+# ordinal`: a device index at or past the visible count, e.g. more local ranks than GPUs or a CUDA_VISIBLE_DEVICES that
+# hides them; cudaErrorDevicesUnavailable 46: GPUs in exclusive-process mode already held, the text CUDA 10+ prints and
+# the older `all CUDA-capable devices ...`; cudaErrorNoDevice 100; HIP prints the same words, `ROCm-capable` for
+# hipErrorNoDevice): raised at the first CUDA call, before any device work, by how the job was launched on the
+# machine. No kernel faulted and no rank left a running job: no class of its own.
+NO_USABLE_GPU = ("invalid device ordinal", "CUDA-capable device(s) is/are busy or unavailable",
+                 "all CUDA-capable devices are busy or unavailable", "no CUDA-capable device is detected",
+                 "no ROCm-capable device is detected")
 # the catalogue entries that quote NCCL's CUDACHECK: a CUDA call NCCL itself made
 NCCL_CUDA_CHECKS = frozenset({"nccl.cuda_failure", "nccl.rccl_hip_failure"})
 
@@ -87,12 +99,12 @@ def refused_nccl_call(data: dict) -> bool:
 
 
 _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
-                   (PEER_UNSUPPORTED, "network_error", "p2p"))
+                   (PEER_UNSUPPORTED, "network_error", "p2p"), (NO_USABLE_GPU, "unclassified_failure", "cuda_setup"))
 
 MESSAGES = [
     M("cuda.runtime_error",
       # the text ends where torch's standard tail begins (or the line ends)
-      r"(?:CUDA|HIP) error: (?!out of memory)(?P<reason>(?:" + "|".join(_FATAL).replace(" ", r"\ ") +
+      r"(?:CUDA|HIP) error: (?!out of memory)(?P<reason>(?:" + "|".join(re.escape(t) for t in _FATAL) +
       r")(?=[.\s]|$)|[a-z](?:.*?)(?=\.?\s+(?:CUDA kernel errors might|Search for `|For debugging consider|"
       r"Compile with `)|\.?\s*$))",
       "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,

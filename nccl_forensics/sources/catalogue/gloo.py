@@ -100,9 +100,23 @@ MESSAGES = [
       "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:276] ss1.ss_family == "
       "ss2.ss_family. 2 vs 10", "ss1.ss_family == ss2.ss_family. 2 vs 10", data={"category": "address_family"},
       anchor="ss1.ss_family == ss2.ss_family"),
+    # an unbound buffer's recv/send of THIS process timed out (its `Timed out waiting Nms` goes to the waiting
+    # caller); the context then closes every pair of the process with this text, so whatever else the process was
+    # doing on the group raises it: the process timed out waiting for a peer (gloo 2018-11+)
     M("gloo.pair_closed_by_timeout",
       r"Application timeout caused pair closure",
-      "gloo_error", "consequence", None, "gloo (torch 1.1 - 2.13)", "gloo:gloo/transport/tcp/unbound_buffer.cc:waitRecv",
+      "gloo_error", "failure", "timeout_unknown", "gloo 2018-11+ (torch 1.1 - 2.13)",
+      "gloo:gloo/transport/tcp/unbound_buffer.cc:UnboundBuffer::waitRecv / waitSend (Context::signalException)",
       "RuntimeError: Application timeout caused pair closure", "Application timeout caused pair closure",
       data={"category": "timeout"}),
+    # the pair's socket lost its peer between connect and the address lookup (gloo Address::fromPeer, GLOO_ENFORCE_NE
+    # since 2017-02): `[enforce fail at .../tcp/address.cc:N] rv != -1. -1 vs -1. getpeername: <strerror>`, raised
+    # while the mesh connects (init_process_group, new_group)
+    M("gloo.peer_address_error",
+      r"getpeername: (?P<reason>[A-Z][\w ]+)",
+      "gloo_error", "failure", "network_error", "gloo 2017-02+ (torch 1.0 - 2.13)",
+      "gloo:gloo/transport/tcp/address.cc:Address::fromPeer",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/address.cc:88] rv != -1. -1 vs -1. "
+      "getpeername: Transport endpoint is not connected", "getpeername: Transport endpoint",
+      data={"category": "connect"}, anchor="getpeername: "),
 ]

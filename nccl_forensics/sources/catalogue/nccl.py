@@ -30,8 +30,10 @@ MESSAGES = [
       "NCCL WARN NET/IB : Got async event : port error", "NET/IB : Got async event : port error",
       data={"category": "ib"}, anchor="NET/IB"),
     M("nccl.ib_verbs_call_failed",
-      r"Call to (?P<call>ibv_\w+) failed(?: with error (?P<reason>[^,\n]+))?",
-      "warn", "failure", "network_error", "2.3 - 2.30", "nccl:src/misc/ibvwrap.cc",
+      # the inline wrapper of ibv_poll_cq (include/ibvwrap.h, NCCL 2.3 - 2.30 and RCCL) prints `Call to ibv_poll_cq()
+      # returned %d` (a negative count: polling the completion queue failed)
+      r"Call to (?P<call>ibv_\w+)(?: failed(?: with error (?P<reason>[^,\n]+))?|\(\) returned (?P<code>-\d+))",
+      "warn", "failure", "network_error", "2.3 - 2.30 (RCCL too)", "nccl:src/misc/ibvwrap.cc; src/include/ibvwrap.h:wrap_ibv_poll_cq",
       "NCCL WARN Call to ibv_modify_qp failed with error Connection timed out", "Call to ibv_modify_qp failed",
       data={"category": "ib"}, anchor="Call to ibv_"),
     # ---- sockets (bootstrap, NET/Socket, the proxy): a peer closed, reset or refused
@@ -113,17 +115,18 @@ MESSAGES = [
     # RCCL (ROCm/rccl): CUDACHECK hipified keeps `Cuda failure '%s'` (hipGetErrorString); its driver and HSA checks
     # print `HIP failure '%s' at file:line` / `HSA failure '%s' at file:line` (src/include/rocmwrap.h)
     M("nccl.rccl_hip_oom",
-      r"(?:HIP|HSA) failure '(?:out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)[^']*'",
-      "warn", "failure", "oom", "RCCL 2.x (ROCm 5 - 7)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
+      r"(?:HIP|HSA|ROCr) failure '(?:out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)[^']*'",
+      "warn", "failure", "oom", "RCCL 2.x (ROCm 5 - 7; `ROCr failure '%s'` with hsa_status_string from ROCm 5.4)",
+      "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
       "alloc.h:123 NCCL WARN HIP failure 'out of memory' at /rccl/src/include/alloc.h:123",
       "HIP failure 'out of memory'", data={"category": "cuda", "oom_kind": "nccl_cuda"},
-      anchor="HIP failure '|HSA failure '"),
+      anchor="HIP failure '|HSA failure '|ROCr failure '"),
     M("nccl.rccl_hip_failure",
-      r"(?:HIP|HSA) failure '(?!out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)(?P<reason>[^']+)'?"
+      r"(?:HIP|HSA|ROCr) failure '(?!out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)(?P<reason>[^']+)'?"
       r"(?: at (?P<where>\S+))?",
-      "warn", "failure", "dropped_rank", "RCCL 2.x (ROCm 5 - 7)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
+      "warn", "failure", "dropped_rank", "RCCL 2.x (ROCm 5 - 7; `ROCr failure` from ROCm 5.4)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
       "proxy.cc:1234 NCCL WARN HIP failure 'an illegal memory access was encountered' at /rccl/src/proxy.cc:1234",
-      "HIP failure 'an illegal", data={"category": "cuda"}, anchor="HIP failure '|HSA failure '"),
+      "HIP failure 'an illegal", data={"category": "cuda"}, anchor="HIP failure '|HSA failure '|ROCr failure '"),
     M("nccl.duplicate_gpu",
       (r"Duplicate GPU detected ?: rank (?P<rank>\d+) and rank (?P<other_rank>\d+)",
        r" both on CUDA device (?P<device>\w+)"),
@@ -351,6 +354,14 @@ MESSAGES = [
       "warn", "failure", None, "2.16 - 2.23 (2.24+: nccl.socket_retries_exhausted's wording)", "nccl:src/misc/socket.cc:socketStartConnect / socketPollConnect",
       "NCCL WARN socketStartConnect: exceeded retries (20000)", "socketStartConnect: exceeded retries",
       data={"category": "socket"}, anchor="Connect: exceeded retries"),
+    M("nccl.socket_connect_timeouts",
+      # connect() to the peer timed out more than NCCL_SOCKET_RETRY_CNT times: the peer's host is unreachable
+      # (firewall, routing, a dead node), not merely not listening yet (that is `exceeded retries`)
+      (r"socket(?:Start|Poll)Connect: exceeded timeouts", r" \((?P<count>\d+)\)"),
+      "warn", "failure", "network_error", "2.16 - 2.23 (2.24+: nccl.socket_retries_exhausted's wording)",
+      "nccl:src/misc/socket.cc:socketStartConnect / socketPollConnect",
+      "NCCL WARN socketPollConnect: exceeded timeouts (20)", "socketPollConnect: exceeded timeouts",
+      data={"category": "socket"}, anchor="Connect: exceeded timeouts"),
     M("nccl.proxy_service_peer_closed",
       # the proxy service thread lost a local peer's connection (that process exited or closed its socket)
       (r"\[Service thread\] Could not receive type from localRank", r" (?P<peer_local_rank>\d+)", r", res=(?P<code>\d+)",
@@ -442,4 +453,38 @@ MESSAGES = [
       "NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!",
       "Missing \"iommu=pt\" from kernel command line which can lead to", data={"category": "init"},
       anchor="which can lead to"),
+    # ---- the machine or the job's settings, the same for every rank of the setup (data `setup`: an NCCL result code
+    # whose `Last error:` is one of these was not the rank's own crash)
+    M("nccl.net_not_found",
+      # NCCL_NET names a network no plugin provides (NCCL_NET=IB on a host without IB): ncclInvalidUsage;
+      # from 2.27 the plugin loader says `Failed to initialize any NET plugin` instead
+      r"Error: network (?P<net>[\w-]*) not found\.|Failed to initialize any NET plugin",
+      "warn", "failure", None, "2.10 - 2.26 (`Error: network %s not found.`), 2.27 - 2.30 (`Failed to initialize any "
+      "NET plugin`)", "nccl:src/net.cc:ncclNetInit (2.10 - 2.26); src/plugin/net.cc:ncclNetInit (2.27+)",
+      "NCCL WARN Error: network IB not found.", "Error: network IB not found.", data={"category": "init", "setup": True},
+      anchor="Error: network |Failed to initialize any NET plugin"),
+    M("nccl.topo_sysfs_path",
+      # topology detection cannot resolve a GPU's or a NIC's PCI path under /sys (a VM or container without the
+      # host's /sys/bus tree): ncclSystemError at init, on every rank of such a host
+      (r"Could not find real path of", r" (?P<path>\S+)"),
+      "warn", "failure", None, "2.3 - 2.30", "nccl:src/graph/xml.cc:ncclTopoGetPciNode / getPciPath; "
+      "src/transport/net_ib.cc:ncclIbGetPciPath",
+      "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0",
+      "Could not find real path of", data={"category": "init", "setup": True}),
+    M("nccl.nvls_bind_failed",
+      # NCCL_NVLS_ENABLE=1 forced NVLS and binding multicast memory failed: the Fabric Manager / NVSwitch setup
+      # (with NVLS left on auto NCCL logs it at INFO and goes on without NVLS)
+      (r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory", r" of size (?P<requested_bytes>\d+)",
+       r" : CUDA error (?P<cuda_code>\d+) '(?P<reason>[^']*)'"),
+      "warn", "failure", None, "2.27 - 2.30", "nccl:src/transport/nvls.cc:nvlsGroupBindMem",
+      "NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 800 "
+      "'operation not permitted'.", "Failed to bind NVLink SHARP (NVLS) Multicast memory",
+      data={"category": "init", "setup": True}),
+    M("nccl.ras_version_mismatch",
+      # RAS (2.24+) connecting to a peer process that runs another NCCL build: closes the link, ncclInvalidUsage
+      (r"NCCL version mismatch with remote peer", r" (?P<peer>\S+)",
+       r" \(local: (?P<version>\d+), remote (?P<other_version>\d+)\)"),
+      "warn", "failure", "version_mismatch", "2.24 - 2.30", "nccl:src/ras/ras.cc:rasMsgHandleConnInit",
+      "NCCL WARN NCCL version mismatch with remote peer 10.0.0.4<35621> (local: 22703, remote 22605)",
+      "NCCL version mismatch with remote peer", data={"category": "init"}),
 ]

@@ -175,6 +175,14 @@ MESSAGES = [
     # torch/csrc/distributed/c10d/Utils.cpp 1.8 - 1.10) throws std::invalid_argument("host not found: " +
     # gai_strerror(err)), which Python sees as ValueError; socket.cpp (pytorch#68226) replaced it in 1.11, where the
     # same cause ends in `failed to connect to any network address` (pytorch.client_connect_failed)
+    # the same tcputil::connect when its deadline passes before the store answered (poll timed out, or every retry
+    # of a refused/reset connect used up the timeout): std::runtime_error(kConnectTimeoutMsg), 1.0 - 1.10
+    M("pytorch.store_connect_timeout_1x",
+      r"(?<![\w.])connect\(\) timed out\.",
+      "dist_backend_error", "failure", "network_error", "1.0 - 1.10",
+      "pytorch:torch/csrc/distributed/c10d/Utils.cpp:tcputil::connect (torch/lib/c10d/Utils.cpp before 1.8)",
+      "RuntimeError: connect() timed out.", "connect() timed out.", data={"category": "store_connect"},
+      anchor="connect() timed out."),
     M("pytorch.store_host_not_found",
       r"host not found: (?P<reason>Name or service not known|Temporary failure in name resolution|"
       r"No address associated with hostname|Servname not supported for ai_socktype|"
