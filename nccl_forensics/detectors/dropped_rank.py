@@ -33,7 +33,7 @@ Suggested fix:
 from __future__ import annotations
 
 from .. import signals
-from ..diagnosis.rank_state import faults_after_network_failure, names_the_machine
+from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
 from ..model import Confidence, rank_span, shows_failure
 from .base import BaseDetector, Context
 
@@ -88,9 +88,11 @@ class DroppedRank(BaseDetector):
 
     def _unranked_crash(self, ctx: Context):
         """A process crashed with a CUDA error and nothing says which rank it was; else a reported death."""
-        # torch's hint under an error already read (its tail) and a fault after its process's network failure are
-        # no deaths of their own; a driver/build/P2P error is V501's or N401's
-        consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events)
+        # torch's hint under an error already read (its tail), a fault after its process's network failure and a
+        # crash in NCCL's error path after its own reported failure are no deaths of their own; a driver/build/P2P
+        # error is V501's or N401's
+        consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events) \
+            | crashes_after_own_nccl_failure(ctx.events)
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:

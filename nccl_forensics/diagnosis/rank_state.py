@@ -187,6 +187,32 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
     return out
 
 
+def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
+    """The crash-signal reports (by event id: a signal handler's `Caught signal 11`, faulthandler) that one process
+    printed after NCCL had itself reported a failure in that process (a failure or consequence WARN, an error return
+    `file.cc:N -> C`). NCCL's error path runs under a communicator it is tearing down, and a crash there follows the
+    failure it reports: that failure, not the crash, is the process's first. Same host and pid only (the two say
+    which process printed them); earlier by time where both carry one, else by line in the same file."""
+    first: dict = {}
+    for ev in events:
+        if ev.host and ev.pid is not None and ev.source == "nccl" and (
+                ev.kind == "warn" and ev.data.get("meaning") in ("failure", "consequence")
+                or ev.kind == "error_trace" and ev.data.get("code")):
+            _note_first(first, (ev.host, ev.pid), ev)
+    if not first:
+        return set()
+    out = set()
+    for ev in events:
+        key = (ev.host or ev.data.get("host"), ev.pid)      # a catalogue line keeps the host it names in its data
+        if ev.kind in _CRASH_REPORTS and key in first and _before(first[key], ev):
+            out.add(id(ev))
+    return out
+
+
+# what reports a process's own crash signal from inside it
+_CRASH_REPORTS = frozenset({"signal_report", "faulthandler"})
+
+
 def refused_nccl_calls(events: list[Event]) -> set[int]:
     """The ncclUnhandledCudaError events (by id) whose cause is a CUDA call NCCL made that the runtime refused for its
     arguments (catalogue/cuda.py CALL_REJECTED: `invalid argument`, ...), not a fault of the process's device work.

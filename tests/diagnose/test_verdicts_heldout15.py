@@ -160,3 +160,26 @@ def test_untimed_network_errors_of_one_console_keep_their_printed_order(tmp_path
     verdict = _verdict(tmp_path, text)
     assert verdict.cls == "network_error"
     assert "rank 30 first reported" in verdict.summary, verdict.summary
+
+
+# ---- a crash in NCCL's error path after its own process reported the failure (NVIDIA/nccl#1538: a proxy `Connect`
+# failed with ncclSystemError, then UCX's handler caught SIGSEGV in the same pid): the failure is the process's first,
+# the crash its consequence. A crash with no NCCL failure of its own before it is still a dropped rank.
+NCCL_FAILED = ("gpu-7:5665:5811 [2] NCCL INFO transport.cc:166 -> 2\n"
+               "gpu-7:5665:5801 [2] proxy.cc:1487 NCCL WARN [Service thread] Error encountered progressing "
+               "operation=Connect, res=3, closing connection\n")
+CRASH = {"ucx": "[gpu-7:5665 :0:5665] Caught signal 11 (Segmentation fault: address not mapped to object at address "
+                "(nil))\n"}
+
+
+def test_a_crash_after_its_own_nccl_failure_is_not_the_first_failure(tmp_path):
+    verdict = _verdict(tmp_path, NCCL_FAILED + CRASH["ucx"])
+    assert verdict.cls == "network_error", verdict.summary
+
+
+@pytest.mark.parametrize("order", ["crash_first", "other_pid"])
+def test_a_crash_before_or_beside_an_nccl_failure_stays_a_dropped_rank(tmp_path, order):
+    crash = CRASH["ucx"] if order == "crash_first" else CRASH["ucx"].replace(":5665 ", ":7777 ")
+    text = crash + NCCL_FAILED if order == "crash_first" else NCCL_FAILED + crash
+    verdict = _verdict(tmp_path, text)
+    assert verdict.cls == "dropped_rank", verdict.summary
