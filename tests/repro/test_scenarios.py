@@ -34,7 +34,9 @@ def check_evidence(result) -> None:
         assert o.how == "hung"
         culprit = next(p for p in o.pyspy if p.name.startswith(f"rank{result.rank}."))
         assert "load_batch" in culprit.read_text()
-    if name == "dropped-rank":
+    if name == "dropped-rank" and "Failed to parse reply file" not in console:
+        # (torchrun prints its failure table unless it read a surviving rank's error file while that rank was still
+        # writing it: elastic's ProcessFailure json.loads a half-written file and the agent raises, a race in torch)
         assert re.search(rf"rank\s+: {result.rank} .*\n\s+exitcode\s+: -9 ", console)
     if name == "cgroup-oom" and o.oom_mode == "cgroup":
         assert "Memory cgroup out of memory: Killed process" in (out / "dmesg.txt").read_text()

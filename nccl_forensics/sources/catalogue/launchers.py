@@ -71,6 +71,16 @@ MESSAGES = [
       "agent_log", "consequence", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_invoke_run",
       "[default] Worker group FAILED. 3/3 attempts left; will restart worker group", "Worker group FAILED.",
       anchor="Worker group FAILED"),
+    # the agent building a failed worker's ProcessFailure reads its error file (errors/__init__.py __post_init__) and
+    # raises when it cannot parse it (a rank still writing it, or a file cut short): torchrun dies without its failure
+    # table, after a worker had failed
+    M("torchrun.reply_file_unparsable",
+      r"Failed to parse reply file: (?P<error_file>\S+)",
+      "agent_log", "consequence", None, "1.9 - 2.13",
+      "pytorch:torch/distributed/elastic/multiprocessing/errors/__init__.py:ProcessFailure.__post_init__",
+      "ERROR:torch.distributed.elastic.multiprocessing.errors:Failed to parse reply file: "
+      "/tmp/torchelastic_x/none_y/attempt_0/0/error.json", "Failed to parse reply file: /tmp/torchelastic_x/none_y",
+      anchor="Failed to parse reply file"),
     M("torchrun.worker_group_succeeded",
       r"(?:Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)|worker group successfully finished)",
       "agent_log", "healthy", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_invoke_run",
