@@ -6,8 +6,9 @@ What it detects:
     grad for rank N``): the ranks' backward passes reduced different parameters. A
     ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
     line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
-    (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.6's
-    own check ``Mismatched collective detected, please check your collective calls at and around rank N``.
+    (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.7.6's
+    own check ``Mismatched collective detected, please check your collective calls at and around rank N`` and its
+    milder form ``Your program may be hanging, this may be caused by a collective mismatch around rank N``.
 
 Why it hangs or dies:
     Collectives pair up by order. Ranks that issue different ones (another op, another size, one skipped)
@@ -47,6 +48,11 @@ class ReportedMismatch(BaseDetector):
                 continue
             if ev.kind == "warn":
                 where = f" at and around rank {d['rank']}" if d.get("rank") is not None else ""
+                if d.get("message_id") == "nccl.suspected_mismatch":    # a peer's op count stayed behind for long
+                    yield self.finding([], f"NCCL suspects mismatched collectives{where} (the program may be "
+                                       "hanging): the ranks called different collectives (order or size)",
+                                       Confidence.LOW, [ev], _FIX)
+                    continue
                 yield self.finding([], f"NCCL reported mismatched collectives{where}: the ranks called different "
                                    "collectives (order or size)", Confidence.MEDIUM, [ev], _FIX)
             elif d.get("other_rank") is None:

@@ -69,13 +69,25 @@ MESSAGES = [
       "warn", "failure", "nic_misselection", "2.3 - 2.30 (`No interface found in the same subnet` to 2.26)", "nccl:src/bootstrap.cc:bootstrapNetInit",
       "bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface found", "Bootstrap : no socket interface found",
       data={"category": "init"}, anchor="interface found|Interface found|No usable listening interface"),
-    # ---- NCCL's own collective check (2.4 - 2.6): ranks called different collectives
+    # ---- NCCL's own collective check (2.4.2 - 2.7.6; gone in 2.7.8): the kernels compare their op counts with the
+    # peers'. ncclCommGetAsyncError reads the device's verdict: an asserted mismatch (the comm's fatal error becomes
+    # ncclInvalidUsage) or a suspected one (the peer's count stayed behind for long: a warning, the kernel keeps
+    # waiting). Both print the rank that saw it (comm->rank).
     M("nccl.mismatched_collective",
       (r"Mismatched collective detected", r", please check your collective calls at and around rank (?P<rank>\d+)"),
-      "warn", "failure", "collective_mismatch", "2.4 - 2.6", "nccl:src/init.cc:ncclCommCheck",
+      "warn", "failure", "collective_mismatch", "2.4 - 2.7.6", "nccl:src/init.cc:ncclCommGetAsyncError",
       "init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
       "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
       "Mismatched collective detected", data={"category": "other"}),
+    M("nccl.suspected_mismatch",
+      (r"Your program may be hanging, this may be caused by a collective mismatch",
+       r" around rank (?P<rank>\d+)"),
+      "warn", "failure", "collective_mismatch", "2.4 - 2.7.6", "nccl:src/init.cc:ncclCommGetAsyncError",
+      "init.cc:1256 NCCL WARN Your program may be hanging, this may be caused by a collective mismatch around rank 1. "
+      "Please check your collective calls at and around this rank. You can use NCCL_DEBUG=INFO and "
+      "NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
+      "Your program may be hanging, this may be caused by a collective mismatch", data={"category": "other"},
+      anchor="Your program may be hanging"),
     M("nccl.message_truncated",
       (r"Message truncated ?: received (?P<received_bytes>\d+) bytes", r" instead of (?P<expected_bytes>\d+)"),
       "warn", "failure", "shape_mismatch", "2.3 - 2.30", "nccl:src/transport/net_socket.cc / net_ib.cc",
