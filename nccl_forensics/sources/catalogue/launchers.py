@@ -382,7 +382,8 @@ MESSAGES = [
       "*** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE",
       anchor="DUE TO TASK FAILURE|FAILED (non-zero exit code"),
     M("slurm.oom_kill",
-      r"Detected (?P<count>\d+) oom[-_]kill events? in (?:StepId=)?(?P<job_id>\S+)",
+      # the task/cgroup plugin: `oom-kill event(s) in StepId=J.S[ cgroup].`, `... in step J.S cgroup` in older releases
+      r"Detected (?P<count>\d+) oom[-_]kill event(?:s|\(s\))? in (?:StepId=|step )?(?P<job_id>\S+)",
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
       "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),
