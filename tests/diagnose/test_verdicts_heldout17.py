@@ -11,6 +11,8 @@ each in the forms it arrives in:
   systemd's RemoveIPC removing /dev/shm files): a failure of no class of its own. The same words at INFO (2.22+, the
   last peer's unlink at open) are not an error.
 - NCCL's `Error : ring N does not loop back to start (A != B)` (2.3.5 - 2.30, ncclInternalError at init): a failure.
+- torchrun's `...elastic.multiprocessing.api:failed (exitcode: N)` quoted without the rest of its line: a worker
+  that failed (exit code -9: killed by SIGKILL).
 """
 from __future__ import annotations
 
@@ -69,3 +71,20 @@ def test_the_unlink_words_at_info_are_not_a_failure(tmp_path):
             "or directory (2)")
     verdict = _verdict(tmp_path, line)
     assert verdict.cls != "unclassified_failure", verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    "torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9)",
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9)",
+])
+def test_torchruns_report_cut_after_its_exit_code_is_a_killed_worker(line, tmp_path):
+    verdict = _verdict(tmp_path, line)
+    assert verdict.cls == "dropped_rank", verdict.summary
+    assert "SIGKILL" in verdict.summary
+
+
+def test_the_full_report_is_read_once():
+    from nccl_forensics.sources import catalogue
+    hits = catalogue.match("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 "
+                           "(pid: 1932) of binary: /usr/bin/python3")
+    assert [h.message.id for h in hits if h.message.kind == "worker_failed"] == ["torchrun.worker_failed"]
