@@ -68,14 +68,15 @@ class NicMisselection(BaseDetector):
             yield self.finding(sorted(ranks), msg, Confidence.HIGH, [ev], _fix(ctx, "net_socket"))
 
     def _no_interface(self, ctx: Context):
-        hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
+        hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback", "gloo_error")
                 if ev.data.get("implies") == "nic_misselection"]
         if not hits:
             return
         named = sorted({str(ev.data.get("value")) for ev in ctx.of("env")
                         if ev.data.get("name") in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")})
         ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
-        msg = "NCCL found no network interface it may use: " + (hits[0].data.get("message") or hits[0].text.strip())
+        who = "gloo" if hits[0].kind == "gloo_error" else "NCCL"
+        msg = f"{who} found no network interface it may use: " + (hits[0].data.get("message") or hits[0].text.strip())
         if named:
             msg += f" (NCCL_SOCKET_IFNAME is set to {', '.join(named)}: no such interface is up on that host?)"
         fix = ("set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to an interface that exists and connects the nodes on "

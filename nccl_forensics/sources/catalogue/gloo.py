@@ -119,4 +119,19 @@ MESSAGES = [
       "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/address.cc:88] rv != -1. -1 vs -1. "
       "getpeername: Transport endpoint is not connected", "getpeername: Transport endpoint",
       data={"category": "connect"}, anchor="getpeername: "),
+    # the TCP device finds no local address to use (tcp/device.cc; the uv transport words it the same): the
+    # interface GLOO_SOCKET_IFNAME names has no address (`Unable to find address for: eth9`, lookupAddrForIface,
+    # 2017-08+), the hostname resolves to an address this host cannot bind (`Unable to find address for <host>;
+    # bind(2) for <addr> failed with: <error>`, lookupAddrForHostname, 2019-07+; `Unable to find address for:
+    # <host>` before), or the address it bound is on no local interface (`Unable to find interface for: [a.b.c.d]`,
+    # sockaddrToInterfaceName, 2017-04+: a stale /etc/hosts entry): the interface gloo picks is not one it can use
+    M("gloo.no_local_address",
+      (r"Unable to find (?:address|interface) for:? (?P<target>\[[^\]\s]*\](?::\d+)?|[^\s;]+)",
+       r"; bind\(2\) for (?P<addr>\S+) failed with: (?P<reason>[A-Z][\w ]+)"),
+      "gloo_error", "failure", "nic_misselection",
+      "gloo 2017-04+ (`for: <iface>` 2017-08+, `; bind(2) for` 2019-07+; torch 1.0 - 2.13)",
+      "gloo:gloo/transport/tcp/device.cc:lookupAddrForIface / lookupAddrForHostname / sockaddrToInterfaceName",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to "
+      "find address for: vx00", "Unable to find address for: vx00", data={"category": "interface"},
+      anchor="Unable to find address for|Unable to find interface for"),
 ]

@@ -37,6 +37,14 @@ MESSAGES = [
       "worker_failed", "failure", None, "2.6 - 2.13", _ELASTIC + ":PContext.wait",
       "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3 (process ID: 812917)",
       "failed (exitcode: -9) for binary located at /usr/bin/python with local_rank: 3", anchor="failed (exitcode:"),
+    M("torchrun.worker_failed_cut",
+      # the agent's line cut after its exit code (a quote that keeps only `...multiprocessing.api:failed (exitcode:
+      # -9)`): the logger's name says it is torchrun's report of a worker that failed; the full line is the entries
+      # above (the lookahead leaves it to them)
+      r"elastic\.multiprocessing\.api: ?(?:\[\w+\] )?failed \(exitcode: (?P<exitcode>-?\d+)\)(?! local_rank| for (?:binary|fn))",
+      "worker_failed", "failure", None, "1.9 - 2.13", _ELASTIC + ":PContext.wait",
+      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9)",
+      "elastic.multiprocessing.api:failed (exitcode: -9)", anchor="multiprocessing.api"),
     M("torchrun.closing_signal",
       # the signal's name is the tail: a paste cut inside it (`closing signal SIG`) still says the agent tears down
       (r"Sending process (?P<pid>\d+) (?:the )?closing signal", " " + _SIG),
@@ -392,7 +400,8 @@ MESSAGES = [
       "*** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE",
       anchor="DUE TO TASK FAILURE|FAILED (non-zero exit code"),
     M("slurm.oom_kill",
-      r"Detected (?P<count>\d+) oom[-_]kill events? in (?:StepId=)?(?P<job_id>\S+)",
+      # the task/cgroup plugin: `oom-kill event(s) in StepId=J.S[ cgroup].`, `... in step J.S cgroup` in older releases
+      r"Detected (?P<count>\d+) oom[-_]kill event(?:s|\(s\))? in (?:StepId=|step )?(?P<job_id>\S+)",
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
       "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),

@@ -360,6 +360,26 @@ MESSAGES = [
       "warn", "failure", None, "2.3.5 - 2.30", "nccl:src/graph/rings.cc:ncclBuildRings",
       "NCCL WARN Error : ring 1 does not contain rank 4", "Error : ring 1 does not contain rank",
       data={"category": "init"}, anchor="does not contain rank"),
+    M("nccl.ring_no_loopback",
+      # following each rank's successor from this rank does not come back to it: the ranks built rings from graphs
+      # that disagree (topology, NCCL version or NCCL_* settings that differ between ranks); init fails with
+      # ncclInternalError
+      (r"(?:Error : )?ring (?P<ring>\d+) does not loop back to start", r" \((?P<reached>\d+) != (?P<start>\d+)\)"),
+      "warn", "failure", None, "2.3.5 - 2.30 (src/init.cu to 2.3, src/graph/rings.cc from 2.4)",
+      "nccl:src/graph/rings.cc:ncclBuildRings",
+      "NCCL WARN Error : ring 1 does not loop back to start (3 != 1)", "Error : ring 1 does not loop back to start",
+      data={"category": "init"}, anchor="does not loop back to start"),
+    M("nccl.shm_unlink_failed",
+      # a shared memory file NCCL created under /dev/shm is gone when it closes or unlinks it (systemd's RemoveIPC
+      # cleans /dev/shm of a user it thinks logged out, under mpirun or srun; another job's cleanup): ncclSystemError.
+      # The last peer's unlink at open prints the same words at WARN in 2.16 - 2.21 and at INFO from 2.22 (not an
+      # error there: NCCL goes on), so an INFO line is not this failure
+      (r"(?<!NCCL INFO )unlink shared memory (?P<path>\S+) failed", r", error: (?P<reason>[^(\n]+)"),
+      "warn", "failure", None, "2.16 - 2.30 (` (errno)` after the error from 2.22)",
+      "nccl:src/misc/shmutils.cc:ncclShmClose / ncclShmUnlink; src/os/linux.cc (2.30+)",
+      "NCCL WARN unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: No such file or directory",
+      "unlink shared memory /dev/shm/nccl-d5rTd0 failed", data={"category": "init"},
+      anchor="unlink shared memory"),
     M("nccl.socket_connect_retries",
       # connect() refused (or failed transiently) more than NCCL_SOCKET_RETRY_CNT times: nobody listens at the peer
       (r"socket(?:Start|Poll)Connect: exceeded retries", r" \((?P<count>\d+)\)"),
