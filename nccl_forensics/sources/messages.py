@@ -139,6 +139,7 @@ class MessageParser(LineParser):
         mine = [ev for ev in produced if ev.line == line.no and ev.kind != "unparsed"]
         text = line.text
         new: list[Event] = []
+        annotated: list[Event] = []         # the parser's events of this line an entry annotated
         table_hit = False
         for hit in hits:
             msg = hit.message
@@ -151,12 +152,16 @@ class MessageParser(LineParser):
             if msg.id in catalogue.GENERIC and mine:
                 continue                    # the parser read this line more closely than "an exception"
             same = next((ev for ev in mine if ev.kind == msg.kind and "message_id" not in ev.data), None)
+            if same is None and any(ev.kind == msg.kind and ev.data.get("meaning") == msg.meaning
+                                    and ev.data.get("implies") == msg.implies for ev in annotated):
+                continue                    # a second entry on the line its parser read as one event, saying the same
             if same is None and mine and (msg.meaning in ("benign", "healthy") or " NCCL INFO " in text):
                 same = mine[0]              # an INFO line its parser read: the entry says what it means, no more
             if same is None and claimed and " NCCL INFO " in text and _in_info_record(text, hit.start):
                 continue                    # NCCL's INFO lines are the NCCL parser's (it may hold them a while)
             if same is not None:
                 annotate(same, hit)
+                annotated.append(same)
                 continue
             ev = self._event(line, hit)
             if mine and ev.rank is None:        # what the line's parser knew of its process (an NCCL prefix's pid)
