@@ -221,15 +221,7 @@ def refused_nccl_calls(events: list[Event]) -> set[int]:
     both name one)."""
     refused = [ev for ev in events if refused_nccl_call(ev.data)
                or ev.kind == "nccl_error" and not ev.data.get("code") and _refused(ev.data.get("last_error"))]
-    out = set()
-    for ev in events:
-        if ev.kind != "nccl_error" or ev.data.get("code") != "ncclUnhandledCudaError":
-            continue
-        if _refused(ev.data.get("last_error")) or any(
-                r.file == ev.file and ev.line <= r.line <= ev.line + _LAST_ERROR_SPAN
-                and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in refused):
-            out.add(id(ev))
-    return out
+    return _codes_quoting(events, lambda d: d.get("code") == "ncclUnhandledCudaError", _refused, refused)
 
 
 def setup_failures(events: list[Event]) -> set[int]:
@@ -239,13 +231,18 @@ def setup_failures(events: list[Event]) -> set[int]:
     of the network. The text is on the code's own line or on the lines right under it, in the same file."""
     named = [ev for ev in events if ev.kind == "nccl_error" and not ev.data.get("code")
              and _names_setup(ev.data.get("last_error"))]
+    return _codes_quoting(events, lambda d: d.get("meaning") != "benign", _names_setup, named)
+
+
+def _codes_quoting(events: list[Event], is_code, says, quotes: list[Event]) -> set[int]:
+    """The NCCL result codes (by event id; `is_code` of their data) whose `Last error:` text `says` so: on the code's
+    own line (glued), or in one of `quotes` (the events that carry that text) on the lines right under it, in the
+    same file (same rank where both name one)."""
     out = set()
     for ev in events:
-        if ev.kind != "nccl_error" or ev.data.get("meaning") == "benign":
-            continue
-        if _names_setup(ev.data.get("last_error")) or any(
+        if ev.kind == "nccl_error" and is_code(ev.data) and (says(ev.data.get("last_error")) or any(
                 r.file == ev.file and ev.line <= r.line <= ev.line + _LAST_ERROR_SPAN
-                and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in named):
+                and (r.rank is None or ev.rank is None or r.rank == ev.rank) for r in quotes)):
             out.add(id(ev))
     return out
 
