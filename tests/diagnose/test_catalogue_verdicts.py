@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 from nccl_forensics.sources.catalogue import cuda
 
+from .consoles import console_verdict
+
 ENTRIES = catalogue.messages()
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
 MISMATCH = {"op_mismatch", "shape_mismatch", "dtype_mismatch", "collective_skipped"}
 # The verdict classes right for a line that implies a class. One line that says ranks never arrived (a store or a
 # monitored barrier counting them) names them, but cannot tell a stuck rank from a dead or late one: T601's
@@ -24,14 +24,9 @@ VERDICT_OF = {"missing_rank": {"stuck_rank", "timeout_unknown"}, "collective_mis
 NOT_A_VERDICT = ("none", "inconclusive")
 
 
-def _verdict(tmp_path, line: str):
-    (tmp_path / "console.log").write_text(PROGRESS + line + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
-
-
 @pytest.mark.parametrize("msg", ENTRIES, ids=[m.id for m in ENTRIES])
 def test_the_line_alone_leads_to_its_class(msg, tmp_path):
-    verdict = _verdict(tmp_path, msg.example)
+    verdict = console_verdict(tmp_path, msg.example)
     if msg.meaning in ("benign", "healthy"):
         # one line of health is no all-clear for a job (the health rule needs every rank), and a benign line no failure
         assert verdict.cls in NOT_A_VERDICT, verdict.summary
@@ -63,7 +58,7 @@ DIED = ("torchrun.worker_failed", "torchrun.worker_failed_located", "torchrun.si
 def test_a_reported_death_is_a_dropped_rank(message_id, tmp_path):
     msg = catalogue.by_id(message_id)
     assert msg is not None
-    assert _verdict(tmp_path, msg.example).cls == "dropped_rank"
+    assert console_verdict(tmp_path, msg.example).cls == "dropped_rank"
 
 
 @pytest.mark.parametrize("line,rank", [
@@ -72,13 +67,13 @@ def test_a_reported_death_is_a_dropped_rank(message_id, tmp_path):
     ("srun: error: gpu-07: task 3: Exited with exit code 1", None),     # a task id is no rank under torchrun
 ])
 def test_a_lone_non_zero_exit_is_the_failure(line, rank, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "dropped_rank"
     assert verdict.culprit_ranks == ([rank] if rank is not None else [])
 
 
 def test_an_exit_after_a_network_error_is_its_consequence(tmp_path):
-    verdict = _verdict(tmp_path, "node1:4021:4100 [3] NCCL INFO NET/IB : Got completion from peer 10.0.0.2<5312> with "
+    verdict = console_verdict(tmp_path, "node1:4021:4100 [3] NCCL INFO NET/IB : Got completion from peer 10.0.0.2<5312> with "
                                  "status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
                                  "host-1:4021:4100 [3] transport/net_ib.cc:1700 NCCL WARN NET/IB : Got completion from "
                                  "peer 10.0.0.2<5312> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
@@ -87,13 +82,13 @@ def test_an_exit_after_a_network_error_is_its_consequence(tmp_path):
 
 
 def test_the_oom_killer_s_header_alone_is_an_oom(tmp_path):
-    verdict = _verdict(tmp_path, "[12345.678] python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), "
+    verdict = console_verdict(tmp_path, "[12345.678] python invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), "
                                  "order=0, oom_score_adj=0")
     assert verdict.cls == "oom", verdict.summary
 
 
 def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
-    verdict = _verdict(tmp_path, "NVRM: Xid (PCI:0000:3b:00): 43, pid=4021, Ch 00000008")
+    verdict = console_verdict(tmp_path, "NVRM: Xid (PCI:0000:3b:00): 43, pid=4021, Ch 00000008")
     assert verdict.cls != "dropped_rank", verdict.summary
 
 
@@ -121,7 +116,7 @@ def test_a_benign_xid_consequence_does_not_blame_the_gpu(tmp_path):
     ("ncclGroupEnd() : 0002 unhandled system error", "unclassified_failure", []),
 ])
 def test_pasted_forms_of_failure_messages(text, cls, ranks, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == cls, verdict.summary
     assert verdict.culprit_ranks == ranks, verdict.summary
 
@@ -149,19 +144,19 @@ _REASONS = [(t, "version_mismatch", "driver") for t in cuda.DRIVER_TOO_OLD] \
 @pytest.mark.parametrize("text,cls,fix", _REASONS)
 @pytest.mark.parametrize("form", range(7))
 def test_a_cuda_text_of_the_machine_leads_to_its_class(text, cls, fix, form, tmp_path):
-    verdict = _verdict(tmp_path, _printings(text)[form])
+    verdict = console_verdict(tmp_path, _printings(text)[form])
     assert verdict.cls == cls, verdict.summary
     assert fix in verdict.fix, verdict.fix
 
 
 def test_a_cuda_fault_stays_a_crash(tmp_path):
     for line in _printings("an illegal memory access was encountered"):
-        verdict = _verdict(tmp_path, line)
+        verdict = console_verdict(tmp_path, line)
         assert verdict.cls == "dropped_rank", verdict.summary
 
 
 def test_nccl_cannot_peer_two_gpus(tmp_path):
-    verdict = _verdict(tmp_path, "n1:881:902 [1] transport/p2p.cc:281 NCCL WARN failed to peer with device 0(=41000): "
+    verdict = console_verdict(tmp_path, "n1:881:902 [1] transport/p2p.cc:281 NCCL WARN failed to peer with device 0(=41000): "
                                  "217 peer access is not supported between these two devices")
     assert verdict.cls == "network_error" and "NCCL_P2P_DISABLE" in verdict.fix, verdict.summary
 
@@ -174,7 +169,7 @@ def test_nccl_cannot_peer_two_gpus(tmp_path):
     "`TORCH_USE_CUDA_DSA` to enable device-side assertions.",
 ])
 def test_the_driver_or_build_does_not_fit(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "version_mismatch", verdict.summary
 
 
@@ -193,12 +188,12 @@ def test_the_driver_or_build_does_not_fit(text, tmp_path):
     "Encountered a bad command exit code!",
 ])
 def test_launcher_lines_of_a_failed_job_are_no_all_clear(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in ("dropped_rank", "unclassified_failure"), verdict.summary
 
 
 def test_a_vllm_workers_info_line_is_no_failure(tmp_path):
-    verdict = _verdict(tmp_path, "(VllmWorkerProcess pid=81682) INFO 06-12 13:10:35 multiproc_worker_utils.py:215] "
+    verdict = console_verdict(tmp_path, "(VllmWorkerProcess pid=81682) INFO 06-12 13:10:35 multiproc_worker_utils.py:215] "
                                  "Worker ready; awaiting tasks")
     assert verdict.cls in NOT_A_VERDICT, verdict.summary
 
@@ -216,7 +211,7 @@ def test_a_vllm_workers_info_line_is_no_failure(tmp_path):
     "ray::PS.send_params() (pid=41878, ip=172.18.167.27)",
 ])
 def test_an_interpreter_or_ray_driver_failure_line_is_a_failure(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
 
 
@@ -229,7 +224,7 @@ def test_an_interpreter_or_ray_driver_failure_line_is_a_failure(text, tmp_path):
     "**ValueError: DistributedDataParallel device_ids and output_device arguments only work with single-device**",
 ])
 def test_a_quoted_bare_exception_is_a_failure(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
 
 
@@ -240,18 +235,18 @@ def test_a_quoted_bare_exception_is_a_failure(text, tmp_path):
     "run.py: error: argument --model: invalid choice: 'vit' (choose from 'resnet', 'bert')",
 ])
 def test_argparse_refusing_the_command_line_is_a_failure(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
 
 
 def test_a_prose_error_colon_is_no_argparse_failure(tmp_path):
-    verdict = _verdict(tmp_path, "docs: error: handling is described in errors.md")
+    verdict = console_verdict(tmp_path, "docs: error: handling is described in errors.md")
     assert verdict.cls != "unclassified_failure", verdict.summary
 
 
 # the watchdog's exception cut right after `[Rank N] Watchdog`: only checkTimeout's message begins so
 @pytest.mark.parametrize("prefix", ["[PG ID 1 PG GUID 1 Rank 4] Process group", "[Rank 4] NCCL"])
 def test_a_watchdog_exception_cut_after_watchdog_is_a_timeout(prefix, tmp_path):
-    verdict = _verdict(tmp_path, f"[rank4]:[E602 11:18:52.536602063 ProcessGroupNCCL.cpp:1896] {prefix} watchdog "
+    verdict = console_verdict(tmp_path, f"[rank4]:[E602 11:18:52.536602063 ProcessGroupNCCL.cpp:1896] {prefix} watchdog "
                                  "thread terminated with exception: [Rank 4] Watchdog")
     assert verdict.cls == "timeout_unknown", verdict.summary

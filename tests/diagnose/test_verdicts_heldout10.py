@@ -11,21 +11,16 @@ from __future__ import annotations
 import pytest
 
 from nccl_forensics.model import Source, SourceKind
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue, parse_source
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+from .consoles import console_verdict
+
 WARNS = ["init.cc:573 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
          "transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<52310> with error 12, opcode 0, "
          "len 0, vendor err 129 (Recv)",
          "misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device"]
 INFOS = ["NCCL INFO Bootstrap : Using [0]enp4s0:10.214.24.190<0>", "NCCL INFO Using network Socket",
          "NCCL INFO init.cc:840 -> 5", "NCCL INFO group.cc:73 -> 5 [Async thread]"]
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
 
 
 def _expected(warn: str) -> set[str]:
@@ -43,7 +38,7 @@ def test_a_warn_pasted_run_on_among_info_records_keeps_its_meaning(warn, where, 
     records = [head + info for info in INFOS]
     at = {"first": 0, "middle": 2, "last": len(records)}[where]
     records.insert(at, head + warn)
-    verdict = _verdict(tmp_path, lead + " ".join(records))
+    verdict = console_verdict(tmp_path, lead + " ".join(records))
     assert verdict.cls in _expected(warn), verdict.summary
 
 
@@ -73,7 +68,7 @@ def test_run_on_records_are_each_read(tmp_path):
     "63.98 GiB of which 1.2",
 ])
 def test_the_allocators_oom_decided_by_its_first_words(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "oom", verdict.summary
 
 
@@ -83,5 +78,5 @@ def test_the_allocators_oom_decided_by_its_first_words(text, tmp_path):
     "INFO: CUDA out of memory detected. Train microbatch size will be decreased from 8 -> 4.",
 ])
 def test_words_about_oom_are_no_oom(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls != "oom", verdict.summary

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 from nccl_forensics.sources.catalogue import cuda
+
+from .consoles import console_verdict
 
 SOCK = "SocketImpl(fd=71, addr=[localhost]:43246, remote=[localhost]:29500)"
 POLL = f"waitForInput: poll for socket {SOCK} returned 0, likely a timeout"
@@ -24,11 +25,6 @@ TRACEBACK = """[rank2]: Traceback (most recent call last):
 [rank2]:     ) = next(loader)
 [rank2]:         ^^^^^^^^^^^^
 """
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text("step 10/100 loss 0.41\n" + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
 
 
 @pytest.mark.parametrize("line", [POLL, DEADLINE, "waitForInput: socket timed out after 300000ms",
@@ -47,7 +43,7 @@ def test_the_socket_wait_warnings_are_the_store_wait_timeout(line):
                                     "[W805 01:44:10.000000000 socket.cpp:460] [c10d] ", ""])
 def test_a_store_wait_that_ran_out_is_a_rank_that_never_arrived(lines, prefix, tmp_path):
     text = "".join(prefix + line + "\n" for line in lines) + TRACEBACK
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in {"stuck_rank", "timeout_unknown"}, verdict.summary
     assert not verdict.culprit_ranks                    # the rank that waited is not the one that never came
 
@@ -98,7 +94,7 @@ def test_an_nccl_call_refused_alike_names_no_culprit(text, num, ranks, tmp_path)
         body = "".join("".join(f"[rank{r}]: {ln}\n" for ln in block.splitlines()) for r in ranks)
     else:
         body = block + block                       # two processes printed it, no prefix to tell them apart
-    verdict = _verdict(tmp_path, body)
+    verdict = console_verdict(tmp_path, body)
     assert verdict.cls == "unclassified_failure", verdict.summary
     assert not verdict.culprit_ranks
     assert f"refused for its arguments ('{text}')" in verdict.summary, verdict.summary
@@ -109,13 +105,13 @@ def test_an_nccl_call_refused_alike_names_no_culprit(text, num, ranks, tmp_path)
 def test_a_device_fault_under_the_same_words_is_still_that_ranks_crash(tmp_path):
     block = NCCL_ERR.format(num="", text="an illegal memory access was encountered")
     body = "".join(f"[rank2]: {ln}\n" for ln in block.splitlines())
-    verdict = _verdict(tmp_path, body)
+    verdict = console_verdict(tmp_path, body)
     assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == [2], verdict.summary
 
 
 def test_nccl_warns_of_a_refused_call_on_two_ranks_name_no_dead_rank(tmp_path):
     body = "".join(f"node1:{1850301 + r}:1881341 [{r}] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
                    for r in (0, 3))
-    verdict = _verdict(tmp_path, body)
+    verdict = console_verdict(tmp_path, body)
     assert verdict.cls != "dropped_rank" and not verdict.culprit_ranks, verdict.summary
     assert "refused for its arguments ('invalid argument')" in verdict.summary, verdict.summary

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+from .consoles import console_verdict
+
 GAI = ["Name or service not known", "Temporary failure in name resolution", "No address associated with hostname"]
 SPAWN = ("-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n"
          '  File "/usr/lib/python3/dist-packages/torch/distributed/rendezvous.py", line 126, in _tcp_rendezvous_handler\n'
          "    store = TCPStore(result.hostname, result.port, world_size, start_daemon, timeout)\n")
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
 
 
 @pytest.mark.parametrize("reason", GAI)
@@ -35,7 +30,7 @@ def test_a_store_host_that_does_not_resolve_is_a_network_error(reason, form, tmp
         assert not [h for h in catalogue.match(text) if h.message.id == "pytorch.store_host_not_found"]
         return
     assert [h.message.id for h in catalogue.match(line)] == ["pytorch.store_host_not_found"]
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error", verdict.summary
 
 
@@ -53,7 +48,7 @@ def test_a_pair_of_mixed_address_families_is_a_network_error(transport, sides, p
                      f"device.cc:276] ss1.ss_family == ss2.ss_family. {x} vs {y}" for x, y in ((a, b), (b, a)))
     hits = [h for h in catalogue.match(text.splitlines()[0]) if h.message.id == "gloo.address_family_mismatch"]
     assert hits and hits[0].fields["family"] == a and hits[0].fields["peer_family"] == b
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error", verdict.summary
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+from .consoles import console_verdict
+
 SHM_WORDS = {
     "0.5": "No available block found in 60 second. ",
     "0.6": "No available shared memory broadcast block found in 60 second.",
@@ -39,11 +39,6 @@ SHM_PREFIX = {
 }
 
 
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
-
-
 def _wrap(text: str, width: int) -> str:
     return "\n".join(text[i:i + width] for i in range(0, len(text), width))
 
@@ -56,7 +51,7 @@ def test_vllm_ring_buffer_waiting_on_its_peers_is_a_stall(version, form, tmp_pat
     assert hits and hits[0].fields["timeout_s"] == 60
     text = {"repeated": "\n".join([line] * 4), "once": line, "wrapped_80": _wrap(line, 80),
             "bare": SHM_WORDS[version]}[form]
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
 
 
@@ -69,7 +64,7 @@ def test_sglang_scheduler_watchdog_is_a_timeout(timeout, with_sigquit, tmp_path)
                   "Killed"]
     hits = [h for h in catalogue.match(lines[0]) if h.message.id == "sglang.scheduler_watchdog_timeout"]
     assert hits and hits[0].fields["timeout_s"] == int(float(timeout))
-    verdict = _verdict(tmp_path, "\n".join(lines))
+    verdict = console_verdict(tmp_path, "\n".join(lines))
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
 
 
@@ -87,7 +82,7 @@ def test_sglang_scheduler_exception_still_says_what_failed(tmp_path):
             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
             "79.10 GiB of which 1.02 GiB is free.\n"
             "[2025-03-09 00:57:20] Received sigquit from a child process. It usually means the child failed.")
-    assert _verdict(tmp_path, text).cls == "oom"
+    assert console_verdict(tmp_path, text).cls == "oom"
 
 
 @pytest.mark.parametrize("signal_words,signal", [("Killed", "SIGKILL"), ("Segmentation fault", "SIGSEGV"),
@@ -103,7 +98,7 @@ def test_bash_job_report_of_a_signal_is_a_dropped_process(signal_words, signal, 
     hits = [h for h in catalogue.match(line) if h.message.id == "bash.job_killed_by_signal"]
     assert hits and hits[0].fields["pid"] == 3297567 and hits[0].fields["signal"] == signal
     assert hits[0].fields["command"].startswith("bash -c")
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     # SIGABRT is how a process ends itself after an error elsewhere (the watchdog's abort): read as the others are
     allowed = ("dropped_rank", "unclassified_failure") if signal == "SIGABRT" else ("dropped_rank", "oom")
     assert verdict.cls in allowed, verdict.summary
@@ -123,7 +118,7 @@ def test_a_wrapped_line_behind_a_stripped_prefix_is_joined(tmp_path):
     msg = ("Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, OpType=ALLREDUCE, NumelIn=1, "
            "NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.")
     line = "[rank3]:[E1125 10:00:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 3] " + msg
-    verdict = _verdict(tmp_path, _wrap(SHM_PREFIX["0.11"] + SHM_WORDS["0.11"], 80) + "\n" + _wrap(line, 80))
+    verdict = console_verdict(tmp_path, _wrap(SHM_PREFIX["0.11"] + SHM_WORDS["0.11"], 80) + "\n" + _wrap(line, 80))
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
 
 
@@ -142,5 +137,5 @@ def test_the_agent_told_to_stop_from_outside_names_its_signal_as_a_name_or_a_num
     exc = f"torch.distributed.elastic.multiprocessing.api.SignalException: Process 2920830 got signal: {sigval}"
     hits = [h for h in catalogue.match(exc) if h.message.id == "torchrun.signal_exception"]
     assert hits and hits[0].fields["signal"] == signal and hits[0].fields["pid"] == 2920830
-    verdict = _verdict(tmp_path, line + "\n" + exc)
+    verdict = console_verdict(tmp_path, line + "\n" + exc)
     assert verdict.cls in ("unclassified_failure", "inconclusive") and not verdict.culprit_ranks, verdict.summary

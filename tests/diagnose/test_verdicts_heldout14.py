@@ -15,10 +15,10 @@ from __future__ import annotations
 import pytest
 
 from nccl_forensics.model import Source, SourceKind, shows_failure
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue, parse_source
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+from .consoles import console_verdict
+
 HEAD = "ip-172-31-4-17:8716:9558 [2] "
 
 # the plugin's words as its sources print them (the function:line before NCCL WARN is __PRETTY_FUNCTION__)
@@ -58,11 +58,6 @@ FORMS = {
 }
 
 
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
-
-
 def _events(tmp_path, text: str):
     path = tmp_path / "console.log"
     path.write_text(text + "\n", encoding="utf-8")
@@ -74,7 +69,7 @@ def _events(tmp_path, text: str):
 def test_the_libfabric_plugin_failing_is_a_network_error(words, form, tmp_path):
     want = "nccl.ofi_completion_error" if words in OFI_COMPLETION else "nccl.ofi_setup_failed"
     assert [h.message.id for h in catalogue.match(words)] == [want]
-    verdict = _verdict(tmp_path, FORMS[form](words))
+    verdict = console_verdict(tmp_path, FORMS[form](words))
     assert verdict.cls == "network_error", verdict.summary
     assert "NET/OFI" in verdict.summary
 
@@ -94,7 +89,7 @@ def test_a_failed_completion_names_the_rank_that_saw_it(tmp_path):
         f"[1,7]<stdout>:{HEAD}NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0",
         f"[1,23]<stdout>:{HEAD}create_nccl_ofi_component:459 NCCL WARN {OFI_SETUP[0]}",
     ])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert (verdict.cls, verdict.culprit_ranks) == ("network_error", [23]), verdict.summary
 
 
@@ -118,7 +113,7 @@ def test_an_argument_nccl_refuses_is_the_failure_named(words, fields, prefix, tm
     assert {k: hit.fields.get(k) for k in fields} == fields
     text = "\n".join([f"{prefix}{HEAD}misc/argcheck.cc:39 NCCL WARN {words}",
                       f"{prefix}{HEAD}NCCL INFO enqueue.cc:1452 -> 4"])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
     assert words.split(" : ")[1][:12] in verdict.summary
 
@@ -139,5 +134,5 @@ def test_adjacent_warns_keep_their_own_meaning(tmp_path):
     events = [ev for ev in _events(tmp_path, text) if ev.kind == "warn"]
     by_line = {ev.line: ev.data.get("message_id") for ev in events}
     assert by_line == {1: None, 2: "nccl.ofi_setup_failed"}
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error" and "Creating new endpoint" in verdict.summary, verdict.summary

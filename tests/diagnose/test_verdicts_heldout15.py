@@ -18,17 +18,10 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 from nccl_forensics.sources.formats import Head
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str, progress: bool = True):
-    (tmp_path / "console.log").write_text((PROGRESS if progress else "") + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
-
+from .consoles import console_verdict
 
 # ---- a console quoting the error file is read as a console
 ERROR_HANDLER = "\n".join([
@@ -48,7 +41,7 @@ ERROR_HANDLER = "\n".join([
     "[1,0]<stderr>:INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:",
 ])
 def test_a_console_printing_the_error_file_is_read_as_a_console(first, tmp_path):
-    verdict = _verdict(tmp_path, first + "\n" + ERROR_HANDLER, progress=False)
+    verdict = console_verdict(tmp_path, first + "\n" + ERROR_HANDLER, progress="")
     assert verdict.cls == "network_error", verdict.summary
     assert "C10d store" in verdict.summary
 
@@ -82,7 +75,7 @@ SHUTDOWN = ("The node 'elastic-example-imagenet-worker-1_17_0' has failed to shu
                                     "dynamic_rendezvous.py:1330] "])
 def test_the_agent_failing_to_shutdown_the_rendezvous_points_at_the_store(prefix, tmp_path):
     assert "torchrun.rendezvous_shutdown_failed" in [h.message.id for h in catalogue.match(prefix + SHUTDOWN)]
-    verdict = _verdict(tmp_path, prefix + SHUTDOWN)
+    verdict = console_verdict(tmp_path, prefix + SHUTDOWN)
     assert verdict.cls == "network_error", verdict.summary
 
 
@@ -94,7 +87,7 @@ def test_a_shutdown_failure_after_a_worker_died_is_its_consequence(tmp_path):
         "local_rank: 1 (pid: 4242) of binary: /usr/bin/python3",
         "WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:" + SHUTDOWN,
     ])
-    assert _verdict(tmp_path, text).cls == "oom"
+    assert console_verdict(tmp_path, text).cls == "oom"
 
 
 # ---- UCX completions the remote side never acknowledged
@@ -118,7 +111,7 @@ UCX_TIMEOUT = [
 def test_a_ucx_completion_never_acknowledged_is_a_network_error(line, prefix, tmp_path):
     assert {h.message.id for h in catalogue.match(line)} & {"ucx.ib_completion_timeout",
                                                            "ucx.verbs_send_completion_error"}
-    verdict = _verdict(tmp_path, prefix + line)
+    verdict = console_verdict(tmp_path, prefix + line)
     assert verdict.cls == "network_error", verdict.summary
 
 
@@ -139,14 +132,14 @@ def test_a_system_error_from_the_ib_transport_is_a_network_error(src, tmp_path):
     text = "\n".join([f"{head}{src} -> 2", f"{head}transport/net.cc:687 -> 2", f"{head}init.cc:1263 -> 2",
                       "busybox2-68df6c586-ntvlv: Test NCCL failure common.cu:961 'unhandled system error (run with "
                       "NCCL_DEBUG=INFO for details) / '"])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error", verdict.summary
     assert src in verdict.summary
 
 
 def test_an_internal_error_from_the_ib_transport_is_not_read_as_one(tmp_path):
     head = "node-1:11537:11571 [3] NCCL INFO "
-    verdict = _verdict(tmp_path, f"{head}transport/net_ib.cc:282 -> 3\n{head}init.cc:1263 -> 3")
+    verdict = console_verdict(tmp_path, f"{head}transport/net_ib.cc:282 -> 3\n{head}init.cc:1263 -> 3")
     assert verdict.cls != "network_error", verdict.summary
 
 
@@ -157,7 +150,7 @@ def test_untimed_network_errors_of_one_console_keep_their_printed_order(tmp_path
         "Sun Oct  1 17:01:55 2017[1,7]<stdout>:[1506866515.984779] [clx-hercules-012:26319:0]       dc_verbs.c:633  "
         "UCX  ERROR Send completion with error on qp 0xef18: transport retry counter exceeded syndrome 0x81",
     ])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error"
     assert "rank 30 first reported" in verdict.summary, verdict.summary
 
@@ -173,7 +166,7 @@ CRASH = {"ucx": "[gpu-7:5665 :0:5665] Caught signal 11 (Segmentation fault: addr
 
 
 def test_a_crash_after_its_own_nccl_failure_is_not_the_first_failure(tmp_path):
-    verdict = _verdict(tmp_path, NCCL_FAILED + CRASH["ucx"])
+    verdict = console_verdict(tmp_path, NCCL_FAILED + CRASH["ucx"])
     assert verdict.cls == "network_error", verdict.summary
 
 
@@ -181,5 +174,5 @@ def test_a_crash_after_its_own_nccl_failure_is_not_the_first_failure(tmp_path):
 def test_a_crash_before_or_beside_an_nccl_failure_stays_a_dropped_rank(tmp_path, order):
     crash = CRASH["ucx"] if order == "crash_first" else CRASH["ucx"].replace(":5665 ", ":7777 ")
     text = crash + NCCL_FAILED if order == "crash_first" else NCCL_FAILED + crash
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank", verdict.summary

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 
+from .consoles import console_verdict
+
 MISMATCH_CLASSES = {"collective_skipped", "op_mismatch", "shape_mismatch"}
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
 
 
 # ---- NCCL's suspected collective mismatch
@@ -32,25 +28,25 @@ SUSPECTED = ("init.cc:{line} NCCL WARN Your program may be hanging, this may be 
 def test_nccl_suspecting_a_collective_mismatch_is_a_mismatch(prefix, line, rank, tmp_path):
     text = prefix + SUSPECTED.format(line=line, rank=rank)
     assert "nccl.suspected_mismatch" in [h.message.id for h in catalogue.match(text)]
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text, progress="")
     assert verdict.cls in MISMATCH_CLASSES, verdict.summary
     assert "may be hanging" in verdict.summary
 
 
 def test_a_suspected_mismatch_cut_before_the_rank_still_counts(tmp_path):
     text = "[0] init.cc:1256 NCCL WARN Your program may be hanging, this may be caused by a collective mismatch"
-    assert _verdict(tmp_path, text).cls in MISMATCH_CLASSES
+    assert console_verdict(tmp_path, text, progress="").cls in MISMATCH_CLASSES
 
 
 def test_the_suspected_mismatch_names_no_culprit(tmp_path):
     # the rank printed is the one that saw the mismatch (comm->rank), not the one that diverged
-    verdict = _verdict(tmp_path, "[0] " + SUSPECTED.format(line=1256, rank=1))
+    verdict = console_verdict(tmp_path, "[0] " + SUSPECTED.format(line=1256, rank=1), progress="")
     assert verdict.culprit_ranks in ([], None, ())
 
 
 def test_the_asserted_mismatch_keeps_its_wording(tmp_path):
     text = ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around "
             "rank 39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs")
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text, progress="")
     assert verdict.cls in MISMATCH_CLASSES
     assert "may be hanging" not in verdict.summary

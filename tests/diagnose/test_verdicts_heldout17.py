@@ -18,14 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
-
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str, progress: bool = True):
-    (tmp_path / "console.log").write_text((PROGRESS if progress else "") + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 @pytest.mark.parametrize("line", [
@@ -36,7 +29,7 @@ def _verdict(tmp_path, text: str, progress: bool = True):
     "been killed by the cgroup out-of-memory handler.",
 ])
 def test_slurm_oom_kill_events_are_an_oom(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "oom", verdict.summary
 
 
@@ -50,7 +43,7 @@ def test_slurm_oom_kill_events_are_an_oom(line, tmp_path):
     "find address for node-3; bind(2) for [10.1.2.3]:0 failed with: Cannot assign requested address",
 ])
 def test_gloo_finding_no_local_address_is_a_nic_misselection(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "nic_misselection", verdict.summary
     assert "gloo" in verdict.summary
 
@@ -62,14 +55,14 @@ def test_gloo_finding_no_local_address_is_a_nic_misselection(line, tmp_path):
     "NCCL WARN Error : ring 0 does not loop back to start (12 != 0)",
 ])
 def test_nccl_init_failures_of_no_class_are_failures(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "unclassified_failure", verdict.summary
 
 
 def test_the_unlink_words_at_info_are_not_a_failure(tmp_path):
     line = ("node-1:2210:2210 [0] NCCL INFO unlink shared memory /dev/shm/nccl-d5rTd0 failed, error: No such file "
             "or directory (2)")
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls != "unclassified_failure", verdict.summary
 
 
@@ -78,7 +71,7 @@ def test_the_unlink_words_at_info_are_not_a_failure(tmp_path):
     "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9)",
 ])
 def test_torchruns_report_cut_after_its_exit_code_is_a_killed_worker(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "dropped_rank", verdict.summary
     assert "SIGKILL" in verdict.summary
 

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
+from .consoles import console_verdict
+
 MISSING = {"stuck_rank", "timeout_unknown"}      # a rank named as missing may be dead, stuck or late
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
 
 
 # torch.distributed.launch (1.0 - 1.8) and DeepSpeed's launcher (0.3.11 - 0.5.7) print `cmd`, the variable of their
@@ -33,7 +28,7 @@ def _verdict(tmp_path, text: str):
      "returned non-zero exit status 1.", []),
 ])
 def test_the_legacy_launchers_command_line_is_the_last_workers(text, ranks, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == ranks, verdict.summary
 
 
@@ -63,7 +58,7 @@ def test_the_legacy_launchers_command_line_is_the_last_workers(text, ranks, tmp_
      "batch_size (8).", 1),
 ])
 def test_a_launcher_names_the_rank_that_ended_on_its_own(text, rank, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == [rank], verdict.summary
 
 
@@ -86,12 +81,12 @@ def test_a_launcher_names_the_rank_that_ended_on_its_own(text, rank, tmp_path):
      "exit code 255", {"network_error"}),
 ])
 def test_the_launchers_reason_decides_the_class(text, classes, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in classes, verdict.summary
 
 
 def test_slurm_preemption_is_no_timeout(tmp_path):
-    verdict = _verdict(tmp_path, "slurmstepd: error: *** JOB 4242 ON gpu-05 CANCELLED AT 2024-03-01T10:11:12 DUE TO "
+    verdict = console_verdict(tmp_path, "slurmstepd: error: *** JOB 4242 ON gpu-05 CANCELLED AT 2024-03-01T10:11:12 DUE TO "
                                  "PREEMPTION ***")
     assert verdict.cls != "timeout_unknown", verdict.summary
 
@@ -116,7 +111,7 @@ def test_slurm_preemption_is_no_timeout(tmp_path):
      "will cause deadlock. \nStalled ops:\nDistributedSGD_Allreduce/HorovodAllreduce_grads_0 [missing ranks: 2]", [2]),
 ])
 def test_horovods_stall_report_names_the_missing_ranks(text, ranks, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in MISSING and verdict.culprit_ranks == ranks, verdict.summary
 
 

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import catalogue
 
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 def _warn(msg: str, where: str = "misc/socket.cc:525", dev: int = 0) -> str:
@@ -30,7 +24,7 @@ def _warn(msg: str, where: str = "misc/socket.cc:525", dev: int = 0) -> str:
     "key: store_based_barrier_key:1 (world_size=12, num_workers_joined=9, timeout=0:10:00)",
 ])
 def test_store_based_barrier_timeout_in_both_wordings(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "stuck_rank"
+    assert console_verdict(tmp_path, text).cls == "stuck_rank"
 
 
 def test_an_optional_character_is_not_part_of_an_anchor():
@@ -47,12 +41,12 @@ def test_an_optional_character_is_not_part_of_an_anchor():
     "[rank3]:     dist.all_gather_object(out, obj)\n[rank3]: RuntimeError: Application timeout caused pair closure",
 ])
 def test_gloo_pair_closure_is_a_timeout_not_a_crash(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "timeout_unknown", verdict.summary
 
 
 def test_gloo_getpeername_failure_is_a_network_error(tmp_path):
-    verdict = _verdict(tmp_path, "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/"
+    verdict = console_verdict(tmp_path, "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/"
                                  "address.cc:92] rv != -1. -1 vs -1. getpeername: Transport endpoint is not connected")
     assert verdict.cls == "network_error", verdict.summary
 
@@ -64,12 +58,12 @@ def test_gloo_getpeername_failure_is_a_network_error(tmp_path):
     + "node-4:3310:3377 [3] NCCL INFO transport/net_ib.cc:1480 -> 2",
 ])
 def test_connect_timeouts_and_a_failed_cq_poll_are_network_errors(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "network_error"
+    assert console_verdict(tmp_path, text).cls == "network_error"
 
 
 def test_ras_version_mismatch(tmp_path):
     text = _warn("NCCL version mismatch with remote peer 10.1.0.9<41233> (local: 22805, remote 22703)", "ras/ras.cc:428")
-    assert _verdict(tmp_path, text).cls == "version_mismatch"
+    assert console_verdict(tmp_path, text).cls == "version_mismatch"
 
 
 # an NCCL result code whose `Last error:` is the machine's or the job's setup (the same on every rank): neither the
@@ -85,7 +79,7 @@ def test_a_setup_failure_quoted_after_last_error_names_no_rank(code, text, tmp_p
             "unhandled system error": "ncclSystemError: System call (e.g. socket, malloc) or external library call "
                                       "failed or device error. ",
             "invalid usage": "ncclInvalidUsage: This usually reflects invalid usage of NCCL library."}[code]
-    verdict = _verdict(tmp_path, f"[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/"
+    verdict = console_verdict(tmp_path, f"[rank1]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/"
                                  f"distributed/c10d/ProcessGroupNCCL.cpp:2006, {code} (run with NCCL_DEBUG=INFO for "
                                  f"details), NCCL version 2.27.3\n[rank1]: {name}\n[rank1]: Last error:\n[rank1]: {text}")
     assert verdict.cls == "unclassified_failure", verdict.summary
@@ -104,20 +98,20 @@ def test_a_setup_failure_quoted_after_last_error_names_no_rank(code, text, tmp_p
     "RuntimeError: HIP error: no ROCm-capable device is detected",
 ])
 def test_no_usable_gpu_is_no_dropped_rank(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
     assert not verdict.culprit_ranks
 
 
 def test_a_device_fault_still_drops_its_rank(tmp_path):
-    verdict = _verdict(tmp_path, "[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    verdict = console_verdict(tmp_path, "[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
                                  "[rank2]: For debugging consider passing CUDA_LAUNCH_BLOCKING=1.")
     assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == [2], verdict.summary
 
 
 # torch 1.0 - 1.10 tcputil::connect past its deadline; other programs' `x.connect() timed out` are not it
 def test_old_store_connect_timeout_is_a_network_error(tmp_path):
-    verdict = _verdict(tmp_path, "Traceback (most recent call last):\n  File \"run.py\", line 4, in <module>\n"
+    verdict = console_verdict(tmp_path, "Traceback (most recent call last):\n  File \"run.py\", line 4, in <module>\n"
                                  "    dist.init_process_group('nccl')\nRuntimeError: connect() timed out.")
     assert verdict.cls == "network_error", verdict.summary
     assert not [h for h in catalogue.match("Error: room.connect() timed out.")
@@ -133,11 +127,11 @@ def test_failure_table_traceback_lines_take_the_entry_rank(tmp_path):
             "  traceback : Traceback (most recent call last):\n    File \"train.py\", line 88, in step\n"
             "      out = model(x)\n  torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 "
             "has a total capacity of 79.10 GiB of which 1.18 GiB is free.\n  \n" + "=" * 60)
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "oom" and verdict.culprit_ranks == [13], verdict.summary
 
 
 def test_rocr_failure_out_of_resources_is_oom(tmp_path):
     text = _warn("ROCr failure 'HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
                  "resources.'", "alloc.h:201", 2)
-    assert _verdict(tmp_path, text).cls == "oom"
+    assert console_verdict(tmp_path, text).cls == "oom"

@@ -6,14 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
-
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 # cuBLAS/cuDNN's ALLOC_FAILED status: the library's cudaMalloc failed (the device is out of memory)
@@ -24,11 +17,11 @@ def _verdict(tmp_path, text: str):
     "RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
 ])
 def test_a_library_allocation_failure_is_oom(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "oom"
+    assert console_verdict(tmp_path, text).cls == "oom"
 
 
 def test_cublas_execution_failure_stays_a_crash(tmp_path):
-    verdict = _verdict(tmp_path, "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( "
+    verdict = console_verdict(tmp_path, "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( "
                                  "handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`")
     assert verdict.cls not in ("oom", "none", "inconclusive"), verdict.summary
 
@@ -41,7 +34,7 @@ def test_cublas_execution_failure_stays_a_crash(tmp_path):
     "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\nAborted (core dumped)",
 ])
 def test_no_code_for_this_gpu_is_a_version_mismatch(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "version_mismatch"
+    assert console_verdict(tmp_path, text).cls == "version_mismatch"
 
 
 # gloo's tcp/ibverbs transport errors, in each version's wording
@@ -58,11 +51,11 @@ def test_no_code_for_this_gpu_is_a_version_mismatch(text, tmp_path):
     "for slot 3: Work Request Flushed Error",
 ])
 def test_gloo_transport_errors_are_network_errors(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "network_error"
+    assert console_verdict(tmp_path, text).cls == "network_error"
 
 
 def test_a_prose_connect_colon_is_no_gloo_error(tmp_path):
-    verdict = _verdict(tmp_path, "INFO: will retry connect: Connection refused is expected while the server starts")
+    verdict = console_verdict(tmp_path, "INFO: will retry connect: Connection refused is expected while the server starts")
     assert verdict.cls != "network_error", verdict.summary
 
 
@@ -72,12 +65,12 @@ def test_a_prose_connect_colon_is_no_gloo_error(tmp_path):
     "kernel: NVRM: GPU 0000:b7:00.0: GPU has fallen off the bus.",
 ])
 def test_the_driver_losing_a_gpu_is_a_dropped_rank(text, tmp_path):
-    assert _verdict(tmp_path, text).cls == "dropped_rank"
+    assert console_verdict(tmp_path, text).cls == "dropped_rank"
 
 
 # monitoredBarrier on a non-zero rank: its send/recv with rank 0 failed, and it names rank 0
 def test_a_monitored_barrier_peer_error_names_rank_0(tmp_path):
-    verdict = _verdict(tmp_path, "[rank1]:[E325 17:13:23.163175227 ProcessGroupGloo.cpp:145] Rank 1 successfully "
+    verdict = console_verdict(tmp_path, "[rank1]:[E325 17:13:23.163175227 ProcessGroupGloo.cpp:145] Rank 1 successfully "
                                  "reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. "
                                  "Please check rank 0 logs for faulty rank.")
     assert verdict.cls in ("stuck_rank", "timeout_unknown", "dropped_rank"), verdict.summary
@@ -94,7 +87,7 @@ def test_a_monitored_barrier_peer_error_names_rank_0(tmp_path):
     "param in process 0.",
 ])
 def test_ddp_parameter_checks_are_shape_mismatches(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "shape_mismatch", verdict.summary
 
 
@@ -104,5 +97,5 @@ def test_ddp_parameter_checks_are_shape_mismatches(text, tmp_path):
     "kernel: NMI watchdog: BUG: soft lockup - CPU#3 stuck for 23s! [pt_main_thread:77]",
 ])
 def test_a_soft_lockup_is_a_hang(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
