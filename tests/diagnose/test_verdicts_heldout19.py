@@ -6,6 +6,9 @@ fragments), each in the forms it arrives in:
   watchdog record (which is read on its own), proves a timeout; any other reason stays a consequence.
 - The watchdog record with fields elided before OpType (`WorkNCCL(..., OpType=ALLREDUCE, ...)`), as pages and users
   shorten it: still a watchdog timeout.
+- The OOM killer's victim line in kernels before 4.19 as the sources print it: 2.6.2x - 2.6.35 `<reason>: kill process
+  N (comm) score S or a child` (lowercase), and `Out of memory (oom_kill_allocating_task): Kill process ...`; only
+  `Kill process ... or sacrifice child` and `... and children.` were read.
 """
 from __future__ import annotations
 
@@ -60,3 +63,15 @@ def test_abort_quoting_the_watchdog_record_gives_one_timeout_event(tmp_path):
 def test_watchdog_record_with_elided_fields_is_a_timeout(line, tmp_path):
     verdict = _verdict(tmp_path, line)
     assert verdict.cls == "timeout_unknown", verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    # mm/oom_kill.c oom_kill_process, 2.6.2x - 2.6.35: the victim chosen in lowercase, `or a child` (once with a `.`)
+    "[ 1234.567890] Out of memory: kill process 4021 (python) score 951 or a child",
+    "Out of memory: kill process 4021 (python) score 951 or a child.",
+    # 2.6.36 - 4.18 with sysctl oom_kill_allocating_task set
+    "Out of memory (oom_kill_allocating_task): Kill process 4021 (python) score 0 or sacrifice child",
+])
+def test_oom_killer_choosing_its_victim_in_older_kernels_is_an_oom(line, tmp_path):
+    verdict = _verdict(tmp_path, line)
+    assert verdict.cls == "oom", verdict.summary
