@@ -39,6 +39,11 @@ def test_abort_whose_reason_timed_out_is_a_timeout(line, tmp_path):
     "RuntimeError: NCCL communicator was aborted on rank 3.",
     "RuntimeError: NCCL communicator was aborted on rank 3. Original reason for failure was: NCCL error: unhandled "
     "cuda error, NCCL version 2.10.3",
+    "RuntimeError: NCCL communicator was aborted on rank 1. Original reason for failure was: NCCL error: unhandled "
+    "system error, NCCL version 2.14.3 Last error: socketPollConnect: Connect to 10.0.0.2<43123> failed : Connection "
+    "timed out",
+    "RuntimeError: NCCL communicator was aborted on rank 1. Original reason for failure was: CUDA error: the launch "
+    "timed out and was terminated",
 ])
 def test_abort_without_a_timeout_reason_is_not_read_as_a_timeout(line, tmp_path):
     assert _verdict(tmp_path, line).cls != "timeout_unknown"

@@ -117,9 +117,11 @@ MESSAGES = [
     M("pytorch.nccl_comm_aborted_timeout",
       # the abort quotes commFailureReason_ (NCCLUtils getNcclComm): the watchdog's text, a timeout or an NCCL error.
       # A reason in other words than the watchdog record (that one is watchdog_timeout) that says it timed out
-      # still proves a timeout on this rank's communicator.
+      # still proves a timeout on this rank's communicator. An NCCL or CUDA error quoted as the reason is read by its
+      # own entries (`Connection timed out` under an NCCL error is the network's, `the launch timed out` the GPU's).
       r"NCCL communicator was aborted on rank (?P<rank>\d+)\.\s+Original reason for failure was: "
-      r"(?![^\n]*aught collective operation timeout)[^\n]*?\b(?:[Tt]ime(?:d ?|-)?out|TIMEOUT)",
+      r"(?![^\n]*(?:aught collective operation timeout|NCCL error|CUDA error|[Ll]ast error))"
+      r"[^\n]*?\b(?:[Tt]ime(?:d ?|-)?out|TIMEOUT)",
       "watchdog_timeout", "failure", "timeout_unknown", "1.9 - 2.13", _PG + ":NCCLComm::getNcclComm",
       "RuntimeError: NCCL communicator was aborted on rank 2. Original reason for failure was: Timeout at NCCL "
       "work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
