@@ -17,10 +17,14 @@ _XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
 
 MESSAGES = [
     M("kernel.oom_killed_process",
-      r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process (?P<pid>\d+) \((?P<task>[^)]*)\)",
+      # 2.6.2x - 2.6.35 chose the victim with a lowercase `kill process N (comm) score S or a child`, 2.6.36 - 4.18
+      # with `Kill process … or sacrifice child`, each followed by `Killed process`; 4.19+ prints only `Killed process`
+      r"(?:Out of memory|Memory cgroup out of memory)(?: \(oom_kill_allocating_task\))?: "
+      r"(?:Kill(?:ed)?|kill) process (?P<pid>\d+) \((?P<task>[^)]*)\)",
       "oom_kill", "failure", "oom", "Linux 2.6 - 6.x", "linux:mm/oom_kill.c:__oom_kill_process",
       "Out of memory: Killed process 812917 (python) total-vm:95135512kB, anon-rss:62341252kB, file-rss:0kB",
-      "Out of memory: Killed process 812917 (python)", anchor="out of memory: Kill|Out of memory: Kill"),
+      "Out of memory: Killed process 812917 (python)",
+      anchor="out of memory: Kill|Out of memory: Kill|Out of memory: kill|_task): Kill"),
     M("kernel.oom_invoked",
       r"(?P<task>\S+) invoked oom-killer: gfp_mask=(?P<gfp_mask>0x[0-9a-f]+)",
       "oom_invoked", "failure", "oom", "Linux 2.6 - 6.x", "linux:mm/oom_kill.c:dump_header",

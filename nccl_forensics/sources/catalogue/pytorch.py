@@ -21,7 +21,9 @@ MESSAGES = [
     M("pytorch.watchdog_timeout",
       # 1.x also printed "Caught collective operation timeout: WorkNCCL(OpType=..." (no "Watchdog", no SeqNum); the
       # first release of each form is not checked against torch's history here (too large to mirror)
-      r"(?:Watchdog c|C)aught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=" + _OP +
+      # a pasted record may have fields the page or user elided before OpType (`WorkNCCL(..., OpType=`)
+      r"(?:Watchdog c|C)aught collective operation timeout: WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?(?:[^()]*?, )?OpType="
+      + _OP +
       r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
       r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)?(?: ran for (?P<elapsed_ms>\d+) milliseconds)?",
       "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13",
@@ -112,6 +114,19 @@ MESSAGES = [
       "comm_abort", "consequence", None, "1.9 - 2.13", _PG + ":WorkNCCL::checkAndSetException",
       "RuntimeError: NCCL communicator was aborted on rank 3.  Original reason for failure was: [Rank 3] Watchdog "
       "caught collective operation timeout", "NCCL communicator was aborted on rank 3"),
+    M("pytorch.nccl_comm_aborted_timeout",
+      # the abort quotes commFailureReason_ (NCCLUtils getNcclComm): the watchdog's text, a timeout or an NCCL error.
+      # A reason in other words than the watchdog record (that one is watchdog_timeout) that says it timed out
+      # still proves a timeout on this rank's communicator. An NCCL or CUDA error quoted as the reason is read by its
+      # own entries (`Connection timed out` under an NCCL error is the network's, `the launch timed out` the GPU's).
+      r"NCCL communicator was aborted on rank (?P<rank>\d+)\.\s+Original reason for failure was: "
+      r"(?![^\n]*(?:aught collective operation timeout|NCCL error|CUDA error|[Ll]ast error))"
+      r"[^\n]*?\b(?:[Tt]ime(?:d ?|-)?out|TIMEOUT)",
+      "watchdog_timeout", "failure", "timeout_unknown", "1.9 - 2.13", _PG + ":NCCLComm::getNcclComm",
+      "RuntimeError: NCCL communicator was aborted on rank 2. Original reason for failure was: Timeout at NCCL "
+      "work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
+      "NCCL communicator was aborted on rank 2. Original reason for failure was: Timeout",
+      data={"context": "abort_reason"}, anchor="NCCL communicator was aborted on rank"),
     # ---- ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL)
     M("pytorch.detail_mismatch",
        (r"Detected mismatch between collectives on ranks\.",
