@@ -14,12 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 @pytest.mark.parametrize("line", [
@@ -30,7 +25,7 @@ def _verdict(tmp_path, text: str):
     "NCCL communicator was aborted on rank 5. Original reason for failure was: Operation timed out!",
 ])
 def test_abort_whose_reason_timed_out_is_a_timeout(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line, progress="")
     assert verdict.cls == "timeout_unknown", verdict.summary
     assert not verdict.culprit_ranks            # the rank that reports is not shown to be the one behind
 
@@ -46,7 +41,7 @@ def test_abort_whose_reason_timed_out_is_a_timeout(line, tmp_path):
     "timed out and was terminated",
 ])
 def test_abort_without_a_timeout_reason_is_not_read_as_a_timeout(line, tmp_path):
-    assert _verdict(tmp_path, line).cls != "timeout_unknown"
+    assert console_verdict(tmp_path, line, progress="").cls != "timeout_unknown"
 
 
 def test_abort_quoting_the_watchdog_record_gives_one_timeout_event(tmp_path):
@@ -56,7 +51,7 @@ def test_abort_quoting_the_watchdog_record_gives_one_timeout_event(tmp_path):
             "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.")
     kinds = [h.message.kind for h in catalogue.match(line)]
     assert kinds.count("watchdog_timeout") == 1
-    assert _verdict(tmp_path, line).cls == "timeout_unknown"
+    assert console_verdict(tmp_path, line, progress="").cls == "timeout_unknown"
 
 
 @pytest.mark.parametrize("line", [
@@ -66,7 +61,7 @@ def test_abort_quoting_the_watchdog_record_gives_one_timeout_event(tmp_path):
     "NumelOut=16, Timeout(ms)=60000) ran for 60042 milliseconds before timing out.",
 ])
 def test_watchdog_record_with_elided_fields_is_a_timeout(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line, progress="")
     assert verdict.cls == "timeout_unknown", verdict.summary
 
 
@@ -78,5 +73,5 @@ def test_watchdog_record_with_elided_fields_is_a_timeout(line, tmp_path):
     "Out of memory (oom_kill_allocating_task): Kill process 4021 (python) score 0 or sacrifice child",
 ])
 def test_oom_killer_choosing_its_victim_in_older_kernels_is_an_oom(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line, progress="")
     assert verdict.cls == "oom", verdict.summary
