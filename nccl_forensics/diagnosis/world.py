@@ -178,9 +178,10 @@ def _claims(events: list[Event], sources: Iterable[Source]):
             named = {r for r in listed or () if isinstance(r, int)}
             if named:
                 yield Claim(f"named by a {ev.kind.replace('_', ' ')}", None, frozenset(named), _cite(ev))
-    for src in sources:
-        if src.rank is not None:
-            yield Claim("named by its file name", None, frozenset({src.rank}), Evidence(src.path, 0, src.path))
+    by_name = [src for src in sources if src.rank is not None]
+    if by_name:                          # one claim for them all, cited by the first, as `_merged` makes of them
+        yield Claim("named by its file name", None, frozenset(src.rank for src in by_name if src.rank is not None),
+                    Evidence(by_name[0].path, 0, by_name[0].path))
 
 
 _AGENT_SIZES = re.compile(r"^\s*global_world_sizes=\[(\d+)")

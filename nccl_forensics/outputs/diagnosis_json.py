@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
+from typing import Callable
 
 import pandas as pd
 
@@ -158,7 +159,7 @@ def _emit(value, level: int, out: list[str]) -> None:
         else:                              # keys the encoder converts (numbers, None): the stdlib's own words
             out.append(json.dumps(value, indent=2, default=str).replace("\n", "\n" + "  " * level))
     else:
-        out.append(_encoder(level).encode(value))
+        out.append(_encoder(level)(value))
 
 
 _CONTAINERS = (dict, list, tuple)
@@ -167,7 +168,7 @@ _CONTAINERS = (dict, list, tuple)
 def _whole(value, level: int, opening: str, closing: str) -> str:
     """A container of scalars (and empty containers) at `level`, as _members writes it, in one encoder call (most
     of a report's containers: a rank's positions, a citation)."""
-    return opening + "\n" + "  " * (level + 1) + _encoder(level + 1).encode(value)[1:-1] + "\n" + "  " * level + closing
+    return opening + "\n" + "  " * (level + 1) + _encoder(level + 1)(value)[1:-1] + "\n" + "  " * level + closing
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
@@ -176,15 +177,17 @@ def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
     inner = "\n" + "  " * (level + 1)
     flat = _encoder(level + 1)
     out.append(("{" if keyed else "[") + inner)
-    start = 0
-    while start < len(items):
+    # written on one line by the compact encoder as the indenting one writes it: a scalar or an empty container
+    flags = [not isinstance(v, _CONTAINERS) or not v for v in ([v for _, v in items] if keyed else items)]
+    start, n = 0, len(items)
+    while start < n:
         end = start
-        while end < len(items) and _flat(items[end][1] if keyed else items[end]):
+        while end < n and flags[end]:
             end += 1
         if start:
             out.append("," + inner)
         if end > start:                    # scalars: one C-encoder call, without its brackets
-            out.append(flat.encode(dict(items[start:end]) if keyed else items[start:end])[1:-1])
+            out.append(flat(dict(items[start:end]) if keyed else items[start:end])[1:-1])
             start = end
             continue
         if keyed:
@@ -194,17 +197,26 @@ def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
     out.append("\n" + "  " * level + ("}" if keyed else "]"))
 
 
-def _flat(value) -> bool:
-    """Written on one line by the compact encoder as the indenting one writes it: a scalar, or an empty container
-    ("[]", "{}")."""
-    return not isinstance(value, (dict, list, tuple)) or not value
+_ENCODERS: dict[int, Callable[[object], str]] = {}
+c_make_encoder = getattr(json.encoder, "c_make_encoder", None)    # the C accelerator (not in typeshed)
 
 
-_ENCODERS: dict[int, json.JSONEncoder] = {}
-
-
-def _encoder(level: int) -> json.JSONEncoder:
-    """A compact (C) encoder whose item separator is a newline and the indentation of `level`."""
+def _encoder(level: int) -> Callable[[object], str]:
+    """A compact (C) encoder whose item separator is a newline and the indentation of `level`: what
+    `json.JSONEncoder(separators=(",\n" + "  " * level, ": "), default=str).encode` gives, without building a
+    new C encoder (and its circular-reference memo) on every call (tens of thousands of calls per report)."""
     if level not in _ENCODERS:
-        _ENCODERS[level] = json.JSONEncoder(separators=(",\n" + "  " * level, ": "), default=str)
+        stdlib = json.JSONEncoder(separators=(",\n" + "  " * level, ": "), default=str)
+        _ENCODERS[level] = stdlib.encode if c_make_encoder is None else _c_encoder(c_make_encoder, stdlib)
     return _ENCODERS[level]
+
+
+def _c_encoder(make: Callable, stdlib: json.JSONEncoder) -> Callable[[object], str]:
+    encode = make(None, stdlib.default, encode_basestring_ascii, None, stdlib.key_separator,
+                            stdlib.item_separator, False, False, True)
+
+    def encoder(value) -> str:
+        if isinstance(value, str):
+            return encode_basestring_ascii(value)
+        return "".join(encode(value, 0))
+    return encoder

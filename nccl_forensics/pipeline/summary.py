@@ -258,8 +258,28 @@ def _decoded(block: bytes, copy: bool = True):
     if size > len(block) - 8:
         raise ValueError("a digest header longer than its member")
     start = 8 + size + (-size) % 8
-    data, types = memoryview(block)[start:], _types()
-    return json.loads(block[8:8 + size], object_hook=lambda d: _untag_one(d, data, types, copy))
+    return json.loads(block[8:8 + size], object_hook=_untagger(memoryview(block)[start:], _types(), copy))
+
+
+def _untagger(data: memoryview, types: dict, copy: bool = True):
+    """`_untag_one` as the JSON decoder's object hook, for one member: the common cases (an untagged object, an
+    array, a dataclass whose fields are all known) in the hook's own frame. A summary of 100,000 ranks has
+    millions of objects; each is one Python call, not two."""
+    tags = _TAGS
+
+    def hook(value: dict):
+        if len(value) != 1:
+            return value
+        (tag, body), = value.items()
+        if tag not in tags:
+            return value
+        if tag == "__dc__" and type(body) is list and len(body) == 2 and type(body[1]) is dict:
+            cls = types[body[0]]
+            fields_of = body[1]
+            return cls(**fields_of) if _field_names(cls).issuperset(fields_of) else \
+                cls(**{k: v for k, v in fields_of.items() if k in _field_names(cls)})
+        return _untag_one(value, data, types, copy)
+    return hook
 
 
 def _row_blocks(digests: list) -> list[dict]:

@@ -233,3 +233,16 @@ def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
             zf.writestr(name, data)
     with pytest.raises(BadInput):
         read_summary(str(tmp_path / "b.ncclf"))
+
+
+def test_a_dataclass_field_this_version_does_not_know_is_left_out():
+    """A summary from a later ncclf may name a field an Event or Source of this one lacks: it is left out, and the
+    rest reads (the object hook's fast path builds a dataclass whose fields are all known; otherwise it filters)."""
+    from nccl_forensics.model import Event
+    from nccl_forensics.pipeline.summary import _decoded
+    header = {"events": [{"__dc__": ["Event", {"kind": "warn", "source": "nccl", "file": "f", "line": 3}]},
+                         {"__dc__": ["Event", {"kind": "warn", "source": "nccl", "file": "f", "line": 4,
+                                               "added_later": {"__tuple__": [1, 2]}}]}]}
+    head = json.dumps(header).encode()
+    block = len(head).to_bytes(8, "little") + head + b"\0" * ((-len(head)) % 8)
+    assert _decoded(block)["events"] == [Event("warn", "nccl", "f", 3), Event("warn", "nccl", "f", 4)]
