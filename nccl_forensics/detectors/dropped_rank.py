@@ -96,7 +96,7 @@ class DroppedRank(BaseDetector):
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:
-            what = crashes[0].data.get("message") or "its message was cut"
+            what = crashes[0].data.get("message") or crashes[0].data.get("reason") or "its message was cut"
             yield self.finding([], f"a process crashed with a CUDA error ({what}); no line says which rank it was",
                                Confidence.MEDIUM, crashes[:3], "find the process that printed it (its rank is in "
                                "torchrun --tee / --log-dir output); rerun with CUDA_LAUNCH_BLOCKING=1 to locate the "

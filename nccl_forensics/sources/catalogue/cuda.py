@@ -1,5 +1,6 @@
 """The CUDA runtime's and driver's error strings (cudaGetErrorString), as torch raises them (`CUDA error: <text>`,
-c10/cuda/CUDAException.cpp) and as the libraries on top print them (cuBLAS, cuDNN status names), plus HIP's.
+c10/cuda/CUDAException.cpp) and as the libraries on top print them (cuBLAS, cuDNN status names), plus HIP's and
+the ROCm runtime's (ROCR-Runtime core/runtime/runtime.cpp: GPU memory faults and hardware exceptions).
 
 Read in the CUDA runtime API reference (enum cudaError) and pytorch c10/cuda/CUDAException.{h,cpp},
 c10/cuda/CUDAFunctions.cpp, aten/src/ATen/cuda/CUDABlas.cpp (CUBLAS_STATUS_*), aten/src/ATen/cudnn/Exceptions.h.
@@ -178,6 +179,25 @@ MESSAGES = [
       "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
       "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
+    # ROCm's runtime (ROCR-Runtime, core/runtime/runtime.cpp) when the GPU faults: the VM-fault handler prints
+    # `Memory access fault by GPU node-N (Agent handle: 0x..) on address 0x..[(may not be exact address)]. Reason:
+    # <reason>.` and the HW-exception handler `HW Exception by GPU node-N (Agent handle: 0x..) reason :GPU Hang` (or
+    # `ECC`), each to stderr, then std::abort(): the process dies of SIGABRT, HIP's counterpart of CUDA's `an illegal
+    # memory access was encountered` (older runtimes print no `(Agent handle: ..)`)
+    M("cuda.rocr_memory_access_fault",
+      (r"Memory access fault by GPU node-(?P<gpu_node>\d+)(?: \(Agent handle: 0x[0-9a-fA-F]+\))?",
+       r" on address (?P<address>0x[0-9a-fA-F]+)", r"(?:\(may not be exact address\))?\. Reason: (?P<reason>[A-Z][\w -]*)"),
+      "cuda_error", "failure", "dropped_rank", "ROCm 3 - 7 (ROCR-Runtime; `(Agent handle: ..)` in ROCm 5+)",
+      "rocm:ROCR-Runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:Runtime::VMFaultHandler",
+      "Memory access fault by GPU node-2 (Agent handle: 0x5640a8bb1980) on address 0x7feea09c5000. Reason: Page not "
+      "present or supervisor privilege.", "Memory access fault by GPU node-2", data={"category": "gpu_fault"},
+      anchor="Memory access fault by GPU node-"),
+    M("cuda.rocr_hw_exception",
+      (r"HW Exception by GPU node-(?P<gpu_node>\d+)(?: \(Agent handle: 0x[0-9a-fA-F]+\))?", r" reason :(?P<reason>GPU Hang|ECC)"),
+      "cuda_error", "failure", "dropped_rank", "ROCm 3 - 7 (ROCR-Runtime; `(Agent handle: ..)` in ROCm 5+)",
+      "rocm:ROCR-Runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:Runtime::HwExceptionHandler",
+      "HW Exception by GPU node-9 (Agent handle: 0x631351bb5a20) reason :GPU Hang", "HW Exception by GPU node-9",
+      data={"category": "gpu_fault"}, anchor="HW Exception by GPU node-"),
     M("cuda.device_assert",
       (r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `", r"(?P<assertion>.+?)` failed"),
       "cuda_error", "failure", "dropped_rank", "CUDA 9 - 13 (device-side assert), torch 1.0 - 2.13",

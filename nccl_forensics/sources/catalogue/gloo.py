@@ -80,6 +80,17 @@ MESSAGES = [
       "gloo:gloo/transport/tcp/pair.cc:Pair::connect; gloo/transport/tcp/socket.cc:Socket::connect",
       "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:206] connect: Connection refused",
       "gloo/transport/tcp/pair.cc:206] connect: C", data={"category": "connect"}, anchor="] connect: |. connect: "),
+    # the asynchronous connect to a peer failed (Pair::handleConnecting, 2017-04-26 until pytorch/gloo#361 of
+    # 2023-05-15 moved connecting into the device's single listener): `[.../tcp/pair.cc:N] connect [<addr>]:<port>:
+    # <strerror>`, raised by init_process_group / new_group while the full mesh connects (torch 1.0 - 2.0); the
+    # peer's address is in the message
+    M("gloo.connect_peer_error",
+      r"\] connect \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?P<reason>[A-Z][\w ]*)",
+      "gloo_error", "failure", "network_error", "gloo 2017-04 - 2023-05 (torch 1.0 - 2.0)",
+      "gloo:gloo/transport/tcp/pair.cc:Pair::handleConnecting",
+      "RuntimeError: [/opt/conda/conda-bld/pytorch_1682343967769/work/third_party/gloo/gloo/transport/tcp/pair.cc:799] "
+      "connect [172.31.71.170]:13195: Connection refused", "pair.cc:799] connect [172.31.71.170]:13195: C",
+      data={"category": "connect"}, anchor="] connect ["),
     # the ibverbs transport: a work completion with an error status (`ibv_wc_status_str`), per slot (2017-05+)
     M("gloo.ibverbs_completion_error",
       (r"wc->status == IBV_WC_SUCCESS\. (?P<status>\d+) vs 0\.",

@@ -221,10 +221,15 @@ MESSAGES = [
       "got 0 bytes", "failed to recv, got 0 bytes",
       anchor="failed on SocketImpl|originated at tensorpipe|ailed to recv, got 0 bytes"),
     # c10d's socket helpers (SYSCHECK in torch/lib/c10d/Utils.hpp 1.0 - 1.7, torch/csrc/distributed/c10d/Utils.hpp
-    # 1.8+) throw std::system_error: Python sees only strerror's text after the exception's name
+    # 1.8+) throw std::system_error: Python sees only strerror's text after the exception's name; when one escapes
+    # a C++ thread (the TCPStore daemon, a store client in a background thread) std::terminate prints the same text
+    # on its `what():` line under `terminate called after throwing an instance of 'std::system_error'`
     M("pytorch.socket_system_error",
       r"(?:RuntimeError|DistNetworkError|DistStoreError): (?P<reason>Connection reset by peer|Connection refused|"
-      r"Broken pipe|Connection timed out|No route to host)(?! \(this error originated)",
+      r"Broken pipe|Connection timed out|No route to host)(?! \(this error originated)|"
+      # terminate's line holds what() alone: strerror's text and nothing after it
+      r"what\(\): +(?P<reason2>Connection reset by peer|Connection refused|Broken pipe|Connection timed out|"
+      r"No route to host)\s*$",
       "dist_backend_error", "consequence", "network_error", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/Utils.hpp:"
       "SYSCHECK (torch/lib/c10d/Utils.hpp before 1.8)", "RuntimeError: Connection reset by peer",
       "RuntimeError: Connection reset by peer", data={"category": "socket"},
