@@ -133,7 +133,8 @@ class DroppedRank(BaseDetector):
 
     def _lone_exit(self, ctx: Context):
         """Processes exited non-zero (a launcher's or the scheduler's line) and nothing else in the job failed: that
-        exit is the failure. The rank is named only where the line names it."""
+        exit is the failure. The rank is named only where the line names it. Several ranks that the launcher's own
+        times say failed at once are no rank dropping out ahead of the rest: that is left to X901."""
         exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data)]
         if not exits:
             yield from self._deepspeed_teardown(ctx)
@@ -143,6 +144,10 @@ class DroppedRank(BaseDetector):
         ranks = sorted({ev.rank for ev in exits if ev.rank is not None})
         if len(ranks) > 1:
             ranks = _first_by_time(exits)    # several ranks ended: the first is named only where the times say it
+            if not ranks and _tied(exits):
+                # torchrun saw them fail at once (its table's times): none ended ahead of the others, so no rank
+                # dropped out of a job the rest kept running; the failure is theirs together (X901's floor)
+                return
         who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
         yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
                            f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
@@ -188,6 +193,15 @@ def _first_by_time(exits) -> list[int]:
     if not timed or len(timed) > 1 and timed[0][0] == timed[1][0]:
         return []
     return [timed[0][1]]
+
+
+def _tied(exits) -> bool:
+    """Do the launcher's times put two ranks' exits first together (equal to the second)?"""
+    timed = sorted((ev.time, ev.rank) for ev in exits if ev.time is not None and ev.rank is not None)
+    if not timed:
+        return False
+    earliest = timed[0][0]
+    return len({rank for when, rank in timed if when == earliest}) > 1
 
 
 def _nonzero(data: dict) -> bool:

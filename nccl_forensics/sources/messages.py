@@ -21,6 +21,7 @@ from typing import Any
 from ..model import Event, Line, Source
 from . import catalogue
 from .base import LineParser
+from .torchrun import failure_epoch
 
 # The parser family an event kind belongs to (docs/events.md); kinds no parser makes are the catalogue's own.
 _SOURCE = {
@@ -32,7 +33,9 @@ _SOURCE = {
     **dict.fromkeys(("warn", "error_trace"), "nccl"),
     **dict.fromkeys(("traceback", "oom", "gloo_error", "cuda_error", "nccl_error", "dist_backend_error"), "traceback"),
 }
-_TABLE = frozenset({"torchrun.rc_rank", "torchrun.rc_exitcode", "torchrun.signal_received"})
+_TABLE = frozenset({"torchrun.rc_time", "torchrun.rc_rank", "torchrun.rc_exitcode", "torchrun.signal_received"})
+_TABLE_FIRST_ROW = "torchrun.rc_time"     # an entry's first row: it begins the next entry
+_TABLE_ROW_READ_PAST = re.compile(r"\s*(?:error_file|host)\s*:")   # an entry's rows that name no more of it
 WRAP_MIN = 60          # a line this long may have been wrapped by a terminal: try it joined with the next
 _NEAR = 40             # lines: a parser's event this close to a held one says the same thing
 MAX_HELD = 4096        # held events kept for the parsers' own (they are released at the end of the input)
@@ -96,7 +99,7 @@ class MessageParser(LineParser):
             out = [Event(
                 "unknown_message", "catalogue", self.file, line.no, line.rank, line.host, text=line.raw or text,
                 data={"message": text.strip()[:300]}, local_rank=line.local_rank)]
-        if not hits and self._table is not None and text.strip() and not text.lstrip().startswith("error_file:"):
+        if not hits and self._table is not None and text.strip() and not _TABLE_ROW_READ_PAST.match(text):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
         self._stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), self._stall)
@@ -231,8 +234,8 @@ class MessageParser(LineParser):
     def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:
         done: list[Event] = []
         ev = self._table
-        if ev is not None and any(k in ev.data and ev.data[k] != v for k, v in hit.fields.items()
-                                  if k in ("rank", "pid", "exitcode")):
+        if ev is not None and (hit.message.id == _TABLE_FIRST_ROW or any(
+                k in ev.data and ev.data[k] != v for k, v in hit.fields.items() if k in ("rank", "pid", "exitcode"))):
             done, ev = self._end_table(), None
         if ev is None:
             ev = self._table = self._event(line, hit)
@@ -241,6 +244,10 @@ class MessageParser(LineParser):
         for key, value in hit.fields.items():
             if ev.data.get(key) is None:
                 ev.data[key] = value
+        if ev.data.get("message_id") == _TABLE_FIRST_ROW and hit.message.id != _TABLE_FIRST_ROW:
+            # the entry is cited by a row that names its process (as torchrun's own reader cites its exitcode row)
+            ev.line, ev.text = line.no, line.raw or line.text
+            annotate(ev, hit)
         _fill_common(ev)
         return done
 
@@ -313,6 +320,8 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
 
 def _fill_common(ev: Event) -> None:
     d: dict[str, Any] = ev.data
+    if ev.kind == "child_failed" and ev.time is None and isinstance(d.get("time"), str):
+        ev.time = failure_epoch(d["time"])
     if ev.kind in ("worker_failed", "child_failed", "slurm_exit", "signal_report", "sigterm_sent") and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")

@@ -57,6 +57,13 @@ MESSAGES = [
       "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":PContext._close",
       "Unable to shutdown process 812914 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL",
       "Unable to shutdown process 812914 via Signals.SIGTERM", anchor="Unable to shutdown process"),
+    M("torchrun.rc_time",
+      # an entry's first row (format_msg's template: time, host, rank, exitcode, error_file, traceback), in the
+      # ProcessFailure's own timestamp format (`%Y-%m-%d_%H:%M:%S`): the time torchrun saw that process fail
+      r"^\s*time\s*: ?(?P<time>\d{4}-\d\d-\d\d_\d\d:\d\d:\d\d)\s*$",
+      "child_failed", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/multiprocessing/errors/"
+      "__init__.py:ChildFailedError.format_msg", "  time      : 2024-03-05_07:01:51", "  time      : 2024-03-05_07:01:51",
+      data={"root_cause": None}, anchor="time      :"),
     M("torchrun.rc_rank",
       # the table's cells pasted glued (`rank2 (local rank: 2)exitcode: -9 (pid: N)`), as a copy of its rendering
       r"^\s*rank\s*:? ?(?P<rank>\d+) ?\(local[_ ]rank: ?(?P<local_rank>\d+)\)",

@@ -57,11 +57,19 @@ MESSAGES = [
       "NCCL WARN Call to connect timeout : Connection refused", "Call to connect timeout : Connection refused",
       data={"category": "socket"}, anchor="Connect to |connect to |Call to connect"),
     M("nccl.socket_family",
-      r"ncclSocketInit: connecting to address (?P<peer>\S*) ?with family (?P<family>\d+) is neither AF_INET",
-      "warn", "failure", "nic_misselection", "2.8 - 2.30", "nccl:src/misc/socket.cc:ncclSocketInit",
+      # the address to connect to is one a peer sent (the unique id's root address, a bootstrap exchange): its family
+      # is garbage when those bytes are not an address (ranks on different NCCL builds, a unique id that is not this
+      # communicator's). NCCL's own interfaces are never such (findInterfaces keeps AF_INET/AF_INET6 only), so it is
+      # no NIC choice: the connection cannot be made (ncclInternalError, then the bootstrap's error trace).
+      # 2.8 - 2.9 `Error : ... address with family` (no address), 2.10 - 2.15 `Net : ` (include/socket.h, misc/socket.cc
+      # from 2.12), 2.16+ `ncclSocketInit: `
+      r"(?:ncclSocketInit: |Net : |Error : )connecting to address (?P<peer>\S*) ?with family (?P<family>\d+) "
+      r"is neither AF_INET",
+      "warn", "failure", "network_error", "2.8 - 2.30", "nccl:src/misc/socket.cc:ncclSocketInit (include/socket.h:"
+      "connectAddress 2.8 - 2.11, misc/socket.cc:ncclSocketConnect 2.12 - 2.15)",
       "NCCL WARN ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)",
       "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET", data={"category": "socket"},
-      anchor="ncclSocketInit: connecting"),
+      anchor="connecting to address"),
     # ---- no interface NCCL may use (NCCL_SOCKET_IFNAME names none that is up)
     M("nccl.no_socket_interface",
       r"(?:Bootstrap|NET/Socket) ?: (?:no socket interface found|[Nn]o interface found|No usable listening interface found)"

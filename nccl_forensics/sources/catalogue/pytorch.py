@@ -60,6 +60,23 @@ MESSAGES = [
       "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
       "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
       anchor=" watchdog thread terminated with exception: ["),
+    # c10::Error's own backtrace of that exception: `Exception raised from <function> at <file>:<line>` heads it, and
+    # its frames start with the error's constructor (#0) then the function that built it (#1). WorkNCCL::checkTimeout
+    # builds one error only, the watchdog timeout (C10_BUILD_ERROR(DistBackendError, ...); a std::runtime_error with
+    # no backtrace before): either line says the watchdog timed out where the message itself was cut off above it.
+    M("pytorch.watchdog_timeout_raised_from",
+      r"Exception raised from checkTimeout at \S*ProcessGroupNCCL\.cpp:\d+",
+      "watchdog_timeout", "failure", "timeout_unknown", "2.1 - 2.13", _PG + ":WorkNCCL::checkTimeout (c10::Error)",
+      "Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632 (most "
+      "recent call first):", "Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:632",
+      data={"context": "backtrace"}, anchor="Exception raised from checkTimeout"),
+    M("pytorch.watchdog_timeout_frame",
+      r"frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout\(",
+      "watchdog_timeout", "failure", "timeout_unknown", "2.1 - 2.13", _PG + ":WorkNCCL::checkTimeout (c10::Error)",
+      "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, "
+      "std::ratio<1l, 1000l> > >) + 0x1d2 (0x7fc41835c897 in /usr/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)",
+      "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(", data={"context": "backtrace"},
+      anchor="frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout("),
     M("pytorch.heartbeat_timeout",
        (r"Heartbeat monitor timed out!", r" Process will be terminated after dumping debug info"),
       "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
