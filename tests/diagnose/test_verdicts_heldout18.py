@@ -15,14 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
-
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str, progress: bool = True):
-    (tmp_path / "console.log").write_text((PROGRESS if progress else "") + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 @pytest.mark.parametrize("line", [
@@ -35,7 +28,7 @@ def _verdict(tmp_path, text: str, progress: bool = True):
     "[1,3]<stdout>:gpu-2:88:91 [1] NCCL WARN Net : connecting to address 10.1.2.3<4000> with family 0 is neither",
 ])
 def test_an_address_of_no_ip_family_is_a_connection_that_cannot_be_made(line, tmp_path):
-    verdict = _verdict(tmp_path, line)
+    verdict = console_verdict(tmp_path, line)
     assert verdict.cls == "network_error", verdict.summary
 
 
@@ -58,7 +51,7 @@ FRAME_2 = ("frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0xdb8 (0x1554e
     "recent call first):",
 ])
 def test_the_backtrace_of_the_watchdogs_timeout_is_a_timeout(text, tmp_path):
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls in ("timeout_unknown", "stuck_rank"), verdict.summary
 
 
@@ -69,7 +62,7 @@ def test_a_frame_of_checktimeout_below_another_thrower_is_no_timeout(tmp_path):
             "(0x7f in libc10_cuda.so)\n"
             "frame #2: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, "
             "std::ratio<1l, 1000l> > >) + 0x1d2 (0x7f in libtorch_cuda.so)")
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls not in ("timeout_unknown", "stuck_rank"), verdict.summary
 
 
@@ -97,13 +90,13 @@ def test_headerless_table_rows_carry_the_time_torchrun_saw_each_failure(tmp_path
 def test_ranks_that_failed_at_the_same_second_are_no_dropped_rank(tmp_path):
     # every rank exited with 1 in the same second (torchrun's own times): none ended ahead of the others
     text = _table([(1, 1, "2024-03-05_07:01:51"), (2, 1, "2024-03-05_07:01:51"), (3, 1, "2024-03-05_07:01:51")])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "unclassified_failure", verdict.summary
     assert verdict.culprit_ranks == []
 
 
 def test_a_rank_that_failed_first_by_torchruns_times_is_still_the_dropped_rank(tmp_path):
     text = _table([(2, 1, "2024-03-05_07:01:51"), (1, 1, "2024-03-05_07:02:30"), (3, 1, "2024-03-05_07:02:30")])
-    verdict = _verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank", verdict.summary
     assert verdict.culprit_ranks == [2]
