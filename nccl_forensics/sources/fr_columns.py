@@ -203,7 +203,12 @@ def _numel(sizes: tuple) -> np.ndarray:
         lengths = {1}
     one = lengths == {1}
     shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
-    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
+    _expect(set(map(type, shapes)) <= {list})
+    if one and set(map(len, shapes)) == {1}:             # one 1-D tensor each (a flat bucket): its one dim
+        dims = list(map(itemgetter(0), shapes))
+        _expect(set(map(type, dims)) <= {int})
+        return np.array(dims, np.int64)
+    _expect(set(map(type, chain.from_iterable(shapes))) <= {int})
     # products and sums of ints are ints: no type check of the results
     return np.array(list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes], np.int64)
 

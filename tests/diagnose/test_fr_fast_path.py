@@ -227,3 +227,18 @@ def test_long_ranks_strings_are_compared_not_only_keyed():
         assert ranks_in_text(a) == tuple(range(3000))
         assert ranks_in_text(b) == tuple(range(1500)) + (1501,) + tuple(range(1501, 3000))
     assert ranks_in_text("[4, 9]") == (4, 9) and ranks_in_text("") == ()
+
+
+SHAPES = st.lists(st.integers(0, 9), max_size=3)               # a tensor's shape: 0-D to 3-D
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sizes=st.lists(st.one_of(st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=1), min_size=1, max_size=1),
+                                st.lists(SHAPES, max_size=2)), min_size=6, max_size=6))
+def test_input_sizes_agree(sizes):
+    """One 1-D tensor per entry (the fast path takes its dim as the count) beside 0-D, 2-D, 3-D and several
+    tensors or none: the element counts agree with the general path's."""
+    dump = _base_dump()
+    for entry, shapes in zip(dump["entries"], sizes, strict=True):
+        entry["input_sizes"] = entry["output_sizes"] = shapes
+    assert_agree(dump)
