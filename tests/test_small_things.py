@@ -86,3 +86,17 @@ def test_default_output_folders_are_not_the_working_directory(monkeypatch, tmp_p
     assert Path(default_out("run")).parent == tmp_path / "home" / ".local" / "state" / "ncclf"
     for command in ("capture", "run", "repro"):
         assert "[default: ncclf-" not in CliRunner().invoke(cli, [command, "--help"]).output
+
+
+def test_numpy_loads_one_blas_thread_and_leaves_no_variable():
+    """diagnose/summarize load numpy with OPENBLAS_NUM_THREADS=1 (no BLAS thread per core), then remove the
+    variable again, so that a job ncclf starts does not inherit it; a value the user set stays theirs."""
+    code = ("import os\nfrom nccl_forensics.cli.options import one_blas_thread\nwith one_blas_thread():\n"
+            "    import numpy\nprint(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+            "print(open('/proc/self/status').read().split('Threads:')[1].split()[0])\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["None", "1"]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**env, "OPENBLAS_NUM_THREADS": "2"}).stdout
+    assert out.split()[0] == "2"

@@ -13,6 +13,7 @@ from .options import (
     format_option,
     jobs_option,
     note,
+    one_blas_thread,
     paths_argument,
     progress,
     stdin_as_file,
@@ -74,7 +75,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
       ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
     from ..sources.gc_pause import gc_paused
-    with gc_paused():      # the imports make only long-lived objects: the collector's passes over them free nothing
+    # the imports make only long-lived objects: the collector's passes over them free nothing
+    with gc_paused(), one_blas_thread():
         from ..pipeline.reduce import diagnose, fr_tail_entries
 
     paths = list(paths)

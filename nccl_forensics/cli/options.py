@@ -117,6 +117,22 @@ def write_file(path: str, text: str, what: str) -> None:
 
 
 @contextlib.contextmanager
+def one_blas_thread():
+    """Around the first import of numpy: OPENBLAS_NUM_THREADS=1, unless set already. numpy loads OpenBLAS, which
+    starts a thread per core as it loads (63 of them on a 64-core node; on 2 cores, 40-60 ms of a diagnose's CPU)
+    for linear algebra that ncclf never does. The variable goes again afterwards: a job that ncclf starts later
+    (`ncclf run`, `repro`, `probe`) does not inherit it."""
+    ours = "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ
+    if ours:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if ours:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+
+
+@contextlib.contextmanager
 def stdin_as_file(paths):
     """`-` among the paths: what stdin holds, copied to a private temporary file for the time of the command
     (`cat *.log | ncclf diagnose -`); it is read in blocks, never held in memory."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import POSITIVE, jobs_option, note, paths_argument, progress
+from .options import POSITIVE, jobs_option, note, one_blas_thread, paths_argument, progress
 
 
 @click.command("summarize")
@@ -28,7 +28,8 @@ def command(paths, out, jobs, full, window_mb):
     import socket
 
     from ..errors import BadInput
-    from ..pipeline.reduce import summarize
+    with one_blas_thread():
+        from ..pipeline.reduce import summarize
 
     target = out.replace("%h", socket.gethostname())
     folder = os.path.dirname(target)

@@ -270,7 +270,9 @@ def coded_rows(source: Source, meta: dict, coded: dict) -> dict:
     """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
     if not len(coded["line"]):
         return {}
-    rows = {name: ("cat", *coded[name]) for name in ("group", "op", "dtype", "state")}
+    n = len(coded["line"])          # a column of None alone is no column, as pack_columns leaves it in fr_rows
+    rows = {name: ("cat", *coded[name]) if coded[name][0] != [None] else ("none", n)
+            for name in ("group", "op", "dtype", "state")}
     rows.update((name, ("num", narrow(coded[name]))) for name in ("seq", "numel", "out_numel", "line", "time"))
     rows.update(_fr_constant_rows(source, meta, len(coded["line"])))
     return rows

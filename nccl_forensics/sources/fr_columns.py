@@ -203,10 +203,14 @@ def _numel(sizes: tuple) -> np.ndarray:
         lengths = {1}
     one = lengths == {1}
     shapes = list(map(itemgetter(0), sizes)) if one else list(chain.from_iterable(sizes))
-    _expect(set(map(type, shapes)) <= {list} and set(map(type, chain.from_iterable(shapes))) <= {int})
-    numel = list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes]
-    _expect(set(map(type, numel)) <= {int})
-    return np.array(numel, np.int64)
+    _expect(set(map(type, shapes)) <= {list})
+    if one and set(map(len, shapes)) == {1}:             # one 1-D tensor each (a flat bucket): its one dim
+        dims = list(map(itemgetter(0), shapes))
+        _expect(set(map(type, dims)) <= {int})
+        return np.array(dims, np.int64)
+    _expect(set(map(type, chain.from_iterable(shapes))) <= {int})
+    # products and sums of ints are ints: no type check of the results
+    return np.array(list(map(prod, shapes)) if one else [sum(map(prod, s)) for s in sizes], np.int64)
 
 
 def _out_numel(numel: np.ndarray, sizes: tuple, out_sizes: tuple) -> np.ndarray:
@@ -224,6 +228,11 @@ def _dtypes(dtypes: tuple) -> tuple[list, np.ndarray]:
     """Each entry's distinct input dtypes as torch names joined by ',' (None for none): dtypes are compared per
     tensor, so four float32 tensors and one are the same dtype (fr_semantics.dtype_key)."""
     _expect(set(map(type, dtypes)) <= {list})
+    if set(map(len, dtypes)) == {1}:                   # one tensor each (the usual entry): its name is its key
+        cats, codes = categorize(list(map(itemgetter(0), dtypes)))
+        _expect(all(type(name) is str for name in cats))
+        return recode([DTYPES.get(name, name) or None for name in cats], codes)
     cats, codes = categorize(list(map(tuple, dtypes)))
     _expect(all(type(name) is str for names in cats for name in names))
-    return recode([",".join(dict.fromkeys(DTYPES.get(name, name) for name in names)) or None for names in cats], codes)
+    return recode([",".join(dict.fromkeys(d for d in map(DTYPES.get, names, names) if d)) or None for names in cats],
+                  codes)      # as fr_semantics.dtype_key: each distinct name once, empty ones dropped

@@ -194,3 +194,51 @@ def test_mutated_p2p_dumps_fall_back_or_agree(edits):
         else:
             dump["entries"][index][key] = value
     assert_agree(dump)
+
+
+DTYPE_NAMES = st.sampled_from(["Float", "BFloat16", "Half", "", "Weird", "float32", "Int"])
+
+
+def test_one_dtype_name_per_entry_agrees():
+    """Entries of one tensor each: the fast path codes the names themselves (an unknown name, an empty one)."""
+    dump = _base_dump()
+    for entry, name in zip(dump["entries"], ["Float", "BFloat16", "", "Weird", "Float", "float32"], strict=True):
+        entry["input_dtypes"] = [name]
+    assert assert_agree(dump)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dtypes=st.lists(st.lists(DTYPE_NAMES, max_size=3), min_size=6, max_size=6))
+def test_input_dtypes_agree(dtypes):
+    dump = _base_dump()
+    for entry, names in zip(dump["entries"], dtypes, strict=True):
+        entry["input_dtypes"] = names
+    assert_agree(dump)
+
+
+def test_long_ranks_strings_are_compared_not_only_keyed():
+    """A long pg_config ranks string is looked up by its length and ends, then compared whole: two strings alike
+    at both ends and as long each get their own ranks."""
+    from nccl_forensics.sources.flight_recorder import ranks_in_text
+    a = str(list(range(3000)))
+    b = a.replace(", 1500,", ", 1501,")
+    assert len(a) == len(b) and a[:64] == b[:64] and a[-64:] == b[-64:] and a != b
+    for _ in range(2):
+        assert ranks_in_text(a) == tuple(range(3000))
+        assert ranks_in_text(b) == tuple(range(1500)) + (1501,) + tuple(range(1501, 3000))
+    assert ranks_in_text("[4, 9]") == (4, 9) and ranks_in_text("") == ()
+
+
+SHAPES = st.lists(st.integers(0, 9), max_size=3)               # a tensor's shape: 0-D to 3-D
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sizes=st.lists(st.one_of(st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=1), min_size=1, max_size=1),
+                                st.lists(SHAPES, max_size=2)), min_size=6, max_size=6))
+def test_input_sizes_agree(sizes):
+    """One 1-D tensor per entry (the fast path takes its dim as the count) beside 0-D, 2-D, 3-D and several
+    tensors or none: the element counts agree with the general path's."""
+    dump = _base_dump()
+    for entry, shapes in zip(dump["entries"], sizes, strict=True):
+        entry["input_sizes"] = entry["output_sizes"] = shapes
+    assert_agree(dump)
