@@ -114,10 +114,11 @@ class MessageParser(LineParser):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
         self._stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), self._stall)
-        if self._hydra is not None or any(ev.data.get("message_id") == _HYDRA_WHO for ev in out):
+        if self._hydra is not None or hits and any(h.message.id == _HYDRA_WHO for h in hits):
             self._name_hydra_end(line, out)
-        self._shapes = next((ev for ev in out + self._held if ev.line == line.no
-                             and ev.data.get("message_id") == _SHAPES), self._shapes)
+        if hits and any(h.message.id == _SHAPES for h in hits):
+            self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
+                                 and ev.data.get("message_id") == _SHAPES), self._shapes)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
