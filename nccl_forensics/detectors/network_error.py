@@ -83,8 +83,9 @@ class NetworkError(BaseDetector):
         # network's (ncclSystemError reads as a network error only when nothing says otherwise)
         setup = setup_failures(ctx.of("nccl_error"))
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
-                                    "error_trace", "cuda_error")
-                if _network(ev) and id(ev) not in setup]   # worker_failed: a launcher that lost its daemons (Open MPI)
+                                    "error_trace", "cuda_error", "slurm_exit")
+                if _network(ev) and id(ev) not in setup]   # worker_failed: a launcher that lost its daemons (Open MPI);
+        # slurm_exit: srun that could not reach a node's slurmd to launch the tasks
         if not hits:
             return
         # untimed lines of one console (a catalogue line carries no time of its own): their order in it is the order

@@ -33,16 +33,23 @@ from .base import BaseDetector, Context
 
 # The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
 # becomes (the catalogue's `missing_rank`: a rank that never arrived, R203's class).
-_CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch"}
+_CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch",
+          "dtype_mismatch": "dtype_mismatch", "op_mismatch": "op_mismatch"}
 _READ_ELSEWHERE = frozenset({"gloo_error", "monitored_barrier"})      # C101/D-gloo and R203 read these
 _CUDA_MISMATCH = frozenset({"cuda_driver", "cuda_arch"})                # V501 reads the CUDA driver/build mismatches
 _SAYS = {"shape_mismatch": "a message of another size than the one posted (the ranks disagree on a tensor size)",
          "stuck_rank": "fewer ranks than expected arrived (a rank never joined: stuck, slow to start or gone)",
-         "version_mismatch": "the ranks run different NCCL versions"}
+         "version_mismatch": "the ranks run different NCCL versions",
+         "dtype_mismatch": "that the ranks submitted one collective with different data types",
+         "op_mismatch": "that the ranks submitted different collectives (or reduce ops) under one name"}
 _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO settings) agree on every rank; the flight "
                           "recorder (TORCH_FR_BUFFER_SIZE=2000) shows each rank's sizes.",
         "stuck_rank": "find the rank that never joined (its own log, its node's dmesg); py-spy dump it if it is alive.",
-        "version_mismatch": "run one NCCL version everywhere: one image/environment on every node."}
+        "version_mismatch": "run one NCCL version everywhere: one image/environment on every node.",
+        "dtype_mismatch": "make every rank pass the same dtype to the collective (a rank-dependent cast, autocast or "
+                          "a metric computed in another precision).",
+        "op_mismatch": "make every rank issue the same collectives in the same order: look for a rank-dependent "
+                       "branch near the named tensor."}
 
 
 class ReportedClass(BaseDetector):
@@ -61,7 +68,11 @@ class ReportedClass(BaseDetector):
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
-            finding = self.finding([], f"the software reported {_SAYS[cls]}{where}: "
+            # a report that lists every rank's value names the ranks that differ from the rest (`odd_ranks`)
+            odd = sorted({r for ev in events for r in ev.data.get("odd_ranks") or ()})
+            if odd:
+                where += f"; rank {', '.join(map(str, odd))} differs from the others"
+            finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}: "
                                    f"{events[0].text.strip()[:160]}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding

@@ -373,6 +373,9 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
         _set_end(st, "aborted", False, "aborted (SIGABRT) after a collective error", ev)
     elif ev.kind == "error_json" and ev.data.get("message"):
         _note_error(st, ev)
+    elif ev.kind == "worker_failed" and ev.data.get("message") and code is None:
+        # a launcher's report that this rank raised an exception (Lightning's reconciliation): its own end
+        _set_end(st, "exception", True, f"an exception ({ev.data['message']})"[:160], ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
         # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail
         first = table_role == "first" or bool(terminated_pids) and pid not in terminated_pids

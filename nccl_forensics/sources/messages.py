@@ -50,6 +50,16 @@ _EXIT_CODE = re.compile(r"^\s*Exit code:\s*(-?\d+)")
 _STALL = "horovod.stall"
 _STALL_HEAD = re.compile(r"^\s*(?:Missing|Stalled) ranks:\s*$")
 _STALL_RANK = re.compile(r"^\s*(\d+)!?: \[")
+# accelerate's debug-mode shape check lists every process's shape below its head (`Operation: `op``, `Input shapes:`,
+# then `  - Process N: [..]`): the processes whose shape differs from the one most of them hold are the odd ones
+_SHAPES = "accelerate.shape_mismatch"
+# Hydra's bad-termination block names its process (`=   RANK r PID p RUNNING AT host`) on the line before the one that
+# says how it ended (`=   EXIT CODE: c`, `=   KILLED BY SIGNAL: s (name)`): that end is the named rank's
+_HYDRA_WHO = "hydra.rank_running_at"
+_HYDRA_END = frozenset({"hydra.exit_code", "hydra.killed_by_signal"})
+_HYDRA_LINES = 2
+_SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
+_SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
 
 
 class MessageParser(LineParser):
@@ -64,6 +74,8 @@ class MessageParser(LineParser):
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
         self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
+        self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
+        self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
 
     def feed(self, line: Line) -> bool:
         return False
@@ -74,6 +86,8 @@ class MessageParser(LineParser):
         if self._first_exit is not None and self._name_first_exit(line):
             return produced
         if self._stall is not None and self._name_stalled(line):
+            return produced
+        if self._shapes is not None and self._read_shapes(line):
             return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
@@ -103,6 +117,11 @@ class MessageParser(LineParser):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
         self._stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), self._stall)
+        if self._hydra is not None or hits and any(h.message.id == _HYDRA_WHO for h in hits):
+            self._name_hydra_end(line, out)
+        if hits and any(h.message.id == _SHAPES for h in hits):
+            self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
+                                 and ev.data.get("message_id") == _SHAPES), self._shapes)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
@@ -112,7 +131,8 @@ class MessageParser(LineParser):
 
     def passes_info_lines(self) -> bool:
         """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
-        return self._first_exit is None and self._stall is None and not self._held and self._table is None
+        return self._first_exit is None and self._stall is None and self._shapes is None and not self._held \
+            and self._table is None
 
     def skip_info_line(self) -> None:
         """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
@@ -230,6 +250,39 @@ class MessageParser(LineParser):
             missing.append(int(rank.group(1)))
         return True
 
+    def _name_hydra_end(self, line: Line, out: list[Event]) -> None:
+        """The exit code or signal line of Hydra's block goes to the process the block named a line above."""
+        who = self._hydra
+        if who is not None and line.no - who.line <= _HYDRA_LINES:
+            for ev in out:
+                if ev.data.get("message_id") in _HYDRA_END and ev.line == line.no and ev.rank is None:
+                    for key in ("rank", "pid", "node"):
+                        if who.data.get(key) is not None and ev.data.get(key) is None:
+                            ev.data[key] = who.data[key]
+                    _fill_common(ev)
+        self._hydra = next((ev for ev in out if ev.line == line.no and ev.data.get("message_id") == _HYDRA_WHO),
+                           who if who is not None and line.no - who.line < _HYDRA_LINES else None)
+
+    def _read_shapes(self, line: Line) -> bool:
+        """Lines of accelerate's shape report: each process's shape; the processes whose shape differs from the one
+        a majority holds go on the report's event as `odd_ranks` (its process index is the rank)."""
+        ev = self._shapes
+        assert ev is not None
+        if _SHAPES_HEAD.match(line.text):
+            return True
+        one = _SHAPES_PROCESS.match(line.text)
+        if one is None:
+            self._shapes = None
+            return False
+        shapes = ev.data["process_shapes"] = {**(ev.data.get("process_shapes") or {}), int(one.group(1)): one.group(2)}
+        counts: dict[str, int] = {}
+        for shape in shapes.values():
+            counts[shape] = counts.get(shape, 0) + 1
+        common = max(counts, key=lambda k: counts[k])
+        ev.data["odd_ranks"] = sorted(r for r, shape in shapes.items() if shape != common) \
+            if 2 * counts[common] > len(shapes) else []
+        return True
+
     # ---- a Root Cause table without its header
     def _table_row(self, line: Line, hit: catalogue.Hit) -> list[Event]:
         done: list[Event] = []
@@ -284,9 +337,11 @@ class MessageParser(LineParser):
         self._held.remove(held)
         # torch's CUDA_LAUNCH_BLOCKING hint (tail_only) says less than an error the parser read with its own class
         if "message_id" not in ev.data and not (held.data.get("tail_only") and ev.data.get("implies")):
-            for key in ("message_id", "meaning", "implies", "category"):
+            for key in ("message_id", "meaning", "implies", "category", "process_shapes", "odd_ranks"):
                 if key in held.data:
                     ev.data[key] = held.data[key]
+            if self._shapes is held:        # the report's shape lines may still come: they go on the parser's event
+                self._shapes = ev
 
     def _release(self) -> list[Event]:
         """Held events no parser repeated: the catalogue's own."""

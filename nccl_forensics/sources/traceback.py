@@ -41,7 +41,7 @@ _LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
 # mismatch or a size/parameter-shape check found across ranks): the rank that raises one is the reporter, not the one
 # that failed.
 REPORTS_OTHERS = frozenset({"missing_rank", "stuck_rank", "timeout_unknown", "collective_mismatch",
-                             "collective_skipped", "shape_mismatch"})
+                             "collective_skipped", "shape_mismatch", "dtype_mismatch", "op_mismatch"})
 
 
 def reports_others(message: str | None) -> bool:

@@ -477,13 +477,20 @@ MESSAGES = [
       "slurmstepd: error: *** STEP 657040.1 ON gpu-07 KILLED AT 2024-01-01T00:00:00 WITH SIGNAL 9 ***",
       "*** STEP 657040.1 ON gpu-07 KILLED AT 2024-01-01T00:00:00 WITH SIGNAL 9", anchor="KILLED AT"),
     M("slurm.memory_limit",
-      r"Exceeded (?:step|job) memory limit|(?:Step|Job) (?P<job_id>[\d.]+) exceeded memory limit \((?P<used_kb>\d+) > "
-      r"(?P<limit_kb>\d+)\), being killed|Some of your processes may have been killed by the cgroup out-of-memory handler",
-      "slurm_oom", "failure", "oom", "Slurm 14 - 24 (the cgroup wording from 17)",
-      "slurm:src/plugins/task/cgroup/task_cgroup_memory.c; src/plugins/jobacct_gather/common (memory limit enforcement)",
+      # jobacct_gather's own enforcement (_acct_kill_step): 1.3 - 13.11 `Job %u exceeded %u KB memory limit, being
+      # killed` (`Step %u.%u ...` from 2.1), 13.12 - 20.02 `Job|Step ... exceeded memory limit (%u > %u), being
+      # killed`, 20.11+ `%ps` (`StepId=J.S exceeded memory limit (...)`); `virtual memory` for the vsize limit
+      r"Exceeded (?:step|job) memory limit|(?:(?:Step|Job) |StepId=|JobId=)(?P<job_id>[\w.]+) exceeded (?:virtual )?"
+      r"(?:memory limit \((?P<used_kb>\d+) > (?P<limit_kb>\d+)\)|(?P<limit_kb2>\d+) KB (?:virtual )?memory limit), being "
+      r"killed|Some of your processes may have been killed by the cgroup out-of-memory handler",
+      "slurm_oom", "failure", "oom", "Slurm 1.3 - 25 (`N KB memory limit` to 13.11, `(used > limit)` 13.12+, `StepId=` "
+      "20.11+; the cgroup wording from 17)",
+      "slurm:src/plugins/task/cgroup/task_cgroup_memory.c; src/common/slurm_jobacct_gather.c:_acct_kill_step "
+      "(src/interfaces/jobacct_gather.c in 23.11+; memory limit enforcement)",
       "slurmstepd: error: Step 1594750.0 exceeded memory limit (6776728 > 6291456), being killed",
       "Step 1594750.0 exceeded memory limit (6776728 > 6291456), being killed",
-      anchor="xceeded step memory limit|xceeded job memory limit|exceeded memory limit|cgroup out-of-memory handler"),
+      anchor="xceeded step memory limit|xceeded job memory limit|exceeded memory limit|exceeded virtual memory limit|"
+             "KB memory limit, being killed|KB virtual memory limit|cgroup out-of-memory handler"),
     M("slurm.node_failure",
       r"srun: error: Node failure on (?P<node>\S+)",
       "slurm_exit", "failure", "dropped_rank", "Slurm 14 - 24", "slurm:src/srun/srun_job.c / launch.c (node fail)",
@@ -494,6 +501,130 @@ MESSAGES = [
       "slurm_exit", "consequence", None, "Slurm 14 - 24", "slurm:src/srun/srun.c / launch/slurm (step teardown)",
       "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
       "srun: Job step aborted: Waiting up to 32 seconds", anchor="Job step aborted|forcing job termination|srun: Terminating"),
+    # srun could not start the step's tasks on a node (src/api/step_launch.c `Task launch for %u.%u failed on node %s:
+    # %m` 2.0 - 20.02, `%ps` 20.11+; src/srun/launch.c `Application launch failed: %m`): only the errno texts of a
+    # connection that failed or timed out (slurm_errno.c, libc) are the network's; a credential or configuration
+    # error is not
+    M("slurm.task_launch_network",
+      r"(?:Task launch for (?:StepId=)?(?P<job_id>[\d.]+) failed on node (?P<node>[^\s:]+)|Application launch failed): "
+      r"(?P<reason>Socket timed out on send/recv operation|Zero Bytes were transmitted or received|Communication "
+      r"(?:connection|send|receive|shutdown) failure|Connection refused|Connection reset by peer|Connection timed out|"
+      r"No route to host|Network is unreachable)",
+      "slurm_exit", "failure", "network_error", "Slurm 2.0 - 25 (`StepId=` 20.11+)",
+      "slurm:src/api/step_launch.c:_launch_handler; src/srun/launch.c:launch_g_step_launch",
+      "srun: error: Task launch for StepId=4242.0 failed on node gpu-07: Socket timed out on send/recv operation",
+      "Task launch for StepId=4242.0 failed on node gpu-07: Socket timed out on send/recv operation",
+      anchor="Task launch for|Application launch failed: "),
+    # ---- Horovod's coordinator compares every rank's request for a tensor (horovod/common/controller.cc
+    # ConstructResponse, 0.19+; common/operations.cc 0.12 - 0.18, tensorflow/mpi_ops.cc 0.9 - 0.11) and fails the op on
+    # every rank with its own diagnosis: the ranks submitted different shapes, dtypes or collectives under one name.
+    # It names no rank (`One rank ..., but another rank ...`)
+    M("horovod.mismatched_shapes",
+      # the op's name is the request type's (`ALLREDUCE`; `allreduce` and `reduced`/`gathered` in 0.9 - 0.15)
+      r"Mismatched (?P<op>\w+) tensor (?:shapes|ranks): One rank (?:sent|reduced|gathered) a tensor (?:of shape|of "
+      r"rank|with dimension)",
+      "traceback", "failure", "shape_mismatch", "Horovod 0.9 - 0.28",
+      "horovod:horovod/common/controller.cc:Controller::ConstructResponse (common/operations.cc before 0.19)",
+      "horovod.common.exceptions.HorovodInternalError: Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of "
+      "shape [10, 2], but another rank sent a tensor of shape [10, 3].",
+      "Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape", anchor=" tensor shapes: | tensor ranks: "),
+    M("horovod.mismatched_dtypes",
+      r"Mismatched data types: One rank had type (?P<dtype>\w+), but another rank had type (?P<other_dtype>\w+)",
+      "traceback", "failure", "dtype_mismatch", "Horovod 0.9 - 0.28",
+      "horovod:horovod/common/controller.cc:Controller::ConstructResponse (common/operations.cc before 0.19)",
+      "horovod.common.exceptions.HorovodInternalError: Mismatched data types: One rank had type HOROVOD_FLOAT32, but "
+      "another rank had type HOROVOD_FLOAT16.",
+      "Mismatched data types: One rank had type HOROVOD_FLOAT32, but another rank had type HOROVOD_FLOAT16",
+      anchor="Mismatched data types: One rank had type"),
+    M("horovod.mismatched_ops",
+      # `Mismatched MPI operations` to 0.17; `Mismatched operations` 0.18+ (Gloo controller); the reduce op (Sum,
+      # Average, Adasum) 0.21+
+      r"Mismatched (?:MPI )?operations: One rank did an? (?P<op>\w+), but another rank did an? (?P<other_op>\w+)"
+      r"|Mismatched reduction operation: One rank sent reduction op (?P<op2>\w+), but another rank sent reduction op "
+      r"(?P<other_op2>\w+)",
+      "traceback", "failure", "op_mismatch", "Horovod 0.9 - 0.28 (reduction op 0.21+)",
+      "horovod:horovod/common/controller.cc:Controller::ConstructResponse (common/operations.cc before 0.19)",
+      "horovod.common.exceptions.HorovodInternalError: Mismatched operations: One rank did an ALLREDUCE, but another "
+      "rank did an ALLGATHER.", "Mismatched operations: One rank did an ALLREDUCE, but another rank did an ALLGATHER",
+      anchor="operations: One rank did an|Mismatched reduction operation: "),
+    # ---- Lightning
+    # lightning.fabric's _ChildProcessObserver (launchers/subprocess_script.py, 2.1+): a child the launcher started
+    # (local rank i+1; rank_prefixed_message's `[rank: i+1] `) ended with a non-zero code, and the observer kills the
+    # main process and every other child
+    M("lightning.child_terminated",
+      (r"Child process with PID (?P<pid>\d+) terminated with code (?P<exitcode>-?\d+)",
+       r"\. Forcefully terminating all other processes"),
+      "worker_failed", "failure", None, "Lightning 2.1 - 2.5",
+      "lightning:src/lightning/fabric/strategies/launchers/subprocess_script.py:_ChildProcessObserver._run",
+      "[rank: 1] Child process with PID 9487 terminated with code -9. Forcefully terminating all other processes to "
+      "avoid zombies 🧟", "Child process with PID 9487 terminated with code -9",
+      anchor="Child process with PID"),
+    # PyTorch Lightning's process reconciliation (PL_RECONCILE_PROCESS=1, strategies/ddp.py reconciliate_processes,
+    # 1.4 - 1.9): the rank that raised kills the other ranks' processes and raises this with its own traceback
+    M("lightning.deadlock_detected",
+      r"DeadlockDetectedException: (?P<message>DeadLock detected from rank: (?P<rank>\d+))",
+      "worker_failed", "failure", None, "PyTorch Lightning 1.4 - 1.9",
+      "lightning:src/pytorch_lightning/strategies/ddp.py:DDPStrategy.reconciliate_processes",
+      "pytorch_lightning.utilities.exceptions.DeadlockDetectedException: DeadLock detected from rank: 1 ",
+      "DeadlockDetectedException: DeadLock detected from rank: 1", anchor="DeadLock detected from rank"),
+    # ---- accelerate's debug mode (ACCELERATE_DEBUG_MODE, utils/operations.py verify_operation, 0.22+): before a
+    # gather/broadcast/reduce/pad it gathers every process's tensor shapes and raises when they differ, listing each
+    # process's shape on the lines below (`  - Process N: [..]`, read by MessageParser)
+    M("accelerate.shape_mismatch",
+      r"Cannot apply desired operation due to shape mismatches",
+      "traceback", "failure", "shape_mismatch", "accelerate 0.22 - 1.x",
+      "accelerate:src/accelerate/utils/operations.py:verify_operation",
+      "accelerate.utils.operations.DistributedOperationException: Cannot apply desired operation due to shape "
+      "mismatches. All shapes across devices must be valid.", "Cannot apply desired operation due to shape mismatches"),
+    # ---- Open MPI: its runtime's (ORTE 1.8 - 4.x, PRRTE 5.x) out-of-band TCP connection to another daemon failed
+    M("ompi.oob_tcp_connect_failed",
+      r"A process or daemon was unable to complete a TCP connection",
+      "worker_failed", "failure", "network_error", "Open MPI 1.8 - 4.x (ORTE), 5.x (PRRTE)",
+      "ompi:orte/mca/oob/tcp/oob_tcp_connection.c:mca_oob_tcp_peer_try_connect (prrte:src/mca/oob/tcp)",
+      "A process or daemon was unable to complete a TCP connection", "A process or daemon was unable to complete a TCP "
+      "connection"),
+    # the openib BTL (1.x - 4.x; gone in 5.0): a work completion with IBV_WC_RETRY_EXC_ERR (the peer never acked:
+    # link, fabric or peer down), as the help text (help-mpi-btl-openib.txt `pp retry exceeded`) and as the
+    # completion handler's line (btl_openib_component.c handle_wc: `error polling LP CQ with status RETRY EXCEEDED
+    # ERROR status number 12 ...`)
+    M("ompi.openib_retry_exceeded",
+      r"The InfiniBand retry count between two MPI processes has been|error polling [HL]P CQ with status RETRY EXCEEDED "
+      r"ERROR status number (?P<status>\d+)",
+      "warn", "failure", "network_error", "Open MPI 1.2 - 4.1 (openib BTL)",
+      "ompi:opal/mca/btl/openib/help-mpi-btl-openib.txt:pp retry exceeded; btl_openib_component.c:handle_wc",
+      "The InfiniBand retry count between two MPI processes has been",
+      "The InfiniBand retry count between two MPI processes has been", data={"category": "ib"},
+      anchor="InfiniBand retry count between two MPI processes|with status RETRY EXCEEDED ERROR"),
+    # ---- MPICH / Hydra: the bad-termination block names the process (`=   PID %d RUNNING AT %s` to 3.2, `=   RANK %d
+    # PID %d RUNNING AT %s` 3.3+ and Intel MPI) on the line before its EXIT CODE / KILLED BY SIGNAL line
+    M("hydra.rank_running_at",
+      r"=\s+(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<node>\S+)",
+      "worker_failed", "failure", None, "MPICH 3 - 4 (RANK from 3.3), Intel MPI",
+      "mpich:src/pm/hydra/mpiexec/pmiserv_cb.c (pm/pmiserv/pmiserv_cb.c before 4.0)",
+      "=   RANK 3 PID 12345 RUNNING AT gpu-02", "=   RANK 3 PID 12345 RUNNING AT gpu-02", anchor=" RUNNING AT "),
+    # mpiexec's bootstrap saw a proxy (and so a process under it) exit non-zero (tools/bootstrap/utils/bscu_wait.c)
+    M("hydra.terminated_badly",
+      r"one of the processes terminated badly",
+      "worker_failed", "failure", "dropped_rank", "MPICH 1.3 - 4.x, Intel MPI",
+      "mpich:src/pm/hydra/tools/bootstrap/utils/bscu_wait.c:HYDT_bscu_wait_for_completion",
+      "[mpiexec@gpu-01] HYDT_bscu_wait_for_completion (tools/bootstrap/utils/bscu_wait.c:76): one of the processes "
+      "terminated badly; aborting", "one of the processes terminated badly"),
+    # a Hydra proxy whose control connection to mpiexec closed (pm/pmiserv/pmip_cb.c; proxy/pmip_cb.c 4.0+): mpiexec
+    # went away or the link to its node broke; the proxy then tears its processes down
+    M("hydra.proxy_upstream_closed",
+      r"HYD_pmcd_pmip_control_cmd_cb \([^)]*\): assert \(!closed\) failed",
+      "worker_failed", "consequence", None, "MPICH 1.3 - 4.x, Intel MPI",
+      "mpich:src/pm/hydra/pm/pmiserv/pmip_cb.c:HYD_pmcd_pmip_control_cmd_cb",
+      "[proxy:0:1@gpu-02] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:887): assert (!closed) failed",
+      "HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:887): assert (!closed) failed",
+      anchor="HYD_pmcd_pmip_control_cmd_cb"),
+    # MPICH's ch3 (sock, nemesis tcp) in an MPI error stack: the connection to that peer rank failed or closed
+    M("mpich.communication_error",
+      r"Communication error with rank (?P<other_rank>\d+)",
+      "warn", "failure", "network_error", "MPICH 1.1 - 3.x (ch3), MVAPICH2, Intel MPI <= 2018",
+      "mpich:src/mpid/ch3/channels/nemesis/netmod/tcp/socksm.c; src/mpid/ch3/src/ch3u_recvq.c",
+      "MPIDI_CH3U_Recvq_FDU_or_AEP(629): Communication error with rank 3", "Communication error with rank 3",
+      data={"category": "socket"}),
     # ---- MPICH / Hydra: the exit string line
     M("hydra.exit_string",
       # `YOUR ` from MPICH 3; the text is strsignal()'s (`Segmentation fault: 11` on macOS)
