@@ -5,14 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.pipeline.reduce import diagnose
-
-PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
-
-
-def _verdict(tmp_path, text: str):
-    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
-    return diagnose([str(tmp_path)], jobs=1).verdict
+from .consoles import console_verdict
 
 
 # Horovod's coordinator: 0.9 - 0.15 (lowercase op, `reduced`/`gathered`), 0.16 - 0.28 (request type names)
@@ -31,7 +24,7 @@ def _verdict(tmp_path, text: str):
      "Average, but another rank sent reduction op Sum.", "op_mismatch"),
 ])
 def test_horovod_coordinator_mismatch(tmp_path, line, cls):
-    assert _verdict(tmp_path, line).cls == cls
+    assert console_verdict(tmp_path, line).cls == cls
 
 
 def test_horovod_mismatch_under_mpirun_tags_is_not_the_tagged_rank_dying(tmp_path):
@@ -41,7 +34,7 @@ def test_horovod_mismatch_under_mpirun_tags_is_not_the_tagged_rank_dying(tmp_pat
             "[1,2]<stderr>:    hvd.allreduce(t)\n"
             "[1,2]<stderr>:horovod.common.exceptions.HorovodInternalError: Mismatched data types: One rank had type "
             "HOROVOD_FLOAT16, but another rank had type HOROVOD_FLOAT32.")
-    v = _verdict(tmp_path, text)
+    v = console_verdict(tmp_path, text)
     assert v.cls == "dtype_mismatch" and 2 not in (v.culprit_ranks or [])
 
 
@@ -55,12 +48,12 @@ def _accelerate(shapes: list[str]) -> str:
 
 
 def test_accelerate_shape_check_names_the_odd_process(tmp_path):
-    v = _verdict(tmp_path, _accelerate(["[4, 16]", "[4, 16]", "[4, 16]", "[4, 16]", "[4, 16]", "[3, 16]"]))
+    v = console_verdict(tmp_path, _accelerate(["[4, 16]", "[4, 16]", "[4, 16]", "[4, 16]", "[4, 16]", "[3, 16]"]))
     assert v.cls == "shape_mismatch" and v.culprit_ranks == [5]
 
 
 def test_accelerate_shape_check_without_a_majority_names_none(tmp_path):
-    v = _verdict(tmp_path, _accelerate(["[1, 5]", "[1, 2, 5]"]))
+    v = console_verdict(tmp_path, _accelerate(["[1, 5]", "[1, 2, 5]"]))
     assert v.cls == "shape_mismatch" and not v.culprit_ranks
 
 
@@ -69,14 +62,14 @@ def test_accelerate_shape_check_without_a_majority_names_none(tmp_path):
 def test_lightning_child_observer(tmp_path, code, classes):
     line = (f"[rank: 2] Child process with PID 4411 terminated with code {code}. Forcefully terminating all other "
             "processes to avoid zombies 🧟")
-    assert _verdict(tmp_path, line).cls in classes
+    assert console_verdict(tmp_path, line).cls in classes
 
 
 def test_lightning_reconciliation_names_the_rank_that_raised(tmp_path):
     text = ("pytorch_lightning.utilities.exceptions.DeadlockDetectedException: DeadLock detected from rank: 3 \n"
             " Traceback (most recent call last):\n  File \"model.py\", line 10, in training_step\n"
             "    x = batch[\"missing\"]\nKeyError: 'missing'")
-    v = _verdict(tmp_path, text)
+    v = console_verdict(tmp_path, text)
     assert v.cls in ("dropped_rank", "unclassified_failure") and v.culprit_ranks == [3]
 
 
@@ -88,7 +81,7 @@ def test_lightning_reconciliation_names_the_rank_that_raised(tmp_path):
 def test_hydra_bad_termination_block_names_its_rank(tmp_path, who, end, classes, culprits):
     text = ("\n" + "=" * 83 + "\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n" + who + "\n" + end +
             "\n=   CLEANING UP REMAINING PROCESSES\n" + "=" * 83)
-    v = _verdict(tmp_path, text)
+    v = console_verdict(tmp_path, text)
     assert v.cls in classes and (v.culprit_ranks or []) == culprits
 
 
@@ -96,7 +89,7 @@ def test_hydra_bootstrap_saw_a_process_terminate_badly(tmp_path):
     text = ("[mpiexec@n01] HYDT_bscu_wait_for_completion (tools/bootstrap/utils/bscu_wait.c:75): one of the processes "
             "terminated badly; aborting\n[mpiexec@n01] HYDT_bsci_wait_for_completion (tools/bootstrap/src/bsci_wait.c:"
             "23): launcher returned error waiting for completion")
-    assert _verdict(tmp_path, text).cls == "dropped_rank"
+    assert console_verdict(tmp_path, text).cls == "dropped_rank"
 
 
 @pytest.mark.parametrize("line", [
@@ -106,7 +99,7 @@ def test_hydra_bootstrap_saw_a_process_terminate_badly(tmp_path):
     "slurmstepd: error: StepId=99.0 exceeded virtual memory limit (9300000 > 8388608), being killed",  # 20.11+
 ])
 def test_slurm_jobacct_memory_limit_in_every_wording(tmp_path, line):
-    assert _verdict(tmp_path, line).cls == "oom"
+    assert console_verdict(tmp_path, line).cls == "oom"
 
 
 @pytest.mark.parametrize("line", [
@@ -115,12 +108,12 @@ def test_slurm_jobacct_memory_limit_in_every_wording(tmp_path, line):
     "srun: error: Application launch failed: Socket timed out on send/recv operation",
 ])
 def test_slurm_launch_that_could_not_reach_a_node_is_the_network(tmp_path, line):
-    assert _verdict(tmp_path, line).cls == "network_error"
+    assert console_verdict(tmp_path, line).cls == "network_error"
 
 
 def test_slurm_launch_refused_for_a_credential_is_not_the_network(tmp_path):
     line = "srun: error: Task launch for StepId=77.0 failed on node n12: Invalid job credential"
-    assert _verdict(tmp_path, line).cls != "network_error"
+    assert console_verdict(tmp_path, line).cls != "network_error"
 
 
 @pytest.mark.parametrize("text", [
@@ -136,4 +129,4 @@ def test_slurm_launch_refused_for_a_credential_is_not_the_network(tmp_path):
     "connection\nto another process:\n  Local host:    n01\n  Remote host:   n07",
 ])
 def test_mpi_runtime_connection_failures_are_the_network(tmp_path, text):
-    assert _verdict(tmp_path, text).cls == "network_error"
+    assert console_verdict(tmp_path, text).cls == "network_error"
