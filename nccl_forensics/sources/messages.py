@@ -280,6 +280,8 @@ class MessageParser(LineParser):
             for key in ("message_id", "meaning", "implies", "category"):
                 if key in held.data:
                     ev.data[key] = held.data[key]
+            for key, value in held.data.items():    # the entry's fields (sizes, ranks it names) the parser lacks
+                ev.data.setdefault(key, value)
 
     def _release(self) -> list[Event]:
         """Held events no parser repeated: the catalogue's own."""
