@@ -280,8 +280,9 @@ class MessageParser(LineParser):
             for key in ("message_id", "meaning", "implies", "category"):
                 if key in held.data:
                     ev.data[key] = held.data[key]
-            for key, value in held.data.items():    # the entry's fields (sizes, ranks it names) the parser lacks
-                ev.data.setdefault(key, value)
+            if ev.kind == "traceback":      # the traceback parser reads the frames, the catalogue the message's fields
+                for key, value in held.data.items():
+                    ev.data.setdefault(key, value)
 
     def _release(self) -> list[Event]:
         """Held events no parser repeated: the catalogue's own."""
