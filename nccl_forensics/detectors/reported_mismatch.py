@@ -9,6 +9,9 @@ What it detects:
     (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.7.6's
     own check ``Mismatched collective detected, please check your collective calls at and around rank N`` and its
     milder form ``Your program may be hanging, this may be caused by a collective mismatch around rank N``.
+    FSDP's first-iteration order check (``Forward order differs across ranks: rank 0 is all-gathering 43
+    parameters while rank 5 is all-gathering 1 parameters``): the ranks' forward passes all-gather different
+    FlatParameters.
 
 Why it hangs or dies:
     Collectives pair up by order. Ranks that issue different ones (another op, another size, one skipped)
@@ -42,6 +45,7 @@ class ReportedMismatch(BaseDetector):
 
     def check(self, ctx: Context):
         yield from self._ddp(ctx)
+        yield from self._fsdp(ctx)
         for ev in ctx.of("fingerprint_mismatch", "warn"):
             d = ev.data
             if d.get("implies") != "collective_mismatch":
@@ -79,7 +83,25 @@ class ReportedMismatch(BaseDetector):
                "parameter sets, so the gradient all-reduces no longer pair up (Expected to have finished reduction)")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _DDP_FIX)
 
+    def _fsdp(self, ctx: Context):
+        """FSDP's first-iteration order check: two ranks about to all-gather different FlatParameters (or a different
+        number of them); every rank raises it, so it names no culprit."""
+        hits = [ev for ev in ctx.of("traceback") if ev.data.get("category") == "fsdp_forward_order"]
+        if not hits:
+            return
+        d = hits[0].data
+        if d.get("count") is not None:
+            what = (f"rank {d.get('first_rank')} all-gathers {d['count']} parameters while rank {d.get('other_rank')} "
+                    f"all-gathers {d.get('other_count')}")
+        else:
+            what = f"ranks {d.get('first_rank')} and {d.get('other_rank')} all-gather different parameters"
+        msg = (f"FSDP found that the ranks' forward passes differ: {what} (Forward order differs across ranks), so "
+               "their all-gathers no longer pair up")
+        yield self.finding([], msg, Confidence.MEDIUM, hits[:3], _FSDP_FIX)
 
+
+_FSDP_FIX = ("make every rank run the same modules in the same order in forward (no rank- or data-dependent branch "
+             "around FSDP-wrapped modules); the parameter names in the error point at the branch.")
 _DDP_FIX = ("make every parameter take part in the loss on every rank, or pass find_unused_parameters=True to "
             "DistributedDataParallel (TORCH_DISTRIBUTED_DEBUG=DETAIL names the parameters).")
 _FIX = ("make every rank issue the same collectives in the same order with the same sizes: look for a rank-dependent "

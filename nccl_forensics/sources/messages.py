@@ -340,6 +340,9 @@ class MessageParser(LineParser):
             for key in ("message_id", "meaning", "implies", "category", "process_shapes", "odd_ranks"):
                 if key in held.data:
                     ev.data[key] = held.data[key]
+            if ev.kind == "traceback":      # the traceback parser reads the frames, the catalogue the message's fields
+                for key, value in held.data.items():
+                    ev.data.setdefault(key, value)
             if self._shapes is held:        # the report's shape lines may still come: they go on the parser's event
                 self._shapes = ev
 

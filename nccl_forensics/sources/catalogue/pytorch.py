@@ -32,6 +32,22 @@ MESSAGES = [
       "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.",
       "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST",
       anchor="aught collective operation timeout"),
+    # TORCH_NCCL_BLOCKING_WAIT=1 (NCCL_BLOCKING_WAIT before 2.2): the timeout is caught by the caller's wait()
+    # (WorkNCCL::synchronizeInternal), not by the watchdog, and raised with logPrefix() (`[Rank N] `, 2.2+
+    # `[PG 0 Rank N] `) before `Work WorkNCCL(...)`; the env var in parentheses changed with its name and is gone
+    # in the newest (`timed out in blocking wait.`). 1.x aborted the communicators with `timed out in call to
+    # wait()` as the reason (quoted later by `NCCL communicator was aborted`). The same record as watchdog_timeout.
+    M("pytorch.blocking_wait_timeout",
+      r"Work WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?(?:[^()]*?, )?OpType=" + _OP +
+      r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
+      r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\)? timed out in (?:blocking wait|call to wait\(\))",
+      "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13 (first release of each wording not checked)",
+      _PG + ":WorkNCCL::synchronizeInternal",
+      "[PG 0 Rank 2] Work WorkNCCL(SeqNum=57, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=300000) "
+      "timed out in blocking wait (TORCH_NCCL_BLOCKING_WAIT=1).",
+      "[PG 0 Rank 2] Work WorkNCCL(SeqNum=57, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=300000) "
+      "timed out in blocking wait",
+      data={"context": "blocking_wait"}, anchor="timed out in blocking wait|timed out in call to wait()"),
     M("pytorch.async_error_teardown",
       r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
       "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
@@ -257,6 +273,19 @@ MESSAGES = [
       "dist_backend_error", "benign", None, "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp",
       "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
       "refused).", "The client socket has failed to connect to [node-1]:29500", anchor="The client socket has failed to connect to ["),
+    # getaddrinfo failed for the store's host (SocketConnectOp::tryConnect; the family is `IPv6 `/`IPv4 ` or none
+    # with AF_UNSPEC). With AI_V4MAPPED|AI_ALL an IPv6 lookup of an IPv4-only name still succeeds, so any printing
+    # says the name does not resolve now. The connect loop retries until its deadline, then raises `The client
+    # socket has timed out` (store_connect_timeout, the failure); a job whose DNS record appears late (a Kubernetes
+    # headless service) prints it and then runs: a retry, not a failure by itself.
+    M("pytorch.store_resolve_retry",
+      r"The (?:(?P<family>IPv4|IPv6) )?network addresses of \((?P<peer>[^)]*)\) cannot be retrieved"
+      r"(?: \(gai error: (?P<errno>-?\d+) - (?P<reason>[^)]*)\))?",
+      "dist_backend_error", "benign", None, "1.11 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:"
+      "SocketConnectOp::tryConnect",
+      "[W socket.cpp:601] [c10d] The IPv6 network addresses of (master-0, 29500) cannot be retrieved (gai error: -2 - "
+      "Name or service not known).", "The IPv6 network addresses of (master-0, 29500) cannot be retrieved",
+      data={"category": "store_resolve"}, anchor="network addresses of ("),
     M("pytorch.client_connect_failed",
       r"The client socket has failed to connect to any network address of \((?P<peer>[^)]*)\)",
       "dist_backend_error", "failure", "network_error", "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp::run",
@@ -386,6 +415,19 @@ MESSAGES = [
       "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same param in "
       "process 0.", "[1]: params[0] in this process with sizes [96, 32] appears not to match",
       data={"exc_type": "RuntimeError"}, anchor="appears not to match"),
+    # ---- FSDP (1.x FullyShardedDataParallel): the exec-order check of the first iteration all-gathers every rank's
+    # count, then indices, of the FlatParameters it is about to all-gather (TORCH_DISTRIBUTED_DEBUG INFO/DETAIL) and
+    # raises on the first pair of ranks that differ. Every rank raises it: the raiser reports the others.
+    M("pytorch.fsdp_forward_order",
+      (r"Forward order differs across ranks: rank (?P<first_rank>\d+) is all-gathering",
+       r" (?:(?P<count>\d+) parameters while rank (?P<other_rank>\d+) is all-gathering (?P<other_count>\d+) parameters"
+       r"|parameters for (?P<params>\[[^\]]*\]) while rank (?P<other_rank2>\d+) is all-gathering parameters for "
+       r"(?P<other_params>\[[^\]]*\]))"),
+      "traceback", "failure", "collective_mismatch", "1.13 - 2.13 (first release not checked)",
+      "pytorch:torch/distributed/fsdp/_exec_order_utils.py:_ExecOrderData._check_order",
+      "RuntimeError: Forward order differs across ranks: rank 0 is all-gathering 43 parameters while rank 1228 is "
+      "all-gathering 1 parameters", "Forward order differs across ranks: rank 0 is all-gathering",
+      data={"exc_type": "RuntimeError", "category": "fsdp_forward_order"}),
     # ---- allocators
     M("pytorch.cuda_oom",
       # the words that decide are "CUDA out of memory." (every torch since 1.0 begins the allocator's message so);
