@@ -108,8 +108,9 @@ MESSAGES = [
       "enqueue.cc:1085 NCCL WARN Cuda failure 'out of memory'", "Cuda failure 'out of memory'",
       data={"category": "cuda", "oom_kind": "nccl_cuda"}, anchor="'out of memory'|'hipErrorOutOfMemory'"),
     M("nccl.calloc_failed",
-      r"Failed to CUDA (?:calloc|malloc|host alloc) (?P<requested_bytes>\d+) bytes|cudaMalloc\w* failed",
-      "warn", "failure", "oom", "2.14 - 2.30 (`Failed to CUDA calloc`), `cudaMalloc... failed` before", "nccl:src/include/alloc.h:ncclCudaCalloc",
+      r"Failed to CUDA (?:calloc|malloc|host alloc)(?: async)? (?P<requested_bytes>\d+) bytes|cudaMalloc\w* failed",
+      "warn", "failure", "oom", "2.14 - 2.30 (`Failed to CUDA calloc`; `calloc async` 2.14+), `cudaMalloc... failed` "
+      "before", "nccl:src/include/alloc.h:ncclCudaCalloc / ncclCudaCallocAsync",
       "include/alloc.h:178 NCCL WARN Failed to CUDA calloc 6291456 bytes", "Failed to CUDA calloc 6291456 bytes",
       data={"category": "cuda", "oom_kind": "nccl_cuda"}, anchor="Failed to CUDA|cudaMalloc"),
     M("nccl.shm_failed",
@@ -241,11 +242,14 @@ MESSAGES = [
       "NCCL WARN NET/IB : Unable to open device mlx5_2", "NET/IB : Unable to open device mlx5_2",
       data={"category": "ib"}, anchor="Unable to open device|Unable to query|No IP interface found|unable to allocate requests"),
     M("nccl.ib_incompatible",
-      r"NET/IB ?: (?:Attempted to (?:connect|merge) incompatible devices|Remote \S+ device is incompatible with the local)",
-      "warn", "failure", "nic_misselection", "2.26 - 2.30", "nccl:src/transport/net_ib/connect.cc",
+      # 2.20 - 2.25 checked the same at connect in other words: the peer's merged NICs mix link layers (IB and RoCE)
+      r"NET/IB ?: (?:Attempted to (?:connect|merge) incompatible devices|Remote \S+ device is incompatible with the local"
+      r"|Can't merge net devices with different link_layer)",
+      "warn", "failure", "nic_misselection", "2.20 - 2.25 (`Can't merge net devices with different link_layer`), "
+      "2.26 - 2.30", "nccl:src/transport/net_ib.cc:ncclIbConnect / ncclIbAccept (2.20 - 2.25); src/transport/net_ib/connect.cc",
       "NCCL WARN NET/IB : Attempted to connect incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_1:1/RoCE. Try selecting "
       "NICs of only one link type using NCCL_IB_HCA", "NET/IB : Attempted to connect incompatible devices",
-      data={"category": "ib"}, anchor="incompatible devices|device is incompatible"),
+      data={"category": "ib"}, anchor="incompatible devices|device is incompatible|Can't merge net devices"),
     M("nccl.ib_size_mismatch",
       (r"NET/IB ?: req \d+/\d+ tag \w+ peer " + _PEER + r" (?:collective mismatch error|posted incorrect receive info)",
        r", local size (?P<expected_bytes>\d+) remote size (?P<received_bytes>\d+)"),
@@ -527,4 +531,63 @@ MESSAGES = [
       "warn", "failure", "version_mismatch", "2.24 - 2.30", "nccl:src/ras/ras.cc:rasMsgHandleConnInit",
       "NCCL WARN NCCL version mismatch with remote peer 10.0.0.4<35621> (local: 22703, remote 22605)",
       "NCCL version mismatch with remote peer", data={"category": "init"}),
+    # ---- host memory NCCL could not get (include/alloc.h ncclCalloc/ncclRealloc 2.3 - 2.30; misc/utils.cc's
+    # ncclMemoryStack aborts the process on a NULL malloc 2.13 - 2.30; the SHM transport's /dev/shm file could not be
+    # allocated or mapped: SYSCHECK's `Call to %s failed : %s` in include/shm.h 2.3 - 2.11, where docker's 64 MB
+    # /dev/shm gives ENOSPC). ncclSystemError, or an abort, on the rank whose host ran out
+    M("nccl.host_malloc_failed",
+      r"Failed to malloc (?P<requested_bytes>\d+) bytes|Unrecoverable error detected: malloc\(size=(?P<requested_bytes2>\d+)\)"
+      r" returned null",
+      "warn", "failure", "oom", "2.3 - 2.30 (`Failed to malloc`), 2.13 - 2.30 (`Unrecoverable error detected`)",
+      "nccl:src/include/alloc.h:ncclCalloc / ncclRealloc; src/misc/utils.cc:ncclMemoryStack",
+      "NCCL WARN Failed to malloc 2147483648 bytes", "Failed to malloc 2147483648 bytes",
+      data={"category": "init", "oom_kind": "host"}, anchor="Failed to malloc|Unrecoverable error detected: malloc"),
+    M("nccl.shm_syscall_no_space",
+      (r"Call to (?P<call>posix_fallocate|fallocate|ftruncate|shm_open|mmap) failed ?: ?"
+       r"(?P<reason>No space(?: left on device)?|Cannot allocate(?: memory)?)"),
+      "warn", "failure", "oom", "2.3 - 2.11 (include/shm.h shmSetup through SYSCHECK; 2.12+ words it `Error: failed to "
+      "extend`, nccl.shm_extend_failed)", "nccl:src/include/shm.h:shmSetup; src/include/checks.h:SYSCHECK",
+      "NCCL WARN Call to posix_fallocate failed : No space left on device", "Call to posix_fallocate failed : No space",
+      data={"category": "init"}, anchor="Call to posix_fallocate|Call to fallocate|Call to ftruncate|Call to shm_open"
+      "|Call to mmap"),
+    # ---- the merged NICs of the two ends count differently (NCCL_IB_MERGE_NICS, NCCL_IB_HCA that differ between
+    # nodes): NCCL goes on (INFO from 2.25), the connection uses the devices both have
+    M("nccl.ib_merged_dev_count",
+      r"NET/IB ?: Local mergedDev(?:=| )(?P<device>\S+) has a different number of devices=(?P<count>\d+) as remote",
+      "warn", "benign", None, "2.20 - 2.24 (INFO from 2.25)", "nccl:src/transport/net_ib.cc:ncclIbConnect / ncclIbAccept",
+      "NCCL WARN NET/IB : Local mergedDev=mlx5_0+mlx5_1 has a different number of devices=2 as remoteDev=mlx5_0 nRemDevs=1",
+      "NET/IB : Local mergedDev=mlx5_0+mlx5_1 has a different number of devices=2 as remote",
+      data={"category": "ib"}, anchor="has a different number of devices"),
+    # ---- more of the machine's or the job's setup (data `setup`): NVML (the driver's management library) that cannot
+    # start or answer (a kernel driver and user-space library of other versions, a container without the device
+    # nodes): ncclSystemError at init, on every rank of that host
+    M("nccl.nvml_failed",
+      (r"(?P<call>nvml(?:Init(?:_v2)?|Device\w+))\((?:[\d, ]*)\) failed: ", r"(?P<reason>[A-Za-z][^\n]*?)\s*$"),
+      "warn", "failure", None, "2.4 - 2.30 (`nvmlInit` 2.9+, `_v2` 2.12+; the device index in the parentheses 2.12+)",
+      "nccl:src/misc/nvmlwrap.cc",
+      "NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch", "nvmlInit_v2() failed: ",
+      data={"category": "init", "setup": True}, anchor="() failed: |) failed: "),
+    M("nccl.mnnvl_unavailable",
+      # NCCL_MNNVL_ENABLE=1 on a system without multi-node NVLink (2.20 - 2.24), or an MNNVL clique whose IMEX
+      # channels are not set up (2.25+)
+      r"MNNVL (?:is not supported on this system|\(cliqueSize (?P<count>\d+)\) is available but not (?:supported|working)"
+      r" on this system)",
+      "warn", "failure", None, "2.20 - 2.24 (`MNNVL is not supported`), 2.25 - 2.26 (`available but not supported`), "
+      "2.27 - 2.30 (`available but not working`)", "nccl:src/init.cc (2.20 - 2.26); src/mnnvl.cc:ncclMnnvlCheck",
+      "NCCL WARN MNNVL is not supported on this system", "MNNVL is not supported on this system",
+      data={"category": "init", "setup": True}, anchor="MNNVL "),
+    M("nccl.graph_file_failed",
+      # NCCL_GRAPH_FILE names a file that cannot be read: ncclSystemError (the topology file, NCCL_TOPO_FILE, only
+      # WARNs and goes on, INFO from 2.26); RCCL's MSCCL algorithm file likewise
+      (r"Could not open (?P<what>XML graph|MSCCL XML algorithm) file", r" (?P<path>\S+) : (?P<reason>.+)"),
+      "warn", "failure", None, "2.6 - 2.30 (NCCL_GRAPH_FILE), RCCL (MSCCL, ROCm 5.5 - 6.x)",
+      "nccl:src/graph/xml.cc:ncclTopoGetXmlGraphFromFile; rccl:src/misc/msccl/msccl_parser.cc",
+      "NCCL WARN Could not open XML graph file /opt/graph.xml : No such file or directory",
+      "Could not open XML graph file", data={"category": "init", "setup": True}),
+    # RCCL loads the ROCm runtime (libhsa-runtime64) with dlopen at init: a ROCm install it cannot find
+    M("nccl.rccl_rocr_missing",
+      (r"Failed to (?:find ROCm runtime library|load ROCr missing symbol)", r" (?:in )?(?P<path>\S+)"),
+      "warn", "failure", None, "RCCL 2.13 - 2.2x (ROCm 5.4 - 6.x)", "rccl:src/misc/rocmwrap.cc:rocmLibraryInit",
+      "NCCL WARN Failed to find ROCm runtime library in /opt/rocm/lib (RCCL_ROCR_PATH=/opt/rocm/lib)",
+      "Failed to find ROCm runtime library", data={"category": "init", "setup": True}),
 ]
