@@ -143,11 +143,12 @@ class DroppedRank(BaseDetector):
             return
         ranks = sorted({ev.rank for ev in exits if ev.rank is not None})
         if len(ranks) > 1:
-            ranks = _first_by_time(exits)    # several ranks ended: the first is named only where the times say it
-            if not ranks and _tied(exits):
+            earliest = _earliest_by_time(exits)  # several ranks ended: the first is named only where the times say it
+            if len(set(earliest)) > 1:
                 # torchrun saw them fail at once (its table's times): none ended ahead of the others, so no rank
                 # dropped out of a job the rest kept running; the failure is theirs together (X901's floor)
                 return
+            ranks = earliest if len(earliest) == 1 else []
         who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
         yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
                            f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
@@ -186,22 +187,14 @@ def _only_launchers_failed(ctx: Context) -> bool:
                    for ev in ctx.events)
 
 
-def _first_by_time(exits) -> list[int]:
-    """The one rank whose exit is the earliest by the launcher's own time (torchrun's failure tables carry one per
-    entry, each node's table its own first failure); none when no time or a tie says which."""
-    timed = sorted((ev.time, ev.rank) for ev in exits if ev.time is not None and ev.rank is not None)
-    if not timed or len(timed) > 1 and timed[0][0] == timed[1][0]:
-        return []
-    return [timed[0][1]]
-
-
-def _tied(exits) -> bool:
-    """Do the launcher's times put two ranks' exits first together (equal to the second)?"""
-    timed = sorted((ev.time, ev.rank) for ev in exits if ev.time is not None and ev.rank is not None)
+def _earliest_by_time(exits) -> list[int]:
+    """The ranks of the exits at the earliest of the launcher's own times, once per exit (torchrun's failure tables
+    carry a time per entry, each node's table its own first failure); none where no exit has a time and a rank."""
+    timed = [(ev.time, ev.rank) for ev in exits if ev.time is not None and ev.rank is not None]
     if not timed:
-        return False
-    earliest = timed[0][0]
-    return len({rank for when, rank in timed if when == earliest}) > 1
+        return []
+    first = min(when for when, _ in timed)
+    return [rank for when, rank in timed if when == first]
 
 
 def _nonzero(data: dict) -> bool:

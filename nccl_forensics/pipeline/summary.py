@@ -262,9 +262,9 @@ def _decoded(block: bytes, copy: bool = True):
 
 
 def _untagger(data: memoryview, types: dict, copy: bool = True):
-    """`_untag_one` as the JSON decoder's object hook, for one member: the common cases (an untagged object, an
-    array, a dataclass whose fields are all known) in the hook's own frame. A summary of 100,000 ranks has
-    millions of objects; each is one Python call, not two."""
+    """The JSON decoder's object hook for one member: each tagged object as what it stands for (the decoder calls
+    it innermost first, so its parts are already decoded). One Python call per object: a summary of 100,000 ranks
+    has millions of them."""
     tags = _TAGS
 
     def hook(value: dict):
@@ -273,12 +273,32 @@ def _untagger(data: memoryview, types: dict, copy: bool = True):
         (tag, body), = value.items()
         if tag not in tags:
             return value
-        if tag == "__dc__" and type(body) is list and len(body) == 2 and type(body[1]) is dict:
-            cls = types[body[0]]
-            fields_of = body[1]
-            return cls(**fields_of) if _field_names(cls).issuperset(fields_of) else \
-                cls(**{k: v for k, v in fields_of.items() if k in _field_names(cls)})
-        return _untag_one(value, data, types, copy)
+        if tag == "__dc__":
+            cls, fields_of = types[body[0]], body[1]
+            known = _field_names(cls)
+            return cls(**fields_of) if known.issuperset(fields_of) else \
+                cls(**{k: v for k, v in fields_of.items() if k in known})
+        if tag == "__array__":
+            offset, dtype, shape = body
+            return _array(data, offset, dtype, shape, copy)
+        if tag == "__range__":
+            members = range(*body)
+            if len(members) > _MAX_RANKS:
+                raise ValueError(f"a membership of {len(members)} ranks")
+            return members
+        if tag == "__tuple__":
+            return tuple(body)
+        if tag == "__set__":
+            if len(body) > _MAX_RANKS:
+                raise ValueError(f"a set of {len(body)} members")
+            return set(body)
+        if tag == "__list__":
+            return body
+        if tag == "__dict__":
+            return dict(body)
+        if tag == "__enum__":
+            return types[body[0]](body[1])
+        return types[body[0]](*body[1])                      # __nt__
     return hook
 
 
@@ -370,41 +390,6 @@ def _digest_of(header: dict):
     digest.declared = {str(g): compact(m) for g, m in digest.declared.items()}
     _check_rows(digest.rows)
     return digest
-
-
-def _untag_one(value: dict, data: memoryview, types: dict, copy: bool = True):
-    """One tagged JSON object as what it stands for (the JSON decoder calls this innermost first, so its parts
-    are already decoded)."""
-    if len(value) != 1:
-        return value
-    (tag, body), = value.items()
-    if tag not in _TAGS:
-        return value
-    if tag == "__array__":
-        offset, dtype, shape = body
-        return _array(data, offset, dtype, shape, copy)
-    if tag == "__range__":
-        members = range(*body)
-        if len(members) > _MAX_RANKS:
-            raise ValueError(f"a membership of {len(members)} ranks")
-        return members
-    if tag == "__tuple__":
-        return tuple(body)
-    if tag == "__set__":
-        if len(body) > _MAX_RANKS:
-            raise ValueError(f"a set of {len(body)} members")
-        return set(body)
-    if tag == "__list__":
-        return body
-    if tag == "__dict__":
-        return dict(body)
-    if tag == "__enum__":
-        return types[body[0]](body[1])
-    if tag == "__nt__":
-        return types[body[0]](*body[1])
-    cls = types[body[0]]                                   # __dc__
-    known = _field_names(cls)
-    return cls(**{k: v for k, v in body[1].items() if k in known})
 
 
 def _array(data: memoryview, offset: int, dtype: str, shape: list, copy: bool = True) -> np.ndarray:

@@ -16,6 +16,7 @@ The lines of a torchrun Root Cause table pasted without its header (`rank : R (l
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from ..model import Event, Line, Source
@@ -275,12 +276,9 @@ class MessageParser(LineParser):
             self._shapes = None
             return False
         shapes = ev.data["process_shapes"] = {**(ev.data.get("process_shapes") or {}), int(one.group(1)): one.group(2)}
-        counts: dict[str, int] = {}
-        for shape in shapes.values():
-            counts[shape] = counts.get(shape, 0) + 1
-        common = max(counts, key=lambda k: counts[k])
+        common, held_by = Counter(shapes.values()).most_common(1)[0]
         ev.data["odd_ranks"] = sorted(r for r, shape in shapes.items() if shape != common) \
-            if 2 * counts[common] > len(shapes) else []
+            if 2 * held_by > len(shapes) else []
         return True
 
     # ---- a Root Cause table without its header
