@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
-from ..model import Confidence, rank_span, shows_failure
+from ..model import Confidence, Event, rank_span, shows_failure
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
@@ -97,10 +97,11 @@ class DroppedRank(BaseDetector):
                    and not names_the_machine(ev.data)]
         if crashes:
             what = crashes[0].data.get("message") or crashes[0].data.get("reason") or "its message was cut"
-            yield self.finding([], f"a process crashed with a CUDA error ({what}); no line says which rank it was",
-                               Confidence.MEDIUM, crashes[:3], "find the process that printed it (its rank is in "
-                               "torchrun --tee / --log-dir output); rerun with CUDA_LAUNCH_BLOCKING=1 to locate the "
-                               "kernel, and check that rank's inputs and memory use.")
+            runtime, serialize = _gpu_runtime(crashes[0])
+            fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
+                   f"with {serialize} to locate the kernel, and check that rank's inputs and memory use.")
+            yield self.finding([], f"a process crashed with a {runtime} error ({what}); no line says which rank it "
+                               "was", Confidence.MEDIUM, crashes[:3], fix)
             return
         yield from self._reported_death(ctx, consequences)
 
@@ -169,6 +170,17 @@ class DroppedRank(BaseDetector):
                            "received` line); no line says which worker", Confidence.LOW, kills[:2],
                            "find the worker's own error above the kills (its traceback, or `dmesg` for the OOM killer "
                            "if it printed nothing); the launcher's `exits with return code` line names its exit code")
+
+
+def _gpu_runtime(ev: Event) -> tuple[str, str]:
+    """The runtime a GPU error came from, and the setting that makes its kernels synchronous: ROCm's runtime faults
+    (ROCR's `Memory access fault by GPU node-N`) and HIP's errors (torch's hipified `HIP error: ...`) are AMD's, where
+    AMD_SERIALIZE_KERNEL=3 (ROCm 6; HIP_LAUNCH_BLOCKING=1 before) is what CUDA_LAUNCH_BLOCKING=1 is on CUDA."""
+    d = ev.data
+    text = f"{d.get('message_id', '')} {ev.text or ''}"
+    if "rocr_" in text or "HIP error" in text or "hipError" in text:
+        return "ROCm/HIP", "AMD_SERIALIZE_KERNEL=3 (HIP_LAUNCH_BLOCKING=1 before ROCm 6)"
+    return "CUDA", "CUDA_LAUNCH_BLOCKING=1"
 
 
 def _cuda_tails(ctx: Context) -> set[int]:

@@ -68,6 +68,22 @@ def test_rocm_runtime_gpu_fault_is_a_process_death(text, tmp_path):
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank", verdict.summary
     assert not verdict.culprit_ranks            # no line says which rank printed it
+    assert "AMD_SERIALIZE_KERNEL=3" in verdict.primary.fix and "CUDA_LAUNCH" not in verdict.primary.fix
+
+
+@pytest.mark.parametrize("hint, fix", [
+    ("For debugging consider passing AMD_SERIALIZE_KERNEL=3", "AMD_SERIALIZE_KERNEL=3"),
+    ("For debugging consider passing HIP_LAUNCH_BLOCKING=1", "AMD_SERIALIZE_KERNEL=3"),
+])
+def test_a_hip_error_s_fix_names_amd_s_serialising_setting(hint, fix, tmp_path):
+    """torch's hipified CUDA check ends in HIP_LAUNCH_BLOCKING=1, or AMD_SERIALIZE_KERNEL=3 on ROCm 6 builds
+    (ROCm/TheRock#2707): the hint is the error's tail, and the fix names AMD's setting, not CUDA's."""
+    text = ("RuntimeError: HIP error: an illegal memory access was encountered\nHIP kernel errors might be "
+            f"asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n{hint}\n")
+    verdict = console_verdict(tmp_path, text)
+    assert verdict.cls == "dropped_rank", verdict.summary
+    assert len(verdict.primary.evidence) == 1, verdict.primary.evidence
+    assert fix in verdict.primary.fix and "CUDA_LAUNCH" not in verdict.primary.fix
 
 
 def test_rocm_gpu_fault_under_a_rank_prefix_names_that_rank(tmp_path):

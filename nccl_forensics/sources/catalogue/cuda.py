@@ -150,11 +150,13 @@ MESSAGES = [
       "RuntimeError: CUDA error: out of memory", "CUDA error: out of memory", data={"oom_kind": "cuda_error"},
       anchor="CUDA error: |HIP error: "),
     M("cuda.launch_blocking_hint",
-      r"For debugging consider passing (?:CUDA|HIP)_LAUNCH_BLOCKING=1|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`",
-      "cuda_error", "failure", "dropped_rank", "torch 1.6 - 2.13", _SRC,
+      # ROCm builds print HIP_LAUNCH_BLOCKING=1 (hipified) or, with ROCm 6's runtime, AMD_SERIALIZE_KERNEL=3
+      r"For debugging consider passing (?:(?:CUDA|HIP)_LAUNCH_BLOCKING=1|AMD_SERIALIZE_KERNEL=3)"
+      r"|Compile with `TORCH_USE_(?:CUDA|HIP)_DSA`",
+      "cuda_error", "failure", "dropped_rank", "torch 1.6 - 2.13 (AMD_SERIALIZE_KERNEL: ROCm 6 builds)", _SRC,
       "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
       "incorrect. For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-      data={"tail_only": True}, anchor="_LAUNCH_BLOCKING=1|_DSA`"),
+      data={"tail_only": True}, anchor="_LAUNCH_BLOCKING=1|AMD_SERIALIZE_KERNEL=3|_DSA`"),
     M("cuda.cublas_status",
       r"CUBLAS_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ARCH_MISMATCH)",
       "cuda_error", "failure", None, "torch 1.0 - 2.13", "pytorch:aten/src/ATen/cuda/CUDABlas.cpp",
