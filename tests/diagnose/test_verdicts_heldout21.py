@@ -1,6 +1,6 @@
 """Held-out set 21: console pastes from issues of the PyTorch distributed ecosystem (DeepSpeed, accelerate, trl,
-Megatron-LM, NeMo, torchtitan, verl, OpenRLHF, vLLM, LLaMA-Factory, litData, FunASR, xDiT, NCCL), one verdict test
-per case with its decisive lines. All 24 were read right at first sight; three were read as the weaker of their
+Megatron-LM, NeMo, torchtitan, verl, OpenRLHF, EasyR1, vLLM, LLaMA-Factory, litData, FunASR, xDiT, NCCL), one verdict test
+per case with its decisive lines. All 28 were read right at first sight; three were read as the weaker of their
 right classes, which these changes make the stronger one:
 
 - torch's error text `..., unhandled system error, NCCL version 2.18.5` (c10d ncclGetErrorWithVersion, printed by
@@ -99,6 +99,19 @@ CASES = [
     ("NeMo-Run#266", "graph/topo.h:230 NCCL WARN Could not find NET with id 0\ntorch.distributed.DistBackendError: NCCL "
      "error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3376, internal error - please "
      "report this issue to the NCCL developers, NCCL version 2.25.1", {"unclassified_failure", "version_mismatch"}, None),
+    ("EasyR1#185", "(raylet) [2025-04-02 15:02:00,117 E 135782 135782] (raylet) node_manager.cc:3069: 1 Workers (tasks / "
+     "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 351e406b196f, IP: "
+     "10.95.143.76) over the last time period.", {"oom", "dropped_rank"}, None),
+    ("OpenRLHF#1139", "(raylet) A worker died or was killed while executing a task by an unexpected system error. Worker "
+     "PID: 1633485 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error "
+     "code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due "
+     "to high memory usage.", DEATH, None),
+    ("DeepSpeed#3232", "[2023-04-14 13:11:27,879] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 13266\n"
+     "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+     "'--local_rank=0', '--zero_stage', '2', '--deepspeed'] exits with return code = -9", DEATH, None),
+    ("ChatGLM-Finetuning#102", "Loading checkpoint shards:   0%|          | 0/7 [00:00<?, ?it/s][2023-09-10 11:45:59,207]"
+     " [INFO] [launch.py:428:sigkill_handler] Killing subprocess 6293\n[2023-09-10 11:45:59,501] [INFO] [launch.py:428:"
+     "sigkill_handler] Killing subprocess 6294", DEATH, None),
 ]
 
 
