@@ -4,7 +4,11 @@ chose different interfaces or subnets.
 What it detects:
     In a job spanning more than one host: ``Bootstrap : Using lo:127.0.0.1<0>`` or ``NET/Socket : Using
     [0]docker0:172.17.0.1<0>`` (lo, docker*, veth*, virbr*, tun*/tap*, br-*, cni*, flannel*), or hosts whose
-    bootstrap interfaces have different names or sit in different /16 subnets.
+    bootstrap interfaces have different names or sit in different /16 subnets. Without the init lines: an NCCL
+    socket connect to a loopback peer that failed (NCCL advertises ``lo`` only when no other interface is up or
+    NCCL_SOCKET_IFNAME names it: src/misc/socket.cc ncclFindInterfaces tries ib*, then all but docker/lo, then
+    docker, then lo), and torch's Gloo device falling back to loopback (``Using the loopback address as
+    fallback``) in a job whose Gloo mesh then failed to connect.
 
 Why it hangs or dies:
     Ranks on other hosts cannot reach a loopback or container-bridge address: init hangs in bootstrap,
@@ -34,6 +38,8 @@ from ..model import Confidence
 from .base import BaseDetector, Context
 
 _VIA_SOCKET = re.compile(r"NET/Socket/(\d+)")
+_LOOPBACK = re.compile(r"^(?:127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)(?:<\d+>|:\d+)?$")
+_CONNECT_TO = re.compile(r"[Cc]onnect to (\S+?<\d+>|\S+)")
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
 
 
@@ -43,6 +49,8 @@ class NicMisselection(BaseDetector):
 
     def check(self, ctx: Context):
         yield from self._no_interface(ctx)
+        yield from self._loopback_peer(ctx)
+        yield from self._gloo_loopback(ctx)
         picked = list(self._picked(ctx))
         yield from picked or self._channels_over_virtual(ctx)
 
@@ -83,6 +91,32 @@ class NicMisselection(BaseDetector):
                "every host (`ip -br addr`), or unset it to let NCCL choose; a prefix like `eth` matches eth0, eth1…")
         yield self.finding(ranks, msg, Confidence.HIGH, hits[:3] + ctx.of("env")[:1], fix)
 
+    def _loopback_peer(self, ctx: Context):
+        """A failed NCCL connect to a loopback address: the peer bootstrapped over lo, which no other host reaches
+        (on one host NCCL picks a real interface first, and a loopback connect to a live peer does not fail)."""
+        hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
+                if str(ev.data.get("message_id") or "").startswith("nccl.")
+                and ev.data.get("implies") == "network_error" and _LOOPBACK.match(_connect_peer(ev))]
+        if hits:
+            peer = _connect_peer(hits[0])
+            ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+            msg = (f"NCCL failed to connect to a peer at the loopback address {peer}: that peer bootstrapped over lo "
+                   "(no other interface chosen), so ranks on other hosts cannot reach it")
+            yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _fix(ctx, "bootstrap"))
+
+    def _gloo_loopback(self, ctx: Context):
+        """torch's Gloo device bound loopback (the hostname resolves to no local address) and the Gloo mesh then
+        failed to connect: peers on other hosts were given 127.0.0.1."""
+        fallbacks = [ev for ev in ctx.of("gloo_device") if ev.data.get("category") == "loopback_fallback"]
+        failed = [ev for ev in ctx.of("gloo_error") if ev.data.get("category") == "connect"]
+        if fallbacks and failed:
+            ranks = sorted({ev.rank for ev in fallbacks if ev.rank is not None})
+            msg = (f"Gloo bound the loopback address{_ranks(ranks)}, the hostname resolving to no local address, and "
+                   "its mesh then failed to connect: " + (failed[0].data.get("reason") or failed[0].text.strip()))
+            fix = ("set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface that connects the nodes, or make "
+                   "the hostname resolve to that interface's address (/etc/hosts)")
+            yield self.finding(ranks, msg, Confidence.MEDIUM, fallbacks[:1] + failed[:2], fix)
+
     def _picked(self, ctx: Context):
         picks: dict[tuple[str, str], list] = {}      # (host, event kind) -> [iface, addr, event, ranks]
         for ev in ctx.of("bootstrap", "net_socket"):
@@ -114,6 +148,16 @@ class NicMisselection(BaseDetector):
             msg = "hosts chose different interfaces/subnets: " + ", ".join(f"{h} {v[0]} {v[1]}" for h, v in groups)
             ranks = sorted(r for h, v in groups if h in odd for r in v[3])
             yield self.finding(ranks, msg, Confidence.MEDIUM, [v[2] for _, v in groups], _fix(ctx, "bootstrap"))
+
+
+def _connect_peer(ev) -> str:
+    """The address a failed connect went to: the catalogue's `peer`, else the `connect to ADDR<PORT>` of the text (an
+    NCCL WARN line keeps its words, not the entry's fields)."""
+    peer = ev.data.get("peer")
+    if peer is None:
+        m = _CONNECT_TO.search(str(ev.data.get("message") or ev.text))
+        peer = m.group(1) if m else ""
+    return str(peer)
 
 
 def _ranks(ranks) -> str:

@@ -377,10 +377,13 @@ def _paren(rest) -> str | None:
 
 
 def _banner_start(text: str) -> int:
-    """Where `NCCL version 2.x` / `RCCL version` starts inside a line (-1: nowhere)."""
+    """Where `NCCL version 2.x` / `RCCL version` starts inside a line (-1: nowhere). Not torch's error text
+    (`..., unhandled system error, NCCL version 2.18.5`, c10d's ncclGetErrorWithVersion, every torch with
+    ProcessGroupNCCL): any rank prints that one, while the banner is rank 0's (before NCCL 2.22)."""
     for head in BANNER_HEADS:
         at = text.find(head)
-        if at > 0 and (head == "RCCL version" or text[at + len(head):at + len(head) + 1].isdigit()):
+        if at > 0 and text[max(at - 2, 0):at] != ", " \
+                and (head == "RCCL version" or text[at + len(head):at + len(head) + 1].isdigit()):
             return at
     return -1
 

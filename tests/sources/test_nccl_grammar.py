@@ -359,6 +359,13 @@ def test_bare_banner_belongs_to_rank_0_before_2_22():
     assert events[0].kind == "nccl_version" and events[0].rank == 0
 
 
+def test_torch_error_text_is_no_version_banner():
+    # c10d's ncclGetErrorWithVersion (`<error>, NCCL version X`): any rank prints it, the banner only rank 0 (< 2.22)
+    events = feed(["RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1331, unhandled system error, NCCL version 2.18.5",
+                   "[1,3]<stdout>:NCCL version 2.7.8+cuda11.0"])
+    assert [(e.kind, e.data["version"]) for e in events if e.kind == "nccl_version"] == [("nccl_version", "2.7.8")]
+
+
 def test_orphan_half_of_a_torn_line():
     [ev] = feed(["Ring 01 : 3[3] -> 2[2] via P2P/IPC"])
     assert (ev.kind, ev.data["from_rank"], ev.rank) == ("transport", 3, 3)

@@ -145,4 +145,16 @@ MESSAGES = [
       "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to "
       "find address for: vx00", "Unable to find address for: vx00", data={"category": "interface"},
       anchor="Unable to find address for|Unable to find interface for"),
+    # torch's default Gloo device: the hostname resolves to no local address, so the device binds loopback and
+    # advertises it to the peers (ProcessGroupGloo::createDefaultDevice, TORCH_WARN_ONCE; GlooDeviceFactory's
+    # makeGlooDevice in recent releases). Harmless on one host; ranks on other hosts cannot reach it (N402 reads it
+    # with the mesh's failed connects).
+    M("gloo.loopback_fallback",
+      r"Unable to resolve hostname to a \(local\) address\.\W+Using the loopback address as fallback",
+      "gloo_device", "benign", None, "torch 1.9 - 2.13 (ProcessGroupGloo.cpp; GlooDeviceFactory.cpp later)",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:createDefaultDevice",
+      "[rank1]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using the "
+      "loopback address as fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. "
+      "(function operator())", "Unable to resolve hostname to a (local) address. Using the loopback address as fallback",
+      data={"category": "loopback_fallback"}, anchor="Unable to resolve hostname to a (local) address"),
 ]
