@@ -4,7 +4,9 @@ chose different interfaces or subnets.
 What it detects:
     In a job spanning more than one host: ``Bootstrap : Using lo:127.0.0.1<0>`` or ``NET/Socket : Using
     [0]docker0:172.17.0.1<0>`` (lo, docker*, veth*, virbr*, tun*/tap*, br-*, cni*, flannel*), or hosts whose
-    bootstrap interfaces have different names or sit in different /16 subnets.
+    bootstrap interfaces have different names or sit in different /16 subnets; or a connect that failed to a
+    peer's IPv6 link-local address (``Connect to fe80::…%enP7906s1<51577> failed``): that peer advertised an
+    interface with no routable address.
 
 Why it hangs or dies:
     Ranks on other hosts cannot reach a loopback or container-bridge address: init hangs in bootstrap,
@@ -30,11 +32,17 @@ from __future__ import annotations
 
 import re
 
-from ..model import Confidence
+from ..model import Confidence, shows_failure
 from .base import BaseDetector, Context
 
 _VIA_SOCKET = re.compile(r"NET/Socket/(\d+)")
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
+# IPv6 link-local (fe80::/10): an address whose scope is one link, that a peer's socket address carries with the
+# *sender's* interface index (NCCL's ncclSocketAddress is the raw sockaddr_in6, sin6_scope_id included)
+# the peer of a connect that failed (socketStartConnect / socketConnect `Connect to P failed`, socketPollConnect
+# `connect to P returned`, socketProgressOpt `Call to connect to P failed`): the catalogue's nccl.socket_* entries
+_LINK_LOCAL_PEER = re.compile(r"[Cc]onnect to \[?(?P<peer>fe[89ab][0-9a-f]?:[\w:.%-]*(?:\]?[:<]\d+>?)?) "
+                              r"(?:failed|returned)", re.I)
 
 
 class NicMisselection(BaseDetector):
@@ -45,6 +53,8 @@ class NicMisselection(BaseDetector):
         yield from self._no_interface(ctx)
         picked = list(self._picked(ctx))
         yield from picked or self._channels_over_virtual(ctx)
+        if not picked:
+            yield from self._link_local(ctx)
 
     def _channels_over_virtual(self, ctx: Context):
         """A channel that runs `via NET/Socket/<i>` uses the i-th interface of its process's `NET/Socket : Using`
@@ -66,6 +76,26 @@ class NicMisselection(BaseDetector):
         for (host, iface, idx), (ranks, ev) in sorted(over.items(), key=lambda kv: str(kv[0])):
             msg = f"host {host}{_ranks(ranks)} runs NCCL channels over {iface} (NET/Socket/{idx}), a virtual interface"
             yield self.finding(sorted(ranks), msg, Confidence.HIGH, [ev], _fix(ctx, "net_socket"))
+
+    def _link_local(self, ctx: Context):
+        """A connect that failed to a peer's IPv6 link-local address (`fe80::…%iface`): the peer advertised an
+        interface whose only address is link-local (a container veth, a cloud VF such as Azure's accelerated
+        networking `enP…`), reachable from another host only on the same link and only where the interface index
+        it carries happens to name the right interface here."""
+        found = [(ev, m) for ev in ctx.of("warn") if shows_failure(ev) and ev.data.get("category") == "socket"
+                 for m in [_LINK_LOCAL_PEER.search(str(ev.data.get("message") or ev.text))] if m]
+        if not found:
+            return
+        hits = [ev for ev, _ in found]
+        peer = found[0][1]["peer"]
+        scope = peer.partition("%")[2].partition("<")[0]
+        msg = (f"NCCL failed to connect to {peer}, an IPv6 link-local address"
+               + (f" (scope {scope})" if scope else "") + ": the peer advertised an interface with no routable "
+               "address, which other hosts cannot reach")
+        ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+        yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) "
+                           "to the interface that carries the nodes' routable addresses on every host (`ip -br addr`), "
+                           "or NCCL_SOCKET_FAMILY=AF_INET to leave IPv6 link-local addresses out")
 
     def _no_interface(self, ctx: Context):
         hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback", "gloo_error")

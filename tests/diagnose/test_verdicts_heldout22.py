@@ -225,3 +225,29 @@ def test_a_worker_failure_beside_them_is_not_the_stopped_agent(tmp_path):
     text = CLOSED + "\n" + DEATH + "\n[rank2]: ValueError: bad batch"
     verdict = console_verdict(tmp_path, text, progress=PROGRESS)
     assert "stopped from outside" not in verdict.summary
+
+
+# ---- a connect that failed to a peer's IPv6 link-local address
+@pytest.mark.parametrize("line", [
+    "node1:11172:11249 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+    "fe80::20d:3aff:fef7:74b3%enP7906s1<51577> failed : Software caused connection abort",
+    "node1:4021:4090 [0] misc/socket.cc:538 NCCL WARN Net : Connect to fe80::14ad:64ff:fe64:b31e%veth75fa783<43521> "
+    "failed : Network is unreachable",
+    "node1:4021:4090 [0] misc/socket.cc:622 NCCL WARN socketPollConnect: connect to fe80::1%eth1<40001> returned "
+    "Connection refused, exceeded error retry count after 35 attempts",
+])
+def test_a_failed_connect_to_a_link_local_address_is_a_nic_misselection(line, tmp_path):
+    verdict = console_verdict(tmp_path, line)
+    assert verdict.cls == "nic_misselection", verdict.summary
+    assert "link-local" in verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    "node1:4021:4090 [0] misc/socket.cc:538 NCCL WARN socketStartConnect: Connect to 2001:db8::7<43521> failed : "
+    "Connection refused",
+    "node1:4021:4090 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
+    "fe80::966d:ae03:8b:df78%ib0<53249>",
+])
+def test_a_routable_peer_or_a_closed_link_local_connection_stays_a_network_error(line, tmp_path):
+    verdict = console_verdict(tmp_path, line)
+    assert verdict.cls == "network_error", verdict.summary

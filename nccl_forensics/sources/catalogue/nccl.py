@@ -46,7 +46,8 @@ MESSAGES = [
       r"(?:socketProgressOpt: )?Call to (?P<call>recv|send|connect|accept) (?:from|to) " + _PEER +
       r" failed ?: (?P<reason>Connection reset by peer|Connection refused|Broken pipe|Connection timed out|No route to host"
       r"|[A-Z][\w ]+)",
-      "warn", "failure", "network_error", "2.16 - 2.30 (`socketProgressOpt:` to 2.28, `ncclOsSocketProgressOpt:` from 2.24)", "nccl:src/misc/socket.cc:socketProgressOpt",
+      "warn", "failure", "network_error", "2.10 - 2.30 (`Net : ` 2.10 - 2.15; `socketProgressOpt:` 2.16 - 2.28, "
+      "`ncclOsSocketProgressOpt:` from 2.24)", "nccl:src/misc/socket.cc:socketProgressOpt (include/socket.h 2.10 - 2.11)",
       "NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer",
       "socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset",
       data={"category": "socket"}, anchor="Call to recv|Call to send|Call to connect|Call to accept"),
