@@ -3,10 +3,10 @@
 What it detects:
     A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, a CUDA error
     (``an illegal memory access``, or only the error's ``CUDA_LAUNCH_BLOCKING`` tail), a non-communication
-    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others. Ends
-    that are consequences are not
-    reported: torchrun's SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer",
-    gloo/NCCL timeouts.
+    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others; or a
+    node whose elastic agent was stopped from outside (a death signal) while the other agents found the
+    rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
+    SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts.
 
 Why it hangs or dies:
     A dead rank never enters the next collective. On NCCL its peers wait until the watchdog timeout; on
@@ -139,6 +139,7 @@ class DroppedRank(BaseDetector):
         exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data)]
         if not exits:
             yield from self._deepspeed_teardown(ctx)
+            yield from self._agent_stopped(ctx)
             return
         if not _only_launchers_failed(ctx):
             return
@@ -170,6 +171,29 @@ class DroppedRank(BaseDetector):
                            "received` line); no line says which worker", Confidence.LOW, kills[:2],
                            "find the worker's own error above the kills (its traceback, or `dmesg` for the OOM killer "
                            "if it printed nothing); the launcher's `exits with return code` line names its exit code")
+
+    def _agent_stopped(self, ctx: Context):
+        """An elastic agent told to stop from outside (`Received 15 death signal`: the scheduler, a preemption, a
+        user) shuts its workers down and, as it exits, the rendezvous (dynamic_rendezvous `shutdown` marks it closed);
+        the other agents then find it closed and fail with RendezvousClosedError. With nothing else failing, that
+        node is the one that dropped out; which ranks it ran, no line says."""
+        stopped = [ev for ev in ctx.of("sigterm_sent") if ev.data.get("message_id") == "torchrun.death_signal"]
+        closed = [ev for ev in ctx.events if shows_failure(ev) and _rendezvous_closed(ev)]
+        if not stopped or not closed or any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS
+                                            and not ev.data.get("launcher") and not _rendezvous_closed(ev)
+                                            for ev in ctx.events):
+            return
+        sig = stopped[0].data.get("signal") or stopped[0].data.get("signum")
+        yield self.finding([], f"an elastic agent was stopped from outside ({sig}): it shut its workers down and "
+                           "closed the rendezvous, which the other agents then found closed (RendezvousClosedError), "
+                           "so that node dropped out of the job; no line says which ranks it ran", Confidence.LOW,
+                           [stopped[0], closed[0]], "find who sent the signal to that node's torchrun: the scheduler's "
+                           "log (preemption, time limit, eviction) or a user; the other agents cannot go on in a "
+                           "closed rendezvous: restart the job")
+
+
+def _rendezvous_closed(ev) -> bool:
+    return "RendezvousClosed" in str(ev.data.get("exc_type") or "")
 
 
 def _gpu_runtime(ev: Event) -> tuple[str, str]:

@@ -5,10 +5,11 @@ What it detects:
     In a job spanning more than one host: ``Bootstrap : Using lo:127.0.0.1<0>`` or ``NET/Socket : Using
     [0]docker0:172.17.0.1<0>`` (lo, docker*, veth*, virbr*, tun*/tap*, br-*, cni*, flannel*), or hosts whose
     bootstrap interfaces have different names or sit in different /16 subnets. Without the init lines: an NCCL
-    socket connect to a loopback peer that failed (NCCL advertises ``lo`` only when no other interface is up or
-    NCCL_SOCKET_IFNAME names it: src/misc/socket.cc ncclFindInterfaces tries ib*, then all but docker/lo, then
-    docker, then lo), and torch's Gloo device falling back to loopback (``Using the loopback address as
-    fallback``) in a job whose Gloo mesh then failed to connect.
+    socket connect that failed to a peer address no other host reaches: loopback (NCCL advertises ``lo`` only
+    when no other interface is up or NCCL_SOCKET_IFNAME names it: src/misc/socket.cc ncclFindInterfaces tries
+    ib*, then all but docker/lo, then docker, then lo) or IPv6 link-local (``Connect to fe80::…%enP7906s1<51577>
+    failed``: an interface with no routable address); and torch's Gloo device falling back to loopback (``Using
+    the loopback address as fallback``) in a job whose Gloo mesh then failed to connect.
 
 Why it hangs or dies:
     Ranks on other hosts cannot reach a loopback or container-bridge address: init hangs in bootstrap,
@@ -39,8 +40,13 @@ from .base import BaseDetector, Context
 
 _VIA_SOCKET = re.compile(r"NET/Socket/(\d+)")
 _LOOPBACK = re.compile(r"^(?:127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)(?:<\d+>|:\d+)?$")
+# the peer of a connect that failed (socketStartConnect / socketConnect `Connect to P failed`, socketPollConnect
+# `connect to P returned`, socketProgressOpt `Call to connect to P failed`): the catalogue's nccl.socket_* entries
 _CONNECT_TO = re.compile(r"[Cc]onnect to (\S+?<\d+>|\S+)")
 _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|cni\d*|flannel[\w.]*)$")
+# IPv6 link-local (fe80::/10): an address whose scope is one link, that a peer's socket address carries with the
+# *sender's* interface index (NCCL's ncclSocketAddress is the raw sockaddr_in6, sin6_scope_id included)
+_LINK_LOCAL = re.compile(r"^\[?fe[89ab][0-9a-f]?:", re.I)
 
 
 class NicMisselection(BaseDetector):
@@ -49,10 +55,11 @@ class NicMisselection(BaseDetector):
 
     def check(self, ctx: Context):
         yield from self._no_interface(ctx)
-        yield from self._loopback_peer(ctx)
         yield from self._gloo_loopback(ctx)
         picked = list(self._picked(ctx))
         yield from picked or self._channels_over_virtual(ctx)
+        if not picked:
+            yield from self._unreachable_peer(ctx)
 
     def _channels_over_virtual(self, ctx: Context):
         """A channel that runs `via NET/Socket/<i>` uses the i-th interface of its process's `NET/Socket : Using`
@@ -91,18 +98,30 @@ class NicMisselection(BaseDetector):
                "every host (`ip -br addr`), or unset it to let NCCL choose; a prefix like `eth` matches eth0, eth1…")
         yield self.finding(ranks, msg, Confidence.HIGH, hits[:3] + ctx.of("env")[:1], fix)
 
-    def _loopback_peer(self, ctx: Context):
-        """A failed NCCL connect to a loopback address: the peer bootstrapped over lo, which no other host reaches
-        (on one host NCCL picks a real interface first, and a loopback connect to a live peer does not fail)."""
-        hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
-                if str(ev.data.get("message_id") or "").startswith("nccl.")
-                and ev.data.get("implies") == "network_error" and _LOOPBACK.match(_connect_peer(ev))]
-        if hits:
-            peer = _connect_peer(hits[0])
-            ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+    def _unreachable_peer(self, ctx: Context):
+        """An NCCL connect that failed to a peer address other hosts cannot reach: loopback (the peer bootstrapped
+        over lo: on one host NCCL picks a real interface first, and a loopback connect to a live peer does not fail)
+        or IPv6 link-local (the peer advertised an interface whose only address is link-local, a container veth or a
+        cloud VF such as Azure's `enP…`, reachable only on its own link)."""
+        found = [(ev, peer, kind) for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
+                 if str(ev.data.get("message_id") or "").startswith("nccl.")
+                 and ev.data.get("implies") == "network_error"
+                 for peer in [_connect_peer(ev)] for kind in [_unreachable(peer)] if kind]
+        if not found:
+            return
+        hits, (_, peer, kind) = [ev for ev, _, _ in found], found[0]
+        ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+        if kind == "loopback":
             msg = (f"NCCL failed to connect to a peer at the loopback address {peer}: that peer bootstrapped over lo "
                    "(no other interface chosen), so ranks on other hosts cannot reach it")
             yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _fix(ctx, "bootstrap"))
+            return
+        scope = peer.partition("%")[2].partition("<")[0]
+        msg = (f"NCCL failed to connect to {peer}, an IPv6 link-local address" + (f" (scope {scope})" if scope else "")
+               + ": the peer advertised an interface with no routable address, which other hosts cannot reach")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) "
+                           "to the interface that carries the nodes' routable addresses on every host (`ip -br addr`), "
+                           "or NCCL_SOCKET_FAMILY=AF_INET to leave IPv6 link-local addresses out")
 
     def _gloo_loopback(self, ctx: Context):
         """torch's Gloo device bound loopback (the hostname resolves to no local address) and the Gloo mesh then
@@ -148,6 +167,10 @@ class NicMisselection(BaseDetector):
             msg = "hosts chose different interfaces/subnets: " + ", ".join(f"{h} {v[0]} {v[1]}" for h, v in groups)
             ranks = sorted(r for h, v in groups if h in odd for r in v[3])
             yield self.finding(ranks, msg, Confidence.MEDIUM, [v[2] for _, v in groups], _fix(ctx, "bootstrap"))
+
+
+def _unreachable(peer: str) -> str | None:
+    return "loopback" if _LOOPBACK.match(peer) else "link-local" if _LINK_LOCAL.match(peer) else None
 
 
 def _connect_peer(ev) -> str:

@@ -51,6 +51,10 @@ _EXIT_CODE = re.compile(r"^\s*Exit code:\s*(-?\d+)")
 _STALL = "horovod.stall"
 _STALL_HEAD = re.compile(r"^\s*(?:Missing|Stalled) ranks:\s*$")
 _STALL_RANK = re.compile(r"^\s*(\d+)!?: \[")
+# its head message ends `... which will cause deadlock.` (stall_inspector.cc): a head cut before that word was wrapped
+# onto the next lines (a terminal, a paste), which come before the list
+_STALL_HEAD_END = "deadlock"
+_STALL_WRAPPED_LINES = 3
 # accelerate's debug-mode shape check lists every process's shape below its head (`Operation: `op``, `Input shapes:`,
 # then `  - Process N: [..]`): the processes whose shape differs from the one most of them hold are the odd ones
 _SHAPES = "accelerate.shape_mismatch"
@@ -75,6 +79,7 @@ class MessageParser(LineParser):
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
         self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
+        self._stall_head_ended = True          # its head message read to its end (else wrapped onto the next lines)
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
 
@@ -117,7 +122,9 @@ class MessageParser(LineParser):
         if not hits and self._table is not None and text.strip() and not _TABLE_ROW_READ_PAST.match(text):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
-        self._stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), self._stall)
+        stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), None)
+        if stall is not None:
+            self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
         if self._hydra is not None or hits and any(h.message.id == _HYDRA_WHO for h in hits):
             self._name_hydra_end(line, out)
         if hits and any(h.message.id == _SHAPES for h in hits):
@@ -244,6 +251,9 @@ class MessageParser(LineParser):
             return True
         rank = _STALL_RANK.match(line.text)
         if rank is None:
+            if not self._stall_head_ended and line.no - ev.line <= _STALL_WRAPPED_LINES:
+                self._stall_head_ended = _STALL_HEAD_END in line.text   # the head's own words, wrapped: the list
+                return True                                             # is still to come
             self._stall = None
             return False
         missing = ev.data["missing_ranks"] = list(ev.data.get("missing_ranks") or [])
@@ -374,6 +384,10 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
             ev.data[key] = value
 
 
+def _rank_list(text: str) -> list[int]:
+    return [int(r) for r in text.replace(" ", "").split(",") if r.isdigit()]
+
+
 def _fill_common(ev: Event) -> None:
     d: dict[str, Any] = ev.data
     if ev.kind == "child_failed" and ev.time is None and isinstance(d.get("time"), str):
@@ -389,8 +403,17 @@ def _fill_common(ev: Event) -> None:
         ev.rank = d["task"]
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
+    if ev.kind == "monitored_barrier" and isinstance(d.get("reporter_rank"), int) and ev.rank is None:
+        ev.rank = d["reporter_rank"]
     if ev.kind == "monitored_barrier" and isinstance(d.get("ranks"), str) and d.get("missing_ranks") is None:
-        d["missing_ranks"] = [int(r) for r in d.pop("ranks").replace(" ", "").split(",") if r.isdigit()]
+        d["missing_ranks"] = _rank_list(d.pop("ranks"))
+    if ev.kind == "monitored_barrier" and isinstance(d.get("ready_ranks"), str) and d.get("missing_ranks") is None:
+        # the ranks that did submit: those missing below the highest of them certainly did not (the world's size,
+        # and so any missing rank above it, the line does not say)
+        ready = set(_rank_list(d.pop("ready_ranks")))
+        gaps = sorted(set(range(max(ready, default=-1) + 1)) - ready)
+        if gaps:
+            d["missing_ranks"] = gaps
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)

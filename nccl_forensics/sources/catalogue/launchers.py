@@ -21,6 +21,9 @@ _SIG = r"(?P<signal>SIG[A-Z]+)"
 # `raise CalledProcessError(returncode=process.returncode, cmd=cmd)` after waiting each process; 1.7 - 1.8 and
 # DeepSpeed 0.3.11 - 0.5.7 the same from `sigkill_handler`). It names the failed worker only with one process per
 # node (K = 0; fields_of turns `last_local_rank` 0 into the local rank). accelerate's command lines hold none.
+# Horovod's stall check runs in its coordinator only (`if (is_coordinator)`: operations.cc 0.9 - 0.18, controller.cc
+# 0.19+), and the coordinator is rank 0: its report is rank 0's wherever no wrapper names the rank
+_HOROVOD_STALL = {"state": "failed", "reporter_rank": 0}
 _LOCAL_RANK_ARG = r"(?:[^\]]*?'--local[_-]rank=(?P<last_local_rank>\d+)')?"
 
 MESSAGES = [
@@ -429,24 +432,37 @@ MESSAGES = [
       "Horovod has been shut down."),
     # The stall inspector (coordinator, every HOROVOD_STALL_CHECK_TIME_SECONDS): tensors some ranks submitted and
     # others did not for that long; the ranks that did not are the missing ones, as in a failed monitored barrier.
-    # 0.11 - 0.16 list each tensor `name [missing ranks: 1, 2]`; 0.16 - 0.19 `Stalled ranks:`, 0.20+ `Missing ranks:`,
+    # 0.13.6 - 0.16 list each tensor `name [missing ranks: 1, 2]` (0.9 - 0.13.5 its ready ranks: stall_ready_ranks);
+    # 0.16 - 0.19 `Stalled ranks:`, 0.20+ `Missing ranks:`,
     # then one line per rank `R: [tensor, ...]` (`R!` where it passed the shutdown time): MessageParser reads those
     M("horovod.stall",
       (r"One or more tensors were submitted to be reduced, gathered or broadcasted",
        r" by subset of ranks and are waiting for remainder of ranks for more than (?P<stall_seconds>\d+) seconds"),
-      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.11 - 0.28",
-      "horovod:horovod/common/stall_inspector.cc:CheckForStalledTensors (operations.cc before 0.19)",
+      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.9 - 0.28",
+      "horovod:horovod/common/stall_inspector.cc:CheckForStalledTensors (operations.cc 0.13 - 0.18, "
+      "tensorflow/mpi_ops.cc before)",
       "[2021-03-04 10:11:12.345678: W horovod/common/stall_inspector.cc:107] One or more tensors were submitted to be "
       "reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60 "
       "seconds.", "One or more tensors were submitted to be reduced, gathered or broadcasted",
-      data={"state": "failed"}, anchor="tensors were submitted to be reduced, gathered or broadcasted"),
+      data=_HOROVOD_STALL, anchor="tensors were submitted to be reduced, gathered or broadcasted"),
     M("horovod.stall_missing_ranks",
       r"\[missing ranks: (?P<ranks>\d+(?:, ?\d+)*)",
-      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.11 - 0.16",
+      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.13.6 - 0.16",
       "horovod:horovod/common/operations.cc:CheckForStalledTensors",
       "DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_0 [missing ranks: 1, 3]",
-      "DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_0 [missing ranks: 1", data={"state": "failed"},
+      "DistributedAdamOptimizer_Allreduce/HorovodAllreduce_gradients_0 [missing ranks: 1", data=_HOROVOD_STALL,
       anchor="[missing ranks: "),
+    M("horovod.stall_ready_ranks",
+      # before 0.13.6 the report listed each stalled tensor's *ready* ranks (`Stalled ops: name [ready ranks: 0, 2]`,
+      # horovod/tensorflow/mpi_ops.cc 0.9 - 0.12, common/operations.cc 0.13): the missing ones are the rest of the
+      # world, which the line does not state; the ranks below the highest ready one that are not listed certainly
+      # are (_fill_common)
+      r"\[ready ranks: (?P<ready_ranks>\d+(?:, ?\d+)*)",
+      "monitored_barrier", "failure", "stuck_rank", "Horovod 0.9 - 0.13.5",
+      "horovod:horovod/tensorflow/mpi_ops.cc (0.9 - 0.12), horovod/common/operations.cc (0.13):CheckForStalledTensors",
+      "Stalled ops: DistributedSGD_Allreduce/HorovodAllreduce_gradients_AddN_0 [ready ranks: 0, 2, 3]",
+      "DistributedSGD_Allreduce/HorovodAllreduce_gradients_AddN_0 [ready ranks: 0", data=_HOROVOD_STALL,
+      anchor="[ready ranks: "),
     M("horovod.process_failed",
       r"Process (?P<rank>\d+) exit with status code (?P<exitcode>-?\d+)",
       "worker_failed", "failure", None, "Horovod 0.20 - 0.28", "horovod:horovod/runner/gloo_run.py",

@@ -46,10 +46,21 @@ MESSAGES = [
       r"(?:socketProgressOpt: )?Call to (?P<call>recv|send|connect|accept) (?:from|to) " + _PEER +
       r" failed ?: (?P<reason>Connection reset by peer|Connection refused|Broken pipe|Connection timed out|No route to host"
       r"|[A-Z][\w ]+)",
-      "warn", "failure", "network_error", "2.16 - 2.30 (`socketProgressOpt:` to 2.28, `ncclOsSocketProgressOpt:` from 2.24)", "nccl:src/misc/socket.cc:socketProgressOpt",
+      "warn", "failure", "network_error", "2.10 - 2.30 (`Net : ` 2.10 - 2.15; `socketProgressOpt:` 2.16 - 2.28, "
+      "`ncclOsSocketProgressOpt:` from 2.24)", "nccl:src/misc/socket.cc:socketProgressOpt (include/socket.h 2.10 - 2.11)",
       "NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer",
       "socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset",
       data={"category": "socket"}, anchor="Call to recv|Call to send|Call to connect|Call to accept"),
+    M("nccl.socket_io_failed_pre210",
+      # before the peer was printed: 2.3's SYSCHECKVAL around the socket's recv()/write() (include/core.h: `Call to `
+      # name ` failed : ` strerror), 2.4 - 2.9's socketProgressOpt (`Call to recv failed : `, for sends too). Only the
+      # socket I/O calls: the same macro names bind/listen/setsockopt, which are no peer's failure
+      r"Call to (?P<call>recv|write|send) failed ?: (?P<reason>Connection reset by peer|Broken pipe|Connection timed out"
+      r"|No route to host|[A-Z][\w ]+)",
+      "warn", "failure", "network_error", "2.3 - 2.9", "nccl:src/include/core.h:SYSCHECKVAL (2.3); "
+      "src/include/socket.h:socketProgressOpt (2.4 - 2.9)",
+      "NCCL WARN Call to write failed : Connection reset by peer", "Call to write failed : Connection reset",
+      data={"category": "socket"}, anchor="Call to recv failed|Call to write failed|Call to send failed"),
     M("nccl.socket_connect_failed",
       # the peer as printed (`addr<port>`), or as a poster redacted it (`xxx`)
       r"(?:[Cc]onnect to (?P<peer>\S+) failed ?: (?P<reason>[\w ]+)|Call to connect (?:timeout|returned) ?:? ?(?P<reason2>[\w ]+))",
