@@ -24,7 +24,8 @@ Example:
 
 Known limits:
     A SIGKILL with no matching kernel OOM line may still be the OOM killer when ``dmesg`` was not
-    collected; a rank killed by the scheduler looks the same.
+    collected; a rank killed by the scheduler looks the same. A crash line without a rank (a HIP runtime's queue
+    error, a kernel line) is named by the process id it prints only where a launcher's line gives that pid's rank.
 
 Suggested fix:
     Look at why that process died: for SIGKILL check ``dmesg`` for the OOM killer and the scheduler's
@@ -98,6 +99,11 @@ class DroppedRank(BaseDetector):
         if crashes:
             what = crashes[0].data.get("message") or crashes[0].data.get("reason") or "its message was cut"
             runtime, serialize = _gpu_runtime(crashes[0])
+            ranks = _ranks_of_pids(ctx, crashes)
+            if ranks:
+                yield self.finding(ranks, f"rank {', '.join(map(str, ranks))} crashed with a {runtime} error ({what}), "
+                                   "by the process id its line names", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
+                return
             fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
                    f"with {serialize} to locate the kernel, and check that rank's inputs and memory use.")
             yield self.finding([], f"a process crashed with a {runtime} error ({what}); no line says which rank it "
@@ -216,6 +222,19 @@ def _cuda_tails(ctx: Context) -> set[int]:
         if not ev.data.get("tail_only"):
             first[ev.file] = min(first.get(ev.file, ev.line), ev.line)
     return {id(ev) for ev in events if ev.data.get("tail_only") and first.get(ev.file, ev.line) < ev.line}
+
+
+def _ranks_of_pids(ctx: Context, lines) -> list[int]:
+    """The ranks of the processes some unranked lines name by process id (a runtime's `[pid:N ...]` prefix, a kernel
+    line's `pid N`), where a launcher's line gives that pid's rank (torchrun's failure table, its exit lines): one
+    host's pids only, so only where every ranked pid is unique."""
+    by_pid: dict = {}
+    for ev in ctx.events:
+        pid = ev.pid if ev.pid is not None else ev.data.get("pid")
+        if ev.rank is not None and isinstance(pid, int):
+            by_pid.setdefault(pid, set()).add(ev.rank)
+    named = {ev.data.get("pid") if ev.data.get("pid") is not None else ev.pid for ev in lines}
+    return sorted({next(iter(by_pid[p])) for p in named if len(by_pid.get(p, ())) == 1})
 
 
 def _only_launchers_failed(ctx: Context) -> bool:

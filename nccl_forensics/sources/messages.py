@@ -63,6 +63,10 @@ _SHAPES = "accelerate.shape_mismatch"
 _HYDRA_WHO = "hydra.rank_running_at"
 _HYDRA_END = frozenset({"hydra.exit_code", "hydra.killed_by_signal"})
 _HYDRA_LINES = 2
+# torch elastic's exit barrier logs its error with the store's below it (log.exception): the store wait that ran out
+# there, within the traceback's lines, is the barrier's wait (catalogue torchrun.exit_barrier_error), not a rank's
+_EXIT_BARRIER = "torchrun.exit_barrier_error"
+_EXIT_BARRIER_LINES = 30
 _SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
 _SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
 
@@ -82,6 +86,7 @@ class MessageParser(LineParser):
         self._stall_head_ended = True          # its head message read to its end (else wrapped onto the next lines)
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
+        self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
 
     def feed(self, line: Line) -> bool:
         return False
@@ -127,6 +132,8 @@ class MessageParser(LineParser):
             self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
         if self._hydra is not None or hits and any(h.message.id == _HYDRA_WHO for h in hits):
             self._name_hydra_end(line, out)
+        if self._exit_barrier is not None or hits and any(h.message.id == _EXIT_BARRIER for h in hits):
+            self._read_exit_barrier(line, out)
         if hits and any(h.message.id == _SHAPES for h in hits):
             self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
                                  and ev.data.get("message_id") == _SHAPES), self._shapes)
@@ -273,6 +280,23 @@ class MessageParser(LineParser):
                     _fill_common(ev)
         self._hydra = next((ev for ev in out if ev.line == line.no and ev.data.get("message_id") == _HYDRA_WHO),
                            who if who is not None and line.no - who.line < _HYDRA_LINES else None)
+
+    def _read_exit_barrier(self, line: Line, out: list[Event]) -> None:
+        """The store error under an exit-barrier error (its traceback's last line) takes the barrier's meaning."""
+        head = next((ev for ev in out if ev.line == line.no and ev.data.get("message_id") == _EXIT_BARRIER), None)
+        if head is not None:
+            self._exit_barrier = head
+            return
+        barrier = self._exit_barrier
+        if barrier is None or line.no - barrier.line > _EXIT_BARRIER_LINES:
+            self._exit_barrier = None
+            return
+        waits = [ev for ev in out if ev.line == line.no and ev.data.get("implies") == "missing_rank"]
+        for ev in waits:
+            ev.data.update(meaning=barrier.data.get("meaning"), context="exit_barrier")
+            ev.data.pop("implies", None)
+        if waits:
+            self._exit_barrier = None
 
     def _read_shapes(self, line: Line) -> bool:
         """Lines of accelerate's shape report: each process's shape; the processes whose shape differs from the one

@@ -3,7 +3,9 @@ c10/cuda/CUDAException.cpp) and as the libraries on top print them (cuBLAS, cuDN
 the ROCm runtime's (ROCR-Runtime core/runtime/runtime.cpp: GPU memory faults and hardware exceptions).
 
 Read in the CUDA runtime API reference (enum cudaError) and pytorch c10/cuda/CUDAException.{h,cpp},
-c10/cuda/CUDAFunctions.cpp, aten/src/ATen/cuda/CUDABlas.cpp (CUBLAS_STATUS_*), aten/src/ATen/cudnn/Exceptions.h.
+c10/cuda/CUDAFunctions.cpp, c10/cuda/driver_api.h, aten/src/ATen/cuda/CUDAContext.cpp, aten/src/ATen/cuda/CUDABlas.cpp
+(CUBLAS_STATUS_*), aten/src/ATen/cudnn/Exceptions.h; triton's backend driver.c (NVIDIA and AMD gpuAssert); cupy's
+cupy_backends/cuda/api/{runtime,driver}.pyx and cupy/cuda/memory.pyx; ROCm clr rocclr/device/rocm/rocdevice.cpp.
 """
 from __future__ import annotations
 
@@ -12,6 +14,13 @@ import re
 from . import Message as M
 
 _SRC = "pytorch:c10/cuda/CUDAException.cpp:c10_cuda_check_implementation"
+# The fronts that print cudaGetErrorString's (cuGetErrorString's, hipGetErrorString's) text after their own words:
+# torch's runtime check (`CUDA error: `, `HIP error: `), torch's driver-API check (c10/cuda/driver_api.h
+# C10_CUDA_DRIVER_CHECK, 2.1+: `CUDA driver error: `) and Triton's launcher (third_party/nvidia/backend/driver.c
+# gpuAssert: `Triton Error [CUDA]: `; the AMD backend's driver.c: `Triton Error [HIP]:  Code: N, Messsage: `,
+# `Message` in the newer ones)
+_FRONT = r"(?:(?:CUDA|HIP)(?: driver)? error|Triton Error \[(?:CUDA|HIP)\]): +(?:Code: -?\d+, Mess+age: )?"
+_FRONT_ANCHORS = "CUDA error: |HIP error: |CUDA driver error: |Triton Error [CUDA]: |Triton Error [HIP]: "
 # cudaGetErrorString texts that end a process's device work (a kernel faulted, the device is gone).
 _FATAL = ("an illegal memory access was encountered", "device-side assert triggered", "unspecified launch failure",
           "an illegal instruction was encountered", "misaligned address", "uncorrectable ECC error encountered",
@@ -63,7 +72,10 @@ CALL_REJECTED = ("invalid argument", "invalid pitch argument", "invalid device s
 # machine. No kernel faulted and no rank left a running job: no class of its own.
 NO_USABLE_GPU = ("invalid device ordinal", "CUDA-capable device(s) is/are busy or unavailable",
                  "all CUDA-capable devices are busy or unavailable", "no CUDA-capable device is detected",
-                 "no ROCm-capable device is detected")
+                 "no ROCm-capable device is detected",
+                 # cudaErrorSystemNotReady (802): the system's CUDA setup is not up yet (on NVSwitch machines, the
+                 # fabric manager is not running); every process on the node gets it at its first CUDA call
+                 "system not yet initialized")
 # the catalogue entries that quote NCCL's CUDACHECK: a CUDA call NCCL itself made
 NCCL_CUDA_CHECKS = frozenset({"nccl.cuda_failure", "nccl.rccl_hip_failure"})
 
@@ -105,12 +117,13 @@ _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE
 MESSAGES = [
     M("cuda.runtime_error",
       # the text ends where torch's standard tail begins (or the line ends)
-      r"(?:CUDA|HIP) error: (?!out of memory)(?P<reason>(?:" + "|".join(re.escape(t) for t in _FATAL) +
+      _FRONT + r"(?!out of memory)(?P<reason>(?:" + "|".join(re.escape(t) for t in _FATAL) +
       r")(?=[.\s]|$)|[a-z](?:.*?)(?=\.?\s+(?:CUDA kernel errors might|Search for `|For debugging consider|"
       r"Compile with `)|\.?\s*$))",
-      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,
+      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3",
+      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert",
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
-      anchor="CUDA error: |HIP error: "),
+      anchor=_FRONT_ANCHORS),
     # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first) and of
     # the code that copied NCCL's examples (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex:
     # `Failed: Cuda error %s:%d '%s'`): cudaGetErrorString's text between quotes, then the process exits
@@ -145,10 +158,11 @@ MESSAGES = [
       "The NVIDIA driver on your system is too old", data={"category": "cuda_driver"},
       anchor="NVIDIA driver on your system is too old"),
     M("cuda.out_of_memory_error",
-      r"(?:CUDA|HIP) error: out of memory",
-      "oom", "failure", "oom", "CUDA 10 - 13, torch 1.0 - 2.13", _SRC,
+      _FRONT + r"out of memory",
+      "oom", "failure", "oom", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3",
+      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert",
       "RuntimeError: CUDA error: out of memory", "CUDA error: out of memory", data={"oom_kind": "cuda_error"},
-      anchor="CUDA error: |HIP error: "),
+      anchor=_FRONT_ANCHORS),
     M("cuda.launch_blocking_hint",
       # ROCm builds print HIP_LAUNCH_BLOCKING=1 (hipified) or, with ROCm 6's runtime, AMD_SERIALIZE_KERNEL=3
       r"For debugging consider passing (?:(?:CUDA|HIP)_LAUNCH_BLOCKING=1|AMD_SERIALIZE_KERNEL=3)"
@@ -207,4 +221,98 @@ MESSAGES = [
       "/pytorch/aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
       "thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.",
       "block: [0,0,0], thread: [5,0,0] Assertion `", anchor="Assertion `"),
+
+    # ---- CUDA that does not start: the process never gets a GPU to work on (no kernel ran, no rank left a running
+    # job), so no class of its own unless the error's text names the driver or the build (reason_class)
+    # torch's device count (c10/cuda/CUDAFunctions.cpp device_count_impl) when cudaGetDeviceCount fails with anything
+    # but "no device" / "no driver": raised by _cuda_init, or warned (`CUDA initialization: ...`) when torch only asks
+    # whether CUDA is there; the code and cudaGetErrorString's text follow (802 system not yet initialized, 803/804
+    # driver combinations, 2 out of memory, 999 unknown error)
+    M("cuda.device_count_error",
+      (r"Unexpected error from cudaGetDeviceCount\(\)",
+       r"\. Did you run some cuda functions before calling NumCudaDevices\(\) that might have already set an error\?",
+       r" Error (?P<code>\d+): (?P<reason>[^(\n]+?)(?= \(Triggered internally|\s*$)"),
+      "cuda_error", "failure", "unclassified_failure", "torch 1.9 - 2.13 (first release not checked)",
+      "pytorch:c10/cuda/CUDAFunctions.cpp:device_count_impl",
+      "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+      "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
+      "Unexpected error from cudaGetDeviceCount()", data={"category": "cuda_setup"}),
+    # the same function with no driver at all (cudaErrorInsufficientDriver and no driver version), and torch's check
+    # that at least one GPU is visible (device_count_ensure_non_zero: CUDA_VISIBLE_DEVICES empty, a container without
+    # the GPUs)
+    M("cuda.no_gpu_visible",
+      r"Found no NVIDIA driver on your system|No CUDA GPUs are available",
+      "cuda_error", "failure", "unclassified_failure", "torch 1.0 - 2.13",
+      "pytorch:c10/cuda/CUDAFunctions.cpp:device_count_impl, device_count_ensure_non_zero",
+      "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+      "driver from http://www.nvidia.com/Download/index.aspx", "Found no NVIDIA driver on your system",
+      data={"category": "cuda_setup"}, anchor="Found no NVIDIA driver on your system|No CUDA GPUs are available"),
+    # ATen's device-properties check (aten/src/ATen/cuda/CUDAContext.cpp getDeviceProperties, AT_ASSERT): a device
+    # index at or past the GPUs the runtime initialised (more local ranks than visible GPUs, or a GPU NVML lists
+    # that the runtime could not start); torch/cuda/__init__.py re-raises it from a lazy call as
+    # `DeferredCudaCallError: CUDA call failed lazily at initialization with error: ...`
+    M("cuda.device_index_out_of_range",
+      r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED",
+      "cuda_error", "failure", "unclassified_failure", "torch 1.0 - 2.13",
+      "pytorch:aten/src/ATen/cuda/CUDAContext.cpp:getDeviceProperties",
+      "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at \"../aten/src/ATen/cuda/"
+      "CUDAContext.cpp\":50, please report a bug to PyTorch. device=4, num_gpus=4",
+      "device >= 0 && device < num_gpus INTERNAL ASSERT FAILED", data={"category": "cuda_setup"}),
+    # ---- the error's name, then its text: CuPy's CUDARuntimeError / CUDADriverError (cupy_backends/cuda/api/
+    # runtime.pyx, driver.pyx: `<cudaGetErrorName>: <cudaGetErrorString>`, `<cuGetErrorName>: <cuGetErrorString>`) and
+    # the HIP names of the same (cupy on ROCm, hipGetErrorName)
+    M("cuda.named_error",
+      r"\b(?P<error_name>cudaError(?!MemoryAllocation\b)[A-Z]\w*|CUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+|"
+      r"hipError(?!OutOfMemory\b)[A-Z]\w*): (?P<reason>[a-z][^\n]*?)\.?\s*$",
+      "cuda_error", "failure", "dropped_rank", "CuPy 7 - 13", "cupy:cupy_backends/cuda/api/runtime.pyx:CUDARuntimeError;"
+      " cupy_backends/cuda/api/driver.pyx:CUDADriverError",
+      "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was "
+      "encountered", "cudaErrorIllegalAddress: an illegal", anchor="cudaError|CUDA_ERROR_|hipError"),
+    M("cuda.named_out_of_memory",
+      r"\b(?:cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|hipErrorOutOfMemory): out of memory",
+      "oom", "failure", "oom", "CuPy 7 - 13", "cupy:cupy_backends/cuda/api/runtime.pyx:CUDARuntimeError",
+      "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory",
+      "cudaErrorMemoryAllocation: out of memory", data={"oom_kind": "cuda"},
+      anchor="cudaErrorMemoryAllocation: |CUDA_ERROR_OUT_OF_MEMORY: |hipErrorOutOfMemory: "),
+    # CuPy's memory pool when the device has no room left (cupy/cuda/memory.pyx OutOfMemoryError)
+    M("cuda.cupy_out_of_memory",
+      (r"Out of memory allocating [\d,]+ bytes", r" \(allocated so far: [\d,]+ bytes"),
+      "oom", "failure", "oom", "CuPy 5 - 13", "cupy:cupy/cuda/memory.pyx:OutOfMemoryError",
+      "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 4,294,967,296 bytes (allocated so far: "
+      "12,884,901,888 bytes).", "Out of memory allocating 4,294,967,296 bytes",
+      data={"oom_kind": "cuda"}, anchor="Out of memory allocating "),
+    # ---- ROCclr (the HIP runtime's device layer, clr rocclr/device/rocm/rocdevice.cpp) when a queue reports an
+    # error: its callback prints `Callback: Queue 0x.. aborting with error : <hsa_status_string> code: 0x..`
+    # (`Device::callbackQueue aborting with error : ...` in other releases) and calls abort(): the process dies of
+    # SIGABRT. The status names the fault: a memory aperture violation, a hardware exception, an illegal instruction
+    # end the process's device work; an ISA the agent does not run is a build without code for this GPU; a runtime
+    # that could not get its resources (memory) is RCCL's ROCr out-of-resources (nccl.rccl_hip_oom).
+    M("cuda.rocclr_queue_fault",
+      # ClPrint's prefix names the process (`[pid:N tid:0x..]`, ROCm 6+) before the callback's words
+      (r"(?:\[pid:(?P<pid>\d+) +tid:0x[0-9a-fA-F]+\] +Callback: Queue 0x[0-9a-fA-F]+ a|\ba|\bA)"
+       r"borting with error : (?P<status_name>HSA_STATUS_ERROR_(?!INVALID_ISA\b|OUT_OF_RESOURCES\b)[A-Z_]+)",
+       r":? (?P<reason>[^\n]*?) code: 0x[0-9a-fA-F]+"),
+      "cuda_error", "failure", "dropped_rank", "ROCm 4 - 7 (clr/ROCclr; `Callback: Queue` or `Device::callbackQueue`)",
+      "rocm:clr/rocclr/device/rocm/rocdevice.cpp:callbackQueue",
+      ":0:rocdevice.cpp            :2984: 6545699276902 us: [pid:196431 tid:0x7f2301dff640] Callback: Queue "
+      "0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access "
+      "memory beyond the largest legal address. code: 0x29",
+      ":0:rocdevice.cpp            :2984: 6545699276902 us: [pid:196431 tid:0x7f2301dff640] Callback: Queue "
+      "0x7f2301400000 aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+      data={"category": "gpu_fault"}, anchor="borting with error : HSA_STATUS_ERROR_"),
+    M("cuda.rocclr_invalid_isa",
+      r"borting with error : HSA_STATUS_ERROR_INVALID_ISA\b",
+      "cuda_error", "failure", "version_mismatch", "ROCm 4 - 7 (clr/ROCclr)",
+      "rocm:clr/rocclr/device/rocm/rocdevice.cpp:callbackQueue",
+      ":0:rocdevice.cpp            :3020: 7262982208d us:  Callback: Queue 0x77ec42100000 aborting with error : "
+      "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f",
+      ":0:rocdevice.cpp            :3020: 7262982208d us:  Callback: Queue 0x77ec42100000 aborting with error : "
+      "HSA_STATUS_ERROR_INVALID_ISA", data={"category": "cuda_arch"}, anchor="borting with error : HSA_STATUS_ERROR_"),
+    M("cuda.rocclr_out_of_resources",
+      r"borting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES\b",
+      "oom", "failure", "oom", "ROCm 4 - 7 (clr/ROCclr)", "rocm:clr/rocclr/device/rocm/rocdevice.cpp",
+      "rocdevice.cpp:3583: Aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate "
+      "the necessary resources. Available Free mem : 24 MB",
+      "Aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES", data={"oom_kind": "hip"},
+      anchor="borting with error : HSA_STATUS_ERROR_"),
 ]

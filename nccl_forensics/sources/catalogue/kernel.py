@@ -1,9 +1,10 @@
-"""The kernel: the OOM killer, hung tasks, NVIDIA driver Xid lines; and the host allocators' out-of-memory lines.
+"""The kernel: the OOM killer, hung tasks, NVIDIA driver Xid lines, AMD amdgpu GPU hangs and page faults; and the host
+allocators' out-of-memory lines.
 
 Read in torvalds/linux mm/oom_kill.c (dump_header, __oom_kill_process), kernel/hung_task.c, and NVIDIA's
 open-gpu-kernel-modules (src/nvidia/src/kernel/... `NVRM: Xid (PCI:...): N, ...`) with the Xid catalogue in the
-NVIDIA GPU deployment guide; the Rust standard library's alloc error (library/std/src/alloc.rs) that tokenizers and
-other Rust extensions print.
+NVIDIA GPU deployment guide; linux drivers/gpu/drm/amd/amdgpu (amdgpu_job.c, gmc_v9_0.c); the Rust standard
+library's alloc error (library/std/src/alloc.rs) that tokenizers and other Rust extensions print.
 """
 from __future__ import annotations
 
@@ -146,5 +147,30 @@ MESSAGES = [
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", data={"category": "gpu_lost"},
       anchor="Unable to determine the device handle"),
+
+    # ---- AMD's amdgpu driver (drivers/gpu/drm/amd/amdgpu): its counterparts of the fatal Xids, for the process on
+    # that GPU. A job on a ring that stopped signalling its fences (amdgpu_job.c amdgpu_job_timedout: DRM_ERROR
+    # `[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring %s timeout, signaled seq=%u, emitted seq=%u`, dev_err
+    # `amdgpu 0000:..: amdgpu: ring ...` since 2024); the driver then resets the GPU (`GPU reset begin!`) unless the
+    # ring soft-recovered (`ring %s timeout, but soft recovered`, another wording: no process lost its work).
+    M("kernel.amdgpu_ring_timeout",
+      (r"ring (?P<ring>\S+) timeout, signaled seq=", r"(?P<signaled_seq>\d+)", r", emitted seq=(?P<emitted_seq>\d+)"),
+      "xid", "failure", "dropped_rank", "Linux 4.15 - 6.x (amdgpu; DRM_ERROR before 2024, dev_err after)",
+      "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_job.c:amdgpu_job_timedout",
+      "amdgpu 0000:c1:00.0: amdgpu: ring comp_1.1.0 timeout, signaled seq=1187, emitted seq=1189",
+      "amdgpu 0000:c1:00.0: amdgpu: ring comp_1.1.0 timeout, signaled seq=", data={"category": "gpu_hang"},
+      anchor=" timeout, signaled seq="),
+    # a GPU page fault the driver cannot retry (gmc_v9_0.c / gmc_v10_0.c / gmc_v11_0.c process_interrupt:
+    # `[gfxhub0] no-retry page fault (src_id:%u ring:%u vmid:%u pasid:%u, for process %s pid %d thread %s pid %d)`;
+    # the process part since 5.x, `[mmhub0]` for the other hub): the process on that GPU touched memory it has not
+    # mapped, the kernel's view of ROCr's `Memory access fault by GPU node-N`
+    M("kernel.amdgpu_page_fault",
+      (r"\[(?P<hub>(?:gfx|mm)hub\d*)\] no-retry page fault \(src_id:\d+",
+       r" ring:\d+ vmid:\d+ pasid:\d+(?:, for process (?P<task>\S*) pid (?P<pid>\d+))?"),
+      "xid", "failure", "dropped_rank", "Linux 5.x - 6.x (amdgpu gmc_v9_0.c+; `for process` from 5.x)",
+      "linux:drivers/gpu/drm/amd/amdgpu/gmc_v9_0.c:gmc_v9_0_process_interrupt",
+      "amdgpu 0000:83:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:40 vmid:8 pasid:32776, for process "
+      "python pid 4277 thread python pid 4277)", "[gfxhub0] no-retry page fault (src_id:0",
+      data={"category": "gpu_fault"}, anchor="] no-retry page fault (src_id:"),
 ]
 FATAL_XIDS = frozenset(int(x) for x in _FATAL_XID.strip("(?:)").split("|"))

@@ -105,6 +105,18 @@ MESSAGES = [
       "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 "
       "seconds for other agents to finish.", "worker group successfully finished",
       anchor="Local worker group finished|worker group successfully finished"),
+    # After its own workers SUCCEEDED the agent waits for every other agent at the exit barrier (store_util.barrier
+    # under `_exit_barrier`, TORCHELASTIC exit_barrier_timeout, 300 s); when that wait ends in an error it logs this
+    # with the store's error below it (log.exception: the traceback, then `DistStoreError: Socket Timeout`) and
+    # returns its success all the same: another node's agent was slower by more than the timeout, or never finished
+    # (its workers failed: a failed agent skips the barrier). Nothing failed on this node; the store wait under it is
+    # the barrier's (sources/messages.py).
+    M("torchrun.exit_barrier_error",
+      (r"Error waiting on exit barrier\.", r" Elapsed: (?P<seconds>[\d.]+) seconds"),
+      "agent_log", "benign", None, "1.9 - 2.13 (f-string to 2.1, `%s` after)",
+      "pytorch:torch/distributed/elastic/agent/server/api.py:_exit_barrier",
+      "E1126 13:45:35.118955 139795 torch/distributed/elastic/agent/server/api.py:951] Error waiting on exit barrier. "
+      "Elapsed: 300.10335206985474 seconds", "Error waiting on exit barrier.", anchor="Error waiting on exit barrier"),
     # The agent's `Received {sigval} death signal` (f-string to 2.1, `%s` from 2.2) formats a signal.Signals: its
     # name (`Signals.SIGTERM`) where str() of the IntEnum gives it (`%s` before Python 3.11), its number (`15`) where
     # format() or Python 3.11+ str() gives that. Either way the agent itself was told to stop from outside.

@@ -48,6 +48,19 @@ MESSAGES = [
       "[PG 0 Rank 2] Work WorkNCCL(SeqNum=57, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096, Timeout(ms)=300000) "
       "timed out in blocking wait",
       data={"context": "blocking_wait"}, anchor="timed out in blocking wait|timed out in call to wait()"),
+    # a communicator created nonblocking (TORCH_NCCL_USE_COMM_NONBLOCKING, or eager init with a device_id) that did
+    # not finish initialising (or aborting) within TORCH_NCCL_NONBLOCKING_TIMEOUT: NCCLUtils' C10D_NCCL_CHECK_TIMEOUT
+    # family and NCCLComm::waitUntilInitialized raise `NCCL timeout in: <file>:<line>` (the macros with a result add
+    # `, <ncclGetErrorWithVersion>` and the detail string); raised as DistBackendError, NCCLFaultToleranceError in the
+    # newest. The ranks' bootstrap waits for every rank, so a rank that never joined (or a setup that hangs) is it.
+    M("pytorch.nccl_nonblocking_timeout",
+      (r"NCCL timeout in: (?P<src_file>[^\s:,]+):(?P<src_line>\d+)", r", (?P<reason>[^\n]+)"),
+      "watchdog_timeout", "failure", "timeout_unknown", "2.0 - 2.13 (first release of each macro not checked)",
+      "pytorch:torch/csrc/distributed/c10d/NCCLUtils.hpp:C10D_NCCL_CHECK_TIMEOUT; NCCLUtils.cpp:"
+      "NCCLComm::waitUntilInitialized",
+      "torch.distributed.DistBackendError: NCCL timeout in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:125",
+      "NCCL timeout in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:125", data={"context": "comm_init"},
+      anchor="NCCL timeout in: "),
     M("pytorch.async_error_teardown",
       r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
       "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
@@ -93,6 +106,18 @@ MESSAGES = [
       "std::ratio<1l, 1000l> > >) + 0x1d2 (0x7fc41835c897 in /usr/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)",
       "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(", data={"context": "backtrace"},
       anchor="frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout("),
+    # the heartbeat monitor polls the store for a peer's dump signal; when the store's server is gone (its host, rank
+    # 0's process or node 0's torchrun agent, has exited: at a job's end as often as in a crash) each poll warns
+    # this, after c10d's own `sendBytes/recvValue failed on SocketImpl(...)` warning, and the rank goes on: the
+    # store's end, not the network's, and no failure of the rank's own (network_error.py reads it so)
+    M("pytorch.should_dump_check_failed",
+      (r"Failed to check the \"should dump\" flag on TCPStore", r", \(maybe TCPStore server has shut down too early\)",
+       r", with error: (?P<reason>[^\n]+)"),
+      "c10d_log", "benign", None, "2.3 - 2.13 (first release not checked)",
+      _PG + ":HeartbeatMonitor::runLoop",
+      "[rank2]:[W1126 10:17:38.040221001 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 2] Failed to check the "
+      "\"should dump\" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Broken pipe",
+      "Failed to check the \"should dump\" flag on TCPStore", data={"context": "store_gone"}),
     M("pytorch.heartbeat_timeout",
        (r"Heartbeat monitor timed out!", r" Process will be terminated after dumping debug info"),
       "heartbeat", "failure", "stuck_rank", "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
