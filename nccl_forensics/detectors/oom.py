@@ -120,8 +120,11 @@ def _process(ctx: Context, ev) -> tuple[int | None, str]:
         rank = next(iter(on_device)) if len(on_device) == 1 else None
     if rank is not None:
         return rank, f"rank {rank}"
-    host = f" on {ev.host}" if ev.host else ""
-    return None, f"the process on GPU {ev.device} (pid {ev.pid}{host}; no line names its rank)"
+    where = [f"GPU {ev.device}"] if ev.device is not None else []
+    where += [f"pid {ev.pid}" + (f" on {ev.host}" if ev.host else "")] if ev.pid is not None else []
+    if not where:                  # a line that names no process (a torch error quoting NCCL's last error)
+        return None, "a process (no line names it)"
+    return None, f"the process on {where[0]} ({', '.join(where[1:]) + '; ' if where[1:] else ''}no line names its rank)"
 
 
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "

@@ -32,6 +32,20 @@ MESSAGES = [
       "NumelOut=1, Timeout(ms)=1800000) ran for 1800875 milliseconds before timing out.",
       "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST",
       anchor="aught collective operation timeout"),
+    # The same record without its head: checkTimeout prints the work (`WorkNCCL(...)`, operator<<) and then
+    # ` ran for N milliseconds before timing out.` in every version, so the record with that tail is the watchdog's
+    # timeout even where a paste lost or garbled the words before it (another process's output spliced into the
+    # line, a wrap). It ends where watchdog_timeout ends, so on a whole line that entry's hit holds this one.
+    M("pytorch.watchdog_timeout_record",
+      r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?(?:[^()]*?, )?OpType=" + _OP +
+      r"(?:, (?:NumelIn|TensorShape)=(?P<numel_in>\d+|\[[\d, ]*\]))?(?:, NumelOut=(?P<numel_out>\d+))?"
+      r"(?:, Timeout\(ms\)=(?P<timeout_ms>\d+))?\) ran for (?P<elapsed_ms>\d+) milliseconds(?= before timing out)",
+      "watchdog_timeout", "failure", "timeout_unknown", "1.8 - 2.13", _PG + ":WorkNCCL::checkTimeout",
+      "WorkNCCL(SeqNum=27732, OpType=_REDUCE_SCATTER_BASE, NumelIn=215585536, NumelOut=26948192, "
+      "Timeout(ms)=1800000) ran for 1800003 milliseconds before timing out.",
+      "WorkNCCL(SeqNum=27732, OpType=_REDUCE_SCATTER_BASE, NumelIn=215585536, NumelOut=26948192, "
+      "Timeout(ms)=1800000) ran for 1800003 milliseconds before timing out",
+      anchor="milliseconds before timing out"),
     # TORCH_NCCL_BLOCKING_WAIT=1 (NCCL_BLOCKING_WAIT before 2.2): the timeout is caught by the caller's wait()
     # (WorkNCCL::synchronizeInternal), not by the watchdog, and raised with logPrefix() (`[Rank N] `, 2.2+
     # `[PG 0 Rank N] `) before `Work WorkNCCL(...)`; the env var in parentheses changed with its name and is gone
