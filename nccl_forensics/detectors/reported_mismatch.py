@@ -79,8 +79,10 @@ class ReportedMismatch(BaseDetector):
             return
         ranks = sorted({ev.data["rank"] for ev in hits if isinstance(ev.data.get("rank"), int)})
         where = f" on rank {', '.join(map(str, ranks))}" if ranks else ""
+        said = ("Your training graph has changed in this iteration" if any(ev.data.get("said") == "static_graph"
+                for ev in hits) else "Expected to have finished reduction")
         msg = (f"DDP found parameters that received no gradient{where}: the ranks' backward passes reduced different "
-               "parameter sets, so the gradient all-reduces no longer pair up (Expected to have finished reduction)")
+               f"parameter sets, so the gradient all-reduces no longer pair up ({said})")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _DDP_FIX)
 
     def _fsdp(self, ctx: Context):

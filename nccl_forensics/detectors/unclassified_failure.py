@@ -22,7 +22,10 @@ Example:
 
     A CUDA call NCCL made that the runtime refused for its arguments (``Cuda failure 'invalid argument'``)
     is said as such: every rank with that setup makes the same call, so it names no rank, and its fix is the
-    setup's (driver, NCCL build, NCCL's memory settings).
+    setup's (driver, NCCL build, NCCL's memory settings). So is a usage or setup error of the distributed API
+    (``Default process group has not been initialized``, ``No backend type associated with device type cpu``, an
+    env:// rendezvous with no ``MASTER_ADDR``, a DeviceMesh larger than the world): every rank raises it, no rank is
+    its cause.
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -35,7 +38,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import refused_nccl_calls
+from ..diagnosis.rank_state import USAGE_ERROR, refused_nccl_calls
 from ..model import Confidence, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
@@ -44,6 +47,8 @@ _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "moni
                        "hung_task", "work_status", "frtrace_report"})   # T601's
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
+_USAGE_FIX = ("fix the call or the launch the message names (its traceback's innermost frame of your code): "
+              "torch.distributed raised it before any collective ran, so no rank is behind another.")
 _REFUSED_FIX = ("a setup that every rank shares: check that the driver supports the CUDA runtime and the NCCL in use "
                 "(nvidia-smi or rocm-smi; NCCL's `cudaDriverVersion` line), rerun with NCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the refused call, and try NCCL_CUMEM_ENABLE=0 (NCCL's cuMem "
@@ -72,6 +77,11 @@ class UnclassifiedFailure(BaseDetector):
             msg = f"{msg}; {said}" if ended else said
             fix = _REFUSED_FIX
             errors = refused[:1] + [ev for ev in errors if ev is not refused[0]]
+        elif not causes and (usage := [ev for ev in errors if ev.data.get("category") == USAGE_ERROR]):
+            msg += ("; the distributed API refused the program or its launch (a usage or setup error that every rank "
+                    "makes the same way): no rank is its cause")
+            fix = _USAGE_FIX
+            errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]

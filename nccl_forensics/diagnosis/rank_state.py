@@ -32,6 +32,7 @@ _TORCH_DIST = ("torch/distributed/", "torch\\distributed\\")
 _DDP = "torch/nn/parallel/distributed.py"          # DistributedDataParallel: idle there = waiting on its collectives
 _DATA = ("dataloader", "/data/", "dataset", "__next__", "_next_data", "load_batch", "collate")
 _CKPT = ("checkpoint", "torch/serialization.py", "save", "state_dict")
+USAGE_ERROR = "usage_error"     # the catalogue category of the distributed API's usage and setup errors
 _COMM_EXC = ("DistBackendError", "DistNetworkError", "DistStoreError", "ChildFailedError", "Watchdog",
              "Detected mismatch between collectives", "Connection closed", "Connection reset", "Timed out",
              "timed out", "gloo", "NCCL", "preamble", "Socket", "ProcessGroup")
@@ -432,6 +433,10 @@ def _note_error(st: RankState, ev: Event) -> None:
         or bool(d.get("reports_others")) or d.get("implies") in REPORTS_OTHERS
     if comm:
         _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)
+    elif d.get("category") == USAGE_ERROR:
+        # the distributed API refused the program or its launch (catalogue category usage_error): every rank that
+        # gets there raises it, so the rank that did is no cause of its own
+        _set_end(st, "exception", False, message.strip(": ")[:160], ev)
     else:
         _set_end(st, "exception", True, message.strip(": ")[:160], ev)
 

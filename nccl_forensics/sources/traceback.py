@@ -23,6 +23,11 @@ from .exceptions import might_name_cause, recognise
 from .grammars import parse_with
 
 _FRAME_START = '  File "'
+_C10D = "distributed_c10d.py"
+_PICKLING_EXC = frozenset({"PicklingError", "AttributeError", "TypeError", "RecursionError"})   # pickle.dump's own
+# torch.distributed.checkpoint's CheckpointException prints each failed rank's traceback under a header that names the
+# rank (`Traceback (most recent call last): (RANK 3)`, checkpoint/api.py __str__), inside the gathering rank's own
+_NAMED_RANK = re.compile(r" \(RANK (\d+)\)\s*$")
 _STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
 # an exception named anywhere in a line (an app's logger, a run-on line): "… - RuntimeError: CUDA error: …"
@@ -48,7 +53,18 @@ def reports_others(message: str | None) -> bool:
     """Whether an exception's message is a catalogue message that blames other ranks, not the raising one."""
     if not message or not catalogue.might_match(message):
         return False
-    return any(h.message.implies in REPORTS_OTHERS for h in catalogue.match(message))
+    return any(h.message.implies in REPORTS_OTHERS or h.message.data.get("reports_others")
+               for h in catalogue.match(message))
+
+
+def _pickling_an_object(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
+    """The object collectives (all_gather_object, broadcast_object_list, ...) pickle each rank's object in
+    distributed_c10d's `_object_to_tensor` before any communication: pickle's own exception raised there is the
+    object's (it cannot be pickled), the same on every rank, a usage error. (A CUDA error there is the copy to the
+    device, not the pickling.)"""
+    if not exc_type or exc_type.rsplit(".", 1)[-1] not in _PICKLING_EXC:
+        return False
+    return any(f.get("function") == "_object_to_tensor" and _C10D in str(f.get("file")) for f in frames[-3:])
 
 
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
@@ -112,6 +128,7 @@ class _Block:
     start: Line
     cpp: bool                                   # a `terminate called ...` abort, not a Python traceback
     header_cut: bool = False                    # the evidence begins inside it, below its header
+    named_rank: int | None = None               # the rank its header names (a rank's traceback re-raised by another)
     exc_type: str | None = None
     exc_line: Line | None = None
     message: str | None = None
@@ -171,7 +188,8 @@ class TracebackParser(LineParser):
         text = line.text
         head = "Traceback (most recent call last):"
         if text.startswith(head) or text.endswith(" | " + head):
-            self.blocks[key] = _Block(line, cpp=False)
+            named = _NAMED_RANK.match(text, len(head))
+            self.blocks[key] = _Block(line, cpp=False, named_rank=int(named.group(1)) if named else None)
             return True
         if text.startswith("terminate called after throwing an instance of '"):
             parsed = classify(text)
@@ -249,9 +267,13 @@ class TracebackParser(LineParser):
             ev.data["header_cut"] = True
         if reports_others(block.message):
             ev.data["reports_others"] = True
+        elif _pickling_an_object(block.frames, block.exc_type):
+            ev.data["category"] = "usage_error"
         if launchers_report(block.frames, block.exc_type):
             ev.data.update(meaning="consequence", launcher=True)
-        if ev.rank is None:
+        if block.named_rank is not None:
+            ev.rank = block.named_rank          # the failed rank's own traceback, printed by the rank that gathered it
+        elif ev.rank is None:
             ev.rank = block.start.rank
         for line, kind, data in block.causes:
             self._emit_cause(kind, line, data, block)

@@ -3,7 +3,10 @@ fingerprints, monitoredBarrier, TCPStore, the DDP reducer) and the CUDA/HIP/CPU 
 
 Read in pytorch/pytorch: torch/csrc/distributed/c10d/{ProcessGroupNCCL.cpp, NCCLUtils.hpp, ProcessGroupWrapper.cpp,
 ProcessGroupGloo.cpp, TCPStore.cpp, TCPStoreLibUvBackend.cpp, socket.cpp, reducer.cpp}, c10/cuda/CUDACachingAllocator.cpp,
-c10/core/CPUAllocator.cpp, torch/distributed/distributed_c10d.py; git history for the 1.x wordings.
+c10/core/CPUAllocator.cpp, torch/distributed/distributed_c10d.py; git history for the 1.x wordings. The distributed
+API's usage and setup errors from torch/distributed/{distributed_c10d.py, rendezvous.py, device_mesh.py,
+tensor/_api.py, fsdp/, pipelining/_utils.py, checkpoint/api.py}, torch/nn/parallel/distributed.py and
+torch/csrc/distributed/rpc/tensorpipe_agent.cpp.
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from . import Message as M
 # `Timeout waiting for key`)
 _STORE_TIMEOUT = r"Timeout waiting for key|wait timeout after|Wait timeout|Socket Timeout"
 _PG = "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
+_C10D = "pytorch:torch/distributed/distributed_c10d.py"
+_USAGE = {"category": "usage_error"}   # the program or its launch is wrong the same way on every rank
 _OP = r"(?P<op>_?[A-Z][A-Z_]*)"
 _SIZE = r"[\d.]+ (?:bytes|KiB|MiB|GiB|TiB|PiB)"
 
@@ -234,14 +239,17 @@ MESSAGES = [
       "Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0",
       data={"state": "peer_error"}, anchor="successfully reached monitoredBarrier"),
     # ---- TCPStore / rendezvous
+    # 1.9 - 1.10 joined `store based` and `barrier` with no space (`store basedbarrier`); 2.1+ raises DistStoreError
+    # with `on rank N` and `num_workers_joined`
     M("pytorch.store_barrier_timeout",
-       (r"Timed out initializing process group in store based barrier on rank:? (?P<rank>\d+)",
+       (r"Timed out initializing process group in store based ?barrier on rank:? (?P<rank>\d+)",
         r", for key: \S+ \(world_size=(?P<nranks>\d+), (?:worker_count|num_workers_joined)=(?P<count>\d+)"),
       "dist_backend_error", "failure", "missing_rank", "1.9 - 2.0", "pytorch:torch/distributed/distributed_c10d.py:"
       "_store_based_barrier",
       "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: "
       "store_based_barrier_key:1 (world_size=8, worker_count=7, timeout=0:30:00)",
-      "Timed out initializing process group in store based barrier on rank: 3"),
+      "Timed out initializing process group in store based barrier on rank: 3",
+      anchor="Timed out initializing process group in store based"),
     M("pytorch.store_clients_timeout",
       # `workers` in the wording pytorch#111805 printed for the TCPStore server's wait; the count alone (a paste that
       # keeps only `N/M clients joined`) decides it as well
@@ -421,6 +429,145 @@ MESSAGES = [
       "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::runLoop",
       "[PG ID 0 PG GUID 0(default_pg) Rank 2] Could not acquire GIL within 300 ms on exit, possible GIL induced hang",
       "Could not acquire GIL within 300 ms on exit, possible GIL induced hang", anchor="possible GIL induced hang"),
+    # ---- the distributed API's usage and setup errors: raised by the Python front end (distributed_c10d.py,
+    # rendezvous.py, DeviceMesh, DTensor, FSDP, DDP's constructor) or by a backend's argument checks before any
+    # collective runs. The program or its launch is wrong the same way on every rank, so the rank that raised one is
+    # no dropped rank: the failure is the setup's (category usage_error, read by rank_state and X901).
+    M("pytorch.default_pg_not_initialized",
+      r"Default process group has not been initialized, please make sure to call init_process_group",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13 (RuntimeError in 1.x, ValueError in 2.x)",
+      _C10D + ":_get_default_group",
+      "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
+      "Default process group has not been initialized, please make sure to call init_process_group",
+      data=_USAGE, anchor="Default process group has not been initialized"),
+    # _check_single_tensor / _check_tensor_list: 1.x `... to be of type torch.Tensor.`, 2.x `... of type torch.Tensor`
+    # then (on a second line) `but got <class ...> instead.`; lists: `of type List[torch.Tensor]`
+    M("pytorch.invalid_function_argument",
+      r"Invalid function argument\. Expected parameter `(?P<param>[^`]+)` (?:to be )?of type (?P<expected>[\w.\[\]]+)",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _C10D + ":_check_single_tensor, _check_tensor_list",
+      "TypeError: Invalid function argument. Expected parameter `tensor` of type torch.Tensor",
+      "Invalid function argument. Expected parameter `tensor` of type torch.Tensor", data=_USAGE,
+      anchor="Invalid function argument. Expected parameter"),
+    # new_group's rank check: `within the the world_size` (RuntimeError) to 1.13, `within the world_size` (ValueError)
+    M("pytorch.new_group_rank_out_of_range",
+      r"The new group's rank should be within (?:the )?the world_size",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13 (`the the` to 1.13)",
+      _C10D + ":new_group / _new_group_with_tag",
+      "ValueError: The new group's rank should be within the world_size set by init_process_group",
+      "The new group's rank should be within the world_size", data=_USAGE,
+      anchor="The new group's rank should be within"),
+    # a tensor on a device the group has no backend for (a CPU tensor on an NCCL-only group)
+    M("pytorch.no_backend_for_device",
+      r"No backend type associated with device type (?P<device>\w+)",
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroup.hpp:ProcessGroup::getBackend",
+      "RuntimeError: No backend type associated with device type cpu",
+      "No backend type associated with device type cpu", data=_USAGE),
+    # ProcessGroupNCCL's tensor checks (std::runtime_error in 1.x, ValueError in 2.x)
+    M("pytorch.nccl_tensor_check",
+      r"Tensors must be (?P<requirement>CUDA and dense|contiguous)\b",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _PG + ":check_gpu_single_tensor",
+      "ValueError: Tensors must be CUDA and dense", "Tensors must be CUDA and dense", data=_USAGE,
+      anchor="Tensors must be "),
+    M("pytorch.init_pg_twice",
+      r"trying to initialize the default process group twice",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13 (RuntimeError in 1.x, ValueError in 2.x)",
+      _C10D + ":init_process_group", "ValueError: trying to initialize the default process group twice!",
+      "trying to initialize the default process group twice", data=_USAGE),
+    M("pytorch.backend_not_built",
+      r"Distributed package doesn't have (?P<backend>NCCL|MPI|UCC) built in",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _C10D + ":_new_process_group_helper",
+      "RuntimeError: Distributed package doesn't have NCCL built in",
+      "Distributed package doesn't have NCCL built in", data=_USAGE, anchor="Distributed package doesn't have "),
+    M("pytorch.nccl_no_gpus",
+      r"ProcessGroupNCCL is only supported with GPUs, no GPUs found",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13 (ValueError from 2.0)", _PG + ":ProcessGroupNCCL",
+      "ValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+      "ProcessGroupNCCL is only supported with GPUs, no GPUs found", data=_USAGE),
+    M("pytorch.barrier_device_ids_unsupported",
+      (r"Function argument device_ids not supported for the selected backend", r" (?P<backend>\w+)"),
+      "traceback", "failure", "unclassified_failure", "1.8 - 2.13", _C10D + ":barrier",
+      "RuntimeError: Function argument device_ids not supported for the selected backend gloo",
+      "Function argument device_ids not supported for the selected backend", data=_USAGE),
+    M("pytorch.init_method_and_store",
+      r"Cannot specify both init_method and store",
+      "traceback", "failure", "unclassified_failure", "1.8 - 2.13", _C10D + ":init_process_group",
+      "AssertionError: Cannot specify both init_method and store.", "Cannot specify both init_method and store",
+      data=_USAGE),
+    # TCPStore asked for its libuv backend (the default from 2.4) in a build without it (Windows, macOS wheels):
+    # `build` in the first releases, `built` later (DistStoreError)
+    M("pytorch.store_libuv_unavailable",
+      r"use_libuv was requested but PyTorch was buil[dt] without libuv support",
+      "traceback", "failure", "unclassified_failure", "2.4 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:TCPStore::TCPStore",
+      "torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built without libuv support, run "
+      "with USE_LIBUV=0 to disable it.", "use_libuv was requested but PyTorch was built without libuv support",
+      data=_USAGE, anchor="use_libuv was requested"),
+    # rendezvous.py's handlers: `environment variable X expected, but not set` (env://), `port number missing`,
+    # `rank parameter missing`, `size parameter missing` (tcp://, file://)
+    M("pytorch.rendezvous_setup_error",
+      (r"Error initializing torch\.distributed using (?P<scheme>\w+):// rendezvous: ", r"(?P<reason>\S[^\n]*)"),
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", "pytorch:torch/distributed/rendezvous.py:_error, "
+      "_env_error", "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
+      "MASTER_ADDR expected, but not set", "Error initializing torch.distributed using env:// rendezvous: ",
+      data=_USAGE, anchor="Error initializing torch.distributed using "),
+    # DeviceMesh: a mesh larger than the world (`default world size N` from 2.4), a world that is no multiple of the
+    # GPUs per host (2.2+)
+    M("pytorch.device_mesh_bigger_than_world",
+      (r"Mesh should not be bigger than default world size",
+       r"(?: (?P<nranks>\d+))?, but found (?P<count>\d+) ranks"),
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.13",
+      "pytorch:torch/distributed/device_mesh.py:DeviceMesh._get_or_create_default_group",
+      "RuntimeError: Mesh should not be bigger than default world size 4, but found 8 ranks!",
+      "Mesh should not be bigger than default world size", data=_USAGE),
+    M("pytorch.device_mesh_heterogeneous",
+      (r"DeviceMesh only support homogeneous hardware", r", but found (?P<nranks>\d+) ranks and (?P<count>\d+)"),
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.13",
+      "pytorch:torch/distributed/device_mesh.py:DeviceMesh._get_or_create_default_group",
+      "RuntimeError: DeviceMesh only support homogeneous hardware, but found 6 ranks and 4 cuda devices!",
+      "DeviceMesh only support homogeneous hardware", data=_USAGE),
+    M("pytorch.dtensor_placements_length",
+      r"`placements` must have the same length as `device_mesh\.ndim`",
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.13",
+      "pytorch:torch/distributed/tensor/_api.py:distribute_tensor (torch/distributed/_tensor/api.py before 2.5)",
+      "ValueError: `placements` must have the same length as `device_mesh.ndim`! Found placements length: 2, and "
+      "device_mesh.ndim: 1.", "`placements` must have the same length as `device_mesh.ndim`", data=_USAGE),
+    # FSDP (1.x API) asserts its handle's training state in the post-backward hook (_p_assert prints the words, then
+    # raises them): several forwards through one FSDP unit before backward
+    M("pytorch.fsdp_training_state",
+      (r"Expects BACKWARD_PRE or BACKWARD_POST state", r" but got (?P<state>[\w.]+)"),
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.13 (first release not checked)",
+      "pytorch:torch/distributed/fsdp/_runtime_utils.py:_post_backward_hook",
+      "AssertionError: Expects BACKWARD_PRE or BACKWARD_POST state but got HandleTrainingState.FORWARD",
+      "Expects BACKWARD_PRE or BACKWARD_POST state", data=_USAGE),
+    M("pytorch.fsdp_inconsistent_device",
+      r"Inconsistent compute device and `device_id` on rank (?P<rank>\d+)(?:: (?P<device>\S+) vs (?P<device_id>\S+))?",
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.13 (first release not checked)",
+      "pytorch:torch/distributed/fsdp/_init_utils.py:_get_compute_device",
+      "ValueError: Inconsistent compute device and `device_id` on rank 1: cuda:0 vs cuda:1",
+      "Inconsistent compute device and `device_id` on rank 1", data=_USAGE,
+      anchor="Inconsistent compute device and `device_id`"),
+    M("pytorch.fsdp2_container",
+      r"fully_shard does not support containers that do not implement forward",
+      "traceback", "failure", "unclassified_failure", "2.6 - 2.13 (first release not checked)",
+      "pytorch:torch/distributed/fsdp/_fully_shard/_fully_shard.py:fully_shard",
+      "ValueError: fully_shard does not support containers that do not implement forward: ModuleList(...)",
+      "fully_shard does not support containers that do not implement forward", data=_USAGE),
+    M("pytorch.ddp_nothing_to_reduce",
+      (r"DistributedDataParallel is not needed when a module doesn't have any parameter", r" that requires a gradient"),
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13",
+      "pytorch:torch/nn/parallel/distributed.py:DistributedDataParallel.__init__",
+      "RuntimeError: DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+      "gradient.", "DistributedDataParallel is not needed when a module doesn't have any parameter", data=_USAGE,
+      anchor="DistributedDataParallel is not needed"),
+    # the reducer saw one parameter's gradient hook fire twice in one backward (a parameter reused across reentrant
+    # checkpointed passes or concurrent forwards): DDP's use is wrong the same way on every rank
+    M("pytorch.ddp_ready_twice",
+      r"Expected to mark a variable ready only once",
+      "traceback", "failure", "unclassified_failure", "1.4 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::mark_variable_ready",
+      "RuntimeError: Expected to mark a variable ready only once. This error is caused by one of the following "
+      "reasons:", "Expected to mark a variable ready only once", data=_USAGE),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
@@ -454,6 +601,49 @@ MESSAGES = [
       "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same param in "
       "process 0.", "[1]: params[0] in this process with sizes [96, 32] appears not to match",
       data={"exc_type": "RuntimeError"}, anchor="appears not to match"),
+    # static_graph=True: after the first iteration the reducer expects the same parameters to get gradients; one
+    # that got none then (or now) breaks its bucket schedule, so the ranks' gradient all-reduces no longer pair up
+    M("pytorch.ddp_static_graph_changed",
+      r"Your training graph has changed in this iteration",
+      "traceback", "failure", "collective_skipped", "1.10 - 2.13 (first release not checked)",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::autograd_hook",
+      "RuntimeError: Your training graph has changed in this iteration, e.g., one parameter is unused in first "
+      "iteration, but then got used in the second iteration. this is not compatible with static_graph set to True.",
+      "Your training graph has changed in this iteration",
+      data={"exc_type": "RuntimeError", "category": "ddp_unused_parameters", "said": "static_graph"}),
+    # ---- torch.distributed.pipelining (2.4+): a stage checks what it received against the shapes it was built for
+    # (validate_tensor_metadata); the sending stage produced another shape/dtype than the receiving one expects
+    M("pytorch.pipelining_shape_mismatch",
+      (r"has a (?P<what>shape|stride) mismatch: expected ", r"(?P<expected>\S.*?) actual (?P<actual>\S.*)"),
+      "traceback", "failure", "shape_mismatch", "2.4 - 2.13", "pytorch:torch/distributed/pipelining/_utils.py:"
+      "validate_tensor_metadata", "torch.distributed.pipelining._utils.PipeliningShapeError: Stage 1 forward inputs "
+      "has a shape mismatch: expected torch.Size([4, 512]) actual torch.Size([2, 512])",
+      "Stage 1 forward inputs has a shape mismatch: expected ",
+      anchor="has a shape mismatch: expected |has a stride mismatch: expected "),
+    M("pytorch.pipelining_dtype_mismatch",
+      (r"has a dtype mismatch: expected ", r"(?P<expected>\S+) actual (?P<actual>\S+)"),
+      "traceback", "failure", "dtype_mismatch", "2.4 - 2.13", "pytorch:torch/distributed/pipelining/_utils.py:"
+      "validate_tensor_metadata", "torch.distributed.pipelining._utils.PipeliningShapeError: Stage 1 forward inputs "
+      "has a dtype mismatch: expected torch.bfloat16 actual torch.float32",
+      "Stage 1 forward inputs has a dtype mismatch: expected ", anchor=" has a dtype mismatch: expected "),
+    # ---- torch.distributed.rpc: the agent's timeout of one RPC (TensorPipeAgent::pollTimeoutRpcs; the ProcessGroup
+    # agent printed it without the milliseconds): the callee never answered in time
+    M("pytorch.rpc_timeout",
+      (r"RPC ran for more than set timeout",
+       r"(?: \((?P<timeout_ms>\d+) ms\))? and will now be marked with an error"),
+      "watchdog_timeout", "failure", "timeout_unknown", "1.6 - 2.13 (first release of each wording not checked)",
+      "pytorch:torch/csrc/distributed/rpc/tensorpipe_agent.cpp:TensorPipeAgent::pollTimeoutRpcs",
+      "RuntimeError: RPC ran for more than set timeout (60000 ms) and will now be marked with an error",
+      "RPC ran for more than set timeout", data={"context": "rpc"}),
+    # ---- torch.distributed.checkpoint: the coordinator gathers every rank's exception and re-raises them all on
+    # every rank as one CheckpointException, each failed rank's traceback under `Traceback ... (RANK N)` (api.py
+    # __str__); the raising rank reports the ranks it names, the named rank's own exception is the failure
+    M("pytorch.dcp_checkpoint_exception",
+      r"CheckpointException ranks:dict_keys\(\[(?P<ranks>[\d, ]*)\]\)",
+      "traceback", "failure", None, "2.0 - 2.13 (first release not checked)",
+      "pytorch:torch/distributed/checkpoint/api.py:CheckpointException.__str__",
+      "torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([3])",
+      "CheckpointException ranks:dict_keys([3])", data={"reports_others": True}, anchor="CheckpointException ranks:"),
     # ---- FSDP (1.x FullyShardedDataParallel): the exec-order check of the first iteration all-gathers every rank's
     # count, then indices, of the FlatParameters it is about to all-gather (TORCH_DISTRIBUTED_DEBUG INFO/DETAIL) and
     # raises on the first pair of ranks that differ. Every rank raises it: the raiser reports the others.
