@@ -269,7 +269,7 @@ FAILURE_KINDS = frozenset({
     "traceback", "oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled", "gloo_error", "dist_backend_error",
     "cuda_error", "nccl_error", "error_trace", "faulthandler", "watchdog_timeout", "heartbeat", "desync_report",
     "monitored_barrier", "fingerprint_mismatch", "child_failed", "worker_failed", "error_json", "sigterm_sent",
-    "hung_task", "slurm_cancelled", "comm_abort", "frtrace_report", "cpp_terminate", "signal_report",
+    "hung_task", "wait_timeout", "slurm_cancelled", "comm_abort", "frtrace_report", "cpp_terminate", "signal_report",
 })
 
 

@@ -28,7 +28,8 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "failures": None,                    # any line that shows a failure (model.shows_failure)
     "anything": None,                    # the health rule reads whatever there is
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
-                 "desync_report", "faulthandler", "hung_task", "work_status", "frtrace_report", "nccltests_incomplete"},
+                 "desync_report", "faulthandler", "hung_task", "wait_timeout", "work_status", "frtrace_report",
+                 "nccltests_incomplete"},
 }
 
 

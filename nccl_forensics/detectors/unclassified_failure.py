@@ -44,7 +44,7 @@ from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
-                       "hung_task", "work_status", "frtrace_report"})   # T601's
+                       "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
 _USAGE_FIX = ("fix the call or the launch the message names (its traceback's innermost frame of your code): "

@@ -1,7 +1,10 @@
-"""The kernel: the OOM killer, hung tasks, NVIDIA driver Xid lines, AMD amdgpu GPU hangs and page faults; and the host
-allocators' out-of-memory lines.
+"""The kernel: the OOM killer, hung tasks, hard lockups and RCU stalls, the NIC's link and health (mlx5, the
+network stack's transmit watchdog), fatal PCIe errors on the GPU, NVIDIA driver Xid lines, AMD amdgpu GPU hangs and
+page faults; and the host allocators' out-of-memory lines.
 
-Read in torvalds/linux mm/oom_kill.c (dump_header, __oom_kill_process), kernel/hung_task.c, and NVIDIA's
+Read in torvalds/linux mm/oom_kill.c (dump_header, __oom_kill_process), kernel/hung_task.c, kernel/watchdog*.c,
+kernel/rcu/tree_stall.h, drivers/net/ethernet/mellanox/mlx5/core (en_main.c, events.c, health.c),
+net/sched/sch_generic.c, drivers/pci/pcie/aer.c, and NVIDIA's
 open-gpu-kernel-modules (src/nvidia/src/kernel/... `NVRM: Xid (PCI:...): N, ...`) with the Xid catalogue in the
 NVIDIA GPU deployment guide; linux drivers/gpu/drm/amd/amdgpu (amdgpu_job.c, gmc_v9_0.c); the Rust standard
 library's alloc error (library/std/src/alloc.rs) that tokenizers and other Rust extensions print.
@@ -172,5 +175,59 @@ MESSAGES = [
       "amdgpu 0000:83:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:40 vmid:8 pasid:32776, for process "
       "python pid 4277 thread python pid 4277)", "[gfxhub0] no-retry page fault (src_id:0",
       data={"category": "gpu_fault"}, anchor="] no-retry page fault (src_id:"),
+    # ---- the host stalled: the hard-lockup (NMI) watchdog and RCU's stall detector; the processes on that CPU hang
+    M("kernel.hard_lockup",
+      # watchdog_overflow_callback (kernel/watchdog.c 2.6.36 - 4.12, watchdog_hld.c 4.13 - 6.5, watchdog_perf.c /
+      # watchdog_hardlockup_check 6.6+): a CPU took no timer interrupt for watchdog_thresh seconds
+      r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
+      "hung_task", "failure", None, "Linux 2.6.36 - 6.x", "linux:kernel/watchdog_hld.c:watchdog_overflow_callback "
+      "(watchdog.c before 4.13, watchdog_perf.c / watchdog.c 6.6+)",
+      "NMI watchdog: Watchdog detected hard LOCKUP on cpu 13", "Watchdog detected hard LOCKUP on cpu 13",
+      anchor="detected hard LOCKUP on cpu"),
+    M("kernel.rcu_stall",
+      # print_cpu_stall / print_other_cpu_stall (kernel/rcu/tree_stall.h 5.6+, tree_plugin.h / tree.c before): a CPU
+      # did not pass through a quiescent state for rcu_cpu_stall_timeout (21 s)
+      r"INFO: (?P<flavor>rcu_\w+|rcu_preempt) (?:self-detected stall on CPU|detected stalls? on CPUs/tasks)",
+      "hung_task", "failure", None, "Linux 2.6.3x - 6.x", "linux:kernel/rcu/tree_stall.h:print_cpu_stall",
+      "rcu: INFO: rcu_sched self-detected stall on CPU", "INFO: rcu_sched self-detected stall on CPU",
+      anchor="self-detected stall on CPU|detected stalls on CPUs|detected stall on CPUs"),
+    # ---- the NIC (mlx5, the ConnectX driver NCCL's IB/RoCE traffic runs on) and the network stack
+    M("kernel.mlx5_link_down",
+      # mlx5e_update_carrier (en_main.c, netdev_info): the port's carrier went away (cable, switch port, peer)
+      r"mlx5_core (?P<bus_id>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d) (?P<iface>\S+): Link down",
+      "warn", "failure", "network_error", "Linux 4.x - 6.x (mlx5e)", "linux:drivers/net/ethernet/mellanox/mlx5/core/"
+      "en_main.c:mlx5e_update_carrier", "mlx5_core 0000:3b:00.0 ens1f0np0: Link down",
+      "mlx5_core 0000:3b:00.0 ens1f0np0: Link down", data={"category": "link_down"}, anchor=": Link down"),
+    M("kernel.mlx5_module_event",
+      # the port module (transceiver) events (events.c port_module, port.c before 5.2): `Port module event: module
+      # %u, %s` for plugged/unplugged/error, `Port module event[error]: module %u, %s, %s` with the error's name
+      r"Port module event(?:\[error\])?: module (?P<module>\d+), (?P<status>Cable unplugged|Cable error)",
+      "warn", "failure", "network_error", "Linux 4.x - 6.x (mlx5_core)",
+      "linux:drivers/net/ethernet/mellanox/mlx5/core/events.c:port_module",
+      "mlx5_core 0000:3b:00.0: mlx5_port_module_event:1157:(pid 0): Port module event: module 0, Cable unplugged",
+      "Port module event: module 0, Cable unplugged", data={"category": "link_down"}, anchor="Port module event"),
+    M("kernel.mlx5_health",
+      # poll_health (health.c): the firmware's health counter stopped; the driver then enters its error state
+      r"device's health compromised - reached miss count",
+      "warn", "failure", "network_error", "Linux 3.x - 6.x (mlx5_core)",
+      "linux:drivers/net/ethernet/mellanox/mlx5/core/health.c:poll_health",
+      "mlx5_core 0000:3b:00.0: poll_health:800:(pid 0): device's health compromised - reached miss count",
+      "device's health compromised - reached miss count", data={"category": "nic_fatal"},
+      anchor="device's health compromised"),
+    M("kernel.netdev_tx_timeout",
+      # dev_watchdog (net/sched/sch_generic.c): a transmit queue made no progress for the device's watchdog_timeo
+      # (` %u ms` added in 6.x)
+      r"NETDEV WATCHDOG: (?P<iface>\S+) \((?P<driver>[^)]+)\): transmit queue (?P<queue>\d+) timed out",
+      "warn", "failure", "network_error", "Linux 2.6 - 6.x", "linux:net/sched/sch_generic.c:dev_watchdog",
+      "NETDEV WATCHDOG: ens1f0np0 (mlx5_core): transmit queue 3 timed out 5376 ms",
+      "NETDEV WATCHDOG: ens1f0np0 (mlx5_core): transmit queue 3 timed out", anchor="NETDEV WATCHDOG:"),
+    # ---- PCIe: an uncorrectable fatal error reported against the NVIDIA device (aer.c aer_print_error: `PCIe Bus
+    # Error: severity=Uncorrected (Fatal), ...` under the device's driver name): the GPU is lost to its process
+    M("kernel.pcie_fatal_gpu",
+      r"nvidia (?P<bus_id>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): PCIe Bus Error: severity=Uncorrected \(Fatal\)",
+      "xid", "failure", "dropped_rank", "Linux 2.6.19 - 6.x", "linux:drivers/pci/pcie/aer.c:aer_print_error",
+      "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Inaccessible, (Unregistered Agent ID)",
+      "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal)", data={"category": "gpu_lost"},
+      anchor="PCIe Bus Error: severity=Uncorrected (Fatal)"),
 ]
 FATAL_XIDS = frozenset(int(x) for x in _FATAL_XID.strip("(?:)").split("|"))

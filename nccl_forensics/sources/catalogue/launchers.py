@@ -1,12 +1,15 @@
 """The launchers' lines about their workers: torchrun / torch.distributed.elastic, torch.distributed.launch,
-DeepSpeed, composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd, Horovod, Ray.
+DeepSpeed, composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd (and its PMIx plugin), Horovod, Ray,
+submitit, Kubeflow's training-operator and the kubelet.
 
 Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
 (sigkill_handler), mosaicml/composer composer/cli/launcher.py, huggingface/accelerate
 src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files and
 opal/util/stacktrace.c, pmodels/mpich src/pm/hydra (pmiserv_cb.c), SchedMD/slurm src/srun and src/slurmd/slurmstepd,
-horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py; the serving
+horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py and
+src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincubator/submitit
+submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction; the serving
 stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py and
 entrypoints/engine.py) and bash's job report (jobs.c).
 """
@@ -154,11 +157,32 @@ MESSAGES = [
       anchor="ChildFailedError:"),
     M("torchrun.rendezvous_error",
       r"(?:torch\.distributed\.elastic\.rendezvous\.api\.|torchelastic\.rendezvous\.(?:api\.)?)?"
-      r"(?P<exc_type>Rendezvous(?:Closed|Connection|State|GracefulExit)?Error|RendezvousClosedException)\b",
+      r"(?P<exc_type>Rendezvous(?:Closed|Connection|State)?Error|RendezvousClosedException)\b",
       "dist_backend_error", "failure", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/rendezvous/api.py",
       "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "RendezvousClosedError",
-      anchor="RendezvousClosedError|RendezvousConnectionError|RendezvousStateError|RendezvousGracefulExitError|"
-             "RendezvousError|RendezvousClosedException"),
+      anchor="RendezvousClosedError|RendezvousConnectionError|RendezvousStateError|RendezvousError|"
+             "RendezvousClosedException"),
+    M("torchrun.rendezvous_graceful_exit",
+      # dynamic_rendezvous's join op on a node of the redundancy list (a spare beyond max_nodes) that finds the
+      # rendezvous closed raises RendezvousGracefulExitError (`The rendezvous '%s' is closed, terminating pending
+      # rendezvous.`); the agent's run() catches it and logs `Rendezvous gracefully exited: %s`. api.py's docstring:
+      # "a mechanism to exit the stack, however does not mean a failure"
+      r"Rendezvous gracefully exited: |(?:torch\.distributed\.elastic\.rendezvous\.api\.)?RendezvousGracefulExitError\b",
+      "agent_log", "benign", None, "torch 2.4 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:_RendezvousJoinOp; agent/server/api.py:run",
+      "Rendezvous gracefully exited: The rendezvous 'job7' is closed, terminating pending rendezvous.",
+      "Rendezvous gracefully exited: ", anchor="Rendezvous gracefully exited|RendezvousGracefulExitError"),
+    M("torchrun.rendezvous_dead_nodes_removed",
+      # _BackendRendezvousStateHolder.sync (DEBUG): the state's sanitizer dropped participants whose last keep-alive
+      # is older than keep_alive_interval x keep_alive_max_attempt: their agents stopped heart-beating (node or agent
+      # died, or it lost the store)
+      (r"the node\(s\) (?P<nodes>'[^']+'(?:, '[^']+')*) have been removed from the rendezvous '(?P<run_id>[^']+)'",
+       r" since they had no heartbeat"),
+      "worker_failed", "failure", "dropped_rank", "torch 1.9 - 2.13",
+      "pytorch:torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:_BackendRendezvousStateHolder.sync",
+      "As part of the sync operation the node(s) 'gpu-2_28672_0' have been removed from the rendezvous 'job11' since "
+      "they had no heartbeat.", "the node(s) 'gpu-2_28672_0' have been removed from the rendezvous 'job11'",
+      anchor="have been removed from the rendezvous"),
     M("torchrun.rendezvous_timeout",
       # torchelastic 0.1 - 0.2 (pytorch/elastic, before it moved into torch 1.9) named it RendezvousTimeoutException;
       # its etcd handler logged `Rendezvous timeout occured in EtcdRendezvousHandler` (sic) before re-raising
@@ -406,11 +430,42 @@ MESSAGES = [
       "srun: error: gpu-07: task 3: Exited with exit code 1", "srun: error: gpu-07: task 3: Exited with exit code 1",
       anchor="srun: error:"),
     M("slurm.step_cancelled",
-      # Slurm < 17 put the node last: `*** JOB 42 CANCELLED AT <time> DUE TO TIME LIMIT on node ***`
-      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+(?: DUE TO (?P<reason>[A-Z]+(?: [A-Z]+)*))?",
+      # Slurm < 17 put the node last: `*** JOB 42 CANCELLED AT <time> DUE TO TIME LIMIT on node ***`. NODE FAILURE
+      # and PREEMPTION are the entry below's
+      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+"
+      r"(?! DUE TO (?:NODE FAILURE|PREEMPTION))(?: DUE TO (?P<reason>[A-Z]+(?: [A-Z]+)*))?",
       "slurm_cancelled", "failure", None, "Slurm 17 - 24", "slurm:src/slurmd/slurmstepd/req.c",
       "slurmstepd: error: *** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***",
       "*** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00", anchor="CANCELLED AT"),
+    M("slurm.step_node_lost",
+      # _handle_signal_container: SIG_NODE_FAIL (`DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS`) and
+      # SIG_PREEMPTED (`DUE TO PREEMPTION`): the controller took a node of the job away (it stopped answering, or
+      # a job of higher priority got it); the ranks on it are gone, the others cannot go on (a worker_failed beside
+      # the Slurm parser's slurm_cancelled, as slurm.step_task_failed)
+      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+ DUE TO "
+      r"(?P<reason>NODE FAILURE|PREEMPTION)",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14 - 25", "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
+      "slurmstepd: error: *** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE "
+      "SLURMCTLD LOG FOR DETAILS ***", "*** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE",
+      anchor="DUE TO NODE FAILURE|DUE TO PREEMPTION"),
+    M("slurm.stepd_terminated",
+      # _kill_proctrack / step_terminate_monitor: the step's processes outlived SIGKILL for UnkillableStepTimeout
+      # (stuck in the kernel: a driver or file-system wait, D state); slurmstepd gives up and drains the node
+      (r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) STEPD TERMINATED ON (?P<node>\S+) AT \S+ DUE TO JOB NOT",
+       r" (?P<reason>ENDING WITH SIGNALS|RUNNING)"),
+      "hung_task", "failure", None, "Slurm 14 - 25", "slurm:src/slurmd/slurmstepd/step_terminate_monitor.c / mgr.c",
+      "slurmstepd: error: *** JOB 1209813 STEPD TERMINATED ON gpu-031 AT 2024-05-02T11:20:09 DUE TO JOB NOT ENDING "
+      "WITH SIGNALS ***", "*** JOB 1209813 STEPD TERMINATED ON gpu-031 AT 2024-05-02T11:20:09 DUE TO JOB NOT",
+      anchor="STEPD TERMINATED ON"),
+    M("slurm.pmix_collective_timeout",
+      # Slurm's PMIx plugin (mpi/pmix_v2..v5): a fence (PMIx_Fence at MPI_Init / the runtime's start) did not get
+      # every node's contribution within PMIXP_TIMEOUT; PMIXP_ERROR prefixes plugin, function, host [nodeid], file:line
+      r"pmixp_coll_(?:ring|tree)_reset_if_to: .*collective timeout seq=(?P<seq>\d+)",
+      "wait_timeout", "failure", None, "Slurm 17.11 - 25 (ring collectives 18.08+)",
+      "slurm:src/plugins/mpi/pmix/pmixp_coll_ring.c / pmixp_coll_tree.c:pmixp_coll_*_reset_if_to",
+      "slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: gpu-07 [0]: pmixp_coll_ring.c:742: "
+      "0x1523e4008f90: collective timeout seq=0", "pmixp_coll_ring_reset_if_to: gpu-07 [0]: pmixp_coll_ring.c:742: "
+      "0x1523e4008f90: collective timeout seq=0", anchor="collective timeout seq="),
     M("slurm.step_task_failed",
       # slurmstepd's line when srun ends a step because a task failed (--kill-on-bad-exit, SIG_TERM_KILL: `DUE TO
       # TASK FAILURE`, 25.05+) or the step failed (SIG_FAILURE, 14.11+): a task's own end, which task it does not say
@@ -767,4 +822,87 @@ MESSAGES = [
       "worker_failed", "failure", None, "bash 2 - 5", "bash:jobs.c:notify_of_job_status/pretty_print_job",
       "/nemo_run/scripts/pretrain.sh: line 7: 3297567 Killed                  bash -c 'python pretrain.py'",
       "/nemo_run/scripts/pretrain.sh: line 7: 3297567 Killed", anchor=": line "),
+    # ---- Ray core: a node or its raylet lost, ray.get's own timeout, the memory monitor's kill report
+    M("ray.node_marked_dead",
+      # the GCS's node_removed error, pushed to every driver: 0.8 `The node with node id X has been marked dead ...`,
+      # 1.0 - 1.12 `... node id: X and ip: A ...`, 1.13+ `... node id: X and address: A and node name: N ...`, each
+      # followed by its guess at why (a raylet crash: OOM, a preempted node; lagging heartbeats)
+      # (the node's description is optional: a terminal wraps the 56-digit id away from the decisive words)
+      (r"(?:The node with node id:? (?P<node_id>[0-9a-f]+)(?: and (?:ip|address): (?P<ip>[\w.:-]+))?"
+       r"(?: and node name: (?P<node>\S+))? )?has been marked dead because the detector",
+       r" has missed too many heartbeats from it"),
+      "worker_failed", "failure", "dropped_rank", "Ray 0.8 - 2.x (`and ip:` 1.0 - 1.12, `and address: ... and node "
+      "name:` 1.13+)", "ray:src/ray/gcs/gcs_server/gcs_node_manager.cc (node_removed error; monitor.py in 0.8)",
+      "The node with node id: 9426f44574cce4866be798cfed308f2d3e21ba69487d422872cdd6e3 and address: 10.130.0.113 and "
+      "node name: 10.130.0.113 has been marked dead because the detector has missed too many heartbeats from it.",
+      "The node with node id: 9426f44574cce4866be798cfed308f2d3e21ba69487d422872cdd6e3 and address: 10.130.0.113 and "
+      "node name: 10.130.0.113 has been marked dead because the detector",
+      anchor="has been marked dead because the detector"),
+    M("ray.actor_node_died",
+      # gcs_actor_manager's death cause NODE_DIED, then why the node ended (`terminated unexpectedly: health check
+      # failed due to missing too many heartbeats`, `was preempted: ...`, `terminated expectedly: received SIGTERM`)
+      r"The actor died because its node has died\.(?: Node Id: (?P<node_id>[0-9a-f]+))?",
+      "worker_failed", "failure", "dropped_rank", "Ray 2.9 - 2.x", "ray:src/ray/gcs/gcs_server/gcs_actor_manager.cc",
+      "The actor died because its node has died. Node Id: 0b6abfec3ad8acdb94e5c2968c71a4c4582b2f43f3d72a9a74a04f85",
+      "The actor died because its node has died.", anchor="The actor died because its node has died"),
+    M("ray.raylet_terminated",
+      # the node's raylet died (its dashboard agent and core workers see it go; the driver relays `(raylet) ...`):
+      # every worker on that node went with it
+      r"Raylet is terminated\. Termination is unexpected",
+      "worker_failed", "failure", "dropped_rank", "Ray 2.x", "ray:python/ray/dashboard/agent.py / _private/worker.py "
+      "(raylet death check)", "(raylet) Raylet is terminated. Termination is unexpected. Possible reasons include: (1) "
+      "SIGKILL by the user or system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) "
+      "Other termination signals.", "Raylet is terminated. Termination is unexpected", anchor="Raylet is terminated"),
+    M("ray.memory_monitor_kill",
+      # the body of OutOfMemoryError / the raylet's kill report: node memory over the monitor's threshold
+      # (RAY_memory_usage_threshold), and the worker it chose to kill
+      (r"which exceeds the memory usage threshold of (?P<threshold>[\d.]+)\.", r" Ray killed this worker"),
+      "slurm_oom", "failure", "oom", "Ray 2.2 - 2.x", "ray:src/ray/raylet/node_manager.cc (CreateOomKillMessageDetails)",
+      "Memory on the node (IP: 10.0.3.21, ID: 0b6a) where the task (actor ID: 7ea5, name=TrainWorker.__init__, pid=4021, "
+      "memory used=61.20GB) was running was 118.30GB / 124.00GB (0.954032), which exceeds the memory usage threshold "
+      "of 0.95. Ray killed this worker (ID: 12a6) because it was the most recently scheduled task",
+      "which exceeds the memory usage threshold of 0.95.", anchor="exceeds the memory usage threshold"),
+    M("ray.get_timeout",
+      # ray.get(..., timeout=T) ran out before every object was ready: the tasks or actors it waited on are stuck,
+      # slow or lost (the lines before it may say which)
+      r"(?:ray\.exceptions\.)?GetTimeoutError: Get timed out: some object\(s\) not ready",
+      "wait_timeout", "failure", None, "Ray 1.0 - 2.x", "ray:python/ray/_private/worker.py:get (worker.py in 1.x)",
+      "ray.exceptions.GetTimeoutError: Get timed out: some object(s) not ready.",
+      "GetTimeoutError: Get timed out: some object(s) not ready", anchor="Get timed out: some object"),
+    # ---- submitit (facebookincubator/submitit core/job_environment.py SignalHandler): Slurm's warning signal
+    # (USR2 by default) before the time limit or at preemption; it tells them apart by the run time against the
+    # requested one (80% of it, or 10 minutes short of it, counts as timed out)
+    M("submitit.timed_out",
+      r"Job has timed out\. Ran (?P<ran_min>\d+) minutes out of requested (?P<limit_min>\d+) minutes|"
+      r"Caught signal (?P<signal>SIG\w+) on (?P<node>\S+): this job is timed-out|"
+      r"Job not requeued because: (?P<why>timed-out and not checkpointable|timed-out too many times)",
+      "slurm_cancelled", "failure", None, "submitit 1.0 - 1.5",
+      "submitit:submitit/core/job_environment.py:SignalHandler.has_timed_out / checkpoint_and_try_requeue",
+      "submitit INFO (2024-03-05 07:01:51,311) - Job has timed out. Ran 239 minutes out of requested 240 minutes.",
+      "Job has timed out. Ran 239 minutes out of requested 240 minutes", data={"reason": "TIME LIMIT"},
+      anchor="Job has timed out|this job is timed-out|Job not requeued because: timed-out"),
+    M("submitit.preempted",
+      r"Caught signal (?P<signal>SIG\w+) on (?P<node>\S+): this job is preempted",
+      "worker_failed", "failure", "dropped_rank", "submitit 1.0 - 1.5",
+      "submitit:submitit/core/job_environment.py:SignalHandler.checkpoint_and_try_requeue",
+      "submitit WARNING (2024-03-05 07:01:51,311) - Caught signal SIGUSR2 on gpu-031: this job is preempted.",
+      "Caught signal SIGUSR2 on gpu-031: this job is preempted", data={"reason": "PREEMPTION"},
+      anchor="this job is preempted"),
+    # ---- Kubernetes: Kubeflow's training-operator job conditions, the kubelet's eviction
+    M("kubeflow.replica_failed",
+      # the operator's JobFailed condition/event once a replica failed past its restart policy (`%s %s is failed
+      # because %d %s replica(s) failed.`; a per-kind wording in the older per-framework operators)
+      r"(?P<job_kind>PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|MXJob|mxjob) (?P<job>\S+) is failed because "
+      r"(?P<count>\d+) (?P<replica_type>\w+) replica\(s\) failed",
+      "worker_failed", "failure", "dropped_rank", "training-operator 1.0 - 1.9 (pytorch-operator 0.x)",
+      "kubeflow:training-operator pkg/controller.v1/common/job.go / pytorch/pytorchjob_controller.go",
+      "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed.",
+      "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed", anchor="replica(s) failed"),
+    M("k8s.evicted_memory",
+      # the kubelet's eviction manager under node memory pressure (eviction/helpers.go: `The node was low on
+      # resource: %v. `, then each container's use against its request)
+      r"The node was low on resource: memory\.",
+      "slurm_oom", "failure", "oom", "Kubernetes 1.x", "kubernetes:pkg/kubelet/eviction/helpers.go:evictionMessage",
+      "Message: The node was low on resource: memory. Container pytorch was using 61Gi, which exceeds its request of 32Gi.",
+      "The node was low on resource: memory.", anchor="The node was low on resource: memory"),
 ]
