@@ -114,8 +114,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     for code, why in result.skipped:
         note(f"{code} skipped: {why}", detail=True)
     if fmt == "json":
-        from ..outputs.diagnosis_json import render as render_json
-        sys.stdout.write(render_json(result))
+        from ..outputs.diagnosis_json import write as write_json
+        write_json(result, sys.stdout)
     elif fmt == "markdown":
         from ..outputs.markdown_report import render as render_md
         sys.stdout.write(render_md(result, context))

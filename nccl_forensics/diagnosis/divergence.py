@@ -426,8 +426,19 @@ def first_divergence(outliers: pd.DataFrame) -> pd.DataFrame:
     return first
 
 
+SIGNATURE = ["op", "redop", "dtype", "numel"]
+
+
 def _signature(colls: pd.DataFrame) -> pd.Series:
-    parts = [colls[c].astype(object).where(colls[c].notna(), "-").astype(str) for c in ("op", "redop", "dtype", "numel")]
+    """Each row's "op|redop|dtype|numel" ("-" where missing), the text made once per distinct combination (a
+    window of a large job repeats a few of them hundreds of thousands of times)."""
+    ids = colls.groupby(SIGNATURE, dropna=False, sort=False, observed=True).ngroup().to_numpy()
+    _, first_rows = np.unique(ids, return_index=True)                 # ids 0..k-1: the k distinct ones in order
+    return pd.Series(_signature_text(colls.iloc[first_rows]).to_numpy()[ids], index=colls.index)
+
+
+def _signature_text(rows: pd.DataFrame) -> pd.Series:
+    parts = [rows[c].astype(object).where(rows[c].notna(), "-").astype(str) for c in SIGNATURE]
     return parts[0].str.cat(parts[1:], sep="|")
 
 

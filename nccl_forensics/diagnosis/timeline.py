@@ -281,7 +281,8 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
         cats = list(dict.fromkeys(v for v in flat if v is not None and v == v))
     index = {v: i for i, v in enumerate(cats)}
     # every list's local codes -> global codes, the lists end to end, then -1: where a local code -1 (missing) goes
-    table = np.array([index.get(v, -1) if v is not None and v == v else -1 for v in flat] + [-1], np.int32)
+    width = code_type(len(cats))
+    table: np.ndarray = np.array([index.get(v, -1) if v is not None and v == v else -1 for v in flat] + [-1], width)
     local = [part[2] for part in parts]
     codes = np.concatenate(local) if local else np.array([], np.int8)
     if len(lists) > 1:
@@ -290,8 +291,12 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
         sizes = np.fromiter(map(len, local), np.int64, len(local))
         where = codes.astype(np.int32) + np.repeat(starts[np.array(which, np.int64)], sizes)
         where[codes < 0] = len(flat)
-        codes = where
-    return pd.Categorical.from_codes(table[codes], categories=pd.Index(cats, dtype=object))   # -1: the last entry
+        codes = table[where]                                                 # -1: the last entry
+    elif not (table[:-1] == np.arange(len(flat))).all():
+        codes = table[codes]
+    # else one list, the sorted categories themselves (one PG, one state): its codes are already global
+    return pd.Categorical.from_codes(codes.astype(width, copy=False), categories=pd.Index(cats, dtype=object),
+                                     validate=False)                          # codes in range: made from `table`
 
 
 def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
@@ -382,25 +387,34 @@ class Timelines:
     positions: pd.DataFrame = field(default_factory=pd.DataFrame)  # group, rank, first_seq, last_seq, position
     last_common: dict[str, int | None] = field(default_factory=dict)
     _stragglers: dict | None = field(default=None, repr=False, compare=False)   # stragglers(), once computed
+    _sources: tuple | None = field(default=None, repr=False, compare=False)     # (colls, sources()) once computed
 
     @property
     def empty(self) -> bool:
         return self.colls.empty
 
     def sources(self) -> set[str]:
-        if self.colls.empty:
-            return set()
-        column = self.colls["source"]
-        if not isinstance(column.dtype, pd.CategoricalDtype):
-            return set(column.unique())
-        codes = column.array.codes                  # unique() on the codes: an 8-byte copy of them per call
-        used = np.zeros(len(column.cat.categories) + 1, bool)       # code -1 (missing): the last entry
-        for part in row_chunks(len(codes)):
-            used[codes[part]] = True
-        found: set = set(column.cat.categories[used[:-1]])
-        if used[-1]:
-            found.add(np.nan)                        # a missing source, as unique() gives it
-        return found
+        """The sources of the rows: one pass over the frame's codes, not one per question (the detectors, the
+        reduce and the renderers ask it several times)."""
+        if self._sources is None or self._sources[0] is not self.colls:
+            self._sources = (self.colls, _sources_of(self.colls))
+        return set(self._sources[1])
+
+
+def _sources_of(colls: pd.DataFrame) -> set[str]:
+    if colls.empty:
+        return set()
+    column = colls["source"]
+    if not isinstance(column.dtype, pd.CategoricalDtype):
+        return set(column.unique())
+    codes = column.array.codes                  # unique() on the codes: an 8-byte copy of them per call
+    used = np.zeros(len(column.cat.categories) + 1, bool)       # code -1 (missing): the last entry
+    for part in row_chunks(len(codes)):
+        used[codes[part]] = True
+    found: set = set(column.cat.categories[used[:-1]])
+    if used[-1]:
+        found.add(np.nan)                        # a missing source, as unique() gives it
+    return found
 
 
 CATEGORIES = ("group", "op", "redop", "dtype", "state", "source", "file")

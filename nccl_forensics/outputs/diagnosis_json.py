@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
-from typing import Callable
+from typing import Callable, TextIO
 
 import pandas as pd
 
@@ -129,6 +129,19 @@ def world_of(d: Diagnosis) -> dict | None:
 
 def render(d: Diagnosis) -> str:
     return pretty(to_dict(d)) + "\n"
+
+
+def write(d: Diagnosis, stream: TextIO) -> None:
+    """`stream.write(render(d))`, a few thousand pieces at a time: a large job's report (5 MB at 8,192 ranks, 70 MB
+    at 100,000) is not held again as one string, again with its newline, and again encoded."""
+    pieces: list[str] = []
+    _emit(to_dict(d), 0, pieces)
+    pieces.append("\n")
+    for start in range(0, len(pieces), _PIECES):
+        stream.write("".join(pieces[start:start + _PIECES]))
+
+
+_PIECES = 4096
 
 
 def pretty(value) -> str:

@@ -86,7 +86,8 @@ def test_a_summary_keeps_memberships_as_ranges_and_diagnoses_like_the_dumps(tmp_
     with zipfile.ZipFile(tmp_path / "n.ncclf") as zf:
         manifest = json.loads(zf.read("manifest.json"))
         headers = _header(zf.read("digests"))["digests"]
-    assert manifest["schema_version"] == 5 and len(headers) == manifest["digests"]
+    assert manifest["schema_version"] == 6 and len(headers) == manifest["digests"]
+    assert [h["result"]["__dc__"][1]["source"] for h in headers] == [{"__source__": i} for i in range(8)]
     assert {json.dumps(h["declared"]) for h in headers} == {'{"0": {"__range__": [0, 8, 1]}}'}
     assert '"ranks": {"__range__": [0, 8, 1]}' in json.dumps(headers[0]["result"])
     from_summary, from_dumps = diagnose([str(tmp_path / "n.ncclf")], jobs=1), diagnose([str(job)], jobs=1)

@@ -82,6 +82,24 @@ def test_json_text_is_the_standard_indented_form():
         assert diagnosis_json.render(d) == json.dumps(diagnosis_json.to_dict(d), indent=2, default=str) + "\n"
 
 
+def test_the_json_written_a_few_pieces_at_a_time_is_the_rendered_text(monkeypatch):
+    """`ncclf diagnose --format json` writes the report in pieces (a large job's is not held whole twice more):
+    the same text as `render`, whether it takes one write or many."""
+    class Counted(io.StringIO):
+        writes = 0
+
+        def write(self, text: str) -> int:
+            self.writes += 1
+            return super().write(text)
+
+    d = diagnose_events(CASES["dropped"]())
+    for pieces in (4096, 3):
+        monkeypatch.setattr(diagnosis_json, "_PIECES", pieces)
+        out = Counted()
+        diagnosis_json.write(d, out)
+        assert out.getvalue() == diagnosis_json.render(d) and (out.writes > 1) == (pieces == 3)
+
+
 def test_markdown_is_in_incident_order_with_its_making_and_no_repeated_sentence():
     context = {"date": "2026-11-25 03:00 UTC", "version": "9.9", "command": "ncclf diagnose logs/", "inputs": ["logs/"]}
     md = markdown_report.render(diagnose_events(CASES["dropped"]()), context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -186,8 +187,10 @@ def test_schema_2_summaries_still_read(tmp_path):
         outcome(diagnose([str(tmp_path / "new.ncclf")], jobs=1)) == outcome(diagnose([str(bundle)], jobs=1))
 
 
-def test_schema_4_summaries_still_read(tmp_path):
-    """Schema 4 (one member per digest, row blocks in path order) reads, and gives the verdict of schema 5."""
+@pytest.mark.parametrize("schema", [4, 5])
+def test_schema_4_and_5_summaries_still_read(tmp_path, schema):
+    """Schema 4 (one member per digest, row blocks in path order) and 5 (every digest's source and fields written
+    out) read, and give the verdict of schema 6."""
     from nccl_forensics.pipeline import summary
     from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources.discover import discover
@@ -196,15 +199,16 @@ def test_schema_4_summaries_still_read(tmp_path):
     paths = [str(tmp_path / "pp"), str(ROOT / "sample_logs" / "flight_recorder")]
     sources = [s for s in discover(paths) if not s.error]
     digests = [digest_source(s) for s in sources]
-    summary.write_summary(str(tmp_path / "old.ncclf"), sources, digests, paths, schema=4)
+    summary.write_summary(str(tmp_path / "old.ncclf"), sources, digests, paths, schema=schema)
     summary.write_summary(str(tmp_path / "new.ncclf"), sources, digests, paths)
     with zipfile.ZipFile(tmp_path / "old.ncclf") as zf:
-        assert json.loads(zf.read("manifest.json"))["schema_version"] == 4 and "digests/0" in zf.namelist()
+        assert json.loads(zf.read("manifest.json"))["schema_version"] == schema
+        assert ("digests/0" in zf.namelist()) == (schema == 4) and b"__source__" not in zf.read(zf.namelist()[0])
     assert outcome(diagnose([str(tmp_path / "old.ncclf")], jobs=1)) == \
         outcome(diagnose([str(tmp_path / "new.ncclf")], jobs=1)) == outcome(diagnose(paths, jobs=1))
 
 
-@pytest.mark.parametrize("damage", ["header", "array", "type"])
+@pytest.mark.parametrize("damage", ["header", "array", "type", "source"])
 def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
     import json as jsonlib
 
@@ -221,6 +225,9 @@ def test_a_damaged_digest_member_is_bad_input(tmp_path, damage):
         block = (10 ** 9).to_bytes(8, "little") + block[8:]
     elif damage == "array":
         header = header.replace('"__array__":[0,', '"__array__":[99999999,', 1)
+    elif damage == "source":                                    # a source the manifest does not list
+        header, named = re.subn(r'"__source__":\d+', '"__source__":99999', header, count=1)
+        assert named == 1
     else:
         header = header.replace('"__dc__":["SourceResult"', '"__dc__":["os.system"', 1)
     if damage != "header":
