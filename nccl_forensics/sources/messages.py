@@ -141,19 +141,19 @@ class MessageParser(LineParser):
         are not wanted (nccl_fast.BlockScanner._unread_topology)."""
         self._prev = None
 
-    def skip_held_info_line(self, line: Line, held: list[Event]) -> bool:
+    def skip_held_info_line(self, line: Line, holds_unparsed: bool) -> bool:
         """Leave out `classify` for a plain NCCL INFO line its parser read but holds (no event yet: its rank is not
         known), where `classify` would return nothing and change nothing any event depends on; True when it did.
 
         `classify` returns [] for such a line whatever the catalogue finds in it (`_apply` leaves every hit inside an
         INFO record to the NCCL parser, and a table row to no one: the line counts as busy). What it leaves behind:
         the line as `_prev` (its own hits, read here only if the next line asks, `_wrapped`) and, when something was
-        found, its number in `_read`, which only voids the `unparsed` events of the lines before it: none is
-        waiting (`held`, the NCCL parser's held events, has none) and the later lines' are voided or kept as
-        before. The line holds one level tag (INFO), so every position of it lies in an INFO record."""
+        found, its number in `_read`, which only voids the `unparsed` events of the lines before it: none is waiting
+        (where the NCCL parser holds one, `holds_unparsed`, the line is classified) and the later lines' are voided
+        or kept as before. The line holds one level tag (INFO), so every position of it lies in an INFO record."""
         text = line.text
         if not self.passes_info_lines() or text.count("NCCL ") != 1 or " NCCL INFO " not in text \
-                or any(ev.kind == "unparsed" for ev in held):
+                or holds_unparsed:
             return False
         self._prev = line if len(line.raw or text) >= WRAP_MIN else None
         self._prev_ids = None

@@ -479,7 +479,7 @@ class BlockScanner:
                 ev = next(CollRun(nccl.file, [self.no], [ctx], [tm], [int(opc, 16)], [int(cnt)], [sb], [rb],
                                   [text]).events())
                 nccl.place(ev, (ctx.host, ctx.pid, ctx.device))
-                yield from self._classify(make_line(self.no, text))
+                yield from self._classify(self._line(text))
                 continue
             if nccl.out:
                 yield from self._drain()
@@ -520,13 +520,11 @@ class BlockScanner:
         messages = parsers[-1] if parsers[-1].source == "catalogue" else None
         busy = any(p.busy for p in parsers)
         skip = not self.topology and nccl.use_fast
-        plain = PLAIN_INFO_HEAD_RE.match
         for raw in split_block(text):
             self.no += 1
             if skip and not busy and self._unread_topology(raw, messages):
                 continue
-            line = Line(self.no, raw) if plain(raw) is not None and raw.isascii() and raw.isprintable() \
-                and len(raw) <= MAX_LINE else make_line(self.no, raw)
+            line = self._line(raw)
             if busy or not line.text:
                 yield from offer(line, parsers)
                 busy = any(p.busy for p in parsers)
@@ -542,6 +540,12 @@ class BlockScanner:
         self.nccl.coll_cache.clear()
 
 
+    def _line(self, raw: str) -> Line:
+        """`make_line(self.no, raw)`; a plain INFO line (PLAIN_INFO_HEAD_RE, printable ASCII) as it is."""
+        if PLAIN_INFO_HEAD_RE.match(raw) is not None and raw.isascii() and raw.isprintable() and len(raw) <= MAX_LINE:
+            return Line(self.no, raw)
+        return make_line(self.no, raw)
+
     def _classify(self, line: Line) -> Iterator[Event]:
         """What `offer` does after the NCCL parser (first in the chain, none busy) claimed a line: only it emitted
         anything, so its events go straight to the catalogue (an INFO line's return at once; a line whose events it
@@ -551,7 +555,7 @@ class BlockScanner:
         nccl.out.clear()
         if messages.source != "catalogue":
             yield from produced
-        elif produced or nccl.busy or not messages.skip_held_info_line(line, nccl.held):
+        elif produced or nccl.busy or not messages.skip_held_info_line(line, nccl.holds_unparsed):
             yield from messages.classify(line, produced, nccl.busy, True)
 
     def _unread_topology(self, raw: str, messages) -> bool:

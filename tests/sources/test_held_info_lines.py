@@ -86,7 +86,7 @@ def test_generated_rank_logs_give_the_line_dispatchers_events_and_skip_the_held_
     skipped = []
     skip = messages.MessageParser.skip_held_info_line
     monkeypatch.setattr(messages.MessageParser, "skip_held_info_line",
-                        lambda self, line, held: skip(self, line, held) and not skipped.append(line.no))
+                        lambda self, line, unparsed: skip(self, line, unparsed) and not skipped.append(line.no))
     for rank in (0, 1, 7, 8, 15):
         path = tmp_path / f"nccl.rank{rank}.log"
         write_rank_log(path, rank, 16, 20_000, 3 if rank == 15 else 0)
@@ -120,3 +120,14 @@ def test_make_line_leaves_a_plain_info_line_as_it_is():
 def test_make_line_leaves_any_plain_info_head_as_it_is(host, pid, rest):
     raw = f"{host}:{pid}:{pid} [0] NCCL INFO {rest}"
     assert make_line(1, raw) == Line(1, raw)
+
+
+def test_a_coll_line_of_unknown_rank_is_read_by_the_catalogue_as_the_line_dispatcher_reads_it(tmp_path, monkeypatch):
+    """A held COLL line is the catalogue's previous line: the line dispatcher tries a message wrapped onto the next
+    line joined to it, and so does the block path (it once gave the next line's event alone)."""
+    monkeypatch.setattr(lines_mod, "_CHUNK", 300)
+    path = tmp_path / "nccl.node-1.4100.log"
+    path.write_text("\n".join([COLL[0].format(n=0, s=0), "/usr/bin/python3: can't open file '/opt/train.py': "
+                               "[Errno 2] No such file or directory"]) + "\n")
+    slow, fast, _ = both(path)
+    assert fast == slow and len(slow) == 2
