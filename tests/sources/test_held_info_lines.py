@@ -12,6 +12,7 @@ that `benchmarks/bench_log_shapes.py small` generates.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -38,7 +39,8 @@ PLAIN = [line.split(" NCCL INFO ", 1)[1] for line in init_block(1, 16)[:5]] + [
     "Setting affinity for GPU 3 to ffffffff", "Got completion from peer 10.0.0.1<1> with error 4, opcode 1"]
 EXAMPLES = [m.example for m in catalogue.messages()]
 
-settings.register_profile("held", deadline=None, max_examples=int(__import__("os").environ.get("HELD_N", 150)),
+# HELD_N=2000 for a longer hunt (the default keeps the file a fast test)
+settings.register_profile("held", deadline=None, max_examples=int(os.environ.get("HELD_N", 150)),
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                  HealthCheck.function_scoped_fixture])
 
