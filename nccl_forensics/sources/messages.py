@@ -79,7 +79,8 @@ class MessageParser(LineParser):
         self._held: list[Event] = []        # found inside another parser's open block
         self._table: Event | None = None    # a headerless Root Cause table being read
         self._prev: Line | None = None      # the previous line, when it may continue on this one
-        self._prev_ids: set[str] = set()    # the messages the catalogue found in it (on the line itself)
+        self._prev_ids: set[str] | None = set()   # the messages the catalogue found in it (on the line itself;
+                                                  # None: not read yet, `skip_held_info_line`)
         self._read: list[int] = []          # the last lines the catalogue read (their `unparsed` events are void)
         self._first_exit: Event | None = None  # Open MPI's first-to-exit report, its process named on lines below
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
@@ -154,6 +155,24 @@ class MessageParser(LineParser):
         are not wanted (nccl_fast.BlockScanner._unread_topology)."""
         self._prev = None
 
+    def skip_held_info_line(self, line: Line, holds_unparsed: bool) -> bool:
+        """Leave out `classify` for a plain NCCL INFO line its parser read but holds (no event yet: its rank is not
+        known), where `classify` would return nothing and change nothing any event depends on; True when it did.
+
+        `classify` returns [] for such a line whatever the catalogue finds in it (`_apply` leaves every hit inside an
+        INFO record to the NCCL parser, and a table row to no one: the line counts as busy). What it leaves behind:
+        the line as `_prev` (its own hits, read here only if the next line asks, `_wrapped`) and, when something was
+        found, its number in `_read`, which only voids the `unparsed` events of the lines before it: none is waiting
+        (where the NCCL parser holds one, `holds_unparsed`, the line is classified) and the later lines' are voided
+        or kept as before. The line holds one level tag (INFO), so every position of it lies in an INFO record."""
+        text = line.text
+        if not self.passes_info_lines() or text.count("NCCL ") != 1 or " NCCL INFO " not in text \
+                or holds_unparsed:
+            return False
+        self._prev = line if len(line.raw or text) >= WRAP_MIN else None
+        self._prev_ids = None
+        return True
+
     def settle(self, produced: list[Event]) -> list[Event]:
         """Events that reached no `classify` call (see sources.settle): held duplicates and void `unparsed` out."""
         if self._held:
@@ -226,6 +245,8 @@ class MessageParser(LineParser):
         messages of their own."""
         prev = self._prev.text if self._prev is not None else ""
         whole = self._prev_ids                                     # read on the line itself already
+        if whole is None:                                          # a line `skip_held_info_line` did not read
+            whole = self._prev_ids = {h.message.id for h in catalogue.match(prev)}
         for joined, cut in ((prev + text, len(prev)), (prev + " " + text, len(prev) + 1)):
             hits = [h for h in catalogue.match(joined) if h.start < cut < h.end and h.message.id not in whole
                     and h.message.id not in catalogue.GENERIC]     # a frame's `.*` spans any two lines

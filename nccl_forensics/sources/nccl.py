@@ -496,6 +496,7 @@ class NcclParser(LineParser):
         self.versions: dict[tuple, tuple[tuple[int, ...] | None, bool]] = {}   # (host, pid) → (version, rccl)
         self.file_version: tuple[tuple[int, ...] | None, bool] = (None, False)
         self.held: list[Event] = []
+        self.holds_unparsed = False     # an `unparsed` event is among `held` (MessageParser.skip_held_info_line)
         self.coll_cache: dict[tuple, tuple] = {}
         self._banner_rank: int | None = None
         self._in_rccl_block = False
@@ -570,12 +571,14 @@ class NcclParser(LineParser):
             ev.rank = self.book.rank_of(key)
             if ev.rank is None and self.book.defer(key, ev):
                 self.held.append(ev)
+                self.holds_unparsed = self.holds_unparsed or ev.kind == "unparsed"
                 return
         self._emit(ev)
 
     def _emit(self, ev: Event) -> None:
         if self.held:
             self.held.append(ev)
+            self.holds_unparsed = self.holds_unparsed or ev.kind == "unparsed"
             self._release()
         else:
             self.out.append(ev)
@@ -584,6 +587,7 @@ class NcclParser(LineParser):
         if self.book.npending == 0 or len(self.held) >= self.HOLD_MAX:
             self.out.extend(self.held)
             self.held.clear()
+            self.holds_unparsed = False
             if self.book.npending:
                 self.book.drop_pending()
 
@@ -651,6 +655,7 @@ class NcclParser(LineParser):
         self.book.finish()
         self.out.extend(self.held)
         self.held.clear()
+        self.holds_unparsed = False
 
 
 _HANDLERS = {

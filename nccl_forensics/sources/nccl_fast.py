@@ -12,7 +12,7 @@ from itertools import repeat
 from typing import Any, Iterator, cast
 
 from ..errors import BadInput
-from ..model import BlockLines, CollContext, CollRun, Event, split_block
+from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
 from .gc_pause import gc_paused
 from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
 
@@ -140,6 +140,8 @@ def parse_timestamp(text: str | None) -> float | None:
     if m is None:
         return None
     y, mo, d, h, mi, s, frac = m.groups()
+    if not ("01" <= mo <= "12" and "01" <= d <= "31") or y == "0000":   # no date (timegm refuses it)
+        return None
     secs = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(s), 0, 0, 0))
     return secs + (float(f"0.{frac}") if frac else 0.0)
 
@@ -298,6 +300,10 @@ TOPOLOGY_LINE_RE = re.compile(
     r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
     r"(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
     r"(?: +\[(?:send|receive)\])? +via +(?!NET/Socket)\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
+# The head of a line that `make_line` leaves as it is when the line is printable ASCII no longer than MAX_LINE: a
+# host name and `:digits:digits [digits] NCCL INFO ` (no wrapper, host, label or timestamp prefix has that shape;
+# tests/sources/test_held_info_lines.py checks it on every sample line).
+PLAIN_INFO_HEAD_RE = re.compile(r"[\w.-]++:\d++:\d++ \[\d++\] NCCL INFO ")
 RUN_MIN = 32              # COLL lines in a row worth a CollRun of their own inside a mixed block
 INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line goes through the parser chain
 
@@ -366,7 +372,7 @@ class BlockScanner:
         yield from self._drain()
         yield from finish(self.parsers)
 
-    def _whole_block(self, block: str, wrapped: bool = False) -> CollRun | None:
+    def _whole_block(self, block: str, wrapped: bool = False, newlines: int | None = None) -> CollRun | None:
         """A block made only of COLL-shaped lines as one CollRun; None when it holds other lines or a line
         needs the parser (unknown rank, refused head/tail, held events). `wrapped`: every line must carry a
         torchrun prefix (ROLE_RE; the events' text is the line as read, prefix and all)."""
@@ -374,7 +380,9 @@ class BlockScanner:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
             rows = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).findall(block)
-            whole = rows and len(rows) == block.count("\n") + (block[-1] != "\n")
+            if newlines is None:
+                newlines = block.count("\n")
+            whole = rows and len(rows) == newlines + (block[-1] != "\n")
             run = self._columns(rows, block) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
             return run                      # objects and set off a collection when it re-enables the GC
@@ -409,8 +417,9 @@ class BlockScanner:
         if first.start():                          # other lines first (a rank log's init block): as the loop
             yield from self._offer_text(block[:first.start()])   # below would offer them, then the rest
             block = block[first.start():]
-            if not self.busy and block.count("\n") >= RUN_MIN:   # COLL lines to the end: `_coll_stretch`'s run,
-                run = self._whole_block(block, wrapped)            # without the scan for other lines
+            newlines = block.count("\n")
+            if not self.busy and newlines >= RUN_MIN:              # COLL lines to the end: `_coll_stretch`'s run,
+                run = self._whole_block(block, wrapped, newlines)  # without the scan for other lines
                 if run is not None:
                     yield from self._drain()
                     yield run
@@ -465,11 +474,12 @@ class BlockScanner:
                 continue
             self.no += 1
             tm = parse_timestamp(ts) if ts else None
-            if ctx.rank is None or nccl.held:
+            if ctx.rank is None or nccl.held:   # as `_offer_text` would take it: the NCCL parser, then the catalogue
                 yield from self._drain()
                 ev = next(CollRun(nccl.file, [self.no], [ctx], [tm], [int(opc, 16)], [int(cnt)], [sb], [rb],
                                   [text]).events())
                 nccl.place(ev, (ctx.host, ctx.pid, ctx.device))
+                yield from self._classify(self._line(text))
                 continue
             if nccl.out:
                 yield from self._drain()
@@ -514,23 +524,39 @@ class BlockScanner:
             self.no += 1
             if skip and not busy and self._unread_topology(raw, messages):
                 continue
-            line = make_line(self.no, raw)
+            line = self._line(raw)
             if busy or not line.text:
                 yield from offer(line, parsers)
                 busy = any(p.busy for p in parsers)
             elif nccl.feed(line):
                 # what `offer` does for a line the NCCL parser (first in the chain, none busy) claims: only it
                 # emitted anything, so its events go straight to the catalogue (an INFO line's return at once)
-                produced = nccl.out[:]
-                nccl.out.clear()
                 busy = nccl.busy
-                yield from messages.classify(line, produced, busy, True) if messages is not None else produced
+                yield from self._classify(line)
             else:                                   # not an NCCL line: the rest of the chain, as `offer` would
                 yield from offer(line, rest)
                 busy = any(p.busy for p in rest)
         self.busy = busy
         self.nccl.coll_cache.clear()
 
+
+    def _line(self, raw: str) -> Line:
+        """`make_line(self.no, raw)`; a plain INFO line (PLAIN_INFO_HEAD_RE, printable ASCII) as it is."""
+        if PLAIN_INFO_HEAD_RE.match(raw) is not None and raw.isascii() and raw.isprintable() and len(raw) <= MAX_LINE:
+            return Line(self.no, raw)
+        return make_line(self.no, raw)
+
+    def _classify(self, line: Line) -> Iterator[Event]:
+        """What `offer` does after the NCCL parser (first in the chain, none busy) claimed a line: only it emitted
+        anything, so its events go straight to the catalogue (an INFO line's return at once; a line whose events it
+        holds, at once too where `skip_held_info_line` may leave the catalogue's scan out)."""
+        nccl, messages = self.nccl, self.parsers[-1]
+        produced = nccl.out[:]
+        nccl.out.clear()
+        if messages.source != "catalogue":
+            yield from produced
+        elif produced or nccl.busy or not messages.skip_held_info_line(line, nccl.holds_unparsed):
+            yield from messages.classify(line, produced, nccl.busy, True)
 
     def _unread_topology(self, raw: str, messages) -> bool:
         """Skip a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, when the consumer
