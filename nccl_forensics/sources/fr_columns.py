@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import chain
 from math import prod
 from operator import itemgetter, ne
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -90,18 +90,18 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
     numel = _numel(sizes)
     time = np.array(times, np.int64) / 1e9
     p2p = _p2p_columns(entries, pgs, seqs, split, name_codes, numel, states, line, time, p2p_flag)
-    group_codes = sub(pg_codes)
+    group_codes, kept_seq, kept_numel = sub(pg_codes), sub(seq), sub(numel)
     if len(group_codes):
-        key = np.sort(group_codes.astype(np.int64) * (int(seq.max()) + 1) + sub(seq))
+        key = np.sort(group_codes.astype(np.int64) * (int(seq.max()) + 1) + kept_seq)
         _expect((key[1:] != key[:-1]).all())              # one entry per (group, seq): no coalesced call
     kept_sizes, kept_out = _pick(sizes, keep), _pick(out_sizes, keep)
-    out_numel = _out_numel(sub(numel), kept_sizes, kept_out)
+    out_numel = _out_numel(kept_numel, kept_sizes, kept_out)
     op = _take(op_all, keep)
-    _expect_sizes_agree(op, sub(numel), out_numel, _group_sizes(dump, [p[0] for p in pg_cats])[group_codes])
+    _expect_sizes_agree(op, kept_numel, out_numel, lambda: _group_sizes(dump, [p[0] for p in pg_cats])[group_codes])
     groups = _take(([p[0] for p in pg_cats], pg_codes), keep)
     kept_dtypes = _pick(dtypes, keep)
     cols = {"group": groups, "op": op, "state": _take((state_cats, state_codes), keep),
-            "dtype": _dtypes(kept_dtypes), "numel": sub(numel), "out_numel": out_numel, "seq": sub(seq),
+            "dtype": _dtypes(kept_dtypes), "numel": kept_numel, "out_numel": out_numel, "seq": kept_seq,
             "time": sub(time), "line": sub(line), "p2p": p2p}
     meta = dump_meta(dump, path, source, used_pgs=used_pgs,
                      pg_names={pg_id: pg[0] for pg_id, pg in dict(zip(pg_ids, pgs, strict=True)).items()},
@@ -165,17 +165,22 @@ def _take(cat: tuple[list, np.ndarray], keep: np.ndarray | None) -> tuple[list, 
     return [cats[i] for i in order], remap[sub].astype(code_type(len(order)))
 
 
-def _expect_sizes_agree(op: tuple, numel: np.ndarray, out_numel: np.ndarray, world: np.ndarray) -> None:
-    """Every entry's output size fits its collective (fr_semantics.size_note) for its group's size: all-reduces and
-    broadcasts keep it, all-gathers multiply it by the group size, reduce-scatters divide it (not checked where the
-    group size is unknown, or the output empty). A dump where one does not goes to the general path, which notes
-    what breaks."""
+def _expect_sizes_agree(op: tuple, numel: np.ndarray, out_numel: np.ndarray, world: Callable[[], np.ndarray]) -> None:
+    """Every entry's output size fits its collective (fr_semantics.size_note) for its group's size (`world()`, per
+    entry): all-reduces and broadcasts keep it, all-gathers multiply it by the group size, reduce-scatters divide it
+    (not checked where the group size is unknown, or the output empty). A dump where one does not goes to the
+    general path, which notes what breaks. Outputs shaped as their inputs (`out_numel is numel`) fit every
+    all-reduce and broadcast: only all-gathers and reduce-scatters are then checked."""
     cats, codes = op
-    kind = np.array([_SIZE_RULE.get(name, 0) for name in cats] + [0], np.int8)[codes]
+    rules = [_SIZE_RULE.get(name, 0) for name in cats]
+    if out_numel is numel and max(rules, default=0) < 2:
+        return
+    kind = np.array(rules + [0], np.int8)[codes]
+    group_size = world()
     ok = np.where(kind == 1, numel == out_numel,
-                  np.where(kind == 2, out_numel == numel * world,
-                           np.where(kind == 3, numel == out_numel * world, True)))
-    _expect((ok | (kind >= 2) & (world <= 0) | (out_numel == 0) & (kind != 1)).all())   # as size_note: unknown = ok
+                  np.where(kind == 2, out_numel == numel * group_size,
+                           np.where(kind == 3, numel == out_numel * group_size, True)))
+    _expect((ok | (kind >= 2) & (group_size <= 0) | (out_numel == 0) & (kind != 1)).all())   # as size_note: unknown = ok
 
 
 def _group_sizes(dump: dict, names: list) -> np.ndarray:

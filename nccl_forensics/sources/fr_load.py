@@ -238,7 +238,8 @@ MAX_MEMO_INDEX = 1 << 20
 UNKNOWN_TEXT = "ncclf: defined in the skipped middle of the dump"
 UNKNOWN = (UNKNOWN_TEXT,)          # what a value the tail points to but the splice never defined is like: (text, index)
 _MEMO_PUT = rb"(?:q.|r....)?"
-_ENTRIES_OPEN = re.compile(rb"X\x07\x00\x00\x00entries" + _MEMO_PUT + rb"\]" + _MEMO_PUT + rb"\(", re.S)
+_ENTRIES_KEY = b"X\x07\x00\x00\x00entries"
+_ENTRIES_OPEN = re.compile(re.escape(_ENTRIES_KEY) + _MEMO_PUT + rb"\]" + _MEMO_PUT + rb"\(", re.S)
 _FIRST_KEY = re.compile(rb"\}" + _MEMO_PUT + rb"\((?:X(....)|h(.)|j(....))", re.S)
 
 
@@ -335,7 +336,7 @@ def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple | N
     first starts with an EMPTY_DICT, maybe a memo put, then a MARK and a reference to the first entry's first
     key; the reference (with its MARK) is counted and found with bytes methods. A look-alike elsewhere makes the
     count wrong, which the record ids then show."""
-    opened = _ENTRIES_OPEN.search(data)
+    opened = _entries_open(data)
     first = _FIRST_KEY.match(data, opened.end()) if opened else None
     index = _first_key_index(data, first) if first else None
     if index is None or first is None:
@@ -350,6 +351,18 @@ def _entry_bounds(data: bytes, tail: int, head: int = HEAD_ENTRIES) -> tuple | N
     if head_end is None or cut_start is None:
         return None
     return marker, at, head, head_end, cut_start, total
+
+
+def _entries_open(data: bytes) -> re.Match | None:
+    """`_ENTRIES_OPEN.search(data)`, its literal found by bytes.find (the pg_config before it can be 100 KB of ranks
+    text: 5x faster than the regex's own scan)."""
+    at = data.find(_ENTRIES_KEY)
+    while at >= 0:
+        opened = _ENTRIES_OPEN.match(data, at)
+        if opened:
+            return opened
+        at = data.find(_ENTRIES_KEY, at + 1)
+    return None
 
 
 def _marks(data: bytes, marker: bytes, start: int) -> np.ndarray:
