@@ -5,7 +5,8 @@ What it detects:
     dedicated detector reads: NCCL's ``message truncated : receiving N bytes instead of M`` and the IB transport's
     size checks (shape mismatch), a store or rendezvous that timed out waiting for ranks that never joined
     (``7/8 clients joined``, store-based barrier, ``wait timeout``: a rank missing, stuck or gone), NCCL's
-    ``Mismatched NCCL version detected`` (version mismatch).
+    ``Mismatched NCCL version detected`` (version mismatch), a straggler detector's report of the ranks whose GPUs
+    fell behind (NVIDIA's resiliency extension: straggler).
 
 Why it hangs or dies:
     The line is the software's own diagnosis: the receiving rank found a message of another size than it posted,
@@ -34,14 +35,15 @@ from .base import BaseDetector, Context
 # The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
 # becomes (the catalogue's `missing_rank`: a rank that never arrived, R203's class).
 _CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch",
-          "dtype_mismatch": "dtype_mismatch", "op_mismatch": "op_mismatch"}
+          "dtype_mismatch": "dtype_mismatch", "op_mismatch": "op_mismatch", "straggler": "straggler"}
 _READ_ELSEWHERE = frozenset({"gloo_error", "monitored_barrier"})      # C101/D-gloo and R203 read these
 _CUDA_MISMATCH = frozenset({"cuda_driver", "cuda_arch"})                # V501 reads the CUDA driver/build mismatches
 _SAYS = {"shape_mismatch": "a message of another size than the one posted (the ranks disagree on a tensor size)",
          "stuck_rank": "fewer ranks than expected arrived (a rank never joined: stuck, slow to start or gone)",
          "version_mismatch": "the ranks run different NCCL versions",
          "dtype_mismatch": "that the ranks submitted one collective with different data types",
-         "op_mismatch": "that the ranks submitted different collectives (or reduce ops) under one name"}
+         "op_mismatch": "that the ranks submitted different collectives (or reduce ops) under one name",
+         "straggler": "ranks whose GPUs run slower than the others' or than their own best"}
 _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO settings) agree on every rank; the flight "
                           "recorder (TORCH_FR_BUFFER_SIZE=2000) shows each rank's sizes.",
         "stuck_rank": "find the rank that never joined (its own log, its node's dmesg); py-spy dump it if it is alive.",
@@ -49,7 +51,9 @@ _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO sett
         "dtype_mismatch": "make every rank pass the same dtype to the collective (a rank-dependent cast, autocast or "
                           "a metric computed in another precision).",
         "op_mismatch": "make every rank issue the same collectives in the same order: look for a rank-dependent "
-                       "branch near the named tensor."}
+                       "branch near the named tensor.",
+        "straggler": "look at the named ranks' GPUs and hosts (clocks and throttling in nvidia-smi -q, CPU contention, "
+                     "the data loader); the others wait for them at every collective."}
 
 
 class ReportedClass(BaseDetector):

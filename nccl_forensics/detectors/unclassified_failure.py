@@ -38,7 +38,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import USAGE_ERROR, refused_nccl_calls
+from ..diagnosis.rank_state import USAGE_ERROR, recovered_error_traces, refused_nccl_calls
 from ..model import Confidence, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
@@ -61,7 +61,8 @@ class UnclassifiedFailure(BaseDetector):
 
     def check(self, ctx: Context):
         ended = [st for st in ctx.ranks.values() if st.end]
-        errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS]
+        recovered = recovered_error_traces(ctx.events)
+        errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS and id(ev) not in recovered]
         if not ended and not errors:
             return
         causes = sorted(st.rank for st in ended if st.cause)

@@ -103,9 +103,14 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
     after_network = faults_after_network_failure(events)
+    # the tracebacks raised by those faults are the same consequence
+    after_network_lines = {(ev.file, ev.line) for ev in events if id(ev) in after_network}
     # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
-    # path): the traceback raised there is that error, not an exception of the rank's own
-    machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)}
+    # path), or a catalogue message a failure no rank's death explains (a parallel layout the world size does not
+    # divide, a run whose numerics diverged: `implies` unclassified_failure): the traceback raised there is that
+    # error, not an exception of the rank's own
+    machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)
+               or names_no_death(ev.data)}
     refused = refused_nccl_calls(events)
     setup = setup_failures(events)
     for ev in events:
@@ -127,7 +132,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
-            if ev.kind == "traceback" and (ev.file, ev.line) in machine:
+            if ev.kind == "traceback" and ((ev.file, ev.line) in machine or names_no_death(ev.data)):
                 _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
                          f"{ev.data.get('message') or ''}"[:160], ev)
                 continue
@@ -141,7 +146,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
                          f"settings ({ev.data.get('last_error') or 'Last error below it'}), as on every rank of its "
                          "setup", ev)
                 continue
-            if id(ev) in after_network:
+            if id(ev) in after_network or ev.kind == "traceback" and (ev.file, ev.line) in after_network_lines:
                 _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
                          "(a consequence: NCCL aborted the communicator under its running kernels)", ev)
                 continue
@@ -159,20 +164,25 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
     (the message catalogue's `implies` network_error): when NCCL's proxy thread gets an error completion (NET/IB
     error 12, a socket reset), the communicator is aborted and its buffers freed under kernels still running, which
     then fault (illegal memory access, unspecified launch failure, NCCL's `Cuda failure` and unhandled cuda error). The
-    network failure is the cause. Same process: the same host and pid, else the same rank; earlier: by time where
-    both carry one, else by line in the same file. A fault printed before any network failure stays a cause."""
+    network failure is the cause. A kernel that printed the wait it gave up on and then trapped (the catalogue's
+    `device_trap`: DeepEP, TransformerEngine's userbuffers) faults the same way: its timeout is the cause. Same
+    process: the same host and pid, else the same rank; earlier: by time where both carry one, else by line in the
+    same file. A fault printed before any network failure stays a cause."""
     by_proc: dict = {}        # (host, pid) -> the earliest network failure: (time, {file: line})
     by_rank: dict = {}        # rank -> the same, of the lines that name no host and pid
     by_rank_any: dict = {}    # rank -> the same, of every line with a rank
     for ev in events:
-        if ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure" \
-                and ev.data.get("category") != "p2p":
+        if ev.data.get("meaning") == "failure" and (ev.data.get("implies") == "network_error"
+                                                    and ev.data.get("category") != "p2p"
+                                                    or ev.data.get("category") == "device_trap"):
+            # a kernel's printf has no logger prefix: the rank it prints is the only one it names
+            rank = ev.rank if ev.rank is not None or ev.data.get("category") != "device_trap" else ev.data.get("rank")
             if ev.host and ev.pid is not None:
                 _note_first(by_proc, (ev.host, ev.pid), ev)
-            elif ev.rank is not None:
-                _note_first(by_rank, ev.rank, ev)
-            if ev.rank is not None:
-                _note_first(by_rank_any, ev.rank, ev)
+            elif rank is not None:
+                _note_first(by_rank, rank, ev)
+            if rank is not None:
+                _note_first(by_rank_any, rank, ev)
     if not by_rank_any and not by_proc:
         return set()
     out = set()
@@ -208,6 +218,18 @@ def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
         if ev.kind in _CRASH_REPORTS and key in first and _before(first[key], ev):
             out.add(id(ev))
     return out
+
+
+def recovered_error_traces(events: list[Event]) -> set[int]:
+    """NCCL's error traces (`file.cc:N -> C`, by event id) that its process followed, within a few lines of the same
+    file, with a benign WARN: a fallback NCCL took on that error (CollNet/SHARP that would not start, `using
+    point-to-point network instead`), so the error path ended there and is no failure of the job."""
+    fallbacks: dict = {}      # (host, pid, file) -> the lines of its benign NCCL WARNs
+    for ev in events:
+        if ev.kind == "warn" and ev.source == "nccl" and ev.data.get("meaning") == "benign" and ev.pid is not None:
+            fallbacks.setdefault((ev.host, ev.pid, ev.file), []).append(ev.line)
+    return {id(ev) for ev in events if ev.kind == "error_trace" and ev.pid is not None and any(
+        0 < line - ev.line <= _LAST_ERROR_SPAN for line in fallbacks.get((ev.host, ev.pid, ev.file), ()))}
 
 
 # what reports a process's own crash signal from inside it
@@ -278,6 +300,12 @@ def names_the_machine(data: dict) -> bool:
     driver older than the build, no code for this GPU, no P2P path, a CUDA call NCCL made that the runtime refused for
     its arguments: sources/catalogue/cuda.py reason_class gives it another class)."""
     return data.get("implies") not in (None, "dropped_rank")
+
+
+def names_no_death(data: dict) -> bool:
+    """Whether a line is a catalogue message of a failure that is no process's own death: the job's settings or its
+    numerics, on every rank alike (`implies` unclassified_failure)."""
+    return data.get("implies") == "unclassified_failure" and data.get("meaning") == "failure"
 
 
 def _is_cuda_fault(ev: Event) -> bool:

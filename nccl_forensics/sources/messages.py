@@ -459,6 +459,8 @@ def _fill_common(ev: Event) -> None:
         gaps = sorted(set(range(max(ready, default=-1) + 1)) - ready)
         if gaps:
             d["missing_ranks"] = gaps
+    if ev.kind == "straggler_report" and isinstance(d.get("ranks"), str):
+        d["odd_ranks"] = _rank_list(d.pop("ranks").strip("[]{}()"))      # the ranks the report names as slow
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)

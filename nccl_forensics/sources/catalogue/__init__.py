@@ -1,5 +1,6 @@
 """The message catalogue: every line the stack prints when a job fails (or, for some, when it is healthy),
-as data, one module per source family (pytorch.py, nccl.py, gloo.py, launchers.py, kernel.py, cuda.py).
+as data, one module per source family (pytorch.py, nccl.py, gloo.py, launchers.py, kernel.py, cuda.py, and
+stack.py for the libraries and MPI transports around torch and NCCL).
 
 Each `Message` says: the words as printed (`pattern`, a regex whose named groups are the fields it carries),
 the versions that print them, what they mean (`meaning`, one of model.MEANINGS, and `implies`, the verdict
@@ -20,7 +21,7 @@ from typing import Any, Iterator, NamedTuple
 
 from ... import signals
 
-FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda")
+FAMILIES = ("pytorch", "nccl", "gloo", "launchers", "kernel", "cuda", "stack")
 # Fields that are numbers; every other field is kept as printed.
 _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "numel_in", "numel_out", "timeout_ms",
                    "elapsed_ms", "requested_bytes", "other_rank", "src_line", "code", "xid", "task", "count",
@@ -92,9 +93,9 @@ def anchors(msg: Message) -> list[str]:
 @lru_cache(maxsize=1)
 def messages() -> tuple[Message, ...]:
     """Every catalogue entry, family by family."""
-    from . import cuda, gloo, kernel, launchers, nccl, pytorch
+    from . import cuda, gloo, kernel, launchers, nccl, pytorch, stack
     out: list[Message] = []
-    for module in (pytorch, nccl, gloo, launchers, kernel, cuda):
+    for module in (pytorch, nccl, gloo, launchers, kernel, cuda, stack):
         out.extend(module.MESSAGES)
     return tuple(out)
 

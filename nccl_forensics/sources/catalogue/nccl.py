@@ -246,6 +246,32 @@ MESSAGES = [
       anchor="Couldn't open AV|Couldn't open CQ|Couldn't open a fabric|Couldn't allocate endpoint|Couldn't bind EP-"
              "|Couldn't enable endpoint|Couldn't create fabric|Couldn't create domain|Couldn't create completion queue"
              "|Couldn't register memory region|Creating new endpoint for domain|address into address vector"),
+    # a post to libfabric the provider refused outright (not EAGAIN): the endpoint or its peer's address is no longer
+    # usable (an EFA path down, a peer gone), as a completion with an error says after the fact
+    M("nccl.ofi_post_failed",
+      (r"NET/OFI (?:Error posting (?:RDMA (?P<op>\w+)|RDMA ctrl|rx buffer|flush) request|Error posting rx buffer"
+       r"|Error in call to fi_send)",
+       r"\. RC: (?P<rc>-?\d+)", r", Error: (?P<reason>[^.,\n]+)"),
+      "warn", "failure", "network_error",
+      "aws-ofi-nccl 1.7 - 1.21 (`RDMA ctrl`/`flush request` 1.7+, `RDMA %s request`/`rx buffer` 1.14+, `fi_send` in "
+      "the connection manager 1.16+)",
+      "aws-ofi-nccl:src/nccl_ofi_rdma.cpp / src/cm/nccl_ofi_cm_resources.cpp",
+      "nccl_ofi_cm_resources.cpp:284 NCCL WARN NET/OFI Error in call to fi_send. RC: -110, Error: Connection timed out",
+      "NET/OFI Error in call to fi_send", data={"category": "ib"},
+      anchor="NET/OFI Error posting|NET/OFI Error in call to fi_send"),
+    # nccl-rdma-sharp-plugins: SHARP (the switches' in-network reduction) would not start for this communicator; NCCL
+    # then runs without CollNet (transport.cc `Cannot initialize CollNet, using point-to-point network instead`)
+    M("nccl.sharp_init_failed",
+      r"NET/IB ?: ?SHARP coll init error: (?P<reason>[^(\n]+)\((?P<rc>-?\d+)\)",
+      "warn", "benign", None, "nccl-rdma-sharp-plugins 1.0 - 2.x (`NET/IB :SHARP` in early releases)",
+      "nccl-rdma-sharp-plugins:src/sharp_plugin.c:ncclSharpConnect",
+      "sharp_plugin.c:365 NCCL WARN NET/IB : SHARP coll init error: Cannot create SHARP job(-11)",
+      "NET/IB : SHARP coll init error: Cannot create SHARP job(-11)", anchor="SHARP coll init error"),
+    M("nccl.collnet_fallback",
+      (r"Cannot initialize CollNet", r", using point-to-point network instead"),
+      "warn", "benign", None, "2.12 - 2.30 (first release not checked)", "nccl:src/transport.cc:ncclTransportCollNetSetup",
+      "transport.cc:384 NCCL WARN Cannot initialize CollNet, using point-to-point network instead",
+      "Cannot initialize CollNet", anchor="Cannot initialize CollNet"),
     M("nccl.ib_device_unusable",
       r"NET/IB ?: (?:Unable to (?:open|query) device (?P<device>\S+)|Unable to query port_num \d+|No IP interface found"
       r"|unable to allocate requests)",

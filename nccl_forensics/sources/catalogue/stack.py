@@ -1,0 +1,152 @@
+"""The distributed-training stack around torch and NCCL: the libraries a job's ranks run on top of them (DeepEP and
+NVSHMEM, Megatron-core and NVIDIA's resiliency extension, the DeepSpeed runtime, TransformerEngine's userbuffers,
+vLLM's executors and Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
+UCX's own memory registration and endpoint errors).
+
+Read in deepseek-ai/DeepEP csrc/kernels/{internode,intranode,internode_ll}.cu and csrc/deep_ep.cpp (every release
+since the first, 2025-02; `legacy/` for the masked low-latency kernels), NVIDIA/nvshmem src/host/transport and
+src/host/init (NVSHMEMI_ERROR_PRINT: `<file>:<line>: non-zero status: <n> <words>`), NVIDIA/Megatron-LM
+megatron/core/{parallel_state.py, distributed/param_and_grad_buffer.py, rerun_state_machine.py},
+NVIDIA/nvidia-resiliency-ext straggler/, deepspeedai/DeepSpeed deepspeed/runtime/fp16/loss_scaler.py,
+NVIDIA/TransformerEngine transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT),
+vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py}, ray-project/ray
+src/ray/gcs/gcs_server/gcs_node_manager.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
+orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
+src/ucp/core/ucp_ep.c.
+"""
+from __future__ import annotations
+
+from . import Message as M
+
+MESSAGES = [
+    # ---- DeepEP: its kernels spin on their peers' counters and, past NUM_TIMEOUT_CYCLES, printf the wait they gave
+    # up on and trap() (the host then sees `unspecified launch failure`); the masked low-latency kernels (legacy/,
+    # 2025-09+) print `Warning: ...` and mask the peer instead. The host side throws after NUM_CPU_TIMEOUT_SECS
+    # waiting for the receive counts. A peer that never sent (stuck, dead, or its RDMA path broken): a timeout
+    M("deepep.kernel_timeout",
+      (r"DeepEP timeout for (?P<op>dispatch|combine|barrier)(?: (?P<side>receivers|senders|sender gate|receive|send))?"
+       r", rank (?P<rank>\d+)",
+       r"(?:, responsible_channel = (?P<channel>\d+)|, local_expert_idx \d+, src_rank (?P<other_rank>\d+)"
+       r"|, dst_rank (?P<other_rank1>\d+))?"),
+      "watchdog_timeout", "failure", "timeout_unknown",
+      "DeepEP 2025-02+ (`Warning: ... receive, ... src_rank` and `barrier, ... dst_rank` from 2025-09, masked mode)",
+      "deepep:csrc/kernels/internode.cu / intranode.cu / internode_ll.cu (printf then trap)",
+      "DeepEP timeout for dispatch receivers, rank 5, responsible_channel = 3, tokens remained: 112",
+      "DeepEP timeout for dispatch receivers, rank 5", data={"category": "device_trap"}, anchor="DeepEP timeout for "),
+    M("deepep.cpu_timeout",
+      r"DeepEP error: (?:timeout \((?P<op>dispatch|combine) CPU\)|CPU recv timeout)",
+      "watchdog_timeout", "failure", "timeout_unknown", "DeepEP 2025-02+ (`CPU recv timeout` in legacy/buffer.hpp)",
+      "deepep:csrc/deep_ep.cpp:Buffer::internode_dispatch / intranode_dispatch",
+      "RuntimeError: DeepEP error: timeout (dispatch CPU)", "DeepEP error: timeout (dispatch CPU)",
+      data={"category": "timeout"}, anchor="DeepEP error: timeout|DeepEP error: CPU recv timeout"),
+    # ---- NVSHMEM (DeepEP's and TransformerEngine's transport): NVSHMEMI_ERROR_PRINT names the file of the failing
+    # step; a failure inside its transports (IB RC, IBGDA, libfabric, UCX) is the RDMA network's. The summary line
+    # after it names no cause of its own.
+    M("nvshmem.transport_error",
+      r"/src/(?:host|modules)/transport/[\w/.-]+\.(?:cpp|cu|c):\d+: non-zero status: (?P<status>-?\d+) (?P<reason>\S.*)",
+      "warn", "failure", "network_error", "NVSHMEM 3.x as built for CUDA 12.8 (seen); other releases not checked",
+      "nvshmem:src/host/transport/transport.cpp, src/modules/transport/ibgda/ibgda.cpp (NVSHMEMI_ERROR_PRINT)",
+      "/dvs/p4/build/sw/rel/gpgpu/toolkit/r12.8/main_nvshmem/src/host/transport/transport.cpp:420: non-zero status: 7 "
+      "connect EPS failed", "/src/host/transport/transport.cpp:420: non-zero status: 7 c",
+      data={"category": "ib"}, anchor="non-zero status: "),
+    M("nvshmem.init_failed",
+      (r"nvshmem initialization failed", r", exiting"),
+      "worker_failed", "failure", None, "NVSHMEM 2.x - 3.x (first release not checked)",
+      "nvshmem:src/host/init/init.cu:nvshmemi_check_state_and_init (NVSHMEMI_ERROR_EXIT)",
+      "nvshmem initialization failed, exiting", "nvshmem initialization failed", anchor="nvshmem initialization failed"),
+    # ---- numerical failures the frameworks check for: the run diverged (fp16 overflow at every step, NaN gradients);
+    # no rank died of its own fault and no communication failed, so no class of ncclf's
+    M("megatron.nan_grad_norm",
+      r"found NaN in local grad norm (?:for bucket #\d+ )?in backward pass before data-parallel communication",
+      "traceback", "failure", "unclassified_failure",
+      "Megatron-core (an assert in the releases before its rerun state machine, `for bucket #N` through it after; "
+      "first release not checked)",
+      "megatron:megatron/core/distributed/param_and_grad_buffer.py:start_grad_sync / check_grads",
+      "AssertionError: Rank 13: found NaN in local grad norm in backward pass before data-parallel communication "
+      "collective. Device: 5, node: node-15-11", "found NaN in local grad norm in backward pass before data-parallel "
+      "communication", data={"category": "numerics"}, anchor="found NaN in local grad norm"),
+    M("deepspeed.loss_scale_at_minimum",
+      (r"Current loss scale already at minimum", r" - cannot decrease scale anymore"),
+      "traceback", "failure", "unclassified_failure", "DeepSpeed (every release read; first not checked)",
+      "deepspeed:deepspeed/runtime/fp16/loss_scaler.py:DynamicLossScaler.update_scale",
+      "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+      "Current loss scale already at minimum", data={"category": "numerics"},
+      anchor="Current loss scale already at minimum"),
+    # ---- a parallel layout the world size does not divide: every rank raises it at start (a launch setting)
+    M("megatron.world_size_not_divisible",
+      r"world_size \((?P<world_size>\d+)\) is not divisible by tensor_model_parallel_size",
+      "traceback", "failure", "unclassified_failure", "Megatron-LM and Megatron-core (every release read; `x context_parallel_size` in the later ones)",
+      "megatron:megatron/core/parallel_state.py:initialize_model_parallel (megatron/mpu/initialize.py before core)",
+      "RuntimeError: world_size (12) is not divisible by tensor_model_parallel_size (8) x "
+      "pipeline_model_parallel_size (1) x context_parallel_size (1)",
+      "world_size (12) is not divisible by tensor_model_parallel_size", data={"category": "setup"},
+      anchor="is not divisible by tensor_model_parallel_size"),
+    # ---- NVIDIA resiliency extension's straggler detector (Megatron and NeMo callbacks): the ranks whose GPU scores
+    # fell below the threshold, relative to the others or to their own best
+    M("nvrx.straggler_warning",
+      (r"STRAGGLER DETECTION WARNING: Some GPUs (?:have worse relative performance|performance dropped)\.",
+       r" Affected ranks: (?P<ranks>[\[{(][\d, ]*[\]})])"),
+      "straggler_report", "failure", "straggler", "nvidia-resiliency-ext (first release not checked)",
+      "nvrx:src/nvidia_resiliency_ext/ptl_resiliency/straggler_det_callback.py:_print_stragglers (Megatron "
+      "megatron/training/training.py the same)",
+      "STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [5]",
+      "STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance.",
+      anchor="STRAGGLER DETECTION WARNING"),
+    # ---- TransformerEngine userbuffers (comm-GEMM overlap): a kernel waiting for a peer's flag past ub_timeout
+    # (NVTE_UB_TIMEOUT) prints `[file:function:line] [rank] <op>: SM s [t]: expecting N got M` and gives up
+    M("te.userbuffers_timeout",
+      r"\] \[(?P<rank>\d+)\] (?P<op>[A-Za-z][\w -]*?): SM \d+ \[\d+\]: expecting (?P<expected>-?\d+) got (?P<got>-?\d+)",
+      "watchdog_timeout", "failure", "timeout_unknown", "TransformerEngine (the comm-GEMM overlap releases; first not checked)",
+      "transformer_engine:transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT)",
+      "[userbuffers.cu:userbuffers_fp16_sum_inplace_gpu_rw:212] [2] Allreduce reduce-scatter: SM 0 [0]: expecting "
+      "4217 got 4216", "] [2] Allreduce reduce-scatter: SM 0 [0]: expecting 4217 got 4216",
+      data={"category": "device_trap"}, anchor=": expecting "),
+    # ---- vLLM's executors: a worker process (or its Ray actor) vanished without an error of its own
+    M("vllm.worker_died",
+      (r"(?:Worker proc (?P<proc>\S+)|RayWorkerProc rank=\[(?P<rank>\d+)\]) died unexpectedly",
+       r", shutting down executor"),
+      "worker_failed", "failure", "dropped_rank",
+      "vLLM V1 executors (0.8.5 seen; RayWorkerProc in ray_executor_v2; first release not checked)",
+      "vllm:vllm/v1/executor/multiproc_executor.py:start_worker_monitor, ray_executor_v2.py",
+      "ERROR 11-26 16:54:45 [multiproc_executor.py:123] Worker proc VllmWorker-1 died unexpectedly, shutting down "
+      "executor.", "Worker proc VllmWorker-1 died unexpectedly", anchor="died unexpectedly"),
+    # (Ray's node marked dead is launchers.py's ray.node_marked_dead)
+    # ---- Open MPI's TCP transports: the peer's socket reset under a read (the peer process or its node is gone,
+    # or the link failed): BTL (MPI traffic, Horovod's) and OOB (the daemons' control channel)
+    M("ompi.tcp_readv_failed",
+      r"mca_(?P<layer>btl_tcp_frag|oob_tcp_msg)_recv: readv failed: (?P<reason>[A-Z][\w ]+?) \((?P<errno>\d+)\)",
+      "warn", "failure", "network_error", "Open MPI 1.x - 4.x (OOB tcp: ORTE; first release not checked)",
+      "ompi:opal/mca/btl/tcp/btl_tcp_frag.c:mca_btl_tcp_frag_recv; orte/mca/oob/tcp/oob_tcp_msg.c",
+      "[node05][[58522,1],11][btl_tcp_frag.c:237:mca_btl_tcp_frag_recv] mca_btl_tcp_frag_recv: readv failed: "
+      "Connection reset by peer (104)", "mca_btl_tcp_frag_recv: readv failed: Connection reset by peer (104)",
+      data={"category": "socket"}, anchor="_recv: readv failed: "),
+    # ---- Open MPI's UCX PML: no UCX endpoint to a peer (its worker address unreachable: a docker bridge or an
+    # interface the peer cannot reach)
+    M("ompi.pml_ucx_endpoint",
+      r"pml_ucx\.c:\d+ +Error: (?:Failed to resolve UCX endpoint for rank (?P<other_rank>\d+)"
+      r"|ucp_ep_create\(proc=(?P<other_rank1>\d+)\) failed: (?P<reason>[A-Z][\w ]+))",
+      "warn", "failure", "network_error", "Open MPI with the UCX PML (first release not checked)",
+      "ompi:ompi/mca/pml/ucx/pml_ucx.c:mca_pml_ucx_add_proc_common",
+      "[gpu1:1581048] pml_ucx.c:472 Error: Failed to resolve UCX endpoint for rank 9",
+      "pml_ucx.c:472 Error: Failed to resolve UCX endpoint for rank 9", data={"category": "socket"},
+      anchor="Failed to resolve UCX endpoint|Error: ucp_ep_create("),
+    # ---- UCX: the HCA refused to pin a buffer (the locked-memory limit, no peer memory for a GPU buffer): RDMA
+    # cannot run from this process
+    M("ucx.reg_mr_failed",
+      r"ibv_reg_mr\(address=0x[0-9a-f]+, length=(?P<requested_bytes>\d+)[^)]*\) failed: (?P<reason>[A-Z][\w ]*)",
+      "warn", "failure", "network_error", "UCX 1.x (`access=` in later releases, `flags=` in early ones)",
+      "ucx:src/uct/ib/base/ib_md.c:uct_ib_reg_mr",
+      "[1764151128.440695] [gpu-node-12:11838:0] ib_md.c:325  UCX  ERROR ibv_reg_mr(address=0xabcf12c0, "
+      "length=26400, access=0xf) failed: Cannot allocate memory", "ibv_reg_mr(address=0xabcf12c0, length=26400, "
+      "access=0xf) failed: C", data={"category": "ib"}, anchor="ibv_reg_mr(address="),
+    # an endpoint's transport failed and no one handles it (Open MPI's pml ucx, NCCL's UCX plugin install none): the
+    # peer is gone or the link failed
+    M("ucx.ep_error_unhandled",
+      (r"error '(?P<reason>[^']+)' (?:on (?P<device>\S+) )?will not be handled", r" since no error callback is installed"),
+      "warn", "failure", "network_error", "UCX 1.x (logged at ERROR, DIAG in later releases; first release not checked)",
+      "ucx:src/ucp/core/ucp_ep.c:ucp_ep_set_failed",
+      "ucp_ep.c:1508 UCX  ERROR ep 0x7f1eac0b5108: error 'Connection reset by remote peer' on rc_mlx5/mlx5_0:1 will "
+      "not be handled since no error callback is installed",
+      "error 'Connection reset by remote peer' on rc_mlx5/mlx5_0:1 will not be handled",
+      data={"category": "ib"}, anchor="will not be handled"),
+]
