@@ -71,6 +71,15 @@ def test_a_memory_error_under_mp_spawn_is_oom(tmp_path):
     assert console_verdict(tmp_path, text).cls == "oom"
 
 
+@pytest.mark.parametrize("text", [
+    _raised(1, "Traceback (most recent call last):", '  File "/workspace/a.py", line 3, in f', "    raise MemoryError",
+            "ValueError: bad shape"),
+    "INFO checking for MemoryError handling: ok",
+])
+def test_memory_error_as_a_word_is_no_oom(tmp_path, text):
+    assert console_verdict(tmp_path, text).cls != "oom"
+
+
 def test_torch_cuda_out_of_memory_is_not_read_as_a_host_memory_error(tmp_path):
     text = _raised(3, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total "
                       "capacity of 79.10 GiB of which 1.06 GiB is free.")

@@ -164,9 +164,10 @@ MESSAGES = [
       "physical id 3 port 61", "detected NVSwitch non-fatal error 12028 on fid 0", data={"category": "nvlink"},
       anchor="detected NVSwitch non-fatal error"),
     # CPython's MemoryError (PyErr_NoMemory: malloc failed in the interpreter or an extension), raised with no
-    # message, so its type is all a traceback prints; `OutOfMemoryError` (torch's CUDA one) is another entry's
+    # message, so its type is all a traceback prints (the exception line itself, never a word in prose or a frame's
+    # `raise MemoryError`); `OutOfMemoryError` (torch's CUDA one) is another entry's
     M("host.python_memory_error",
-      r"(?<![\w.])(?:builtins\.)?MemoryError(?=$|:|\s)",
+      r"(?:^|(?<=: )|(?<=\]:))(?:[a-z_]\w*\.)*MemoryError(?=\s*$|: )",
       "oom", "failure", "oom", "CPython 2.x - 3.14", "cpython:Objects/exceptions.c:PyErr_NoMemory",
       "MemoryError", "MemoryError", data={"oom_kind": "host"}, anchor="MemoryError"),
     # NumPy's _ArrayMemoryError (numpy/core/_exceptions.py, 1.17+; numpy/_core 2.x) prints the array's size;
