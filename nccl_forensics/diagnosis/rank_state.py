@@ -20,7 +20,7 @@ from .. import signals
 from ..model import Event, Evidence
 from ..sources import catalogue
 from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
-from ..sources.traceback import REPORTS_OTHERS
+from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS
 
 COLLECTIVE_FUNCS = {
     "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
@@ -457,7 +457,8 @@ def _note_error(st: RankState, ev: Event) -> None:
     message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
     # it reports other ranks (a barrier naming who never came, DDP's parameter check across ranks), in a traceback or
     # as a bare exception line the catalogue read
-    comm = ev.kind != "traceback" and ev.kind != "error_json" or any(k in message for k in _COMM_EXC) \
+    own = d.get("category") in OWN_PROCESS       # its own process's failure (its DataLoader), whatever the words
+    comm = ev.kind != "traceback" and ev.kind != "error_json" or not own and any(k in message for k in _COMM_EXC) \
         or bool(d.get("reports_others")) or d.get("implies") in REPORTS_OTHERS
     if comm:
         _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)

@@ -55,6 +55,8 @@ def recognise(exc_type: str | None, message: str) -> list[tuple[str, dict[str, A
     found: list[tuple[str, dict[str, Any]]] = []
     if exc_type and re.split(r"[.:]+", exc_type)[-1] == "DistBackendError":
         found.append(("dist_backend_error", {"message": message}))
+    # an exception raised with no message (CPython's MemoryError) is told by its type alone
+    message = message or exc_type or ""
     if not message or not might_name_cause(message):
         return found
     order = {m.id: i for i, m in enumerate(catalogue.messages())}

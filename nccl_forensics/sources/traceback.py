@@ -57,6 +57,19 @@ def reports_others(message: str | None) -> bool:
                for h in catalogue.match(message))
 
 
+# Catalogue categories of failures a rank's own process makes (its DataLoader's workers, pin-memory thread, shared
+# memory): whatever their words, no other rank is involved.
+OWN_PROCESS = frozenset({"data_loader"})
+
+
+def own_process_category(message: str | None) -> str | None:
+    """The catalogue category (one of OWN_PROCESS) an exception's message names, or None."""
+    if not message or not catalogue.might_match(message):
+        return None
+    return next((h.message.data["category"] for h in catalogue.match(message)
+                 if h.message.data.get("category") in OWN_PROCESS), None)
+
+
 def _pickling_an_object(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
     """The object collectives (all_gather_object, broadcast_object_list, ...) pickle each rank's object in
     distributed_c10d's `_object_to_tensor` before any communication: pickle's own exception raised there is the
@@ -269,6 +282,8 @@ class TracebackParser(LineParser):
             ev.data["reports_others"] = True
         elif _pickling_an_object(block.frames, block.exc_type):
             ev.data["category"] = "usage_error"
+        elif own := own_process_category(block.message):
+            ev.data["category"] = own
         if launchers_report(block.frames, block.exc_type):
             ev.data.update(meaning="consequence", launcher=True)
         if block.named_rank is not None:

@@ -35,7 +35,8 @@ FORMS = {
     "wrapped_120": lambda m: _wrap(m.example, 120),
 }
 # A message that starts a line by definition (a table row, `what():`) has no glued or prefixed form.
-_LINE_START = {"torchrun.rc_time", "torchrun.rc_rank", "torchrun.rc_exitcode", "pytorch.cpp_what", "python.bare_exception"}
+_LINE_START = {"torchrun.rc_time", "torchrun.rc_rank", "torchrun.rc_exitcode", "pytorch.cpp_what", "python.bare_exception",
+               "host.python_memory_error"}
 
 
 def _events(tmp_path, text: str):

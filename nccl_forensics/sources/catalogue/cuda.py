@@ -157,6 +157,26 @@ MESSAGES = [
       "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
       "The NVIDIA driver on your system is too old", data={"category": "cuda_driver"},
       anchor="NVIDIA driver on your system is too old"),
+    # the NVIDIA container toolkit's prestart hook (libnvidia-container src/cli/configure.c, warnx: `nvidia-container-
+    # cli: <stage> error: ...`; docker/containerd print it under `OCI runtime create failed`): the container never
+    # starts. A requirement error says the host driver is older than the image's CUDA (`unsatisfied condition:
+    # cuda>=12.4`), as torch's own check does; an initialization error says the host's driver cannot be used at all
+    # (`nvml error: driver/library version mismatch`, `load library failed: libnvidia-ml.so.1`, WSL without adapters)
+    M("cuda.container_cli_requirement",
+      r"nvidia-container-cli: requirement error: unsatisfied condition: (?P<condition>[^,\s]+)",
+      "cuda_error", "failure", "version_mismatch", "libnvidia-container 1.0 - 1.17",
+      "nvidia:libnvidia-container src/cli/configure.c:configure_command",
+      "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver to a newer "
+      "version, or use an earlier cuda container: unknown.",
+      "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4", data={"category": "cuda_driver"},
+      anchor="nvidia-container-cli: requirement error"),
+    M("cuda.container_cli_init_error",
+      r"nvidia-container-cli: (?P<stage>initialization|detection|mount|ldcache) error: (?P<reason>\S[^\n]*)",
+      "cuda_error", "failure", "unclassified_failure", "libnvidia-container 1.0 - 1.17",
+      "nvidia:libnvidia-container src/cli/configure.c:configure_command, src/cli/common.c",
+      "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+      "nvidia-container-cli: initialization error: n", data={"category": "cuda_setup"},
+      anchor="nvidia-container-cli: "),
     M("cuda.out_of_memory_error",
       _FRONT + r"out of memory",
       "oom", "failure", "oom", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3",

@@ -131,6 +131,54 @@ MESSAGES = [
       "oom", "failure", "oom", "libstdc++ / glibc", "gcc:libstdc++-v3/libsupc++/new_op.cc",
       "terminate called after throwing an instance of 'std::bad_alloc'", "std::bad_alloc",
       data={"oom_kind": "host"}, anchor="std::bad_alloc|Cannot allocate memory"),
+    # NVSwitch errors (SXid) on NVSwitch systems (HGX/DGX), from the nvswitch kernel driver (NVSWITCH_PRINT_SXID:
+    # `nvidia-nvswitchN: SXid (PCI:bus): NNNNN, Fatal|Non-fatal, <what>`, then `Severity`/`Data` lines with the same
+    # head) and from nvidia-fabricmanager's log (`detected NVSwitch fatal error N on fid F on NVSwitch pci bus id ...`).
+    # A fatal one stops the NVLink traffic through that switch port: the GPUs behind it lose their peers until
+    # reset, like Xid 74; a non-fatal one is corrected and the job runs on
+    M("kernel.nvswitch_sxid_fatal",
+      r"nvidia-nvswitch(?P<switch>\d+): SXid \(PCI:(?P<bus_id>[0-9A-Fa-f:.]+)\): (?P<sxid>\d+), Fatal",
+      "xid", "failure", "dropped_rank", "NVIDIA driver R418 - R580 (NVSwitch systems)",
+      "nvidia:open-gpu-kernel-modules src/common/nvswitch/kernel/inc/error_nvswitch.h:NVSWITCH_PRINT_SXID",
+      "nvidia-nvswitch2: SXid (PCI:0000:87:00.0): 20034, Fatal, Link 33 LTSSM Fault Up",
+      "nvidia-nvswitch2: SXid (PCI:0000:87:00.0): 20034, Fatal", data={"category": "nvlink"}, anchor="SXid (PCI:"),
+    M("kernel.nvswitch_sxid_nonfatal",
+      r"nvidia-nvswitch(?P<switch>\d+): SXid \(PCI:(?P<bus_id>[0-9A-Fa-f:.]+)\): (?P<sxid>\d+), Non-fatal",
+      "xid", "benign", None, "NVIDIA driver R418 - R580 (NVSwitch systems)",
+      "nvidia:open-gpu-kernel-modules src/common/nvswitch/kernel/inc/error_nvswitch.h:NVSWITCH_PRINT_SXID",
+      "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress non-posted PRIV error (First)",
+      "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal", data={"category": "nvlink"}, anchor="SXid (PCI:"),
+    M("kernel.fabricmanager_nvswitch_fatal",
+      (r"detected NVSwitch fatal error (?P<sxid>\d+) on fid (?P<fid>\d+)",
+       r" on NVSwitch pci bus id (?P<bus_id>\S+) physical id (?P<switch>\d+) port (?P<switch_port>\d+)"),
+      "xid", "failure", "dropped_rank", "nvidia-fabricmanager R450 - R580",
+      "nvidia:fabricmanager (closed source; /var/log/fabricmanager.log, Fabric Manager user guide)",
+      "[ERROR] [tid 841] detected NVSwitch fatal error 20034 on fid 0 on NVSwitch pci bus id 00000000:86:00.0 physical "
+      "id 3 port 33", "detected NVSwitch fatal error 20034 on fid 0", data={"category": "nvlink"},
+      anchor="detected NVSwitch fatal error"),
+    M("kernel.fabricmanager_nvswitch_nonfatal",
+      r"detected NVSwitch non-fatal error (?P<sxid>\d+) on fid (?P<fid>\d+)",
+      "xid", "benign", None, "nvidia-fabricmanager R450 - R580",
+      "nvidia:fabricmanager (closed source; /var/log/fabricmanager.log, Fabric Manager user guide)",
+      "[ERROR] [tid 12727] detected NVSwitch non-fatal error 12028 on fid 0 on NVSwitch pci bus id 00000000:86:00.0 "
+      "physical id 3 port 61", "detected NVSwitch non-fatal error 12028 on fid 0", data={"category": "nvlink"},
+      anchor="detected NVSwitch non-fatal error"),
+    # CPython's MemoryError (PyErr_NoMemory: malloc failed in the interpreter or an extension), raised with no
+    # message, so its type is all a traceback prints (the exception line itself, never a word in prose or a frame's
+    # `raise MemoryError`); `OutOfMemoryError` (torch's CUDA one) is another entry's
+    M("host.python_memory_error",
+      r"(?:^|(?<=: )|(?<=\]:))(?:[a-z_]\w*\.)*MemoryError(?=\s*$|: )",
+      "oom", "failure", "oom", "CPython 2.x - 3.14", "cpython:Objects/exceptions.c:PyErr_NoMemory",
+      "MemoryError", "MemoryError", data={"oom_kind": "host"}, anchor="MemoryError"),
+    # NumPy's _ArrayMemoryError (numpy/core/_exceptions.py, 1.17+; numpy/_core 2.x) prints the array's size;
+    # 1.16 raised a plain MemoryError `Unable to allocate array with shape ...`
+    M("host.numpy_alloc_failed",
+      r"Unable to allocate (?:(?P<requested_bytes>\d+(?:\.\d*)? (?:bytes|[KMGTP]iB)) for an )?array with shape",
+      "oom", "failure", "oom", "NumPy 1.16 - 2.x (the size 1.17+)",
+      "numpy:numpy/_core/_exceptions.py:_ArrayMemoryError.__str__",
+      "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 37.3 GiB for an array with shape (100000, 100000) "
+      "and data type float32", "Unable to allocate 37.3 GiB for an array with shape", data={"oom_kind": "host"},
+      anchor="array with shape"),
     # the driver's own words when it loses a GPU without an Xid line (nv.c; split over three NVRM lines)
     M("kernel.gpu_fallen_off_bus",
       r"fallen off the bus and is not responding",

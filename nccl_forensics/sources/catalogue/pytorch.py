@@ -747,3 +747,79 @@ MESSAGES.append(M(
     "traceback", "failure", None, "Python 2.7, 3.x", "cpython:Lib/argparse.py:ArgumentParser.error",
     "train.py: error: unrecognized arguments: --local-rank=0", "train.py: error: unrecognized arguments: -",
     data={"exc_type": "SystemExit"}, anchor=": error: "))
+
+# ---- torch.utils.data's DataLoader: the rank's own input pipeline failed (category data_loader). The rank raises
+# them itself, from its own loader workers, pin-memory thread or the shared memory they pass batches through: no
+# other rank is involved, whatever their words (`timed out`) sound like.
+_LOADER = {"category": "data_loader", "exc_type": "RuntimeError"}
+_LOADER_SRC = "pytorch:torch/utils/data/dataloader.py:_MultiProcessingDataLoaderIter"
+MESSAGES += [
+    # torch/csrc/DataLoader.cpp errorIfAnyWorkerFails (SIGCHLD handler, signal_handling.py): a worker ended by a
+    # signal (strsignal's text: `Killed`, `Bus error`, `Segmentation fault`; SIGBUS adds the shared-memory hint)
+    M("pytorch.dataloader_worker_killed",
+      r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: (?P<signal_text>[^.]+)\.",
+      "traceback", "failure", None, "torch 0.4 - 2.13 (the shm hint on SIGBUS 1.2+)",
+      "pytorch:torch/csrc/DataLoader.cpp:THPModule_errorIfAnyWorkerFails",
+      "RuntimeError: DataLoader worker (pid 48211) is killed by signal: Killed. ",
+      "DataLoader worker (pid 48211) is killed by signal: Killed.", data=_LOADER, anchor="is killed by signal: "),
+    # the same check for a worker that exited non-zero, and the iterator's own check after a failed get
+    # (`pid(s) a, b` 1.4+, `pid(s) a` lists every dead worker)
+    M("pytorch.dataloader_worker_exited",
+      (r"DataLoader worker \(pid(?:\(s\))? (?P<pids>\d+(?:, \d+)*)\) exited unexpectedly",
+       r" with exit code (?P<exitcode>\d+)"),
+      "traceback", "failure", None, "torch 0.4 - 2.13 (`pid(s)` 1.4+)",
+      "pytorch:torch/csrc/DataLoader.cpp:THPModule_errorIfAnyWorkerFails; torch/utils/data/dataloader.py:_try_get_data",
+      "RuntimeError: DataLoader worker (pid(s) 3311, 3312) exited unexpectedly",
+      "DataLoader worker (pid(s) 3311, 3312) exited unexpectedly", data=_LOADER, anchor=") exited unexpectedly"),
+    M("pytorch.dataloader_pin_memory_exited",
+      r"Pin memory thread exited unexpectedly",
+      "traceback", "failure", None, "torch 1.0 - 2.13", _LOADER_SRC + "._get_data",
+      "RuntimeError: Pin memory thread exited unexpectedly", "Pin memory thread exited unexpectedly", data=_LOADER),
+    # the loader's own `timeout` (DataLoader(timeout=N)) ran out waiting for a batch from its workers
+    M("pytorch.dataloader_timeout",
+      r"DataLoader timed out after (?P<timeout_s>\d+) seconds",
+      "traceback", "failure", None, "torch 0.4 - 2.13", _LOADER_SRC + "._get_data",
+      "RuntimeError: DataLoader timed out after 600 seconds", "DataLoader timed out after 600 seconds", data=_LOADER),
+    # file-descriptor sharing ran out of descriptors (ulimit -n): the main process cannot receive batches
+    M("pytorch.dataloader_too_many_open_files",
+      r"Too many open files\. Communication with the workers is no longer possible",
+      "traceback", "failure", None, "torch 0.4 - 2.13", _LOADER_SRC + "._try_get_data",
+      "RuntimeError: Too many open files. Communication with the workers is no longer possible. Please increase the "
+      "limit using `ulimit -n` in the shell or change the sharing strategy by calling "
+      "`torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning of your code",
+      "Too many open files. Communication with the workers is no longer possible", data=_LOADER,
+      anchor="Communication with the workers is no longer possible"),
+    # CPython's fd passing (Lib/multiprocessing/reduction.py recvfds) under torch's file_descriptor sharing
+    M("pytorch.dataloader_ancdata",
+      r"received (?P<count>\d+) items of ancdata",
+      "traceback", "failure", None, "Python 3.x (torch's file_descriptor sharing strategy)",
+      "cpython:Lib/multiprocessing/reduction.py:recvfds", "RuntimeError: received 0 items of ancdata",
+      "received 0 items of ancdata", data=_LOADER, anchor="items of ancdata"),
+    # ATen's shared-memory allocator (MapAllocator, shm_open failed): /dev/shm full or out of descriptors; the
+    # strerror text and errno follow since 1.13
+    M("pytorch.shm_open_failed",
+      (r"unable to open shared memory object <(?P<path>[^>]*)> in read-write mode", r": (?P<reason>[^(]+?) \((?P<errno>\d+)\)"),
+      "traceback", "failure", None, "torch 0.4 - 2.13 (`: strerror (errno)` 1.13+)",
+      "pytorch:aten/src/ATen/MapAllocator.cpp:MapAllocator::MapAllocator",
+      "RuntimeError: unable to open shared memory object </torch_5521_2093384011_2> in read-write mode: Too many open "
+      "files (24)", "unable to open shared memory object </torch_5521_2093384011_2> in read-write mode", data=_LOADER,
+      anchor="unable to open shared memory object <"),
+    # the worker's own handler (torch/csrc/DataLoader.cpp SIGNAL_HANDLER, written to stderr before it re-raises the
+    # signal; 0.4 - 1.x `... in DataLoader worker`): the rank then raises `is killed by signal`
+    M("pytorch.dataloader_worker_signal",
+      r"ERROR: Unexpected (?P<signal_text>bus error|BUS error|segmentation fault|floating-point exception) encountered "
+      r"in (?:DataLoader )?worker",
+      "signal_report", "failure", None, "torch 0.4 - 2.13", "pytorch:torch/csrc/DataLoader.cpp:SIGNAL_HANDLER",
+      "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+      "ERROR: Unexpected bus error encountered in worker", data={"category": "data_loader"},
+      anchor="encountered in worker|encountered in DataLoader worker"),
+    # CPython's resource tracker at interpreter exit (Lib/multiprocessing/resource_tracker.py main): semaphores or
+    # shared memory a (killed or unclosed) child left behind, cleaned up now. Harmless by itself, printed at the end
+    # of healthy runs too
+    M("python.resource_tracker_leaked",
+      r"resource_tracker: There appear to be (?P<count>\d+) leaked (?P<resource>[\w ]+?) objects? to clean up at shutdown",
+      "warn", "benign", None, "Python 3.8 - 3.14", "cpython:Lib/multiprocessing/resource_tracker.py:main",
+      "UserWarning: resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown",
+      "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown",
+      anchor="resource_tracker: There appear to be"),
+]
