@@ -261,27 +261,23 @@ def _pair_p2p(ops: Iterable[tuple], dumped: set[int]) -> tuple[list[tuple], list
     """(matched: per (group, sender, receiver) `(pg, src, dst, sends, recvs)`, the k-th of `sends` paired with
     the k-th of `recvs`, as the ops came (rank, file, *P2POp): a P2POp is made only for what is reported;
     unmatched)."""
-    sends: dict[tuple, list] = {}
-    recvs: dict[tuple, list] = {}
-    anysource: dict[tuple, list] = {}
-    for item in ops:            # (rank, file, pg, seq, p2p_seq, op, peer, ...)
-        rank, pg, kind, peer = item[0], item[2], item[5], item[6]
-        if rank is None:
+    groups: dict[tuple, list] = {}   # (pg, src, dst, is_send) -> ops; (pg, None, dst, False): dst's recvs from any
+    for item in ops:                 # (rank, file, pg, seq, p2p_seq, op, peer, ...)
+        rank, kind, peer = item[0], item[5], item[6]
+        if rank is None or peer is None and kind != "recv":
             continue
-        if peer is None:
-            if kind == "recv":
-                anysource.setdefault((pg, rank), []).append(item)
-        elif kind == "send":
-            sends.setdefault((pg, rank, peer), []).append(item)
+        key = (item[2], rank, peer, True) if kind == "send" else (item[2], peer, rank, False)
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [item]
         else:
-            recvs.setdefault((pg, peer, rank), []).append(item)
+            group.append(item)
     matched, out = [], []
-    for key in sorted(set(sends) | set(recvs), key=str):
-        pg, src, dst = key
+    for pg, src, dst in sorted({key[:3] for key in groups if key[1] is not None}, key=str):
         if src not in dumped or dst not in dumped:
             continue
-        s, r = sends.get(key, []), recvs.get(key, [])
-        spare = anysource.get((pg, dst))
+        s, r = groups.get((pg, src, dst, True), []), groups.get((pg, src, dst, False), [])
+        spare = groups.get((pg, None, dst, False))
         if spare and len(s) > len(r):
             r = list(r)
             while len(s) > len(r) and spare:
