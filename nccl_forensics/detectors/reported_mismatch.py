@@ -11,7 +11,8 @@ What it detects:
     milder form ``Your program may be hanging, this may be caused by a collective mismatch around rank N``.
     FSDP's first-iteration order check (``Forward order differs across ranks: rank 0 is all-gathering 43
     parameters while rank 5 is all-gathering 1 parameters``): the ranks' forward passes all-gather different
-    FlatParameters.
+    FlatParameters. DDP/Join's uneven-inputs check (``throw_on_early_termination=True``): ``Rank N exhausted all
+    inputs.`` on the rank that ran out of data, ``Detected at least one rank that exhausted inputs`` on the others.
 
 Why it hangs or dies:
     Collectives pair up by order. Ranks that issue different ones (another op, another size, one skipped)
@@ -46,6 +47,7 @@ class ReportedMismatch(BaseDetector):
     def check(self, ctx: Context):
         yield from self._ddp(ctx)
         yield from self._fsdp(ctx)
+        yield from self._uneven_inputs(ctx)
         for ev in ctx.of("fingerprint_mismatch", "warn"):
             d = ev.data
             if d.get("implies") != "collective_mismatch":
@@ -102,6 +104,21 @@ class ReportedMismatch(BaseDetector):
         yield self.finding([], msg, Confidence.MEDIUM, hits[:3], _FSDP_FIX)
 
 
+    def _uneven_inputs(self, ctx: Context):
+        """Join's check: a rank ran out of inputs while the others still iterate, so its gradient all-reduces would be
+        missing; the rank that says it ran out is the one that would have skipped them."""
+        hits = [ev for ev in ctx.of("traceback") if ev.data.get("category") == "uneven_inputs"]
+        if not hits:
+            return
+        ranks = sorted({int(ev.data["rank"]) for ev in hits if str(ev.data.get("rank", "")).isdigit()})
+        who = f"rank {', '.join(map(str, ranks))}" if ranks else "at least one rank"
+        msg = (f"{who} exhausted its inputs before the others (uneven inputs under Join, throw_on_early_termination): "
+               "its collectives would no longer pair up with theirs")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)
+
+
+_UNEVEN_FIX = ("give every rank the same number of batches (DistributedSampler with drop_last=True, or an equal "
+               "split), or let Join shadow the finished ranks' collectives (throw_on_early_termination=False).")
 _FSDP_FIX = ("make every rank run the same modules in the same order in forward (no rank- or data-dependent branch "
              "around FSDP-wrapped modules); the parameter names in the error point at the branch.")
 _DDP_FIX = ("make every parameter take part in the loss on every rank, or pass find_unused_parameters=True to "

@@ -823,3 +823,98 @@ MESSAGES += [
       "resource_tracker: There appear to be 1 leaked semaphore objects to clean up at shutdown",
       anchor="resource_tracker: There appear to be"),
 ]
+
+# ---- c10d's pieces beside ProcessGroupNCCL (catalogue round srcmined7). Read in pytorch/pytorch:
+# torch/csrc/distributed/c10d/{FileStore.cpp, ProcessGroupMPI.cpp, ProcessGroupGloo.cpp}, c10d/symm_mem/
+# {CUDASymmetricMemory.cu, NVSHMEMSymmetricMemory.cu}, torch/distributed/rpc/api.py, rpc/tensorpipe_agent.cpp,
+# torch/distributed/algorithms/join.py, torch/nn/parallel/distributed.py. First releases are not checked against
+# torch's history here (too large to mirror); the ranges are the files' lives as read.
+_MPI = "pytorch:torch/csrc/distributed/c10d/ProcessGroupMPI.cpp"
+_SYMM = "pytorch:torch/csrc/distributed/c10d/symm_mem/"
+MESSAGES += [
+    # FileStore::get polls the shared file until its timeout: the rank that should have written the key never did
+    M("pytorch.filestore_key_timeout",
+      (r"Timeout waiting for key: (?P<keys>\S+) after (?P<timeout_ms>\d+) ms",),
+      "dist_backend_error", "failure", "missing_rank", "1.10 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/FileStore.cpp:FileStore::get",
+      "RuntimeError: Timeout waiting for key: /default_pg/0//cuda//0 after 1800000 ms",
+      "Timeout waiting for key: /default_pg/0//cuda//0 after 1800000 ms", anchor="Timeout waiting for key: "),
+    # FileStore locks its file with flock(2) and opens it with open(2); both throw std::system_error with the call's
+    # name before strerror (SYSASSERT): a shared file system without flock (some NFS/Lustre mounts), a missing path
+    M("pytorch.filestore_syscall",
+      r"(?P<call>flock|open\((?P<path>/[^)\s]*)\)): (?P<reason>Function not implemented|No such file or directory|"
+      r"Permission denied|Input/output error|No locks available|Operation not supported|Read-only file system)",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/FileStore.cpp:Lock::flock / File::File (SYSASSERT)",
+      "RuntimeError: flock: Function not implemented", "flock: Function not implemented",
+      data={"category": "store_file"}, anchor="flock: |open(/"),
+    # ---- ProcessGroupMPI: its own refusals are the same on every rank (the MPI library or the build)
+    M("pytorch.mpi_not_cuda_aware",
+      r"CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _MPI + ":checkSingleTensorHelper",
+      "RuntimeError: CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",
+      "CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support", data=_USAGE),
+    M("pytorch.mpi_thread_level",
+      r"Used MPI implementation doesn't have the minimum level of threading support",
+      "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _MPI + ":ProcessGroupMPI::initMPIOnce",
+      "RuntimeError: Used MPI implementation doesn't have the minimum level of threading support: "
+      "MPI_THREAD_SERIALIZED. This is required by c10d package",
+      "Used MPI implementation doesn't have the minimum level of threading support", data=_USAGE),
+    # an async work's failed request: AsyncWork::populateException raises MPI_Error_string's text. MPI_ERR_TRUNCATE
+    # (Open MPI, MPICH): the receive buffer was smaller than the message sent, sizes that differ across ranks
+    M("pytorch.mpi_truncate",
+      r"MPI_ERR_TRUNCATE: message truncated|Message truncated, error stack",
+      "traceback", "failure", "shape_mismatch", "1.0 - 2.13 (Open MPI / MPICH wording)",
+      _MPI + ":AsyncWork::populateException", "RuntimeError: MPI_ERR_TRUNCATE: message truncated",
+      "MPI_ERR_TRUNCATE: message truncated", data={"category": "size_mismatch"},
+      anchor="MPI_ERR_TRUNCATE: message truncated|Message truncated, error stack"),
+    # ---- monitoredBarrier: rank 0 ran out of its whole timeout before it had heard every rank (checkRemainingTime);
+    # the ranks it names are the ones that answered, so the missing ones are the rest
+    M("pytorch.monitored_barrier_out_of_time",
+      (r"Rank (?P<rank>\d+) timed out in monitoredBarrier after (?P<timeout_ms>\d+) ms\.",
+       r" (?:Successfully processed ranks: (?P<processed>\d+(?:, \d+)*)|No ranks successfully processed)"),
+      "monitored_barrier", "failure", "missing_rank", "1.10 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:checkRemainingTime",
+      "RuntimeError: Rank 0 timed out in monitoredBarrier after 60000 ms. Successfully processed ranks: 1, 2",
+      "Rank 0 timed out in monitoredBarrier after 60000 ms.", data={"state": "out_of_time"},
+      anchor="timed out in monitoredBarrier after"),
+    # ---- DDP / Join with throw_on_early_termination: one rank ran out of data (uneven inputs) and every rank raises;
+    # the rank that ran out says so (join.py), the others that one did (distributed.py, join.py)
+    M("pytorch.join_rank_exhausted",
+      r"Rank (?P<rank>\d+) exhausted all inputs\.",
+      "traceback", "failure", "collective_skipped", "1.9 - 2.13", "pytorch:torch/distributed/algorithms/join.py:"
+      "Join.__exit__ (1.9: nn/parallel/distributed.py)", "RuntimeError: Rank 0 exhausted all inputs.",
+      "Rank 0 exhausted all inputs.", data={"category": "uneven_inputs"}, anchor="exhausted all inputs."),
+    M("pytorch.join_peer_exhausted",
+      r"Detected at least one rank that exhausted inputs\. Throwing across all ranks",
+      "traceback", "consequence", "collective_skipped", "1.9 - 2.13",
+      "pytorch:torch/nn/parallel/distributed.py:_check_global_requires_backward_grad_sync; "
+      "torch/distributed/algorithms/join.py:Join.notify_join_context",
+      "RuntimeError: Detected at least one rank that exhausted inputs. Throwing across all ranks.",
+      "Detected at least one rank that exhausted inputs. Throwing across all ranks", data={"category": "uneven_inputs"}),
+    # ---- TensorPipe RPC: the pipe to a peer closed under a pending read or call (tensorpipe's PipeClosedError, or
+    # EOF from the uv transport: the peer's process went away); tensorpipe appends where it was raised
+    M("pytorch.tensorpipe_pipe_closed",
+      r"(?:pipe closed|EOF: end of file) \(this error originated at tensorpipe/",
+      "dist_backend_error", "consequence", "network_error", "1.6 - 2.13",
+      "pytorch:torch/csrc/distributed/rpc/tensorpipe_agent.cpp (tensorpipe core/pipe_impl.cc, transport/uv)",
+      "RuntimeError: pipe closed (this error originated at tensorpipe/core/pipe_impl.cc:356)",
+      "pipe closed (this error originated at tensorpipe/", anchor="(this error originated at tensorpipe/"),
+    # ---- symmetric memory (2.5+ CUDA backend, 2.8+ NVSHMEM backend): set-up refusals, the same on every rank
+    M("pytorch.symm_mem_rendezvous_refused",
+      r"(?P<backend>CUDA|NVSHMEM|NCCL)SymmetricMemory(?:Allocator)?::(?P<function>rendezvous|get_buffer|get_signal_pad|"
+      r"alloc): (?P<reason>`group_name` is neither specified|ranks have mismatched NVLink clique_ids|"
+      r"the requested size \(\d+ bytes\) exceeds the allocated size|must not be called with a group_name)",
+      "traceback", "failure", "unclassified_failure", "2.5 - 2.13", _SYMM + "CUDASymmetricMemory.cu, "
+      "NVSHMEMSymmetricMemory.cu", "RuntimeError: CUDASymmetricMemory::rendezvous: `group_name` is neither "
+      "specified during allocation nor passed to rendezvous().", "CUDASymmetricMemory::rendezvous: `group_name` is neither specified",
+      data={"category": "symm_mem_setup"}, anchor="SymmetricMemory::|SymmetricMemoryAllocator::"),
+    # NVSHMEM_CHECK in the NVSHMEM backend: `<file>:<line> <call> failed. Error code: N` (its bootstrap or init)
+    M("pytorch.nvshmem_check",
+      r"NVSHMEMSymmetricMemory\.cu:\d+ (?P<call>nvshmemx?_\w+) failed\. Error code: (?P<code>-?\d+)",
+      "traceback", "failure", "unclassified_failure", "2.8 - 2.13", _SYMM + "NVSHMEMSymmetricMemory.cu:"
+      "initialize_nvshmem_with_store (NVSHMEM_CHECK)",
+      "RuntimeError: /pytorch/torch/csrc/distributed/c10d/symm_mem/NVSHMEMSymmetricMemory.cu:286 nvshmemx_init_attr "
+      "failed. Error code: 7", "NVSHMEMSymmetricMemory.cu:286 nvshmemx_init_attr failed. Error code: 7",
+      data={"category": "nvshmem_init"}, anchor="NVSHMEMSymmetricMemory.cu:"),
+]
