@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import check_case, console_verdict
 
 _TABLE = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
 ============================================================
@@ -139,11 +139,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_source_mined_message_verdict(name, tmp_path):
-    text, accept, culprits = CASES[name]
-    verdict = console_verdict(tmp_path, text, PROGRESS)
-    assert verdict.cls in accept, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, CASES[name])
 
 
 def test_a_ring_that_soft_recovered_is_no_failure(tmp_path):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import check_case, console_verdict
 
 CASES = {
     "deepep_combine_receive_masked_rank": (
@@ -310,11 +310,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_source_mined_message_verdict(name, tmp_path):
-    text, accept, culprits = CASES[name]
-    verdict = console_verdict(tmp_path, text, PROGRESS)
-    assert verdict.cls in accept, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, CASES[name])
 
 
 def test_a_launch_failure_after_the_kernels_own_timeout_is_its_consequence(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import check_case
 
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
     "ddp_join_detected_only": (
@@ -163,8 +163,4 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_source_mined_message_verdict(name, tmp_path):
-    text, accept, culprits = CASES[name]
-    verdict = console_verdict(tmp_path, text, PROGRESS)
-    assert verdict.cls in accept, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, CASES[name])
