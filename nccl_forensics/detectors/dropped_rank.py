@@ -185,9 +185,7 @@ class DroppedRank(BaseDetector):
         node is the one that dropped out; which ranks it ran, no line says."""
         stopped = [ev for ev in ctx.of("sigterm_sent") if ev.data.get("message_id") == "torchrun.death_signal"]
         closed = [ev for ev in ctx.events if shows_failure(ev) and _rendezvous_closed(ev)]
-        if not stopped or not closed or any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS
-                                            and not ev.data.get("launcher") and not _rendezvous_closed(ev)
-                                            for ev in ctx.events):
+        if not stopped or not closed or not _only_launchers_failed(ctx, besides=_rendezvous_closed):
             return
         sig = stopped[0].data.get("signal") or stopped[0].data.get("signum")
         yield self.finding([], f"an elastic agent was stopped from outside ({sig}): it shut its workers down and "
@@ -237,9 +235,10 @@ def _ranks_of_pids(ctx: Context, lines) -> list[int]:
     return sorted({next(iter(by_pid[p])) for p in named if len(by_pid.get(p, ())) == 1})
 
 
-def _only_launchers_failed(ctx: Context) -> bool:
+def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
+    """No line shows a failure but a launcher's (and those `besides` accepts)."""
     return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
-                   for ev in ctx.events)
+                   and not besides(ev) for ev in ctx.events)
 
 
 def _earliest_by_time(exits) -> list[int]:

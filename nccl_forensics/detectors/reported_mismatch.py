@@ -103,7 +103,6 @@ class ReportedMismatch(BaseDetector):
                "their all-gathers no longer pair up")
         yield self.finding([], msg, Confidence.MEDIUM, hits[:3], _FSDP_FIX)
 
-
     def _uneven_inputs(self, ctx: Context):
         """Join's check: a rank ran out of inputs while the others still iterate, so its gradient all-reduces would be
         missing; the rank that says it ran out is the one that would have skipped them."""

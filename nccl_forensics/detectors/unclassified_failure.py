@@ -38,9 +38,10 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import USAGE_ERROR, recovered_error_traces, refused_nccl_calls
+from ..diagnosis.rank_state import recovered_error_traces, refused_nccl_calls
 from ..model import Confidence, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
+from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",

@@ -20,7 +20,7 @@ from .. import signals
 from ..model import Event, Evidence
 from ..sources import catalogue
 from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
-from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS
+from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS, USAGE_ERROR
 
 COLLECTIVE_FUNCS = {
     "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
@@ -32,7 +32,6 @@ _TORCH_DIST = ("torch/distributed/", "torch\\distributed\\")
 _DDP = "torch/nn/parallel/distributed.py"          # DistributedDataParallel: idle there = waiting on its collectives
 _DATA = ("dataloader", "/data/", "dataset", "__next__", "_next_data", "load_batch", "collate")
 _CKPT = ("checkpoint", "torch/serialization.py", "save", "state_dict")
-USAGE_ERROR = "usage_error"     # the catalogue category of the distributed API's usage and setup errors
 _COMM_EXC = ("DistBackendError", "DistNetworkError", "DistStoreError", "ChildFailedError", "Watchdog",
              "Detected mismatch between collectives", "Connection closed", "Connection reset", "Timed out",
              "timed out", "gloo", "NCCL", "preamble", "Socket", "ProcessGroup")
@@ -132,7 +131,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
         elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
                          "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
-            if ev.kind == "traceback" and ((ev.file, ev.line) in machine or names_no_death(ev.data)):
+            if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
                          f"{ev.data.get('message') or ''}"[:160], ev)
                 continue

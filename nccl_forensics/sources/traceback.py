@@ -60,6 +60,9 @@ def reports_others(message: str | None) -> bool:
 # Catalogue categories of failures a rank's own process makes (its DataLoader's workers, pin-memory thread, shared
 # memory): whatever their words, no other rank is involved.
 OWN_PROCESS = frozenset({"data_loader"})
+# The catalogue category of the distributed API's usage and setup errors (catalogue/pytorch.py's `_USAGE`), which
+# this parser also gives a pickling error in an object collective: the same on every rank, no rank's own death.
+USAGE_ERROR = "usage_error"
 
 
 def own_process_category(message: str | None) -> str | None:
@@ -281,7 +284,7 @@ class TracebackParser(LineParser):
         if reports_others(block.message):
             ev.data["reports_others"] = True
         elif _pickling_an_object(block.frames, block.exc_type):
-            ev.data["category"] = "usage_error"
+            ev.data["category"] = USAGE_ERROR
         elif own := own_process_category(block.message):
             ev.data["category"] = own
         if launchers_report(block.frames, block.exc_type):
