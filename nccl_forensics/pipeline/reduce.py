@@ -37,11 +37,11 @@ from ..libc import M_MMAP_THRESHOLD, mallopt
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources import whole_file
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
-from ..sources.discover import discover, evidence_sources, sniff
+from ..sources.discover import discover, evidence_sources, list_files, sniff
 from ..sources.gc_pause import gc_paused, trim_heap
 from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
-from .engines.local import SharedPool, imap_sources
+from .engines.local import SharedPool, imap_sources, worker_count
 from .map import Digest, declared_groups, digest_source, fr_event_rows
 from .summary import RowBlock, read_summary_blocks, write_summary
 
@@ -125,10 +125,8 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
 
 
 def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
-    with SharedPool() as shared:                                # one set of workers sniffs, then digests
-        sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared)
-        digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text=False,
-                       shared=shared)
+    with SharedPool() as shared:
+        sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress, False, shared)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
@@ -164,20 +162,24 @@ def _manifest_env(sources: list[Source]):
             for rank, name, value, line in rank_env(src.path)]
 
 
-def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared: SharedPool | None = None
-               ) -> tuple[list[Source], list[Source], list[Source]]:
+def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared: SharedPool | None = None,
+               files: list[str] | None = None) -> tuple[list[Source], list[Source], list[Source]]:
     """(every file found, the evidence files, the windowed ones); NoEvidence when there is no evidence. Thousands
     of files are sniffed by `jobs` processes (a 4,096-rank job's heads: about 1.3 s on one core), `shared`'s
     when given."""
-    sources = discover(paths, partial(_sniff_files, jobs=jobs, shared=shared))
+    sources = discover(paths, partial(_sniff_files, jobs=jobs, shared=shared), files)
     usable = evidence_sources(sources)
     windowed = _set_windows(usable, window_mb)
     if not usable:
-        unread = [s.error for s in sources if s.error]
-        raise NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
-                         "dumps, torchrun output, dmesg, ncclf summaries) found" +
-                         (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
+        raise _no_evidence(paths, sources)
     return sources, usable, windowed
+
+
+def _no_evidence(paths: list[str], sources: list[Source]) -> NoEvidence:
+    unread = [s.error for s in sources if s.error]
+    return NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
+                      "dumps, torchrun output, dmesg, ncclf summaries) found" +
+                      (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
 
 
 PARALLEL_SNIFF = 512     # files: below this, a process pool costs more than it saves
@@ -187,14 +189,45 @@ def _sniff_files(files: list[str], jobs: int, shared: SharedPool | None = None) 
     return list(imap_sources(sniff, files, jobs if len(files) >= PARALLEL_SNIFF else 1, shared))
 
 
+def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progress=None, keep_text: bool = True,
+                shared: SharedPool | None = None) -> tuple[list[Source], list[Source], list[Source], list[Digest]]:
+    """`map_inputs`, then the digests of the evidence that is not a summary (`_map`). Thousands of files go to the
+    workers once each (`sniff_and_digest`): a 4,096-rank job's files were sent out twice (to be sniffed, then
+    digested), with a wait for the last sniff between. A capture bundle's manifest names the hosts and ranks of
+    the files beside it before they are digested (`discover`), so a bundle takes the two steps."""
+    files = list_files(paths)
+    fused = worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
+        and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
+    if not fused:
+        sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared, files)
+        digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text, shared)
+        return sources, usable, windowed, digests
+    done = _gather(imap_sources(partial(sniff_and_digest, window_mb=window_mb, keep_text=keep_text), files, jobs,
+                                shared), len(files), progress)
+    done.sort(key=lambda item: item.result.source.path if isinstance(item, Digest) else item.path)
+    sources = [item.result.source if isinstance(item, Digest) else item for item in done]
+    usable = evidence_sources(sources)
+    if not usable:
+        raise _no_evidence(paths, sources)
+    return sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)]
+
+
+def sniff_and_digest(path: str, window_mb: float | None, keep_text: bool = True) -> Digest | Source:
+    """One file's Digest, or its Source when it is not evidence to digest (not evidence at all, or a summary)."""
+    src = sniff(path)
+    if src.kind in (SourceKind.UNKNOWN, SourceKind.SUMMARY):
+        return src
+    _set_windows([src], window_mb)
+    return digest_source(src, keep_text)
+
+
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
               progress: Callable[[int, int], None] | None = None) -> list[Digest]:
     """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
     to `out` (pipeline/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
     window get their true numbers here (this node has the files)."""
     paths = list(paths)
-    sources, usable, windowed = map_inputs(paths, window_mb, jobs)
-    digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress)
+    sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress)
     tails = {s.path: s.window[1] for s in windowed if s.window}
     for d in digests:
         if d.result.source.path in tails:
@@ -400,11 +433,17 @@ def _map(sources: list[Source], jobs: int, progress, keep_text: bool = True,
          shared: SharedPool | None = None) -> list[Digest]:
     """Every source's Digest, in order (`keep_text`: see map.digest_source; a summary keeps its rows' text), by
     `shared`'s workers when given."""
-    total, memberships, out = len(sources), dict[object, object](), list[Digest]()
     fn = digest_source if keep_text else partial(digest_source, keep_text=False)
-    for i, digest in enumerate(imap_sources(fn, sources, jobs, shared)):
-        _share_memberships(digest, memberships)
-        out.append(digest)
+    return _gather(imap_sources(fn, sources, jobs, shared), len(sources), progress)
+
+
+def _gather(results: Iterable, total: int, progress) -> list:
+    """The workers' results as they arrive (Digests share their memberships), with progress."""
+    memberships, out = dict[object, object](), []
+    for i, item in enumerate(results):
+        if isinstance(item, Digest):
+            _share_memberships(item, memberships)
+        out.append(item)
         if progress:
             progress(i + 1, total)
     return out

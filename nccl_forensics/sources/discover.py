@@ -26,12 +26,22 @@ _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
-def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Source]] | None = None) -> list[Source]:
+def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Source]] | None = None,
+             files: list[str] | None = None) -> list[Source]:
     """Expand files and directories (recursively) into sniffed Sources, sorted by path. `sniff_all` maps `sniff`
     over a list of files, in order (the pipeline's process pool for thousands of files); by default one by one.
+    `files`: `list_files(paths)` when the caller has it already.
 
     Raises BadInput for a missing path and NoEvidence when nothing readable was found.
     """
+    sources = list((sniff_all or _sniff_each)(list_files(paths) if files is None else files))
+    apply_capture_manifests(sources)      # an `ncclf capture` bundle: host and ranks its files cannot name
+    return sorted(sources, key=lambda s: s.path)
+
+
+def list_files(paths: Iterable[str]) -> list[str]:
+    """Every file under `paths` (discover's first step): BadInput for a missing path, NoEvidence for none."""
+    paths = list(paths)
     files: list[str] = []
     for path in paths:
         if not os.path.exists(path):
@@ -39,9 +49,7 @@ def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Sou
         files.extend(_expand(path))
     if not files:
         raise NoEvidence(f"{', '.join(map(str, paths))}: no files found")
-    sources = list((sniff_all or _sniff_each)(files))
-    apply_capture_manifests(sources)      # an `ncclf capture` bundle: host and ranks its files cannot name
-    return sorted(sources, key=lambda s: s.path)
+    return files
 
 
 def _sniff_each(files: list[str]) -> list[Source]:

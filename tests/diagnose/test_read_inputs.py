@@ -1,0 +1,76 @@
+"""Thousands of files are sniffed and digested by one task each (reduce.read_inputs' fused path): the same
+sources, digests and verdict as the two steps (sniff every file, then digest the evidence)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from nccl_forensics.errors import NoEvidence
+from nccl_forensics.pipeline import reduce
+from nccl_forensics.pipeline.reduce import PARALLEL_SNIFF, WINDOW_MB, diagnose, read_inputs
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_log_shapes.py"
+RANKS = PARALLEL_SNIFF
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_log_shapes", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory) -> Path:
+    """512 ranks' small NCCL logs (the last stops early), a second folder of them, and files that are no evidence."""
+    root = tmp_path_factory.mktemp("fused")
+    bench = _bench()
+    for rank in range(RANKS):
+        folder = root / ("a" if rank % 2 else "b")
+        folder.mkdir(exist_ok=True)
+        bench.write_rank_log(folder / f"nccl.rank{rank}.log", rank, RANKS, 6000, 2 if rank == RANKS - 1 else 0)
+    (root / "notes.md").write_text("# what we ran\n")
+    (root / "empty.log").write_text("")
+    (root / "blob.log").write_bytes(b"\x00\x01" * 64)
+    return root
+
+
+def _fingerprint(sources, usable, windowed, digests):
+    return ([(s.path, s.kind, s.reason, s.rank, s.size, s.window) for s in sources],
+            [s.path for s in usable], [s.path for s in windowed],
+            [(d.result.source.path, len(d.result.events), d.result.lines, sorted(d.rows)) for d in digests])
+
+
+def test_the_fused_path_reads_what_the_two_steps_read(job, monkeypatch):
+    fused = _fingerprint(*read_inputs([str(job)], WINDOW_MB, jobs=2))
+    monkeypatch.setattr(reduce, "PARALLEL_SNIFF", 10 ** 9)           # the two steps, still in two workers
+    assert _fingerprint(*read_inputs([str(job)], WINDOW_MB, jobs=2)) == fused
+    assert len(fused[1]) == RANKS and len(fused[0]) == RANKS + 3
+
+
+def test_the_verdict_is_the_same_with_one_job_and_two(job):
+    one, two = diagnose([str(job)], jobs=1), diagnose([str(job)], jobs=2)
+    assert (two.verdict.cls, two.verdict.culprit_ranks) == (one.verdict.cls, one.verdict.culprit_ranks)
+    assert two.verdict.culprit_ranks == [RANKS - 1]
+    assert [s.path for s in two.sources] == [s.path for s in one.sources]
+
+
+def test_a_capture_manifest_takes_the_two_steps(job, tmp_path, monkeypatch):
+    """The manifest names hosts and ranks before the files are digested: no fused pass where one lies."""
+    (job / "manifest.json").write_text(json.dumps({"host": "node0000"}))
+    try:
+        monkeypatch.setattr(reduce, "sniff_and_digest", None)         # would fail if the fused path ran
+        sources, usable, _, digests = read_inputs([str(job)], WINDOW_MB, jobs=2)
+        assert len(digests) == len(usable) == RANKS
+    finally:
+        (job / "manifest.json").unlink()
+
+
+def test_no_evidence_among_many_files_is_said_as_before(tmp_path):
+    for i in range(PARALLEL_SNIFF):
+        (tmp_path / f"note{i}.md").write_text("nothing\n")
+    with pytest.raises(NoEvidence, match="no evidence files"):
+        read_inputs([str(tmp_path)], WINDOW_MB, jobs=2)
