@@ -224,3 +224,14 @@ def test_the_first_coll_line_is_the_regex_search(lines, wrapped, noise):
     pattern = nccl_fast.WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE
     fast, slow = nccl_fast.first_coll_line(block, wrapped), pattern.search(block)
     assert (fast and (fast.span(), fast.groups())) == (slow and (slow.span(), slow.groups()))
+
+
+def test_a_run_whose_lines_json_must_escape_is_quoted_line_by_line(tmp_path):
+    """A run's text goes into jsonl as it stands only when its block holds nothing JSON escapes."""
+    path = tmp_path / "nccl.node-1.4100.log"
+    body = [COLL[0].format(n=n, s=0) for n in range(100)]
+    path.write_text("\n".join([INIT, *body]).replace("node-1", "nodé-1") + "\n")
+    _, _, items = both(path, bulk=True)
+    runs = [item for item in items if isinstance(item, CollRun)]
+    assert runs and "é" in runs[0].texts[0]
+    assert list(JsonlEncoder().lines(items)) == [json.dumps(ev.to_dict()) + "\n" for ev in expand(items)]
