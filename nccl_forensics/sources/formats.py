@@ -43,6 +43,8 @@ _NCCL_HEAD = rb"(?:\S+:\d+:\d+ (?:\[-?\d+\] )?|[^\s:\[\]]+ \[-?\d+\] )(?:\d+\.\d
 # matches all start at a line start, a space or after `:[]`; it spares retrying every inner word (2.5x faster).
 _NCCL_LINE = re.compile(rb"(?<![^\s:\[\]])" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 _NCCL_WHOLE_LINE = re.compile(rb"^(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) .*$", re.M)
+# What _NCCL_WHOLE_LINE matches of a line before its `.*$`, matched from the line's start.
+_NCCL_WHOLE_HEAD = re.compile(rb"(?:\[[^\]]+\] )?" + _NCCL_HEAD + rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 _PYSPY_HEAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Process (?:\x1b\[[0-9;]*m)*\d+(?:\x1b\[[0-9;]*m)*: ", re.M)
 _PYSPY_THREAD = re.compile(rb"^(?:\x1b\[[0-9;]*m)*Thread (?:0x[0-9A-Fa-f]+|\d+) \(", re.M)
 _KERNEL = re.compile(
@@ -71,14 +73,21 @@ _TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
 
 def count_nccl_lines(data: bytes) -> int:
-    """`len(_NCCL_LINE.findall(data))`, several times faster on an NCCL log's head: a match ends with its level tag
-    and, where no `(function)` part can open, stays inside its line; so each line is cut after its last tag (lines
-    without one dropped) and only those heads are searched, each distinct head once (a process repeats its prefix
-    line after line; tests/sources/test_sniff_differential.py)."""
+    """`len(_NCCL_LINE.findall(data))`, several times faster on an NCCL log's head (`nccl_lines`)."""
+    return nccl_lines(data)[0]
+
+
+def nccl_lines(data: bytes) -> tuple[int, bool]:
+    """(`len(_NCCL_LINE.findall(data))`, whether every line of `data` is one `_NCCL_WHOLE_LINE` matches).
+
+    A match ends with its level tag and, where no `(function)` part can open, stays inside its line; so each line is
+    cut after its last tag (lines without one dropped) and only those heads are searched, each distinct head once (a
+    process repeats its prefix line after line; tests/sources/test_sniff_differential.py). A line is whole when its
+    head matches from the line's start (`.*$` takes the rest)."""
     if b"NCCL " not in data:
-        return 0
+        return 0, False
     if _SPANS_LINES.search(data):
-        return len(_NCCL_LINE.findall(data))
+        return len(_NCCL_LINE.findall(data)), False
     ends: dict[int, int] = {}                           # line start -> the end of its last tag
     for m in _TAG.finditer(data):
         end = m.end()
@@ -87,7 +96,9 @@ def count_nccl_lines(data: bytes) -> int:
     for start, end in ends.items():
         head = data[start:end]
         heads[head] = heads.get(head, 0) + 1
-    return sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
+    count = sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    return count, len(ends) == lines and all(_NCCL_WHOLE_HEAD.match(head) for head in heads)
 
 
 class Head:
@@ -99,15 +110,19 @@ class Head:
         self.stripped = data.lstrip()
 
     @cached_property
+    def _nccl(self) -> tuple[int, bool]:
+        return nccl_lines(self.data)
+
+    @property
     def nccl_lines(self) -> int:
-        return count_nccl_lines(self.data)
+        return self._nccl[0]
 
     @cached_property
     def console(self) -> bool:
-        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup). Removing NCCL's
-        lines leaves the other lines whole, so a head without any of _CONSOLE's words has no mark (a per-rank NCCL
-        log: the removal costs more than the rest of its sniff)."""
-        if not any(word in self.data for word in _CONSOLE_WORDS):
+        """Console marks outside NCCL's own lines (an NCCL line may name gloo or a ProcessGroup). A head made only of
+        NCCL lines has none; removing NCCL's lines leaves the other lines whole, so a head without any of _CONSOLE's
+        words has no mark (a per-rank NCCL log: the removal costs more than the rest of its sniff)."""
+        if self._nccl[1] or not any(word in self.data for word in _CONSOLE_WORDS):
             return False
         return _CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", self.data)) is not None
 

@@ -123,3 +123,33 @@ def test_console_mark_words_prefilter_agrees_with_the_regex():
     assert len(heads) > 100
     for data in heads:
         assert Head("x.log", data).console == (_CONSOLE.search(_NCCL_WHOLE_LINE.sub(b"", data)) is not None)
+
+
+_CONSOLE_PIECES = [*_PIECES, "gloo", "torchrun", "[default1]:", "[12] ", "[x] ", "ProcessGroup", "NCCL version 2.21",
+                   "Traceback (most recent call last)", "ab:1:2 [0] NCCL INFO gloo\n"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_CONSOLE_PIECES), st.text(alphabet=" :[]()\nNCLIFOgl019", max_size=6)),
+                max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_a_head_of_nccl_lines_only_has_no_console_mark_as_the_regex_says(pieces):
+    """Head.console's shortcut (every line a whole NCCL line: none is left to hold a mark) decides as the regex over
+    the head without NCCL's lines does; so do the counts."""
+    from nccl_forensics.sources.formats import _CONSOLE, Head, nccl_lines
+    data = "".join(pieces).encode()
+    count, whole = nccl_lines(data)
+    assert count == len(_NCCL_LINE.findall(data))
+    rest = _NCCL_WHOLE_LINE.sub(b"", data)
+    if whole:
+        assert rest.strip(b"\n") == b""
+    assert Head("x.log", data).console == (_CONSOLE.search(rest) is not None)
+
+
+def test_marks_inside_nccl_lines_are_no_console_but_one_line_outside_them_is():
+    from nccl_forensics.sources.formats import Head, nccl_lines
+    rank_log = b"".join(b"node-1:4100:4107 [3] NCCL INFO NET/Socket : gloo ProcessGroup %d\n" % i for i in range(50))
+    assert nccl_lines(rank_log) == (50, True) and not Head("x.log", rank_log).console
+    cut = rank_log + b"node-1:4100:4107 [3] NCCL INFO torchrun"         # a head cut inside its last line
+    assert nccl_lines(cut) == (51, True) and not Head("x.log", cut).console
+    mixed = rank_log + b"[rank3]: torch.distributed.DistBackendError\n"
+    assert nccl_lines(mixed) == (50, False) and Head("x.log", mixed).console
