@@ -13,7 +13,7 @@ import click
 
 from ..errors import EXIT_INTERNAL, NcclfError, OutputClosed
 from ..hygiene import strip_escapes
-from .options import verbosity_options
+from .options import QUICK_EXIT, verbosity_options
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -102,7 +102,11 @@ def main(argv=None) -> None:
         click.echo(f"Error: internal error ({type(exc).__name__}: {strip_escapes(str(exc))}); "
                    "rerun with NCCLF_DEBUG=1 for the traceback and please report it", err=True)
         sys.exit(EXIT_INTERNAL)
-    sys.exit(rc if isinstance(rc, int) else 0)
+    code = rc if isinstance(rc, int) else 0
+    if argv is None and QUICK_EXIT["ok"]:          # the program's own run (tests pass their argv), stdout flushed
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def _detach_stdout() -> None:

@@ -10,6 +10,7 @@ from ..errors import EXIT_FOUND, EXIT_INCONCLUSIVE, EXIT_OK
 from .options import (
     POSITIVE,
     complete_codes,
+    end_without_teardown,
     format_option,
     jobs_option,
     note,
@@ -122,4 +123,5 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     else:
         from ..outputs.diagnosis_terminal import render as render_rich
         render_rich(result)
+    end_without_teardown()
     return EXIT_FOUND if result.failed else EXIT_INCONCLUSIVE if result.inconclusive else EXIT_OK

@@ -77,6 +77,13 @@ def format_option(*names: str, help: str = "Output format."):
 
 # ---- -q / -v on every command (added by the command group), and the notes they govern ----
 VERBOSITY = {"level": 0}          # -1 quiet, 0 normal, 1 verbose
+QUICK_EXIT = {"ok": False}        # end_without_teardown() was called
+
+
+def end_without_teardown() -> None:
+    """What this command started has ended and its files are closed: the program may end without the interpreter's
+    teardown, which frees a large diagnosis object by object (about 0.2 s of a 4,096-rank diagnose)."""
+    QUICK_EXIT["ok"] = True
 
 
 def verbosity_options() -> list[click.Option]:

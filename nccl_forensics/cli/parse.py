@@ -10,7 +10,7 @@ from ..outputs.console import make_console
 from ..outputs.events import writer_for
 from ..outputs.parse_table import inventory_rows, render_events_table, render_inventory
 from ..pipeline import collect
-from .options import format_option, jobs_option, note, paths_argument, progress, stdin_as_file
+from .options import end_without_teardown, format_option, jobs_option, note, paths_argument, progress, stdin_as_file
 
 
 @click.command("parse")
@@ -35,7 +35,9 @@ def command(paths, fmt, inventory, limit, jobs):
       cat rank3.log | ncclf parse - --format jsonl
     """
     with stdin_as_file(paths) as readable:
-        return _parse(readable, fmt, inventory, limit, jobs)
+        rc = _parse(readable, fmt, inventory, limit, jobs)
+    end_without_teardown()
+    return rc
 
 
 def _parse(paths: list[str], fmt: str, inventory: bool, limit: int, jobs: int) -> int:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from .options import POSITIVE, jobs_option, note, one_blas_thread, paths_argument, progress
+from .options import POSITIVE, end_without_teardown, jobs_option, note, one_blas_thread, paths_argument, progress
 
 
 @click.command("summarize")
@@ -41,4 +41,5 @@ def command(paths, out, jobs, full, window_mb):
     with progress("digesting evidence") as on_file:
         digests = summarize(paths, target, jobs=jobs, window_mb=None if full else window_mb, progress=on_file)
     note(f"wrote the summary of {len(digests)} evidence file{'s' if len(digests) != 1 else ''} to {target}")
+    end_without_teardown()
     return 0

@@ -192,3 +192,16 @@ def test_at_80_columns_every_cited_file_line_stays_on_one_line():
     assert any(len(c) > 80 for c in cites)           # longer than the terminal, and still one line
     raw = [line for line in lines if line.startswith("    ")]
     assert raw and all(len(line) <= 80 for line in raw)     # quoted log lines are cut to the width
+
+
+@needs_bundles
+@pytest.mark.parametrize("args", [["diagnose", "--format", "json"], ["parse", "--format", "jsonl"]])
+def test_the_program_ends_without_teardown_yet_writes_all_and_keeps_its_exit_code(args, tmp_path):
+    """diagnose and parse end the process without the interpreter's teardown: what they print is all there, as
+    printed in process, and the exit code is theirs."""
+    bundle = str(BUNDLES / "dtype-mismatch-nccl")
+    proc = subprocess.run([sys.executable, "-m", "nccl_forensics", *args, "-j", "1", bundle], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    inside = _run([*args, "-j", "1", bundle])
+    assert proc.returncode == inside.return_value == (1 if args[0] == "diagnose" else 0)
+    assert proc.stdout == inside.output and proc.stdout.endswith("\n")
