@@ -204,3 +204,14 @@ def test_only_the_reproducer_side_imports_torch(path):
     names = [a.name for n in top_level if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in top_level if isinstance(n, ast.ImportFrom)]
     assert not any(name == "torch" or name.startswith("torch.") for name in names), path
+
+
+def test_parsing_text_loads_neither_numpy_nor_pandas(tmp_path):
+    """`ncclf parse` of text logs starts without numpy (a flight-recorder dump's reader loads it when it runs)."""
+    log = tmp_path / "nccl.node-1.4100.log"
+    log.write_text("node-1:4100:4100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n")
+    code = ("import sys\nfrom nccl_forensics.cli import main\ntry:\n    main(['parse', '-q', '--format', 'jsonl', "
+            f"{str(log)!r}])\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'numpy'}), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stderr.strip().splitlines()[-1] == "[]" and '"nccl_version"' in proc.stdout

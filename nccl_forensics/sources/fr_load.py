@@ -24,17 +24,18 @@ import sys
 import threading
 import zlib
 from operator import itemgetter
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 try:
     import resource
 except ImportError:  # pragma: no cover - not a Unix
     resource = None  # type: ignore[assignment]
 
-import numpy as np
-
 from ..errors import BadInput, NcclfError, UnsafeDump
 from .lines import open_binary
+
+if TYPE_CHECKING:        # numpy is imported where a dump's tail is cut: `ncclf parse` of text never loads it
+    import numpy as np
 
 MAX_DUMP_BYTES = 256 << 20   # also bounds a gzip bomb
 
@@ -286,6 +287,7 @@ class _Splice:
         """The memo indices that the tail's BINGETs and LONG_BINGETs reach and no BINPUT or LONG_BINPUT of the head
         or the tail defines, by their bytes: look-alikes can add or hide one, which only moves the head's end (a
         hidden one still loads as UNKNOWN, and `load` reports it)."""
+        import numpy as np
         view = np.frombuffer(self.data, np.uint8)
         head, tail = view[:self.head_end], view[self.cut:]
         far = self.refs[self.refs >= 256]          # a set of indices as a bitmap: no Python int per index
@@ -368,6 +370,7 @@ def _entries_open(data: bytes) -> re.Match | None:
 def _marks(data: bytes, marker: bytes, start: int) -> np.ndarray:
     """Where `marker` occurs from `start` on, without overlaps (as bytes.count counts): numpy compares every byte
     with its first byte, then the candidates with the rest (3x faster than a find per entry)."""
+    import numpy as np
     if marker[:1] in marker[1:]:                  # it could overlap itself: one find after another
         each, at = [], data.find(marker, start)
         while at >= 0:
@@ -404,6 +407,7 @@ def _tail_refs(data: bytes, cut: int) -> np.ndarray:
     (LONG_BINGET) in the tail. Look-alikes in other opcodes' bytes cost nothing (a definition in the head or the
     tail replaces them); an index past any plain dump's is left out (a real one fails the load, and the whole
     dump is read)."""
+    import numpy as np
     far = _long_args(np.frombuffer(data, np.uint8, offset=cut), ord("j"))
     far = far[far < min(MAX_MEMO_INDEX, len(data) // 2)]
     reached = np.zeros(max(256, int(far.max()) + 1 if len(far) else 0), bool)   # a sorted set, as a bitmap
@@ -414,12 +418,14 @@ def _tail_refs(data: bytes, cut: int) -> np.ndarray:
 
 def _byte_args(view: np.ndarray, op: int) -> np.ndarray:
     """The 1-byte argument after each byte `op` in `view` (of each opcode `op` there, and of its look-alikes)."""
+    import numpy as np
     return view[np.flatnonzero(view[:-1] == op) + 1]
 
 
 def _long_args(view: np.ndarray, op: int) -> np.ndarray:
     """The 4-byte little-endian argument after each byte `op` in `view` (that is, of each opcode `op` there, and
     of its look-alikes)."""
+    import numpy as np
     at = np.flatnonzero(view[:-4] == op)
     return view[at + 1].astype(np.int64) | view[at + 2].astype(np.int64) << 8 \
         | view[at + 3].astype(np.int64) << 16 | view[at + 4].astype(np.int64) << 24
@@ -429,6 +435,7 @@ def _unknowns(refs: np.ndarray) -> tuple[list[tuple[str, int]], Any]:
     """(a fresh UNKNOWN for each index, a memo with each at its index), built by unpickling (the text, put past
     the last index; a MARK; per index a LONG_BINGET of the text, its int, TUPLE2 and a LONG_BINPUT; a LIST), since
     CPython (3.11-3.13) sizes a memo set from a dict by the dict's length, not its largest index."""
+    import numpy as np
     text_at = (int(refs.max()) + 1).to_bytes(4, "little")
     ops = np.empty((len(refs), 16), np.uint8)
     ops[:, 0], ops[:, 1:5], ops[:, 5] = ord("j"), np.frombuffer(text_at, np.uint8), ord("J")
