@@ -621,6 +621,15 @@ MESSAGES = [
       "nccl:src/graph/xml.cc:ncclTopoGetXmlGraphFromFile; rccl:src/misc/msccl/msccl_parser.cc",
       "NCCL WARN Could not open XML graph file /opt/graph.xml : No such file or directory",
       "Could not open XML graph file", data={"category": "init", "setup": True}),
+    M("nccl.topology_attribute_missing",
+      # the topology NCCL builds of the host (from /sys, or the XML of NCCL_TOPO_FILE) lacks an attribute it needs:
+      # a device it cannot place in the PCI tree (a NIC without a PCI bus id on a virtual or non-x86 host):
+      # ncclInternalError at init, on every rank of such a host. NCCL prints it as a WARN only, so an INFO line of
+      # the same words (a patched build's) is not this failure
+      r"(?<!INFO )Attribute (?P<attr>\w+) of node (?P<node>\w+) not found",
+      "warn", "failure", None, "2.6 - 2.30", "nccl:src/graph/xml.h:xmlGetAttrStr",
+      "NCCL WARN Attribute busid of node nic not found", "Attribute busid of node nic not found",
+      data={"category": "init", "setup": True}, anchor="of node"),
     # RCCL loads the ROCm runtime (libhsa-runtime64) with dlopen at init: a ROCm install it cannot find
     M("nccl.rccl_rocr_missing",
       (r"Failed to (?:find ROCm runtime library|load ROCr missing symbol)", r" (?:in )?(?P<path>\S+)"),
