@@ -85,7 +85,7 @@ def _digest(source: Source, keep_text: bool = True) -> Digest:
     hosts: list[str | None] = []
     error, comm_ids, stats = None, dict[tuple, str](), dict[str, int]()
     try:
-        for ev in parse_pkg.iter_records(source, stats, topology=False):    # diagnose reads no topology
+        for ev in parse_pkg.iter_records(source, stats, topology=False, buffers=False):   # nor reads buffers
             if isinstance(ev, CollRun):
                 runs.add(ev, comm_ids)
                 continue
@@ -120,6 +120,7 @@ class RunColumns:
         self.parts: dict[str, list[np.ndarray]] = {name: [] for name in (*self.NUMBERS, "kind")}
         self.texts: list[str] | None = [] if keep_text else None
         self.n = 0
+        self.stamped = False                           # a row has a time
 
     def add(self, run: CollRun, comm_ids: dict) -> None:
         n, codes = len(run), {}
@@ -137,9 +138,10 @@ class RunColumns:
                                   else np.array(lines, np.int64))
         self.parts["seq"].append(_ints(run.opcounts))
         self.parts["numel"].append(_ints(run.counts))
-        times = run.times
-        self.parts["time"].append(np.full(n, np.nan) if times.count(None) == n      # no timestamps: 10x faster
-                                  else np.array(times, np.float64))                 # None -> NaN
+        stamped = run.times.count(None) != n
+        self.parts["time"].append(np.array(run.times, np.float64) if stamped       # None -> NaN
+                                  else np.full(n, np.nan))                          # no timestamps: 10x faster
+        self.stamped = self.stamped or stamped
         self.parts["kind"].append(kind)
         if self.texts is not None:
             self.texts.extend(run.texts)
@@ -149,22 +151,32 @@ class RunColumns:
         """The rows in `timeline.pack_columns` form ({} without rows)."""
         if not self.n:
             return {}
-        kind = np.concatenate(self.parts.pop("kind"))
+        kind = _joined(self.parts.pop("kind"))
         keys = list(self.kinds)
-        out: dict = {"rank": ("num", narrow(np.array([k[0] for k in keys], np.int64)[kind]))}
+        # every kind has rows: the ranks' narrowest type is their table's
+        out: dict = {"rank": ("num", narrow(np.array([k[0] for k in keys], np.int64))[kind])}
         for i, name in enumerate(("group", "op", "dtype", "redop"), start=1):
             cats, table = categorize([k[i] for k in keys])
             out[name] = ("cat", cats, table.astype(code_type(len(cats)))[kind])
         for name, value in (("state", "enqueued"), ("source", "nccl"), ("file", self.path)):
             out[name] = ("cat", [value], np.zeros(self.n, np.int8))
         for name in self.NUMBERS:                      # one column at a time: the parts go as it is made
-            values = np.concatenate(self.parts.pop(name))
+            if name == "time" and not self.stamped:    # no timestamps (the usual NCCL log): 4 bytes a row
+                self.parts.pop(name)
+                out[name] = ("num", np.full(self.n, np.nan, np.float32))
+                continue
+            values = _joined(self.parts.pop(name))
             if name == "time" and not np.isfinite(values).any():
-                values = values.astype(np.float32)     # no timestamps (the usual NCCL log): 4 bytes a row
+                values = values.astype(np.float32)     # no timestamp parsed (a date timegm refuses)
             out[name] = ("obj", values.tolist()) if values.dtype == object else ("num", narrow(values))
         out["text"] = ("obj", self.texts) if self.texts is not None else ("none", self.n)
         out.update((name, ("none", self.n)) for name in COLUMNS if name not in out)
         return out
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts as one array (a file read in one block has one part: no copy)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _ints(values: list[int]) -> np.ndarray:

@@ -40,19 +40,20 @@ def iter_events(source: Source, stats: dict | None = None) -> Iterator[Event]:
     yield from _fill(_dispatch(source, stats if stats is not None else {}), source)
 
 
-def iter_records(source: Source, stats: dict | None = None, topology: bool = True
+def iter_records(source: Source, stats: dict | None = None, topology: bool = True, buffers: bool = True
                  ) -> Generator[Event | CollRun, None, None]:
     """`iter_events`, with plain NCCL COLL lines as `CollRun`s (columns; their `events()` expand them).
 
     The bulk path for consumers that take COLL lines column-wise (diagnose's timelines, the jsonl writer).
     A run's events never need filling: their rank, host and pid are known. Without `topology` (a consumer that
     reads no topology: diagnose), the topology lines of processes of known rank give no event
-    (nccl_fast.BlockScanner._unread_topology); `stats["skipped_line"]` is the last of them.
+    (nccl_fast.BlockScanner._unread_topology); `stats["skipped_line"]` is the last of them. Without `buffers` (a
+    consumer that reads no sendbuff/recvbuff column), a whole block's run reads those only when asked.
     """
     if _reader(source) is not None:
         yield from iter_events(source, stats)
         return
-    yield from _fill(_dispatch(source, stats if stats is not None else {}, bulk=True, topology=topology), source)
+    yield from _fill(_dispatch(source, stats if stats is not None else {}, True, topology, buffers), source)
 
 
 def _reader(source: Source) -> Callable[[Source], Iterator[Event]] | None:
@@ -60,11 +61,12 @@ def _reader(source: Source) -> Callable[[Source], Iterator[Event]] | None:
     return fmt.reader if fmt is not None else None
 
 
-def _dispatch(source: Source, stats: dict, bulk: bool = False, topology: bool = True) -> Iterator[Event]:
+def _dispatch(source: Source, stats: dict, bulk: bool = False, topology: bool = True, buffers: bool = True
+              ) -> Iterator[Event]:
     from .nccl_fast import (
         dispatch_blocks,  # the fast path; equal to dispatch_lines (differential test)
     )
-    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk, source.window, topology)
+    yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk, source.window, topology, buffers)
 
 
 def dispatch_lines(path: str, parsers: list[LineParser], stats: dict,

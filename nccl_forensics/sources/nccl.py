@@ -422,11 +422,15 @@ def _grammar_parse_once(text: str) -> Parsed | None:
 
 
 def _fresh(value):
+    """A copy of the dicts and lists of a parse result (the rest is immutable and shared)."""
     if type(value) is dict:
-        return {k: _fresh(v) for k, v in value.items()}
+        return {k: _fresh(v) if type(v) in _CONTAINERS else v for k, v in value.items()}
     if type(value) is list:
-        return [_fresh(v) for v in value]
+        return [_fresh(v) if type(v) in _CONTAINERS else v for v in value]
     return value
+
+
+_CONTAINERS = (dict, list)
 
 
 def parse_message(text: str, use_fast: bool = True) -> Parsed | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar
 import re
 from itertools import repeat
-from typing import Any, Iterator, cast
+from typing import Any, Iterator, Sequence, cast
 
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
@@ -255,7 +255,7 @@ def fast_parse_prefixed(m: re.Match) -> Parsed | None:
         kind, data = "tree", {"trees": [tree_item(item) for item in TREE_ITEM_RE.findall(t.group(1))],
                               "truncated": False, "comm_ptr": None}
     else:
-        c = COLL_RE.fullmatch(msg)
+        c = COLL_RE.fullmatch(msg) if ": opCount " in msg else None   # (a text COLL_RE needs, as a quick gate)
         if c is None:
             return None
         data = coll_data(c.groups())
@@ -274,11 +274,10 @@ def fast_parse_prefixed(m: re.Match) -> Parsed | None:
 # fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
 # numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
 # Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
-COLL_LINE_RE = re.compile(
-    r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
-    r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
-    rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$",
-    re.M)
+_COLL_LINE = (r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
+              r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
+              rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$")
+COLL_LINE_RE = re.compile(_COLL_LINE, re.M)
 HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
 TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
                      r"\[nranks= *(\d{1,10}) *\] +stream +(" + _PTR + r")(?: +task +\d+ +globalrank +(\d{1,10}))? *")
@@ -292,6 +291,11 @@ _ROLE = r"\[(?!rank\d)[A-Za-z_][A-Za-z_-]*\d+\]: ?"
 ROLE_RE = re.compile(_ROLE)
 WRAPPED_COLL_LINE_RE = re.compile("^" + _ROLE + COLL_LINE_RE.pattern[1:], re.M)
 WRAPPED_OTHER_LINE_RE = re.compile(r"\n(?!" + _ROLE + COLL_LINE_RE.pattern[1:] + r")[^\n]*+", re.M)
+# The same languages without the buffer groups (groups: timestamp, head, opCount, count, tail), for a consumer that
+# reads no buffer (`buffers=False`: diagnose): two strings fewer a line. `BlockBuffers` reads them when asked.
+_NO_BUFFERS = _COLL_LINE.replace(f"({_PTR})", _PTR)
+COLL_NUMBERS_RE = re.compile(_NO_BUFFERS, re.M)
+WRAPPED_COLL_NUMBERS_RE = re.compile("^" + _ROLE + _NO_BUFFERS[1:], re.M)
 # A topology line that diagnose does not read (`ncclf topo` does), behind a plain `host:pid:tid [dev] NCCL INFO `
 # prefix (PREFIX_RE's): a transport line in a part of TRANSPORT_RE's language (numbers bounded so that fast_parse
 # takes it; its via text one word, so that no ` comm ... nRanks` part follows) and not over NET/Socket (N402
@@ -309,19 +313,21 @@ INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line 
 
 
 def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False,
-                    window: tuple[int, int] | None = None, topology: bool = True) -> Iterator[Any]:
+                    window: tuple[int, int] | None = None, topology: bool = True, buffers: bool = True
+                    ) -> Iterator[Any]:
     """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
 
     Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
     yielded as such, else expanded to Events. Every other line goes through `make_line` and the parser
     chain exactly as the line-by-line dispatcher does (tests/sources/test_nccl_differential.py). Without
     `topology`, the topology lines of processes of known rank give no event (BlockScanner._unread_topology).
+    Without `buffers`, a whole block's run reads its sendbuff/recvbuff columns only when asked (`BlockBuffers`).
     """
     from . import dispatch_lines
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
         yield from dispatch_lines(path, parsers, stats, window)
         return
-    for item in BlockScanner(path, parsers, stats, window, topology).items():
+    for item in BlockScanner(path, parsers, stats, window, topology, buffers).items():
         if bulk or type(item) is Event:
             yield item
         else:
@@ -333,13 +339,15 @@ class BlockScanner:
     decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
 
     def __init__(self, path: str, parsers: list, stats: dict, window: tuple[int, int] | None = None,
-                 topology: bool = True):
+                 topology: bool = True, buffers: bool = True):
         self.path, self.parsers, self.stats, self.window = path, parsers, stats, window
         self.topology = topology      # False: skip the topology lines nothing downstream reads (_unread_topology)
+        self.buffers = buffers        # False: a whole block's buffer columns are read when asked (BlockBuffers)
         self.nccl = parsers[0]
         self.no = 0                   # the last line number handed out
         self.busy = False             # a parser is inside a multi-line block
         self.run: CollRun | None = None
+        self.ranked: set[tuple] = set()   # the (host, pid, dev) texts of topology lines whose rank is known
 
     def items(self) -> Iterator[Any]:
         try:
@@ -379,30 +387,38 @@ class BlockScanner:
         if self.nccl.held:
             return None
         with gc_paused():                   # thousands of match tuples, all freed before it ends
-            rows = (WRAPPED_COLL_LINE_RE if wrapped else COLL_LINE_RE).findall(block)
+            rows = _FIELDS[wrapped, self.buffers].findall(block)
             if newlines is None:
                 newlines = block.count("\n")
             whole = rows and len(rows) == newlines + (block[-1] != "\n")
-            run = self._columns(rows, block) if whole else None
+            run = self._columns(rows, block, wrapped) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
             return run                      # objects and set off a collection when it re-enables the GC
 
-    def _columns(self, rows: list[tuple], block: str) -> CollRun | None:
-        stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows, strict=True)
-        contexts = list(map(self.nccl.coll_cache.get, zip(heads, tails, strict=True)))   # zip reuses one key tuple
-        if None in contexts:
-            cache = self.nccl.coll_cache
-            for i, ctx in enumerate(contexts):
-                if ctx is None:
-                    contexts[i] = cache.get((heads[i], tails[i])) or coll_context(self.nccl, heads[i], tails[i])
+    def _columns(self, rows: list[tuple], block: str, wrapped: bool) -> CollRun | None:
+        if self.buffers:
+            stamps, heads, opcs, sends, recvs, counts, tails = zip(*rows, strict=True)
+        else:
+            stamps, heads, opcs, counts, tails = zip(*rows, strict=True)
+        cache = self.nccl.coll_cache                # (empty at a file's first run: no lookup that would miss)
+        contexts = list(map(cache.get, zip(heads, tails, strict=True))) if cache else []   # zip reuses a tuple
+        if not contexts or None in contexts:       # each distinct new (head, tail) once, then every row again
+            for head, tail in [key for key in dict.fromkeys(zip(heads, tails, strict=True)) if key not in cache]:
+                coll_context(self.nccl, head, tail)
+            contexts = list(map(cache.__getitem__, zip(heads, tails, strict=True)))
         distinct = set(contexts)
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
         n = len(rows)
         times: list[float | None] = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
+        if self.buffers:
+            sendbuffs = list(sends)
+            recvbuffs = [s if s == r else r for s, r in zip(sends, recvs, strict=True)]   # in-place ops: one string
+        else:
+            sendbuffs = cast(list[str], BlockBuffers(block, wrapped, 3))
+            recvbuffs = cast(list[str], BlockBuffers(block, wrapped, 4))
         return CollRun(self.nccl.file, range(self.no + 1, self.no + n + 1), contexts, times,
-                       list(map(int, opcs, repeat(16))), list(map(int, counts)), list(sends),
-                       [s if s == r else r for s, r in zip(sends, recvs, strict=True)],   # in-place ops: one string, not two
+                       list(map(int, opcs, repeat(16))), list(map(int, counts)), sendbuffs, recvbuffs,
                        BlockLines(block))
 
     def _mixed_block(self, block: str, wrapped: bool = False) -> Iterator[Any]:
@@ -520,10 +536,16 @@ class BlockScanner:
         messages = parsers[-1] if parsers[-1].source == "catalogue" else None
         busy = any(p.busy for p in parsers)
         skip = not self.topology and nccl.use_fast
+        may_skip = skip and self._may_skip(messages)
+        skipped = 0                                 # the last of the lines just skipped (0: none)
         for raw in split_block(text):
             self.no += 1
-            if skip and not busy and self._unread_topology(raw, messages):
+            if may_skip and not busy and self._unread_topology(raw):
+                skipped = self.no
                 continue
+            if skipped:
+                self._skipped(skipped, messages)
+                skipped = 0
             line = self._line(raw)
             if busy or not line.text:
                 yield from offer(line, parsers)
@@ -536,6 +558,9 @@ class BlockScanner:
             else:                                   # not an NCCL line: the rest of the chain, as `offer` would
                 yield from offer(line, rest)
                 busy = any(p.busy for p in rest)
+            may_skip = skip and self._may_skip(messages)    # only a line the parsers read changes it
+        if skipped:
+            self._skipped(skipped, messages)
         self.busy = busy
         self.nccl.coll_cache.clear()
 
@@ -558,25 +583,64 @@ class BlockScanner:
         elif produced or nccl.busy or not messages.skip_held_info_line(line, nccl.holds_unparsed):
             yield from messages.classify(line, produced, nccl.busy, True)
 
-    def _unread_topology(self, raw: str, messages) -> bool:
-        """Skip a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, when the consumer
-        reads no topology (`topology=False`: diagnose). Its event would repeat the rank, host and pid of the
-        process's init event, and no detector reads its kind; the parsers end as that line would leave them
-        (the NCCL parser's RCCL-block flag off, the catalogue passing an INFO line by). Never while events are held.
+    def _may_skip(self, messages) -> bool:
+        """May `_unread_topology` skip a line now: no events held, and the catalogue passing INFO lines by. Skipping
+        a line changes neither; only a line the parsers read does."""
+        return not self.nccl.held and (messages is None or messages.passes_info_lines())
+
+    def _unread_topology(self, raw: str) -> bool:
+        """Is this a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, to skip when the
+        consumer reads no topology (`topology=False`: diagnose) and `_may_skip`? Its event would repeat the rank,
+        host and pid of the process's init event, and no detector reads its kind; `_skipped` leaves the parsers as
+        that line would (the NCCL parser's RCCL-block flag off, the catalogue passing an INFO line by).
         The line is one `make_line` leaves as it is: printable ASCII (nothing to clean) that starts with a host
         name and `:digits:` (no wrapper, host, label or timestamp prefix has that shape)."""
         m = TOPOLOGY_LINE_RE.fullmatch(raw)
-        if m is None or not (raw.isascii() and raw.isprintable()) or len(raw) > MAX_LINE or self.nccl.held \
-                or not (messages is None or messages.passes_info_lines()):
+        if m is None or not (raw.isascii() and raw.isprintable()) or len(raw) > MAX_LINE:
             return False
-        host, pid, dev = m.group(1, 2, 3)
-        if self.nccl.book.rank_of((host, int(pid), int(dev))) is None:
-            return False
+        proc = m.group(1, 2, 3)
+        if proc not in self.ranked:                     # a rank once known stays known (RankBook.by_dev)
+            if self.nccl.book.rank_of((proc[0], int(proc[1]), int(proc[2]))) is None:
+                return False
+            self.ranked.add(proc)
+        return True
+
+    def _skipped(self, last: int, messages) -> None:
+        """What skipped topology lines leave, once for a run of them (the same for one line as for many): the
+        parsers as an INFO line that passes leaves them, `stats["skipped_line"]` the last one's number."""
         self.nccl.skip_info_line()
         if messages is not None:
             messages.skip_info_line()
-        self.stats["skipped_line"] = self.no            # the lines come in order
-        return True
+        self.stats["skipped_line"] = last               # the lines come in order
+
+
+_FIELDS = {(False, True): COLL_LINE_RE, (True, True): WRAPPED_COLL_LINE_RE,       # (wrapped, buffers) -> regex
+           (False, False): COLL_NUMBERS_RE, (True, False): WRAPPED_COLL_NUMBERS_RE}
+
+
+class BlockBuffers(Sequence[str]):
+    """The sendbuff (group 3) or recvbuff (group 4) column of a whole block's run read without its buffers: the
+    block's COLL lines matched again (`_FIELDS`' full regex) the first time the column is read."""
+
+    __slots__ = ("block", "wrapped", "group", "values")
+
+    def __init__(self, block: str, wrapped: bool, group: int):
+        self.block, self.wrapped, self.group = block, wrapped, group
+        self.values: list[str] | None = None
+
+    def _read(self) -> list[str]:
+        if self.values is None:
+            self.values = [row[self.group] for row in _FIELDS[self.wrapped, True].findall(self.block)]
+        return self.values
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __getitem__(self, index):
+        return self._read()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
 
 
 def first_coll_line(block: str, wrapped: bool = False) -> re.Match | None:

@@ -50,10 +50,10 @@ settings.register_profile("blocks", deadline=None, max_examples=150,
                                                  HealthCheck.function_scoped_fixture])
 
 
-def both(path, bulk=False):
+def both(path, bulk=False, buffers=True):
     src = discover([str(path)])[0]
     slow = [key(e) for e in _fill(dispatch_lines(src.path, line_parsers(src), {}), src)]
-    items = list(dispatch_blocks(src.path, line_parsers(src), {}, bulk=bulk))
+    items = list(dispatch_blocks(src.path, line_parsers(src), {}, bulk=bulk, buffers=buffers))
     expanded = (e for item in items for e in (item.events() if isinstance(item, CollRun) else [item]))
     fast = [key(e) for e in _fill(expanded, src)]
     return slow, fast, items
@@ -101,6 +101,38 @@ def test_prefixed_blocks_and_coll_stretches_equal_line_dispatch(tmp_path, monkey
     path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
     slow, fast, _ = both(path)
     assert fast == slow
+
+
+@settings(settings.get_profile("blocks"))
+@given(lines=log_lines(), chunk=st.sampled_from([700, 4096]), prefix=st.sampled_from(["", "[default{r}]:"]))
+def test_runs_without_buffers_give_the_line_dispatchers_events(tmp_path, monkeypatch, lines, chunk, prefix):
+    """`buffers=False` (diagnose): a whole block's run reads its sendbuff/recvbuff columns only when they are
+    asked for (nccl_fast.BlockBuffers, the block matched again); its events are the line dispatcher's."""
+    monkeypatch.setattr(lines_mod, "_CHUNK", chunk)
+    monkeypatch.setattr(nccl_fast, "RUN_MIN", 2)
+    path = tmp_path / "nccl.node-1.4100.log"
+    text = "\n".join(prefix.format(r=i % 3) + line for i, line in enumerate(lines)) + "\n"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    slow, fast, _ = both(path, bulk=True, buffers=False)
+    assert fast == slow
+
+
+@pytest.mark.parametrize("prefix", ["", "[default0]:"])
+def test_a_run_without_buffers_reads_them_from_its_block(tmp_path, prefix):
+    """The buffer columns of a run read without them are the eager run's, once asked for."""
+    path = tmp_path / "nccl.node-1.4100.log"
+    body = [COLL[n % 3].format(n=n, s=n % 10) for n in range(300)]
+    path.write_text("\n".join(prefix + line for line in [INIT, *body]) + "\n")
+    src = discover([str(path)])[0]
+    eager, lazy = ([item for item in dispatch_blocks(src.path, line_parsers(src), {}, bulk=True, buffers=buffers)
+                    if isinstance(item, CollRun)] for buffers in (True, False))
+    assert [len(run) for run in lazy] == [len(run) for run in eager] == [300]
+    assert all(isinstance(run.sendbuffs, nccl_fast.BlockBuffers) for run in lazy)
+    for field in ("sendbuffs", "recvbuffs"):
+        assert list(getattr(lazy[0], field)) == list(getattr(eager[0], field))
+        assert getattr(lazy[0], field)[-1] == getattr(eager[0], field)[-1]
+        assert len(getattr(lazy[0], field)) == 300
+    assert eager[0].recvbuffs[1] == "(nil)"                    # the Send lines' recvbuff
 
 
 def test_a_prefixed_console_and_a_per_rank_log_take_the_block_path(tmp_path):

@@ -110,7 +110,7 @@ def verdict_json(path: Path, topology: bool, monkeypatch) -> str:
     if topology:
         full = map_step.parse_pkg.iter_records
         monkeypatch.setattr(map_step.parse_pkg, "iter_records",
-                            lambda source, stats=None, topology=True: full(source, stats, True))
+                            lambda source, stats=None, topology=True, **kw: full(source, stats, True, **kw))
     try:
         return render(diagnose([str(path)], jobs=1))
     except Exception as exc:                    # noqa: BLE001 - the same error both ways is the same answer
@@ -188,3 +188,19 @@ def test_every_sample_topology_shape_is_read_as_topology():
                 assert make_line(line.no, line.text).raw is None
                 assert parse_message(line.text)[1] in SKIPPED_KINDS, (src.path, line.no)
     assert seen
+
+
+def test_a_process_topology_lines_are_skipped_once_its_rank_is_known(tmp_path):
+    """Before its init line a process's topology line is read (its rank unknown: held, then filled); after it,
+    each run of them is skipped, whatever other lines come between; another process's lines are read."""
+    head, other = "h:1:1 [0] NCCL INFO ", "g:2:2 [0] NCCL INFO "
+    channel = head + "Channel {:02}/0 : 1[0] -> 2[1] via P2P/CUMEM/read"
+    lines = [channel.format(0), head + "ncclCommInitRank comm 0x55d4a0 rank 1 nranks 4 cudaDev 0 nvmlDev 0 busId "
+             "1d000 commId 0x7c2a1f0e5b3d9e41 - Init START", *(channel.format(n) for n in range(1, 4)),
+             head + "P2P Chunksize set to 131072", head + "Trees [0] 2/-1/-1->1->0", other + channel[20:].format(5),
+             head + "Connected all rings", "RuntimeError: x", head + "Connected all trees"]
+    path = tmp_path / "nccl.h.1.log"
+    path.write_text("\n".join(lines) + "\n")
+    src = text_sources([path])[0]
+    assert check_events(src) == 6
+    assert [ev.line for ev in records(src, False)[0] if ev.kind in SKIPPED_KINDS] == [1, 8]
