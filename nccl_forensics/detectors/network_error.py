@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from ..diagnosis.rank_state import setup_failures
+from ..diagnosis.rank_state import setup_failures, store_teardown_errors
 from ..model import Confidence
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
@@ -69,20 +69,6 @@ def _network(ev) -> bool:
     return ev.kind == "warn" and d.get("category") in _TRANSPORT_WARN
 
 
-# c10d's store-socket errors, which the heartbeat monitor's failed store poll explains on its rank
-_STORE_SOCKET = frozenset({"pytorch.store_connection_reset", "pytorch.socket_system_error"})
-
-
-def _store_gone(ctx: Context) -> set[int]:
-    """The store-socket errors (by event id) of a rank whose heartbeat monitor said, in the same file, that it could
-    not reach the store (catalogue pytorch.should_dump_check_failed: `maybe TCPStore server has shut down too
-    early`): the store's host ended, which closed the socket; that is no failure of the network."""
-    gone = {(ev.file, ev.rank) for ev in ctx.of("c10d_log")
-            if ev.data.get("message_id") == "pytorch.should_dump_check_failed"}
-    return {id(ev) for ev in ctx.of("dist_backend_error") if (ev.file, ev.rank) in gone
-            and ev.data.get("message_id") in _STORE_SOCKET} if gone else set()
-
-
 def _hard(ev) -> bool:
     """A failure of the link itself (not a peer that closed its end after failing elsewhere)."""
     return ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure"
@@ -96,7 +82,7 @@ class NetworkError(BaseDetector):
         # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
         # network's (ncclSystemError reads as a network error only when nothing says otherwise); a store socket the
         # heartbeat monitor found closed is the store host's end
-        explained = setup_failures(ctx.of("nccl_error")) | _store_gone(ctx)
+        explained = setup_failures(ctx.of("nccl_error")) | store_teardown_errors(ctx.events)
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
                                     "error_trace", "cuda_error", "slurm_exit")
                 if _network(ev) and id(ev) not in explained]

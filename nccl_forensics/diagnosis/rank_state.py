@@ -112,8 +112,9 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
                or names_no_death(ev.data)}
     refused = refused_nccl_calls(events)
     setup = setup_failures(events)
+    store_gone = store_teardown_errors(events)    # the store went away at the job's end: no end of the rank's
     for ev in events:
-        if ev.rank is None:
+        if ev.rank is None or id(ev) in store_gone:
             continue
         st = states.setdefault(ev.rank, RankState(ev.rank))
         st.host = st.host or ev.host
@@ -231,6 +232,49 @@ def recovered_error_traces(events: list[Event]) -> set[int]:
         0 < line - ev.line <= _LAST_ERROR_SPAN for line in fallbacks.get((ev.host, ev.pid, ev.file), ()))}
 
 
+# c10d's store-socket errors: a TCPStore client call that found the store's socket closed
+_STORE_SOCKET = frozenset({"pytorch.store_connection_reset", "pytorch.store_peer_closed",
+                           "pytorch.socket_system_error"})
+# ... and torch elastic's rendezvous errors of an agent's teardown: the rendezvous it could not close (shutdown, as the
+# agent exits), the rendezvous exception and the store connection under it (c10d_rendezvous_backend)
+_RENDEZVOUS_TEARDOWN = frozenset({"torchrun.rendezvous_shutdown_failed", "torchrun.rendezvous_error",
+                                  "pytorch.store_connection_failed"})
+_AGENT_SUCCEEDED = "torchrun.worker_group_succeeded"
+
+
+def store_teardown_errors(events: list[Event]) -> set[int]:
+    """The store and rendezvous errors (by event id) that say a job's store went away at its end, no failure:
+
+    - a rank's store-socket error where its heartbeat monitor said, in the same file, that it could not reach the
+      store (catalogue pytorch.should_dump_check_failed: `maybe TCPStore server has shut down too early`). TCPStore's
+      client logs the failed call (`recvValue failed on SocketImpl(...)`, 2.4+) and rethrows it to that monitor: the
+      store's host ended, which closed the socket;
+    - an agent's store or rendezvous error after its own workers SUCCEEDED (elastic agent/server/api.py: it then only
+      waits at the exit barrier and closes the rendezvous, dynamic_rendezvous.py shutdown): the agent hosting the store
+      finished first and took it along."""
+    gone = {(ev.file, ev.rank) for ev in events
+            if ev.kind == "c10d_log" and ev.data.get("message_id") == "pytorch.should_dump_check_failed"}
+    done: dict = {}                     # (file, agent pid) -> the line its workers' success was logged on
+    for ev in events:
+        if ev.data.get("message_id") == _AGENT_SUCCEEDED:
+            done.setdefault((ev.file, ev.pid), ev.line)
+    out = set()
+    for ev in events:
+        said = ev.data.get("message_id")
+        if said in _STORE_SOCKET and (ev.file, ev.rank) in gone:
+            out.add(id(ev))
+        elif said in _STORE_SOCKET | _RENDEZVOUS_TEARDOWN and done and _after_success(done, ev):
+            out.add(id(ev))
+    return out
+
+
+def _after_success(done: dict, ev: Event) -> bool:
+    """Did the agent that logged `ev` (its pid where both lines name one) log its workers' success above it?"""
+    lines = [line for (file, pid), line in done.items()
+             if file == ev.file and (pid is None or ev.pid is None or pid == ev.pid)]
+    return any(line < ev.line for line in lines)
+
+
 # what reports a process's own crash signal from inside it
 _CRASH_REPORTS = frozenset({"signal_report", "faulthandler"})
 
@@ -270,9 +314,14 @@ def _codes_quoting(events: list[Event], is_code, says, quotes: list[Event]) -> s
 
 
 def _names_setup(last_error: str | None) -> bool:
+    """Is an NCCL `Last error:` text a catalogue message of the machine or the job's settings: one marked `setup`, or
+    NCCL's CUDACHECK (RCCL's `HIP failure`) quoting a runtime text that says the process got no GPU to work on
+    (cuda.NO_USABLE_GPU: `invalid device ordinal` for more local ranks than visible GPUs, devices busy in
+    exclusive-process mode, none detected)?"""
     if not last_error:
         return False
-    return any(h.message.data.get("setup") for h in catalogue.match(last_error))
+    return any(h.message.data.get("setup") or h.fields.get("category") == "cuda_setup"
+               for h in catalogue.match(last_error))
 
 
 def _refused(last_error: str | None) -> bool:

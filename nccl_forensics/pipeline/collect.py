@@ -20,7 +20,7 @@ from ..errors import BadInput
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import iter_records, parse_source
 from ..sources.discover import discover, evidence_sources
-from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events
+from ..sources.ranks import RankHints, assign_ranks, fill_ranks, hints_from_events, shows_other_nodes
 from . import spool
 from .engines.local import imap_sources, map_sources, worker_count
 from .scan_job import FileSummary, ScanJob, WriterFactory
@@ -68,7 +68,7 @@ def preview_events(paths: Iterable[str], jobs: int = 0, limit: int | None = 200,
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
-    single_node = len({h for s in summaries for h in s.hosts}) <= 1
+    single_node = _single_node(summaries)
     return EventsPreview(sources, summaries, _first_events(usable, merged, limit, single_node), merged)
 
 
@@ -103,12 +103,18 @@ def inventory(paths: Iterable[str], jobs: int = 0, progress: Progress | None = N
     """
     sources = discover(paths)
     summaries = scan(_parsable(sources), jobs, progress=progress)
-    if len({h for s in summaries for h in s.hosts}) <= 1:   # single node: a --log-dir folder names the rank
+    if _single_node(summaries):   # a --log-dir folder names the rank
         for s in summaries:
             if not s.ranks and s.source.local_rank is not None:
                 s.ranks.add(s.source.local_rank)
     by_path = {s.source.path: s for s in summaries}
     return [by_path.get(src.path) or FileSummary(src) for src in sources]
+
+
+def _single_node(summaries: list[FileSummary]) -> bool:
+    """Is the evidence one node's, so that torchrun's local ranks are the global ranks: at most one host, and no
+    event that says other nodes hold ranks (a global rank beside a different local rank, NCCL's `nNodes 2`)?"""
+    return len({h for s in summaries for h in s.hosts}) <= 1 and not any(s.other_nodes for s in summaries)
 
 
 def _parsable(sources: list[Source]) -> list[Source]:
@@ -163,6 +169,7 @@ def _flush(items: list, summary: FileSummary, job: ScanJob, output: Output | Non
     summary.pids |= {ev.pid for ev in batch}
     summary.pids.discard(None)
     summary.hosts |= {ev.host for ev in batch if ev.host}
+    summary.other_nodes = summary.other_nodes or any(shows_other_nodes(ev) for ev in batch)
     if output is not None and items:
         output.put(items)
     items.clear()
@@ -198,7 +205,7 @@ def scan(sources: list[Source], jobs: int = 0, fmt: str | None = None, writer_fo
     merged = RankHints()
     for s in summaries:
         merged.merge(s.hints)
-    single_node = len({h for s in summaries for h in s.hosts}) <= 1
+    single_node = _single_node(summaries)
     redo = [i for i, s in enumerate(summaries) if s.missing_rank and (single_node or _resolvable(s, merged))]
     jobs_again = [make(sources[i], merged, single_node) for i in redo]
     for i, job in zip(redo, jobs_again, strict=True):

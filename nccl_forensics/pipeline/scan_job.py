@@ -29,6 +29,7 @@ class FileSummary:
     spool: str | None = None
     direct: int = 0                       # events written straight to the output before the spool began
     hints: RankHints = field(default_factory=RankHints)
+    other_nodes: bool = False             # an event says the job spans nodes (ranks.shows_other_nodes)
 
 
 @dataclass

@@ -136,12 +136,12 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
     """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`, the agent's `failed (exitcode: -9)
     local_rank: 0` line); on a single node local == global.
 
-    Used only for events that no hint could place, and only when the evidence shows at most one host and no rank
-    that differs from its local rank.
+    Used only for events that no hint could place, and only when the evidence shows at most one host and nothing
+    that says the job spans nodes (`shows_other_nodes`).
     """
     events = [ev for res in results for ev in res.events]
     hosts = {ev.host for ev in events if ev.host}
-    if len(hosts) > 1 or any(_global_differs(ev) for ev in events):
+    if len(hosts) > 1 or any(shows_other_nodes(ev) for ev in events):
         return
     for res in results:
         for ev in res.events:
@@ -153,6 +153,15 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
                     ev.rank = local
 
 
-def _global_differs(ev: Event) -> bool:
+def shows_other_nodes(ev: Event) -> bool:
+    """Does one event say the job has ranks on other nodes, so that a torchrun local rank is no global rank? A rank
+    named beside a different local rank of the same process: torchrun's failure table (`rank : 9 (local_rank: 1)`),
+    NCCL's init line (`rank 9 ... localRank 1`), or a line under both torchrun's `[default1]:` (--tee: the local
+    rank) and c10d's `[rank9]:` (the global rank); or NCCL's `nNodes 2`."""
     rank, local = ev.data.get("rank"), ev.data.get("local_rank")
-    return isinstance(rank, int) and isinstance(local, int) and rank != local
+    if isinstance(rank, int) and isinstance(local, int) and rank != local:
+        return True
+    if ev.rank is not None and ev.local_rank is not None and ev.rank != ev.local_rank:
+        return True
+    nodes = ev.data.get("nnodes")
+    return ev.kind == "comm_init" and isinstance(nodes, int) and nodes > 1

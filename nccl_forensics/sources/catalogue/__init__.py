@@ -199,12 +199,24 @@ def might_match(text: str) -> bool:
     return _compiled().rare.search(text) is not None
 
 
+def _anchors_in(quick: re.Pattern[str], text: str) -> set[str]:
+    """The longest anchor starting at each position of the text, overlapping ones included: an anchor may begin
+    inside another that does not hold it (`Failed to ` and `ailed to recv, got 0 bytes`), and a scan that resumed
+    after each match would skip it."""
+    found: set[str] = set()
+    at = quick.search(text)
+    while at is not None:
+        found.add(at.group(0))
+        at = quick.search(text, at.start() + 1)
+    return found
+
+
 def match(text: str) -> list[Hit]:
     """Every catalogue message in one line, left to right; where two overlap, the longer (more specific) wins."""
     comp = _compiled()
     if comp.rare.search(text) is None:       # no anchor in the line (most lines): the quick scan would find none
         return []
-    found = {m.group(0) for m in comp.quick.finditer(text)}
+    found = _anchors_in(comp.quick, text)
     if not found:
         return []
     for anchor in [a for a in found if a in comp.inside]:
@@ -267,6 +279,12 @@ def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
                 data[key] = value.strip()
         else:
             data[key] = value.strip()
+    if msg.kind == "nccl_error" and "code" not in data and data.get("reason"):
+        # ncclGetErrorString's text names its result code
+        from .nccl import result_code
+        code = result_code(data["reason"])
+        if code:
+            data["code"] = code
     if data.get("reason"):             # a CUDA error text may name a class of its own (a driver too old, no P2P)
         from .cuda import reason_class
         data.update(reason_class(data["reason"], msg.id))

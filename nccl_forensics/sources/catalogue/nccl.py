@@ -12,6 +12,21 @@ from . import Message as M
 
 _PEER = r"(?P<peer>[\w.:%-]+<\d+>|[\w.:%-]+:\d+|\[[\w.:%-]+\]:\d+)"
 
+# ncclGetErrorString's texts (src/init.cc 2.3 - 2.30; RCCL the same), the result code each names: a program that
+# prints the text alone (torch's watchdog `NCCL error: <text>`, vLLM/SGLang pynccl, an application's NCCLCHECK) still
+# says which code it got. (`remote process exited ...` from 2.13, with ncclRemoteError.)
+RESULT_TEXTS = {"unhandled cuda error": "ncclUnhandledCudaError", "unhandled system error": "ncclSystemError",
+                "internal error": "ncclInternalError", "invalid argument": "ncclInvalidArgument",
+                "invalid usage": "ncclInvalidUsage",
+                "remote process exited or there was a network error": "ncclRemoteError"}
+
+
+def result_code(text: str | None) -> str | None:
+    """The ncclResult_t name a printed ncclGetErrorString text stands for (`unhandled cuda error (run with ...)`)."""
+    words = (text or "").strip().lower()
+    return next((code for said, code in RESULT_TEXTS.items() if words.startswith(said)), None)
+
+
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
     M("nccl.ib_completion_error",

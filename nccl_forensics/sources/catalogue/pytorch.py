@@ -180,12 +180,25 @@ MESSAGES = [
       "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5",
       "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error",
       anchor="NCCL error in:"),
+    # ncclGetErrorString's text after `NCCL error: `: torch's watchdog (ProcessGroupNCCL checkForNCCLErrors, then
+    # `, NCCL version x.y.z`) and the ctypes wrappers of vLLM (0.4.1+) and SGLang (pynccl_wrapper.py NCCL_CHECK:
+    # `RuntimeError: NCCL error: {ncclGetErrorString(result)}`, no version, no `Last error:`). ncclRemoteError's text
+    # (NCCL 2.13+) says what nccl.remote_error says: a peer's connection failed, its process gone or the network.
     M("pytorch.nccl_error_remote",
-      r"NCCL error: (?P<reason>remote process exited or there was a network error|unhandled system error|"
-      r"unhandled cuda error|internal error|invalid usage|invalid argument)",
-      "nccl_error", "failure", None, "1.10 - 2.13", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.cpp:getNcclErrorDetailStr",
-      "what(): NCCL error: remote process exited or there was a network error, NCCL version 2.14.3",
+      r"NCCL error: (?P<reason>remote process exited or there was a network error)",
+      "nccl_error", "failure", "network_error", "torch 1.13 - 2.13 (watchdog), vLLM 0.4.1+, SGLang (pynccl); NCCL "
+      "2.13 - 2.30 texts", "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:checkForNCCLErrorsInternal; "
+      "vllm:vllm/distributed/device_communicators/pynccl_wrapper.py:NCCL_CHECK",
+      "RuntimeError: NCCL error: remote process exited or there was a network error",
       "NCCL error: remote process exited or there was a network error", anchor="NCCL error: "),
+    M("pytorch.nccl_error_text",
+      r"NCCL error: (?P<reason>unhandled system error|unhandled cuda error|internal error|invalid usage|"
+      r"invalid argument)",
+      "nccl_error", "failure", None, "torch 1.10 - 2.13 (watchdog), vLLM 0.4.1+, SGLang (pynccl)",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:checkForNCCLErrorsInternal; "
+      "vllm:vllm/distributed/device_communicators/pynccl_wrapper.py:NCCL_CHECK",
+      "what(): NCCL error: unhandled system error, NCCL version 2.14.3", "NCCL error: unhandled system error",
+      anchor="NCCL error: "),
     M("pytorch.nccl_comm_aborted",
       r"NCCL communicator was aborted on rank (?P<rank>\d+)",
       "comm_abort", "consequence", None, "1.9 - 2.13", _PG + ":WorkNCCL::checkAndSetException",
@@ -293,13 +306,26 @@ MESSAGES = [
       "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
       "The server socket has failed to listen on any local network address"),
     M("pytorch.store_connection_reset",
-      r"(?:recvValue|recvBytes|sendBytes) failed on SocketImpl\(fd=\d+, addr=(?P<peer>[^)]*)\)|"
-      r"Connection reset by peer \(this error originated at tensorpipe|"
-      r"[Ff]ailed to recv, got 0 bytes",
+      # the client's call that failed (TCPStore.cpp 2.4+ logs it, then rethrows); one that read the end of the stream
+      # is store_peer_closed's
+      r"(?:recvValue|recvBytes|sendBytes|recvVector|recvValueWithTimeout) failed on SocketImpl\(fd=\d+, "
+      r"addr=(?P<peer>[^)]*)\)(?!: [Ff]ailed to recv, got 0 bytes)|"
+      r"Connection reset by peer \(this error originated at tensorpipe",
       "dist_backend_error", "consequence", "network_error", "2.2 - 2.13",
-      "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil", "torch.distributed.DistNetworkError: failed to recv, "
-      "got 0 bytes", "failed to recv, got 0 bytes",
-      anchor="failed on SocketImpl|originated at tensorpipe|ailed to recv, got 0 bytes"),
+      "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil; TCPStore.cpp:TCPClient",
+      "[W1126 10:20:41.464204351 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=68, addr=[localhost]:49590, "
+      "remote=[localhost]:29500): Broken pipe", "recvValue failed on SocketImpl(fd=68, addr=[localhost]:49590, "
+      "remote=[localhost]:29500)", anchor="failed on SocketImpl|originated at tensorpipe"),
+    # recv() returned 0 on the store's socket: the end of the stream, which the other end sends when its process
+    # closes the socket or ends (the store's host finished or died); a network that failed resets or times out
+    # instead (store_connection_reset, socket_system_error). Who ended is not said: no class of its own.
+    M("pytorch.store_peer_closed",
+      (r"[Ff]ailed to recv, got 0 bytes", r"\. Connection was likely closed\. Did the remote server shutdown or crash\?"),
+      "dist_backend_error", "consequence", None, "2.2 - 2.13 (`failed to recv, got 0 bytes` 2.2 - 2.3; capitalised, "
+      "with `Connection was likely closed. Did the remote server shutdown or crash?`, 2.4+)",
+      "pytorch:torch/csrc/distributed/c10d/Utils.hpp:tcputil::recvBytes",
+      "torch.distributed.DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed. Did the remote "
+      "server shutdown or crash?", "Failed to recv, got 0 bytes", anchor="ailed to recv, got 0 bytes"),
     # c10d's socket helpers (SYSCHECK in torch/lib/c10d/Utils.hpp 1.0 - 1.7, torch/csrc/distributed/c10d/Utils.hpp
     # 1.8+) throw std::system_error: Python sees only strerror's text after the exception's name; when one escapes
     # a C++ thread (the TCPStore daemon, a store client in a background thread) std::terminate prints the same text
