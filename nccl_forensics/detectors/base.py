@@ -48,6 +48,7 @@ class Context:
     expected: World | None = None                # the stated world and its ranks without evidence (world.py)
     p2p: list = field(default_factory=list)      # (rank, file, *fr_semantics.P2POp): every dump's sends and recvs
     by_kind: dict[str, list[Event]] = field(default_factory=dict)
+    _any_failure: bool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.by_kind:
@@ -64,7 +65,9 @@ class Context:
         if need == "timeline":
             return not self.timelines.empty
         if need == "failures":
-            return any(shows_failure(ev) for ev in self.events)
+            if self._any_failure is None:                      # asked by several detectors: one pass
+                self._any_failure = any(map(shows_failure, self.events))
+            return self._any_failure
         if need == "anything":
             return True
         if need == "flight_recorder" and "flight_recorder" in self.timelines.sources():

@@ -148,8 +148,8 @@ class NicMisselection(BaseDetector):
             entry = picks.setdefault((ev.host, ev.kind), [dev.get("name"), dev.get("addr"), ev, set()])
             if ev.rank is not None:
                 entry[3].add(ev.rank)
-        hosts = sorted({h for h, _ in picks} | {ev.host for ev in ctx.of("comm_init", "bootstrap", "net_socket")
-                                                 if ev.host})
+        hosts = sorted({h for h, _ in picks} | {ev.host for kind in ("comm_init", "bootstrap", "net_socket")
+                                                 for ev in ctx.by_kind.get(kind, ()) if ev.host})   # a set: unsorted
         nodes = max([len(hosts)] + [ev.data.get("nnodes") or 0 for ev in ctx.of("comm_init")])
         if nodes < 2:
             return

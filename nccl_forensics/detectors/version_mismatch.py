@@ -64,9 +64,10 @@ class VersionMismatch(BaseDetector):
     def _cuda_mismatch(self, ctx: Context):
         """The CUDA runtime said the driver is older than the build, or the build has no code for this GPU: every
         process on that machine fails at its first CUDA call, whichever rank it is."""
+        said_so = [ev for ev in ctx.events if ev.data.get("implies") == "version_mismatch"   # one pass over the
+                   and ev.data.get("meaning") == "failure"]                                 # events, not one a category
         for category, (what, fix) in _CUDA.items():
-            events = [ev for ev in ctx.events if ev.data.get("category") == category
-                      and ev.data.get("implies") == "version_mismatch" and ev.data.get("meaning") == "failure"]
+            events = [ev for ev in said_so if ev.data.get("category") == category]
             if not events:
                 continue
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})

@@ -101,22 +101,30 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
-    after_network = faults_after_network_failure(events)
-    # the tracebacks raised by those faults are the same consequence
-    after_network_lines = {(ev.file, ev.line) for ev in events if id(ev) in after_network}
-    # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no P2P
-    # path), or a catalogue message a failure no rank's death explains (a parallel layout the world size does not
-    # divide, a run whose numerics diverged: `implies` unclassified_failure): the traceback raised there is that
-    # error, not an exception of the rank's own
-    machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)
-               or names_no_death(ev.data)}
-    refused = refused_nccl_calls(events)
-    setup = setup_failures(events)
+    after_network: set[int] = set()
+    after_network_lines: set[tuple[str, int]] = set()
+    machine: set[tuple[str, int]] = set()
+    refused: set[int] = set()
+    setup: set[int] = set()
+    if any(ev.kind in _ERROR_KINDS for ev in events):          # what the error events below are read against
+        after_network = faults_after_network_failure(events)
+        # the tracebacks raised by those faults are the same consequence
+        after_network_lines = {(ev.file, ev.line) for ev in events if id(ev) in after_network}
+        # the lines where a CUDA error names the machine (a driver older than the build, no code for this GPU, no
+        # P2P path), or a catalogue message a failure no rank's death explains (a parallel layout the world size
+        # does not divide, a run whose numerics diverged: `implies` unclassified_failure): the traceback raised
+        # there is that error, not an exception of the rank's own
+        machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)
+                   or names_no_death(ev.data)}
+        refused = refused_nccl_calls(events)
+        setup = setup_failures(events)
     store_gone = store_teardown_errors(events)    # the store went away at the job's end: no end of the rank's
     for ev in events:
         if ev.rank is None or id(ev) in store_gone:
             continue
-        st = states.setdefault(ev.rank, RankState(ev.rank))
+        st = states.get(ev.rank)
+        if st is None:                                  # not a RankState made per event and dropped
+            st = states[ev.rank] = RankState(ev.rank)
         st.host = st.host or ev.host
         if ev.pid:
             st.pids.add(ev.pid)
@@ -130,8 +138,7 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
                 st.evidence.append(cite(ev))
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
-        elif ev.kind in ("traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch",
-                         "watchdog_timeout", "dist_backend_error", "cuda_error", "nccl_error"):
+        elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
                          f"{ev.data.get('message') or ''}"[:160], ev)
@@ -157,6 +164,11 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
             if pid in oom_pids:
                 _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
     return dict(sorted(states.items()))
+
+
+# the events that may end a rank with an error of its own (rank_states)
+_ERROR_KINDS = frozenset({"traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch", "watchdog_timeout",
+                          "dist_backend_error", "cuda_error", "nccl_error"})
 
 
 def faults_after_network_failure(events: list[Event]) -> set[int]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import repeat
 from math import prod
+from operator import itemgetter
 from typing import Callable, Iterable
 
 import numpy as np
@@ -168,20 +169,23 @@ def concat_packs(first: dict, second: dict) -> dict:
 def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
                       after_column: Callable[[], None] | None = None) -> pd.DataFrame:
     """One DataFrame (COLUMNS, CATEGORIES as categoricals) from many `pack_columns` results. A part may also be
-    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones). With `consume`, each
-    column is taken out of the packs once it is in the frame (the rows are never held twice), then
-    `after_column()` is called (the reduce gives the freed memory back to the system there)."""
+    ("none", n): n missing values (cheaper to send and to merge than a list of n Nones). With `consume`, the
+    parts are taken out of the packs and each column's are dropped once it is in the frame (the rows are never
+    held twice); `after_column()` is then called whenever the columns built since its last call reach
+    TRIM_EVERY bytes (the reduce gives the freed memory back to the system there)."""
     data = {}
     lengths = [_pack_len(p) for p in packs]
     empty = _AllMissing(sum(lengths))
+    columns = _parts_by_column(packs, lengths, consume)
+    built = 0
     for name in COLUMNS:
-        parts = [p.pop(name) if consume and name in p else p[name] if name in p else ("none", n)
-                 for p, n in zip(packs, lengths, strict=True)]
-        kinds = {part[0] for part in parts}
+        parts = columns.pop(name)
+        kinds = set(map(itemgetter(0), parts))
         if parts and name in CATEGORIES and kinds == {"cat"}:
             data[name] = _merge_categories(parts)
-        elif parts and (kinds == {"none"} and name in ABSENT_AS_CODES or name in SPARSE and kinds <= {"cat", "none"}
-                        and all(part[0] == "none" or not len(part[1]) for part in parts)):    # empty throughout
+        elif parts and (kinds == {"none"} and name in ABSENT_AS_CODES or name in SPARSE and (kinds == {"none"} or (
+                kinds <= {"cat", "none"} and all(part[0] == "none" or not len(part[1]) for part in parts)))):
+            # empty throughout
             data[name] = empty.column()
         elif parts and kinds == {"num"}:
             data[name] = _numbers(name, [part[1] for part in parts])
@@ -195,11 +199,41 @@ def frame_from_packed(packs: list[dict[str, tuple]], consume: bool = False,
                                    copy=False)
         else:
             data[name] = [v for part in parts for v in _values_of(part)]
-        if consume:
-            del parts
-            if after_column:
-                after_column()
+        del parts
+        built += _nbytes(data[name])
+        if consume and after_column and built >= TRIM_EVERY:
+            after_column()
+            built = 0
+    if consume and after_column and built:
+        after_column()
     return pd.DataFrame(data, columns=COLUMNS, copy=False)     # the arrays are new: no need to copy them again
+
+
+# bytes of columns built between two `after_column` calls: a trim of the heap costs a few ms at any size, and a
+# column of a million rows frees only a few MB (a 100,000-rank reduce's columns reach it one by one); 8 MB: the
+# peak RSS of a 4,096-rank reduce stays where a trim after every column left it
+TRIM_EVERY = 8 << 20
+
+
+def _parts_by_column(packs: list[dict], lengths: list[int], consume: bool) -> dict[str, list]:
+    """Every column's parts, one per pack in pack order (("none", n) where a pack has no such column), in one
+    pass over the packs (taken out of them with `consume`)."""
+    columns: dict[str, list] = {name: [] for name in COLUMNS}
+    appends = [(name, columns[name].append) for name in COLUMNS]
+    for pack, n in zip(packs, lengths, strict=True):
+        get = pack.get
+        none = ("none", n)
+        for name, append in appends:
+            append(get(name, none))
+        if consume:
+            pack.clear()
+    return columns
+
+
+def _nbytes(column) -> int:
+    if isinstance(column, pd.Categorical):
+        return column.codes.nbytes
+    return column.nbytes if isinstance(column, (np.ndarray, pd.Series)) else 8 * len(column)
 
 
 class _AllMissing:
@@ -222,9 +256,9 @@ class _AllMissing:
 def _numbers(name: str, parts: list[np.ndarray]) -> np.ndarray:
     """A numeric column from its parts: integers as int64 (parts may come narrowed, columns.narrow), except line
     numbers, int32 where every part's fit (NARROW_COLUMNS); times as float64, or float32 where none is known."""
-    if name == "time" and not any(np.isfinite(part).any() for part in parts):
-        return np.full(sum(map(len, parts)), np.nan, np.float32)     # no timestamps: 4 bytes a row, not 8
-    values = np.concatenate(parts)
+    values = np.concatenate(parts)                      # one numpy call over the rows, not a few per part
+    if name == "time" and not np.isfinite(values).any():
+        return np.full(len(values), np.nan, np.float32)                # no timestamps: 4 bytes a row, not 8
     if values.dtype.kind == "i" and name in SMALL_INTS and len(values) and \
             -SMALL_INTS_BOUND < int(values.min()) and int(values.max()) < SMALL_INTS_BOUND:
         return values.astype(np.int32, copy=False)
@@ -263,16 +297,11 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     """Concatenate coded columns: one global, sorted category list; every part's codes remapped in one numpy pass
     through one table over the distinct category lists laid end to end. The files of one job mostly hold equal
     lists (one PG, the same ops): then the table alone does it; a column such as `file` has one list per part."""
-    slot: dict[tuple, int] = {}
-    lists: list[tuple] = []
-    which = []
-    for part in parts:                 # lists compared by content: short tuples of interned strings, cheap to hash
-        key = part[1] if type(part[1]) is tuple else tuple(part[1])
-        at = slot.get(key)
-        if at is None:
-            at = slot[key] = len(lists)
-            lists.append(key)
-        which.append(at)
+    # lists compared by content: short tuples of interned strings, cheap to hash (C-level maps: 4,096 parts a column)
+    keys = list(map(tuple, map(itemgetter(1), parts)))
+    lists: list[tuple] = list(dict.fromkeys(keys))
+    slot = {key: at for at, key in enumerate(lists)}
+    which = list(map(slot.__getitem__, keys))
     flat = [v for kind in lists for v in kind]
     values = {v for v in flat if v is not None and v == v}
     try:
@@ -283,7 +312,7 @@ def _merge_categories(parts: list[tuple]) -> pd.Categorical:
     # every list's local codes -> global codes, the lists end to end, then -1: where a local code -1 (missing) goes
     width = code_type(len(cats))
     table: np.ndarray = np.array([index.get(v, -1) if v is not None and v == v else -1 for v in flat] + [-1], width)
-    local = [part[2] for part in parts]
+    local = list(map(itemgetter(2), parts))
     codes = np.concatenate(local) if local else np.array([], np.int8)
     if len(lists) > 1:
         starts = np.zeros(len(lists), np.int32)
