@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from ... import signals
 
@@ -50,6 +50,8 @@ class Message:
     anchor: str = ""          # literal words every printing contains, `|` between alternatives (default: the
                               # pattern's longest literal)
     flags: int = 0
+    refine: Callable[[dict[str, Any]], dict[str, Any]] | None = None   # fields -> the fields they settle beyond the
+                                                                        # entry's own (a class a printed value names)
 
     @property
     def family(self) -> str:
@@ -285,6 +287,8 @@ def fields_of(msg: Message, m: re.Match[str]) -> dict[str, Any]:
         code = result_code(data["reason"])
         if code:
             data["code"] = code
+    if msg.refine is not None:
+        data.update(msg.refine(data))
     if data.get("reason"):             # a CUDA error text may name a class of its own (a driver too old, no P2P)
         from .cuda import reason_class
         data.update(reason_class(data["reason"], msg.id))

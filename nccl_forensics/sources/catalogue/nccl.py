@@ -27,6 +27,17 @@ def result_code(text: str | None) -> str | None:
     return next((code for said, code in RESULT_TEXTS.items() if words.startswith(said)), None)
 
 
+def _older_unique_id(fields: dict) -> dict:
+    """Family 0 as NCCL 2.16+ prints it (`ncclSocketInit: `): the unique id came from a build before 2.16. From 2.16
+    the id is a bootstrap handle, an 8-byte random magic then the root's address (bootstrap.cc:bootstrapGetUniqueId);
+    before, the address itself. A 2.16+ rank reads the address 8 bytes in, where an older root's IPv4 sockaddr_in
+    holds its zero padding (sin_zero): family 0, an empty address. The ranks run NCCL builds on both sides of 2.16.
+    (An older rank reading a newer id prints the magic's bytes as the family, `Net : ` form: no telling.)"""
+    if fields.get("family") == "0" and fields.get("form", "").startswith("ncclSocketInit"):
+        return {"implies": "version_mismatch", "category": "nccl_build"}
+    return {}
+
+
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
     M("nccl.ib_completion_error",
@@ -89,13 +100,13 @@ MESSAGES = [
       # no NIC choice: the connection cannot be made (ncclInternalError, then the bootstrap's error trace).
       # 2.8 - 2.9 `Error : ... address with family` (no address), 2.10 - 2.15 `Net : ` (include/socket.h, misc/socket.cc
       # from 2.12), 2.16+ `ncclSocketInit: `
-      r"(?:ncclSocketInit: |Net : |Error : )connecting to address (?P<peer>\S*) ?with family (?P<family>\d+) "
+      r"(?P<form>ncclSocketInit: |Net : |Error : )connecting to address (?P<peer>\S*) ?with family (?P<family>\d+) "
       r"is neither AF_INET",
       "warn", "failure", "network_error", "2.8 - 2.30", "nccl:src/misc/socket.cc:ncclSocketInit (include/socket.h:"
       "connectAddress 2.8 - 2.11, misc/socket.cc:ncclSocketConnect 2.12 - 2.15)",
       "NCCL WARN ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)",
       "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET", data={"category": "socket"},
-      anchor="connecting to address"),
+      anchor="connecting to address", refine=_older_unique_id),
     # ---- no interface NCCL may use (NCCL_SOCKET_IFNAME names none that is up)
     M("nccl.no_socket_interface",
       r"(?:Bootstrap|NET/Socket) ?: (?:no socket interface found|[Nn]o interface found|No usable listening interface found)"
