@@ -19,7 +19,7 @@ from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.sources import parse_source
 from nccl_forensics.sources.catalogue import match
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import PROGRESS, check_case, console_verdict
 
 TIMEOUTS = {"timeout_unknown", "stuck_rank", "collective_skipped"}
 DEATH = {"dropped_rank", "oom"}
@@ -152,12 +152,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text,classes,culprits", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_held_out_case(text, classes, culprits, tmp_path):
-    verdict = console_verdict(tmp_path, text)
-    assert verdict.cls in classes, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+@pytest.mark.parametrize("case", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_held_out_case(case, tmp_path):
+    check_case(tmp_path, case)
 
 
 def _topology_hits(line: str) -> list[str]:

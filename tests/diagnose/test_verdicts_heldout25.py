@@ -17,7 +17,7 @@ import pytest
 
 from nccl_forensics.sources.catalogue import match
 
-from .consoles import console_verdict
+from .consoles import check_case
 
 TIMEOUTS = {"timeout_unknown", "stuck_rank", "collective_skipped"}
 DEATH = {"dropped_rank", "oom"}
@@ -94,12 +94,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text,classes,culprits", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_held_out_case(text, classes, culprits, tmp_path):
-    verdict = console_verdict(tmp_path, text)
-    assert verdict.cls in classes, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+@pytest.mark.parametrize("case", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_held_out_case(case, tmp_path):
+    check_case(tmp_path, case)
 
 
 def _family_implies(line: str) -> list[str | None]:
