@@ -360,12 +360,25 @@ class TorchLogParser(LineParser):
             ev.data["message"] = text.strip()
         if line.rank is not None:
             self._last_rank = line.rank
+        elif msg.kind == "watchdog_timeout" and ev.rank is None:
+            ev.rank = _default_pg_rank(ev.data)
         elif msg.kind == "desync_report" and text[:1] in "\t ":
             ev.rank = self._last_rank         # a continuation line of the same LOG message
 
     def finish(self) -> None:
         if self._wrapped:
             self._give_up_wrapped()
+
+
+def _default_pg_rank(data: dict[str, Any]) -> int | None:
+    """The global rank a watchdog record's own tag names when no `[rankN]:` prefix does: c10d's tag (`[Rank N]`,
+    `[PG 0 Rank N]`, `[PG ID 0 PG GUID 0(default_pg) Rank N]`) names the rank inside its process group, which is the
+    global rank in the default group only (a tag without a group, as torch < 2.2 prints it, is read as that group,
+    as traceback.rank_in_message reads it)."""
+    rank = data.get("group_rank")
+    if rank is None or str(data.get("pg_id") or 0) != "0" or str(data.get("pg_uid") or 0) != "0":
+        return None
+    return int(rank)
 
 
 def _known_message(text: str) -> Msg | None:

@@ -191,6 +191,20 @@ MESSAGES = [
       "warn", "failure", None, "2.5 - 2.29 (2.30: `Multiple Ranks are using the same GPU`)", "nccl:src/init.cc:initTransportsRank",
       "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
       "Duplicate GPU detected : rank 1 and rank 0", data={"category": "init"}, anchor="Duplicate GPU detected"),
+    # The Unix-domain sockets that pass cuMem file descriptors between processes of one node (abstract names, so one
+    # network namespace): NCCL 2.17+ (cuMem / NVLS buffers, user-buffer registration) and TransformerEngine's
+    # userbuffers copy of the same file (ipc_warn, `: strerror (errno)` after every line). A failure says the local
+    # peer's socket was not there or not reachable (the peer exited, containers without a shared network namespace);
+    # no network is involved, so no class of its own.
+    M("nccl.uds_failed",
+      (r"UDS: (?P<what>Sending data over socket|Receiving data over socket|Binding to socket|Socket creation error"
+       r"|Cannot (?:bind|connect to) provided name)", r"[^\n:]*? : (?P<reason>[A-Za-z][^(\n]*?) \((?P<code>\d+)\)"),
+      "warn", "failure", None, "NCCL 2.17 - 2.30 (`: <strerror> (<errno>)` from 2.19; src/os/linux_ipcsocket.cc 2.30), "
+      "TransformerEngine 1.5+ (userbuffers ipcsocket.cc)",
+      "nccl:src/misc/ipcsocket.cc:ncclIpcSocketSendMsg / ncclIpcSocketRecvMsg / ncclIpcSocketInit; "
+      "TransformerEngine:transformer_engine/common/comm_gemm_overlap/userbuffers/ipcsocket.cc:ipc_warn",
+      "NCCL WARN UDS: Sending data over socket /tmp/nccl-socket-3-deadcafebeef failed : Connection refused (111)",
+      "UDS: Sending data over socket", data={"category": "init"}, anchor="UDS: "),
     M("nccl.proxy_call_failed",
       (r"Proxy Call to rank (?P<peer>\d+) failed", r" \((?P<reason>[^)]*)\)"),
       "warn", "consequence", "network_error", "2.12 - 2.17", "nccl:src/proxy.cc:ncclProxyCallBlocking",
