@@ -6,7 +6,7 @@ job), each as the lines of a pasted console:
   job goes on); NVSwitch SXids and fabric manager's fatal errors; cudaErrorSystemNotReady (fabric manager down);
 - DCGM's health/diag words (`Detected XID %u for GPU %u`, `GPU %u's NvLink link %d is currently down`) and the
   Kubernetes device plugin's `XidCriticalError: Xid=%d on Device=%s; marking device as unhealthy.`;
-- Slurm: `DUE TO JOB REQUEUE`, the pre-14.03 `DUE TO NODE <node> FAILURE` and pre-15.08 `FAILED (...) on <node>`
+- Slurm: `DUE TO JOB REQUEUE`, 14.03.8 - 14.11.9's `DUE TO NODE <node> FAILURE` and `FAILED (...) on <node>`
   orders, task/cgroup's `_oom_event_monitor: oom-kill event count: N`, the PMIx plugin's send retry limit;
 - Open MPI: the BML's unreachable peers, the TCP BTL's failed connect, daemons that did not start; PRRTE's wrapped
   `exited on\nsignal 9`; the kubelet's eviction for ephemeral storage; torch elastic's file timer reaping a worker.

@@ -231,19 +231,19 @@ MESSAGES = [
     # takes the GPU out of the node's allocatable set
     M("dcgm.xid_fatal",
       r"Detected XID (?P<xid>(?!6[34]\b)(?:" + _DIES.strip("(?:)") + r")) for GPU (?P<gpu>\d+)\b",
-      "xid", "failure", "dropped_rank", "DCGM 2 - 4 (dcgm_errors.h, read at ffde4e5)",
+      "xid", "failure", "dropped_rank", "DCGM (dcgm_errors.h as read at ffde4e5; earlier releases not read)",
       "dcgm:dcgmlib/dcgm_errors.h:DCGM_FR_XID_ERROR_MSG (health watch DCGM_HEALTH_WATCH_*)",
       "|                           | Detected XID 79 for GPU 2                                |",
       "Detected XID 79 for GPU 2", data={"category": "gpu_lost"}, anchor="Detected XID "),
     M("dcgm.nvlink_down",
       r"GPU (?P<gpu>\d+)'s NvLink link (?P<link>\d+) is currently down",
-      "xid", "failure", "dropped_rank", "DCGM 2 - 4 (dcgm_errors.h, read at ffde4e5)",
+      "xid", "failure", "dropped_rank", "DCGM (dcgm_errors.h as read at ffde4e5; earlier releases not read)",
       "dcgm:dcgmlib/dcgm_errors.h:DCGM_FR_NVLINK_DOWN_MSG",
       "| Warning                   | GPU 1's NvLink link 3 is currently down        |",
       "GPU 1's NvLink link 3 is currently down", data={"category": "nvlink"}, anchor="s NvLink link "),
     M("k8s.device_plugin_xid",
       r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<device>[^;\s]+); marking device as unhealthy",
-      "xid", "failure", "dropped_rank", "NVIDIA k8s-device-plugin 0.7 - 0.17",
+      "xid", "failure", "dropped_rank", "NVIDIA k8s-device-plugin (the same words in nvidia.go and, later, internal/rm/health.go)",
       "k8s-device-plugin:internal/rm/health.go:checkHealth (nvidia.go before 0.10)",
       "I0810 15:36:05.551834       1 health.go:169] XidCriticalError: Xid=79 on Device=GPU-455e672a-1c3e-9f0a-2b17-"
       "7a1d2e4c9f01; marking device as unhealthy.", "XidCriticalError: Xid=79 on Device=GPU-455e672a-1c3e-9f0a-2b17-"

@@ -443,10 +443,11 @@ MESSAGES = [
       # SIG_PREEMPTED (`DUE TO PREEMPTION`): the controller took a node of the job away (it stopped answering, or
       # a job of higher priority got it); the ranks on it are gone, the others cannot go on (a worker_failed beside
       # the Slurm parser's slurm_cancelled, as slurm.step_task_failed)
-      # Slurm before 14.03 named the node inside the reason: `*** JOB 42 CANCELLED AT <time> DUE TO NODE gpu-07 FAILURE ***`
+      # Slurm 14.03.8 - 14.11.9 named the node inside the reason: `*** JOB 42 CANCELLED AT <time> DUE TO NODE gpu-07
+      # FAILURE ***` (req.c, commit ad52ed0; `ON <node>` first from e6812a7, 14.11.10 / 15.08)
       r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+ DUE TO "
       r"(?:(?P<reason>NODE FAILURE|PREEMPTION)|NODE (?P<node2>\S+) FAILURE)",
-      "worker_failed", "failure", "dropped_rank", "Slurm 2.x - 25 (`DUE TO NODE <node> FAILURE` before 14.03)",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14 - 25 (`DUE TO NODE <node> FAILURE` 14.03.8 - 14.11.9)",
       "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
       "slurmstepd: error: *** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE "
       "SLURMCTLD LOG FOR DETAILS ***", "*** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE",
@@ -472,11 +473,11 @@ MESSAGES = [
     M("slurm.step_task_failed",
       # slurmstepd's line when srun ends a step because a task failed (--kill-on-bad-exit, SIG_TERM_KILL: `DUE TO
       # TASK FAILURE`, 25.05+) or the step failed (SIG_FAILURE, 14.11+): a task's own end, which task it does not say
-      # (before 15.08 the node came last: `*** STEP 42.0 FAILED (non-zero exit code or other failure mode) on gpu-07 ***`)
+      # (14.03.8 - 14.11.9 put the node last: `*** STEP 42.0 FAILED (non-zero exit code or other failure mode) on gpu-07 ***`)
       r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) (?:ON (?P<node>\S+) (?:CANCELLED AT \S+ DUE TO TASK FAILURE|"
       r"FAILED \(non-zero exit code or other failure mode\))|FAILED \(non-zero exit code or other failure mode\) on "
       r"(?P<node2>[^\s*]+))",
-      "worker_failed", "failure", "dropped_rank", "Slurm 14.11 - 25 (TASK FAILURE from 25.05; node last before 15.08)",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14.03.8 - 25 (TASK FAILURE from 25.05; node last to 14.11.9)",
       "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
       "slurmstepd: error: *** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE ***",
       "*** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE",
@@ -488,12 +489,12 @@ MESSAGES = [
       "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
       "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),
     M("slurm.oom_event_monitor",
-      # task/cgroup's OOM monitor thread counts the cgroup's oom-kill events (task_cgroup_memory.c 17.02 - 20.02
-      # `%s: %s: oom-kill event count: %lu` at info, cgroup_v1.c `oom-kill event count: %lu` at debug after): a task was
+      # task/cgroup's OOM monitor thread counts the cgroup's oom-kill events (task_cgroup_memory.c 17.11.3 - 21.02
+      # `%s: %s: oom-kill event count: %lu` at info; cgroup/v1's copy logs it at debug2 from 21.08): a task was
       # OOM-killed in the step's cgroup
       r"_oom_event_monitor: oom-kill event count: (?P<count>[1-9]\d*)",
-      "slurm_oom", "failure", "oom", "Slurm 17.02 - 20.02 (info; debug from 20.11)",
-      "slurm:src/plugins/task/cgroup/task_cgroup_memory.c:_oom_event_monitor (src/plugins/cgroup/v1/cgroup_v1.c 20.11+)",
+      "slurm_oom", "failure", "oom", "Slurm 17.11.3 - 21.02 (info; debug2 in cgroup/v1 from 21.08)",
+      "slurm:src/plugins/task/cgroup/task_cgroup_memory.c:_oom_event_monitor (src/plugins/cgroup/v1/cgroup_v1.c 21.08+)",
       "slurmstepd: task/cgroup: _oom_event_monitor: oom-kill event count: 1",
       "_oom_event_monitor: oom-kill event count: 1", anchor="oom-kill event count: "),
     M("slurm.task_oom",
