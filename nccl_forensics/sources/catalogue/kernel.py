@@ -1,13 +1,15 @@
 """The kernel: the OOM killer, hung tasks, hard lockups and RCU stalls, the NIC's link and health (mlx5, the
-network stack's transmit watchdog), fatal PCIe errors on the GPU, NVIDIA driver Xid lines, AMD amdgpu GPU hangs and
-page faults; and the host allocators' out-of-memory lines.
+network stack's transmit watchdog), fatal PCIe errors on the GPU, NVIDIA driver Xid lines (and the GPU health monitors
+that repeat them: DCGM, the Kubernetes device plugin), AMD amdgpu GPU hangs and page faults; and the host allocators'
+out-of-memory lines.
 
 Read in torvalds/linux mm/oom_kill.c (dump_header, __oom_kill_process), kernel/hung_task.c, kernel/watchdog*.c,
 kernel/rcu/tree_stall.h, drivers/net/ethernet/mellanox/mlx5/core (en_main.c, events.c, health.c),
 net/sched/sch_generic.c, drivers/pci/pcie/aer.c, and NVIDIA's
 open-gpu-kernel-modules (src/nvidia/src/kernel/... `NVRM: Xid (PCI:...): N, ...`) with the Xid catalogue in the
 NVIDIA GPU deployment guide; linux drivers/gpu/drm/amd/amdgpu (amdgpu_job.c, gmc_v9_0.c); the Rust standard
-library's alloc error (library/std/src/alloc.rs) that tokenizers and other Rust extensions print.
+library's alloc error (library/std/src/alloc.rs) that tokenizers and other Rust extensions print; NVIDIA/DCGM
+dcgmlib/dcgm_errors.h and NVIDIA/k8s-device-plugin internal/rm/health.go.
 """
 from __future__ import annotations
 
@@ -61,7 +63,7 @@ MESSAGES = [
       "NVRM: Xid (PCI:0000:3b:00): 79, pid=4021, GPU has fallen off the bus.", "NVRM: Xid (PCI:0000:3b:00): 79,",
       data={"category": "gpu_lost"}, anchor="NVRM: Xid"),
     M("kernel.xid_memory_error",
-      _XID.format(codes="48|63|64|94|95|140"),
+      _XID.format(codes="48|94|95|140"),
       "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx (63/64 row remapping: A100+, 94/95: A100+)",
       "nvidia:open-gpu-kernel-modules (Xid reporting)",
       "NVRM: Xid (PCI:0000:3b:00): 95, pid=4021, Uncontained: FBHUB. RST: Yes, D-RST: No",
@@ -78,6 +80,28 @@ MESSAGES = [
       "NVRM: Xid (PCI:0000:3b:00): 31, pid=4021, name=python, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS "
       "GPCCLIENT_T1_0 faulted @ 0x7f3a_3f200000. Fault is of type FAULT_PDE ACCESS_TYPE_READ",
       "NVRM: Xid (PCI:0000:3b:00): 31,", data={"category": "app_fault"}, anchor="NVRM: Xid"),
+    # Xid 63/64: the driver recorded (63) or failed to record (64) a page retirement / row remapping in the InfoROM
+    # (`Row Remapper: New row marked for remapping, reset gpu to activate.`): the bookkeeping after a memory error, not
+    # the error itself: an uncorrectable one is its own Xid beside it (48/94/95, which decides), and rows with
+    # correctable errors are remapped too, with no process lost. Alone the line says only that the GPU wants a reset
+    M("kernel.xid_ecc_recorded",
+      _XID.format(codes="63|64"),
+      "xid", "benign", None, "NVIDIA driver 3xx - 5xx (row remapping: A100+; page retirement before)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid catalogue 63/64",
+      "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.",
+      "NVRM: Xid (PCI:0000:10:1c): 63,", data={"category": "ecc"}, anchor="NVRM: Xid"),
+    # Xid 154 (R550+): the driver's recovery action for the GPU changed, `from 0x%x (%s) to 0x%x (%s)` (None, GPU Reset
+    # Required, Node Reboot Required, Drain P2P, Drain and Reset): any action but None means the GPU takes no more work
+    # until it is reset or the node rebooted, after the fatal error that set it. (Back to None is the reset done, but a
+    # terminal wraps that line before its last words: it stays the generic entry's.)
+    M("kernel.xid_recovery_action",
+      _XID.format(codes="154") + r"(?: pid=[^,]*,)?(?: name=[^,]*,)? GPU recovery action changed from 0x[0-9a-fA-F]+ "
+      r"\([^)]*\) to 0x(?P<action_code>[0-9a-fA-F]*[1-9a-fA-F][0-9a-fA-F]*) \((?P<recovery_action>[^)]+)\)",
+      "xid", "failure", "dropped_rank", "NVIDIA driver R550 - R580 (GSP: Hopper, Blackwell)",
+      "nvidia:open-gpu-kernel-modules (Xid 154 report); NVIDIA Xid catalogue 154",
+      "NVRM: Xid (PCI:0000:b3:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+      "NVRM: Xid (PCI:0000:b3:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+      data={"category": "gpu_lost"}, anchor="NVRM: Xid"),
     # NVLink 5 (Blackwell) errors: the unit, then the driver's own severity; a fatal one ends the GPU's NVLink traffic
     M("kernel.xid_nvlink5_fatal",
       r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>14[4-9]|150),? (?P<unit>[A-Z][A-Z0-9_]+)\s+Fatal\b",
@@ -199,6 +223,31 @@ MESSAGES = [
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", data={"category": "gpu_lost"},
       anchor="Unable to determine the device handle"),
 
+    # ---- the GPU health monitors' words for an Xid the driver reported. DCGM's health watches and diagnostics
+    # (dcgmlib/dcgm_errors.h: DCGM_FR_XID_ERROR_MSG `Detected XID %u for GPU %u`, DCGM_FR_NVLINK_DOWN_MSG `GPU %u's
+    # NvLink link %d is currently down`), in `dcgmi health -c` / `dcgmi diag` tables and dcgm-exporter's logs; the GPU
+    # is DCGM's index, not a rank. NVIDIA's Kubernetes device plugin (internal/rm/health.go, nvidia.go before 0.10)
+    # reports the critical Xids NVML sends it, after skipping the application ones (13, 31, 43, 45, 68, 109), and
+    # takes the GPU out of the node's allocatable set
+    M("dcgm.xid_fatal",
+      r"Detected XID (?P<xid>(?!6[34]\b)(?:" + _DIES.strip("(?:)") + r")) for GPU (?P<gpu>\d+)\b",
+      "xid", "failure", "dropped_rank", "DCGM (dcgm_errors.h as read at ffde4e5; earlier releases not read)",
+      "dcgm:dcgmlib/dcgm_errors.h:DCGM_FR_XID_ERROR_MSG (health watch DCGM_HEALTH_WATCH_*)",
+      "|                           | Detected XID 79 for GPU 2                                |",
+      "Detected XID 79 for GPU 2", data={"category": "gpu_lost"}, anchor="Detected XID "),
+    M("dcgm.nvlink_down",
+      r"GPU (?P<gpu>\d+)'s NvLink link (?P<link>\d+) is currently down",
+      "xid", "failure", "dropped_rank", "DCGM (dcgm_errors.h as read at ffde4e5; earlier releases not read)",
+      "dcgm:dcgmlib/dcgm_errors.h:DCGM_FR_NVLINK_DOWN_MSG",
+      "| Warning                   | GPU 1's NvLink link 3 is currently down        |",
+      "GPU 1's NvLink link 3 is currently down", data={"category": "nvlink"}, anchor="s NvLink link "),
+    M("k8s.device_plugin_xid",
+      r"XidCriticalError: Xid=(?P<xid>\d+) on Device=(?P<device>[^;\s]+); marking device as unhealthy",
+      "xid", "failure", "dropped_rank", "NVIDIA k8s-device-plugin (the same words in nvidia.go and, later, internal/rm/health.go)",
+      "k8s-device-plugin:internal/rm/health.go:checkHealth (nvidia.go before 0.10)",
+      "I0810 15:36:05.551834       1 health.go:169] XidCriticalError: Xid=79 on Device=GPU-455e672a-1c3e-9f0a-2b17-"
+      "7a1d2e4c9f01; marking device as unhealthy.", "XidCriticalError: Xid=79 on Device=GPU-455e672a-1c3e-9f0a-2b17-"
+      "7a1d2e4c9f01; marking device as unhealthy", data={"category": "gpu_lost"}, anchor="marking device as unhealthy"),
     # ---- AMD's amdgpu driver (drivers/gpu/drm/amd/amdgpu): its counterparts of the fatal Xids, for the process on
     # that GPU. A job on a ring that stopped signalling its fences (amdgpu_job.c amdgpu_job_timedout: DRM_ERROR
     # `[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring %s timeout, signaled seq=%u, emitted seq=%u`, dev_err

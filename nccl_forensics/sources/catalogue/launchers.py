@@ -5,8 +5,9 @@ submitit, Kubeflow's training-operator and the kubelet.
 Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
 (sigkill_handler), mosaicml/composer composer/cli/launcher.py, huggingface/accelerate
-src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files and
-opal/util/stacktrace.c, pmodels/mpich src/pm/hydra (pmiserv_cb.c), SchedMD/slurm src/srun and src/slurmd/slurmstepd,
+src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files,
+opal/util/stacktrace.c, ompi/mca/bml/r2 and opal/mca/btl/tcp help files, pmodels/mpich src/pm/hydra (pmiserv_cb.c),
+SchedMD/slurm src/srun and src/slurmd/slurmstepd,
 horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py and
 src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincubator/submitit
 submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction; the serving
@@ -433,7 +434,7 @@ MESSAGES = [
       # Slurm < 17 put the node last: `*** JOB 42 CANCELLED AT <time> DUE TO TIME LIMIT on node ***`. NODE FAILURE
       # and PREEMPTION are the entry below's
       r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+"
-      r"(?! DUE TO (?:NODE FAILURE|PREEMPTION))(?: DUE TO (?P<reason>[A-Z]+(?: [A-Z]+)*))?",
+      r"(?! DUE TO (?:NODE FAILURE|PREEMPTION|NODE \S+ FAILURE))(?: DUE TO (?P<reason>[A-Z]+(?: [A-Z]+)*))?",
       "slurm_cancelled", "failure", None, "Slurm 17 - 24", "slurm:src/slurmd/slurmstepd/req.c",
       "slurmstepd: error: *** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***",
       "*** STEP 4242.0 ON gpu-07 CANCELLED AT 2024-01-01T00:00:00", anchor="CANCELLED AT"),
@@ -442,12 +443,15 @@ MESSAGES = [
       # SIG_PREEMPTED (`DUE TO PREEMPTION`): the controller took a node of the job away (it stopped answering, or
       # a job of higher priority got it); the ranks on it are gone, the others cannot go on (a worker_failed beside
       # the Slurm parser's slurm_cancelled, as slurm.step_task_failed)
+      # Slurm 14.03.8 - 14.11.9 named the node inside the reason: `*** JOB 42 CANCELLED AT <time> DUE TO NODE gpu-07
+      # FAILURE ***` (req.c, commit ad52ed0; `ON <node>` first from e6812a7, 14.11.10 / 15.08)
       r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+)(?: ON (?P<node>\S+))? CANCELLED AT \S+ DUE TO "
-      r"(?P<reason>NODE FAILURE|PREEMPTION)",
-      "worker_failed", "failure", "dropped_rank", "Slurm 14 - 25", "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
+      r"(?:(?P<reason>NODE FAILURE|PREEMPTION)|NODE (?P<node2>\S+) FAILURE)",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14 - 25 (`DUE TO NODE <node> FAILURE` 14.03.8 - 14.11.9)",
+      "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
       "slurmstepd: error: *** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE "
       "SLURMCTLD LOG FOR DETAILS ***", "*** STEP 1943824.0 ON gpu-17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE",
-      anchor="DUE TO NODE FAILURE|DUE TO PREEMPTION"),
+      anchor="DUE TO NODE |DUE TO PREEMPTION"),
     M("slurm.stepd_terminated",
       # _kill_proctrack / step_terminate_monitor: the step's processes outlived SIGKILL for UnkillableStepTimeout
       # (stuck in the kernel: a driver or file-system wait, D state); slurmstepd gives up and drains the node
@@ -469,9 +473,11 @@ MESSAGES = [
     M("slurm.step_task_failed",
       # slurmstepd's line when srun ends a step because a task failed (--kill-on-bad-exit, SIG_TERM_KILL: `DUE TO
       # TASK FAILURE`, 25.05+) or the step failed (SIG_FAILURE, 14.11+): a task's own end, which task it does not say
-      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) ON (?P<node>\S+) (?:CANCELLED AT \S+ DUE TO TASK FAILURE|"
-      r"FAILED \(non-zero exit code or other failure mode\))",
-      "worker_failed", "failure", "dropped_rank", "Slurm 14.11 - 25 (TASK FAILURE from 25.05)",
+      # (14.03.8 - 14.11.9 put the node last: `*** STEP 42.0 FAILED (non-zero exit code or other failure mode) on gpu-07 ***`)
+      r"\*\*\* (?:STEP|JOB) (?P<job_id>[\d.]+) (?:ON (?P<node>\S+) (?:CANCELLED AT \S+ DUE TO TASK FAILURE|"
+      r"FAILED \(non-zero exit code or other failure mode\))|FAILED \(non-zero exit code or other failure mode\) on "
+      r"(?P<node2>[^\s*]+))",
+      "worker_failed", "failure", "dropped_rank", "Slurm 14.03.8 - 25 (TASK FAILURE from 25.05; node last to 14.11.9)",
       "slurm:src/slurmd/slurmstepd/req.c:_handle_signal_container",
       "slurmstepd: error: *** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE ***",
       "*** STEP 5512.0 ON node-a17 CANCELLED AT 2025-02-11T06:40:03 DUE TO TASK FAILURE",
@@ -482,6 +488,15 @@ MESSAGES = [
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/plugins/jobacct_gather/cgroup / task/cgroup",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0. Some of the step tasks have been OOM Killed.",
       "Detected 1 oom_kill event in StepId=4242.0", anchor="oom-kill event|oom_kill event"),
+    M("slurm.oom_event_monitor",
+      # task/cgroup's OOM monitor thread counts the cgroup's oom-kill events (task_cgroup_memory.c 17.11.3 - 21.02
+      # `%s: %s: oom-kill event count: %lu` at info; cgroup/v1's copy logs it at debug2 from 21.08): a task was
+      # OOM-killed in the step's cgroup
+      r"_oom_event_monitor: oom-kill event count: (?P<count>[1-9]\d*)",
+      "slurm_oom", "failure", "oom", "Slurm 17.11.3 - 21.02 (info; debug2 in cgroup/v1 from 21.08)",
+      "slurm:src/plugins/task/cgroup/task_cgroup_memory.c:_oom_event_monitor (src/plugins/cgroup/v1/cgroup_v1.c 21.08+)",
+      "slurmstepd: task/cgroup: _oom_event_monitor: oom-kill event count: 1",
+      "_oom_event_monitor: oom-kill event count: 1", anchor="oom-kill event count: "),
     M("slurm.task_oom",
       r"srun: error: (?P<node>\S+): tasks? (?P<task>\d+)(?:[-,\d\[\]]*)?: Out Of Memory",
       "slurm_oom", "failure", "oom", "Slurm 17 - 24", "slurm:src/srun/srun_job.c / step_launch.c (task exit report)",
@@ -743,6 +758,29 @@ MESSAGES = [
       "ip=10.140.51.37, actor_id=a772570b97ba2115e835168103000000)",
       "Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ", data={"exc_type": "RayTaskError"},
       anchor="Unhandled error (suppress with"),
+    # the BML's reachability check at MPI_Init (opal/mca/bml/r2/help-mca-bml-r2.txt `unreachable proc`): no BTL can
+    # carry traffic between two processes (the interfaces or fabrics they offer do not meet); MPI_Init aborts
+    M("ompi.unreachable_peers",
+      r"At least one pair of MPI processes are unable to reach each other for",
+      "worker_failed", "failure", "network_error", "Open MPI 1.x - 5.x", "ompi:ompi/mca/bml/r2/help-mca-bml-r2.txt:unreachable proc",
+      "At least one pair of MPI processes are unable to reach each other for",
+      "At least one pair of MPI processes are unable to reach each other for", anchor="unable to reach each other for"),
+    # the TCP BTL's connect() to a peer's advertised address failed (help-mpi-btl-tcp.txt `client connect fail`, 3.x+):
+    # the address is unreachable from here (a docker/virtual bridge picked, a firewall)
+    M("ompi.btl_tcp_connect_failed",
+      r"WARNING: Open MPI failed to TCP connect to a peer MPI process",
+      "warn", "failure", "network_error", "Open MPI 3.0 - 5.x", "ompi:opal/mca/btl/tcp/help-mpi-btl-tcp.txt:client connect fail",
+      "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This",
+      "WARNING: Open MPI failed to TCP connect to a peer MPI process", anchor="failed to TCP connect to a peer"),
+    # mpirun could not start its daemons on the other hosts (ORTE's launch help text, as pasted from 1.6 to 4.x; the
+    # help file itself not read here, and PRRTE's renamed `PRTE was ...` is the same text's assumed form): the remote
+    # launch (ssh, the daemon's path or libraries, a firewall) failed before any rank ran
+    M("ompi.daemons_not_started",
+      r"(?:ORTE|PRTE) was unable to reliably start one or more daemons",
+      "worker_failed", "failure", None, "Open MPI 1.6 - 4.x (ORTE; as pasted)",
+      "ompi:orte/mca/plm (daemon launch failure help text, as users paste it)",
+      "ORTE was unable to reliably start one or more daemons.", "ORTE was unable to reliably start one or more daemons",
+      anchor="was unable to reliably start one or more daemons"),
     M("ompi.peer_hung_up",
       r"An MPI communication peer process has unexpectedly disconnected",
       "worker_failed", "failure", "dropped_rank", "Open MPI 1.x - 5.x",
@@ -898,6 +936,13 @@ MESSAGES = [
       "kubeflow:training-operator pkg/controller.v1/common/job.go / pytorch/pytorchjob_controller.go",
       "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed.",
       "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed", anchor="replica(s) failed"),
+    M("k8s.evicted_resource",
+      # the same eviction for a resource other than memory (ephemeral-storage, pids; nodefs/imagefs in early
+      # releases): the pod was removed from its node, its ranks with it
+      r"The node was low on resource: (?P<resource>(?!memory\b)[\w.-]+)\.",
+      "worker_failed", "failure", "dropped_rank", "Kubernetes 1.x", "kubernetes:pkg/kubelet/eviction/helpers.go:evictionMessage",
+      "Message: The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 8123Ki.",
+      "The node was low on resource: ephemeral-storage.", anchor="The node was low on resource: "),
     M("k8s.evicted_memory",
       # the kubelet's eviction manager under node memory pressure (eviction/helpers.go: `The node was low on
       # resource: %v. `, then each container's use against its request)
