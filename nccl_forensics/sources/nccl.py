@@ -444,6 +444,15 @@ def network_message(msg: str) -> tuple[str, dict[str, Any]] | None:
                       "relaxed_ordering": m.group(2) is not None}
 
 
+_NETWORK_HEADS = ("Bootstrap", "NET/IB")
+
+
+@lru_cache(maxsize=8192)
+def _network_message_once(msg: str) -> tuple[str, dict[str, Any]] | None:
+    """`network_message`, once per distinct message (the ranks of a node repeat it): a copy of its data each use."""
+    return network_message(msg)
+
+
 _TRANSFORMER = NcclTransformer()
 
 
@@ -502,9 +511,9 @@ def message_parse(text: str, m: re.Match | None = None) -> Parsed | None:
     msg = m.group("msg")
     if NCCL_LEVEL_RE.search(msg) is not None:
         return None
-    known = network_message(msg)
+    known = _network_message_once(msg) if msg.startswith(_NETWORK_HEADS) else None
     if known is not None:
-        kind, data = known
+        kind, data = known[0], _fresh(known[1])
     else:
         parsed = _grammar_parse_once(_CANON + msg)
         if parsed is None or parsed[0] != _CANON_PREFIX:
