@@ -122,11 +122,14 @@ def digest_source(source: Source, keep_text: bool = True) -> Digest:
 def _digest(source: Source, keep_text: bool = True) -> Digest:
     if source.kind is SourceKind.FLIGHT_RECORDER:
         return digest_flight_recorder(source)
-    rows, events = RowBuffer(), []
+    rows: RowBuffer | None = None                 # made at the first row (most files have none, only runs)
+    events: list[Event] = []
     runs = RunColumns(source.path, keep_text=keep_text)
     pids: list[int | None] = []
     hosts: list[str | None] = []
-    error, comm_ids, stats = None, dict[tuple, str](), dict[str, int]()
+    comm_ids: dict[tuple, str] = {}
+    stats: dict[str, int] = {}
+    error = None
     try:
         for ev in parse_pkg.iter_records(source, stats, topology=False, buffers=False):   # nor reads buffers
             if isinstance(ev, CollRun):
@@ -134,16 +137,19 @@ def _digest(source: Source, keep_text: bool = True) -> Digest:
                 continue
             if ev.kind == "comm_init":
                 comm_ids.update(comm_ids_of([ev]))
-            if ev.kind in ("coll", "fr_entry") and add_event(rows, ev, comm_ids):
-                pids.append(ev.pid)
-                hosts.append(ev.host)
-                continue
+            if ev.kind in ("coll", "fr_entry"):
+                if rows is None:
+                    rows = RowBuffer()
+                if add_event(rows, ev, comm_ids):
+                    pids.append(ev.pid)
+                    hosts.append(ev.host)
+                    continue
             events.append(ev)
     except NcclfError as exc:
         error = str(exc)
     last = max(max((e.line for e in events), default=0), stats.get("skipped_line", 0))
     result = SourceResult(source, events, lines=last, error=error)
-    packed = concat_packs(pack_columns(rows.columns()) if len(rows) else {}, runs.packed())
+    packed = concat_packs(pack_columns(rows.columns()) if rows is not None and len(rows) else {}, runs.packed())
     return Digest(result, packed, pids, hosts, declared_groups(events))
 
 

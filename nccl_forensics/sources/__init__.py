@@ -14,12 +14,13 @@ from typing import Callable, Generator, Iterator
 from ..errors import BadInput
 from ..model import CollRun, Event, Source, SourceResult
 from .base import LineParser
+from .chain import dispatch_lines, finish, offer, settle
 from .formats import BY_KIND, FORMATS, Format, whole_file
 from .gc_pause import gc_paused
-from .lines import iter_lines
+from .nccl_fast import dispatch_blocks  # the fast path; equal to dispatch_lines (differential test)
 
-__all__ = ["BY_KIND", "FORMATS", "Format", "finish", "iter_events", "iter_records", "line_parsers", "offer",
-           "parse_source", "settle", "whole_file"]
+__all__ = ["BY_KIND", "FORMATS", "Format", "dispatch_blocks", "dispatch_lines", "finish", "iter_events", "iter_records",
+           "line_parsers", "offer", "parse_source", "settle", "whole_file"]
 
 
 def line_parsers(source: Source) -> list[LineParser]:
@@ -63,73 +64,17 @@ def _reader(source: Source) -> Callable[[Source], Iterator[Event]] | None:
 
 def _dispatch(source: Source, stats: dict, bulk: bool = False, topology: bool = True, buffers: bool = True
               ) -> Iterator[Event]:
-    from .nccl_fast import (
-        dispatch_blocks,  # the fast path; equal to dispatch_lines (differential test)
-    )
+    """The block scanner over the source's parser chain. A chain that opens with the NCCL parser comes with only
+    its two ends built (the NCCL parser, the message catalogue): the parsers between them are built when a line
+    first reaches them (BlockScanner._chain), which no line of a per-rank NCCL log does."""
+    fmt = BY_KIND.get(source.kind)
+    classes = fmt.parsers if fmt is not None else ()
+    if len(classes) > 2 and hasattr(classes[0], "coll_context"):
+        ends = [classes[0](source), classes[-1](source)]
+        yield from dispatch_blocks(source.path, ends, stats, bulk, source.window, topology, buffers,
+                                   lambda: [cls(source) for cls in classes[1:-1]])
+        return
     yield from dispatch_blocks(source.path, line_parsers(source), stats, bulk, source.window, topology, buffers)
-
-
-def dispatch_lines(path: str, parsers: list[LineParser], stats: dict,
-                   window: tuple[int, int] | None = None) -> Iterator[Event]:
-    """The reference dispatcher: every line offered to the parser chain, one at a time."""
-    stats["lines"] = 0
-    try:
-        for line in iter_lines(path, window=window):
-            stats["lines"] = line.no
-            yield from offer(line, parsers)
-    except BadInput:                 # a cut gzip: what the parsers hold from the lines before it still counts
-        yield from finish(parsers)
-        raise
-    yield from finish(parsers)
-
-
-def finish(parsers: list[LineParser]) -> Iterator[Event]:
-    """The end of the input: each parser closes what it holds open (held events, a multi-line block)."""
-    for p in parsers:
-        p.finish()
-    produced = _drain(parsers)
-    messages = _messages(parsers)
-    if messages is not None:
-        produced = messages.flush(produced)
-        messages.out.clear()
-    yield from produced
-
-
-def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
-    """Offer one line to the chain (a parser inside a multi-line block first) and drain what they emitted."""
-    claimed = False
-    if line.text:
-        chain = sorted(parsers, key=lambda p: not p.busy) if any(p.busy for p in parsers) else parsers
-        for p in chain:
-            if p.feed(line):
-                claimed = True
-                break
-    produced = _drain(parsers)
-    messages = _messages(parsers)
-    if messages is not None:
-        produced = messages.classify(line, produced, any(p.busy for p in parsers), claimed)
-    yield from produced
-
-
-def settle(parsers: list[LineParser], events: list[Event]) -> list[Event]:
-    """Events a parser emitted outside `offer` (the block scanner's COLL path), given to the message catalogue."""
-    messages = _messages(parsers)
-    return messages.settle(events) if messages is not None else events
-
-
-def _drain(parsers: list[LineParser]) -> list[Event]:
-    produced: list[Event] = []
-    for p in parsers:
-        if p.out:
-            produced.extend(p.out)
-            p.out.clear()
-    return produced
-
-
-def _messages(parsers: list[LineParser]):
-    """The chain's message catalogue (always last), if it has one."""
-    last = parsers[-1] if parsers else None
-    return last if last is not None and last.source == "catalogue" else None
 
 
 def _fill(events: Iterator[Event], source: Source) -> Iterator[Event]:

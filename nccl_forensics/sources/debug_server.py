@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..model import Event, Line, Source
 from .base import LineParser
+from .chain import finish, offer
 from .faulthandler import FaulthandlerParser
 from .lines import iter_lines
 from .pyspy import PyspyParser
@@ -25,7 +26,6 @@ _PARSERS: tuple[type[LineParser], ...] = (PyspyParser, FaulthandlerParser, Trace
 
 
 def read_debug_server_dump(source: Source) -> Iterator[Event]:
-    from . import finish, offer  # the dispatcher's own helpers (sources/__init__)
     parsers: list[LineParser] = [cls(source) for cls in _PARSERS]
     rank = host = None
     for line in iter_lines(source.path):

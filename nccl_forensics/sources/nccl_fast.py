@@ -9,10 +9,11 @@ from __future__ import annotations
 import calendar
 import re
 from itertools import repeat
-from typing import Any, Iterator, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
+from .chain import dispatch_lines, finish, offer, settle
 from .gc_pause import gc_paused
 from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
 
@@ -313,8 +314,8 @@ INVALID = object()   # a cached head/tail that HEAD_RE/TAIL_RE refuse: the line 
 
 
 def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False,
-                    window: tuple[int, int] | None = None, topology: bool = True, buffers: bool = True
-                    ) -> Iterator[Any]:
+                    window: tuple[int, int] | None = None, topology: bool = True, buffers: bool = True,
+                    middle: Callable[[], list] | None = None) -> Iterator[Any]:
     """Events of one text file, in file order: what parse.dispatch_lines yields, with fewer per-line steps.
 
     Plain COLL lines whose rank is known become `CollRun`s (columns; see model.py); with `bulk` they are
@@ -322,12 +323,14 @@ def dispatch_blocks(path: str, parsers: list, stats: dict, bulk: bool = False,
     chain exactly as the line-by-line dispatcher does (tests/sources/test_nccl_differential.py). Without
     `topology`, the topology lines of processes of known rank give no event (BlockScanner._unread_topology).
     Without `buffers`, a whole block's run reads its sendbuff/recvbuff columns only when asked (`BlockBuffers`).
+    With `middle`, `parsers` holds only the chain's two ends and `middle()` builds the parsers between them when
+    a line first reaches them (a rank log's lines are all the NCCL parser's: the other ten are never built).
     """
-    from . import dispatch_lines
     if not parsers or not hasattr(parsers[0], "coll_context"):   # NCCL lines are not offered to NcclParser first
-        yield from dispatch_lines(path, parsers, stats, window)
+        yield from dispatch_lines(path, parsers if middle is None else [parsers[0], *middle(), parsers[-1]],
+                                  stats, window)
         return
-    for item in BlockScanner(path, parsers, stats, window, topology, buffers).items():
+    for item in BlockScanner(path, parsers, stats, window, topology, buffers, middle).items():
         if bulk or type(item) is Event:
             yield item
         else:
@@ -339,8 +342,9 @@ class BlockScanner:
     decoded column-wise (one regex pass, C-level maps); other blocks line by line."""
 
     def __init__(self, path: str, parsers: list, stats: dict, window: tuple[int, int] | None = None,
-                 topology: bool = True, buffers: bool = True):
+                 topology: bool = True, buffers: bool = True, middle: Callable[[], list] | None = None):
         self.path, self.parsers, self.stats, self.window = path, parsers, stats, window
+        self.middle = middle          # builds the parsers between the chain's ends, on first need (`_chain`)
         self.topology = topology      # False: skip the topology lines nothing downstream reads (_unread_topology)
         self.buffers = buffers        # False: a whole block's buffer columns are read when asked (BlockBuffers)
         self.nccl = parsers[0]
@@ -376,7 +380,6 @@ class BlockScanner:
         yield from self._finish()
 
     def _finish(self) -> Iterator[Any]:
-        from . import finish
         yield from self._drain()
         yield from finish(self.parsers)
 
@@ -523,16 +526,14 @@ class BlockScanner:
             self.run = None
         out = self.nccl.out
         if out:
-            from . import settle  # the message catalogue sees them as the line dispatcher's do
-            yield from settle(self.parsers, list(out))
+            yield from settle(self.parsers, list(out))   # the message catalogue sees them as `offer`'s
             out.clear()
 
     def _offer_text(self, text: str) -> Iterator[Any]:
         """The lines of `text` through the parser chain, as the line-by-line dispatcher does. Forgets the
         cached COLL contexts: the parser's rank knowledge may change on these lines."""
-        from . import offer
         yield from self._drain()
-        parsers, nccl, rest = self.parsers, self.nccl, self.parsers[1:]
+        parsers, nccl, rest = self.parsers, self.nccl, None
         messages = parsers[-1] if parsers[-1].source == "catalogue" else None
         busy = any(p.busy for p in parsers)
         skip = not self.topology and nccl.use_fast
@@ -548,6 +549,7 @@ class BlockScanner:
                 skipped = 0
             line = self._line(raw)
             if busy or not line.text:
+                parsers = self._chain()
                 yield from offer(line, parsers)
                 busy = any(p.busy for p in parsers)
             elif nccl.feed(line):
@@ -556,6 +558,7 @@ class BlockScanner:
                 busy = nccl.busy
                 yield from self._classify(line)
             else:                                   # not an NCCL line: the rest of the chain, as `offer` would
+                rest = rest or self._chain()[1:]
                 yield from offer(line, rest)
                 busy = any(p.busy for p in rest)
             may_skip = skip and self._may_skip(messages)    # only a line the parsers read changes it
@@ -564,6 +567,15 @@ class BlockScanner:
         self.busy = busy
         self.nccl.coll_cache.clear()
 
+
+    def _chain(self) -> list:
+        """The whole parser chain, its middle built the first time a line reaches it. Until then the chain holds
+        only its ends: a parser never offered a line is not busy, holds nothing and emits nothing at `finish`
+        (tests/sources/test_block_scanner.py), so leaving it out changes no event."""
+        if self.middle is not None:
+            self.parsers = [self.parsers[0], *self.middle(), self.parsers[-1]]
+            self.middle = None
+        return self.parsers
 
     def _line(self, raw: str) -> Line:
         """`make_line(self.no, raw)`; a plain INFO line (PLAIN_INFO_HEAD_RE, printable ASCII) as it is."""

@@ -19,7 +19,7 @@ from test_nccl_fuzz import mutated
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import CollRun, Event
 from nccl_forensics.outputs.events import JsonlEncoder, expand
-from nccl_forensics.sources import _fill, dispatch_lines, line_parsers, nccl_fast
+from nccl_forensics.sources import FORMATS, _dispatch, _fill, dispatch_lines, line_parsers, nccl_fast
 from nccl_forensics.sources import lines as lines_mod
 from nccl_forensics.sources.discover import discover
 from nccl_forensics.sources.nccl_fast import (
@@ -53,7 +53,7 @@ settings.register_profile("blocks", deadline=None, max_examples=150,
 def both(path, bulk=False, buffers=True):
     src = discover([str(path)])[0]
     slow = [key(e) for e in _fill(dispatch_lines(src.path, line_parsers(src), {}), src)]
-    items = list(dispatch_blocks(src.path, line_parsers(src), {}, bulk=bulk, buffers=buffers))
+    items = list(_dispatch(src, {}, bulk, True, buffers))     # as iter_records: the chain's middle built lazily
     expanded = (e for item in items for e in (item.events() if isinstance(item, CollRun) else [item]))
     fast = [key(e) for e in _fill(expanded, src)]
     return slow, fast, items
@@ -267,3 +267,18 @@ def test_a_run_whose_lines_json_must_escape_is_quoted_line_by_line(tmp_path):
     runs = [item for item in items if isinstance(item, CollRun)]
     assert runs and "é" in runs[0].texts[0]
     assert list(JsonlEncoder().lines(items)) == [json.dumps(ev.to_dict()) + "\n" for ev in expand(items)]
+
+
+def test_a_parser_never_offered_a_line_adds_nothing(tmp_path):
+    """The block scanner builds the parsers between its chain's ends only when a line first reaches them
+    (BlockScanner._chain): that leaves every event as it was only while a fresh parser is not busy and emits
+    nothing at `finish`."""
+    path = tmp_path / "nccl.log"
+    path.write_text(INIT + "\n")
+    src = discover([str(path)])[0]
+    for fmt in FORMATS:
+        for cls in fmt.parsers:
+            parser = cls(src)
+            assert not parser.busy
+            parser.finish()
+            assert (cls.__name__, parser.out, parser.busy) == (cls.__name__, [], False)

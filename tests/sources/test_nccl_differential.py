@@ -3,6 +3,7 @@
 - `fast_parse` (per-line regexes) == `grammar_parse` on every NCCL line of sample_logs/ and of the rule tables;
 - `dispatch_blocks` (COLL lines straight from 256 KiB blocks) == the line-by-line dispatcher, event for event;
 - a NcclParser without its fast path == one with it;
+- `nccl.network_message` (a node's Bootstrap / NET/IB line) == the grammar, on hypothesis-made messages too;
 - `write_jsonl`'s hand-built COLL objects == `json.dumps(event.to_dict())`.
 Also: every NCCL line in sample_logs/ parses to a known kind, and every event of the NCCL samples has a rank.
 """
@@ -12,21 +13,29 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_nccl_grammar import VALID
 
 from nccl_forensics.model import Line, SourceKind
 from nccl_forensics.outputs.events import jsonl_lines
-from nccl_forensics.sources import _fill, dispatch_lines, iter_events, line_parsers
+from nccl_forensics.sources import _dispatch, _fill, dispatch_lines, iter_events, line_parsers
 from nccl_forensics.sources.discover import discover
+from nccl_forensics.sources.grammars import lalr
 from nccl_forensics.sources.lines import iter_lines
 from nccl_forensics.sources.nccl import (
+    _CANON,
+    IB_DEV_TOKEN,
+    IFACE_TOKEN,
     NCCL_LEVEL_RE,
     NcclParser,
     fast_parse,
     grammar_parse,
     lines_inside,
+    message_parse,
+    network_message,
 )
-from nccl_forensics.sources.nccl_fast import dispatch_blocks
+from nccl_forensics.sources.nccl_fast import PREFIX_RE, dispatch_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -94,8 +103,10 @@ def test_every_nccl_sample_line_parses_to_a_known_kind():
 @pytest.mark.parametrize("src", text_sources(), ids=lambda s: str(Path(s.path).relative_to(ROOT)))
 def test_block_dispatch_equals_line_dispatch(src):
     slow = [key(e) for e in _fill(dispatch_lines(src.path, line_parsers(src), {}), src)]
-    fast = [key(e) for e in _fill(dispatch_blocks(src.path, line_parsers(src), {}), src)]
+    fast = [key(e) for e in _fill(_dispatch(src, {}), src)]   # the chain's middle built on first need
     assert fast == slow
+    eager = [key(e) for e in _fill(dispatch_blocks(src.path, line_parsers(src), {}), src)]   # the chain built whole
+    assert eager == slow
 
 
 def test_block_dispatch_on_a_coll_heavy_file_with_gaps(tmp_path):
@@ -114,7 +125,7 @@ def test_block_dispatch_on_a_coll_heavy_file_with_gaps(tmp_path):
     path.write_text("\n".join(lines))          # no newline at the end
     src = discover([str(path)])[0]
     slow = [key(e) for e in _fill(dispatch_lines(src.path, line_parsers(src), {}), src)]
-    fast = [key(e) for e in _fill(dispatch_blocks(src.path, line_parsers(src), {}), src)]
+    fast = [key(e) for e in _fill(_dispatch(src, {}), src)]
     assert fast == slow
     assert sum(1 for k in slow if k[0] == "coll") == 3001
 
@@ -210,3 +221,53 @@ def test_interleaved_ranks_come_from_the_lines_not_the_wrappers():
     events += parser.out
     assert events and all(e.rank == truth[e.line] for e in events)
     assert [e.line for e in events] == sorted(e.line for e in events)
+
+
+# ---- the network init lines read without the grammar (nccl.network_message) ----
+_WORD_CHARS = st.sampled_from(list("ab09_.-:;[]<>/%") + ["[0]", "[12]", "[RO]", "mlx5_0", ":1", "/IB", "<0>", "10.4.0.1"])
+_WORD = st.lists(_WORD_CHARS, min_size=0, max_size=6).map("".join)
+_GAP = st.sampled_from([" ", " ", " ", "  ", ""])
+
+
+@st.composite
+def network_messages(draw):
+    """Bootstrap and NET/IB messages: their plain shape, and words, spaces and separators that stray from it."""
+    words = draw(st.lists(st.tuples(_GAP, _WORD), max_size=5))
+    body = "".join(gap + word for gap, word in words)
+    if draw(st.booleans()):
+        return draw(st.sampled_from(["Bootstrap : Using", "Bootstrap: Using", "Bootstrap :Using"])) + body
+    ro = draw(st.sampled_from(["", " [RO]", "[RO]", " [RO] "]))
+    sep = draw(st.sampled_from(["; OOB ", " ; OOB ", ";OOB ", "; OOB  ", "; OOB"]))
+    return "NET/IB : Using" + body + ro + sep + draw(_WORD)
+
+
+@settings(max_examples=600, deadline=None)
+@given(network_messages())
+def test_network_messages_read_as_the_grammar_reads_them(msg):
+    fast = network_message(msg)
+    if fast is not None:
+        assert fast == grammar_parse(_CANON + msg)[1:]
+
+
+@pytest.mark.parametrize("msg", [
+    "Bootstrap : Using bond0:10.42.0.1<0>", "Bootstrap: Using ib0:192.168.1.5<0> eth0:10.0.0.2<0>",
+    "Bootstrap : Using [0]eth0:fe80::1%eth0<0>",
+    "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [2]mlx5_2:1/IB [3]mlx5_3:1/IB [RO]; OOB bond0:10.42.0.1<0>",
+    "NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_bond_0:1/RoCE [RO]; OOB ens1f0np0"])
+def test_plain_network_messages_skip_the_grammar(msg):
+    assert network_message(msg) == grammar_parse(_CANON + msg)[1:]
+
+
+def test_network_tokens_are_the_grammars_terminals():
+    terminals = {t.name: t.pattern.value for t in lalr("nccl").terminals}
+    assert (terminals["IFACE"], terminals["IB_DEV"]) == (IFACE_TOKEN.pattern, IB_DEV_TOKEN.pattern)
+
+
+def test_network_sample_lines_agree_with_the_grammar():
+    read = 0
+    for _, _, text in SAMPLE_LINES:
+        m = PREFIX_RE.fullmatch(text)
+        if m is not None and network_message(m.group("msg")) is not None:
+            read += 1
+            assert message_parse(text) == grammar_parse(text), text
+    assert read > 0
