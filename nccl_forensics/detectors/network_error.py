@@ -48,6 +48,9 @@ _SOCKET_FILES = ("misc/socket.cc", "include/socket.h")
 # and the verbs wrappers (src/misc/ibvwrap.cc): a verbs call failed or no port/GID could be used (its WARN, where
 # NCCL printed one, says which; the catalogue's `Call to ibv_* failed` is a network error too)
 _IB_FILES = ("transport/net_ib.cc", "misc/ibvwrap.cc")
+# NCCL result codes that are the calling rank's own misuse (a bad argument, a duplicate GPU, a rank out of range):
+# never the link's; the rank raises and exits, and its peers' sockets then close
+_CALLER_ERRORS = ("ncclInvalidArgument", "ncclInvalidUsage")
 _PEER = re.compile(r"(?:peer|from|to)\s+\[?([\w.-]+)[\]<:]\[?(\d+)")
 
 
@@ -102,10 +105,12 @@ class NetworkError(BaseDetector):
         died = [st.rank for st in ctx.ranks.values() if st.cause]
         # a failure of another kind that closes connections after it: a timeout, a DETAIL mismatch, a gloo error of
         # its own, a CUDA call NCCL made that the runtime refused (its connect/proxy operations then fail)
-        first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch", "warn")
+        first_failure = [ev for ev in ctx.of("gloo_error", "watchdog_timeout", "fingerprint_mismatch", "warn",
+                                             "nccl_error")
                          if ev.kind == "gloo_error" and ev.data.get("category") not in _PEER_CLOSED
                          or ev.kind in ("watchdog_timeout", "fingerprint_mismatch")
-                         or ev.kind == "warn" and refused_nccl_call(ev.data)]
+                         or ev.kind == "warn" and refused_nccl_call(ev.data)
+                         or ev.kind == "nccl_error" and ev.data.get("code") in _CALLER_ERRORS]
         aborted = [st.rank for st in ctx.ranks.values() if st.end == "aborted"]
         cause = not died and (bool(hard) or not (first_failure or aborted))
         at = f" (peer {_peer(lead)})" if _peer(lead) else ""

@@ -420,7 +420,7 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
     """The catalogue entry's meaning and fields on an event (fields a parser already set are kept)."""
     msg = hit.message
     ev.data["message_id"] = msg.id
-    ev.data["meaning"] = msg.meaning
+    ev.data["meaning"] = hit.fields.get("meaning") or msg.meaning   # the fields may settle it (a strerror)
     implies = hit.fields.get("implies") or msg.implies      # the fields may name a class of their own (a CUDA text)
     if implies:
         ev.data["implies"] = implies

@@ -38,6 +38,19 @@ def _older_unique_id(fields: dict) -> dict:
     return {}
 
 
+# strerror texts of a socket call that say the peer's end is gone (EPIPE: a write to a socket the peer closed;
+# ECONNRESET: the peer's host reset it, as when its process exits): like a closed connection, what the peer did
+# after it failed or exited, not the link's own failure
+_PEER_GONE = ("broken pipe", "connection reset")
+
+
+def _peer_gone(fields: dict) -> dict:
+    """A socket call NCCL reports failed (socketProgressOpt, SYSCHECKVAL before 2.4) with the strerror of a peer that
+    closed its end: a consequence of that peer, read as the network's only when nothing else failed first."""
+    reason = str(fields.get("reason") or "").lower()
+    return {"meaning": "consequence"} if reason.startswith(_PEER_GONE) else {}
+
+
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
     M("nccl.ib_completion_error",
@@ -76,7 +89,8 @@ MESSAGES = [
       "`ncclOsSocketProgressOpt:` from 2.24)", "nccl:src/misc/socket.cc:socketProgressOpt (include/socket.h 2.10 - 2.11)",
       "NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer",
       "socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset",
-      data={"category": "socket"}, anchor="Call to recv|Call to send|Call to connect|Call to accept"),
+      data={"category": "socket"}, anchor="Call to recv|Call to send|Call to connect|Call to accept",
+      refine=_peer_gone),
     M("nccl.socket_io_failed_pre210",
       # before the peer was printed: 2.3's SYSCHECKVAL around the socket's recv()/write() (include/core.h: `Call to `
       # name ` failed : ` strerror), 2.4 - 2.9's socketProgressOpt (`Call to recv failed : `, for sends too). Only the
@@ -86,7 +100,8 @@ MESSAGES = [
       "warn", "failure", "network_error", "2.3 - 2.9", "nccl:src/include/core.h:SYSCHECKVAL (2.3); "
       "src/include/socket.h:socketProgressOpt (2.4 - 2.9)",
       "NCCL WARN Call to write failed : Connection reset by peer", "Call to write failed : Connection reset",
-      data={"category": "socket"}, anchor="Call to recv failed|Call to write failed|Call to send failed"),
+      data={"category": "socket"}, anchor="Call to recv failed|Call to write failed|Call to send failed",
+      refine=_peer_gone),
     M("nccl.socket_connect_failed",
       # the peer as printed (`addr<port>`), or as a poster redacted it (`xxx`)
       r"(?:[Cc]onnect to (?P<peer>\S+) failed ?: (?P<reason>[\w ]+)|Call to connect (?:timeout|returned) ?:? ?(?P<reason2>[\w ]+))",
@@ -555,6 +570,16 @@ MESSAGES = [
       "nccl:src/init.cc:ncclGetErrorString; oneflow:oneflow/core/device/nccl_util.h:OF_NCCL_CHECK",
       "NCCL Check failed: ncclGroupEnd() : unhandled system error", "ncclGroupEnd() : unhandled system error",
       anchor="() :"),
+    # ---- an application's check that names the call, then ` failed: ` and ncclGetErrorString's text (Horovod's
+    # NCCLContext::ErrorCheck, horovod/common/ops/nccl_operations.cc 0.16+: `ncclAllReduce failed: unhandled cuda
+    # error`, raised as HorovodInternalError or a TensorFlow UnknownError; the same form in other C++ extensions)
+    M("nccl.app_call_failed",
+      r"(?P<call>nccl[A-Z]\w*)(?:\(\))? failed: (?P<reason>unhandled system error|unhandled cuda error|internal error|"
+      r"invalid usage|invalid argument|remote process exited or there was a network error)",
+      "nccl_error", "failure", None, "NCCL 2.x texts (src/init.cc ncclGetErrorString); Horovod 0.16+",
+      "horovod:horovod/common/ops/nccl_operations.cc:NCCLContext::ErrorCheck",
+      "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled cuda error",
+      "ncclAllReduce failed: unhandled cuda error", anchor=" failed: "),
     # ---- torch quotes ncclGetLastError() after the result code: the cause, as NCCL last WARNed it
     M("nccl.last_error",
       r"Last error:\s*(?P<last_error>\S.*)",
