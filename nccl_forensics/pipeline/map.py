@@ -49,58 +49,15 @@ class Digest:
 
     def __reduce__(self):
         """Sent from a worker with its P2P ops as plain tuples: pickle writes a namedtuple through a Python call
-        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows); and its rows' arrays
-        in one buffer (`_rows_out`). Every field goes."""
+        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows). Every field goes."""
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         state["p2p"] = list(map(tuple, self.p2p))
-        state["rows"] = _rows_out(self.rows)
         return _digest_of, (state,)
 
 
 def _digest_of(state: dict) -> Digest:
     state["p2p"] = list(map(P2POp._make, state["p2p"]))
-    state["rows"] = _rows_in(*state["rows"])
     return Digest(**state)
-
-
-_ALIGN = 8          # each array of the buffer starts at a multiple of 8 bytes: numpy reads it aligned
-
-
-def _rows_out(rows: dict) -> tuple[bytes, list]:
-    """`rows` (pack_columns form) as one buffer holding every numeric array's bytes end to end, and a layout of
-    the parts with (dtype, length, offset) where each array was. Pickle writes a dozen small arrays each through
-    numpy's reduce: a 250-row NCCL digest's rows took ~38 us to pickle in the worker and ~22 us to unpickle in the
-    parent, ~24 and ~17 us as one buffer (4,096 digests: ~60 ms of worker and ~20 ms of parent CPU less)."""
-    layout: list = []
-    pieces: list = []
-    at = 0
-    for name, part in rows.items():
-        array = part[-1] if type(part) is tuple and len(part) > 1 else None
-        if type(array) is not np.ndarray or array.dtype.kind not in "biuf" or array.ndim != 1:
-            layout.append((name, part, None))
-            continue
-        array = np.ascontiguousarray(array)
-        layout.append((name, part[:-1], (array.dtype.str, len(array), at)))
-        pad = -array.nbytes % _ALIGN
-        pieces += (array.data, _PADDING[:pad]) if pad else (array.data,)
-        at += array.nbytes + pad
-    return b"".join(pieces), layout
-
-
-_PADDING = bytes(_ALIGN)
-
-
-def _rows_in(data: bytes, layout: list) -> dict:
-    """`_rows_out` undone. Each array is a copy of its bytes, not a view of the buffer: a column freed once it is in
-    the frame (reduce._collect) must free its arrays, not leave every digest's buffer held by its other columns."""
-    frombuffer, dtypes = np.frombuffer, _DTYPES
-    return {name: part if where is None else
-            (*part, frombuffer(data, dtypes.get(where[0]) or dtypes.setdefault(where[0], np.dtype(where[0])),
-                               where[1], where[2]).copy())
-            for name, part, where in layout}
-
-
-_DTYPES: dict[str, np.dtype] = {}
 
 
 def digest_source(source: Source, keep_text: bool = True) -> Digest:

@@ -182,29 +182,3 @@ def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
     rest = [name for name in by_runs.columns if name not in ("text", "out_numel")]
     assert by_runs[rest].astype(object).equals(by_events[rest].astype(object))
     assert by_runs["out_numel"].isna().all() and by_events["out_numel"].isna().all()
-
-
-def test_a_digest_sent_from_a_worker_keeps_its_rows_exactly():
-    """A Digest pickles its rows' arrays as one buffer (map._rows_out): every part comes back equal, of its dtype,
-    aligned, writable and owning its memory (a column freed by the reduce frees its arrays, not part of a buffer)."""
-    import pickle
-
-    from nccl_forensics.model import Source, SourceKind, SourceResult
-    from nccl_forensics.pipeline.map import Digest
-    rows = {"rank": [3, None], "group": ("cat", ["g", None], np.array([0, -1], np.int8)),
-            "seq": ("num", np.array([1, 2**40], np.int64)), "line": ("num", np.arange(5, 9, 2, dtype=np.int32)[::-1]),
-            "time": ("num", np.array([np.nan, 1.5], np.float32)), "text": ("obj", ["a", None]),
-            "shape": ("none", 2), "numel": ("num", np.array([7, 2**70], object)), "flag": ("num", np.array([1, 0], bool))}
-    back = pickle.loads(pickle.dumps(Digest(SourceResult(Source("f", SourceKind.NCCL), []), rows)))
-    assert list(back.rows) == list(rows)
-    for name, part in rows.items():
-        got = back.rows[name]
-        assert type(got) is type(part) and len(got) == len(part), name
-        if type(part) is list or part[0] in ("none", "obj"):
-            assert got == part, name
-            continue
-        assert got[:-1] == part[:-1], name
-        array = got[-1]
-        assert array.dtype == part[-1].dtype and np.array_equal(array, part[-1], equal_nan=array.dtype.kind == "f")
-        if array.dtype != object:
-            assert array.flags.aligned and array.flags.writeable and array.flags.owndata, name
