@@ -15,7 +15,8 @@ from ..model import Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
-# torch OpType names (Work.hpp) → the normalised op names of docs/events.md.
+# torch OpType names (opTypeToString, ProcessGroup.cpp; every release 1.8 - 2.x) → the normalised op names of
+# docs/events.md.
 OP_NAMES = {
     "ALLREDUCE": "allreduce", "ALLREDUCE_COALESCED": "allreduce_coalesced", "_ALLREDUCE_SPARSE": "allreduce_sparse",
     "ALLGATHER": "allgather", "_ALLGATHER_BASE": "allgather", "ALLGATHER_COALESCED": "allgather_coalesced",
@@ -63,7 +64,10 @@ class Msg(NamedTuple):
 
 
 def op_name(raw: str | None) -> str | None:
-    return None if raw is None else OP_NAMES.get(raw, raw.lower().lstrip("_"))
+    """c10d's OpType name → the normalised op; None for any other word. c10d prints only the names of OP_NAMES
+    (opTypeToString in ProcessGroup.cpp asserts on any other), so another word is a name a paste cut or garbled
+    (a terminal's wrap, `OpType=_ALLGATHER_BA[451/1919]`): the op is then unknown, never a different op."""
+    return None if raw is None else OP_NAMES.get(raw)
 
 
 def dtype_name(raw: str) -> str:
