@@ -5,6 +5,7 @@ from typing import Iterator
 
 import pandas as pd
 
+from ..diagnosis.timeline import NO_SEQ
 from ..model import Confidence, Event, Evidence
 from ._gloo import element_bytes
 from .base import BaseDetector, Context, row_evidence
@@ -40,14 +41,15 @@ class FieldMismatch(BaseDetector):
         if not bool(row["tie"]) and int(row["count"]) < 3:
             conf = Confidence.MEDIUM
         where = "DETAIL fingerprint check" if row["source"] == "fingerprint" else f"group {group}"
+        where += f" seq {seq}" if seq != NO_SEQ else ""
         if row.get("basis") == "self":
-            message = (f"rank {ranks[0]}'s {row['op']} at {where} seq {seq} used {_WHAT[row['field']]} {row['value']} "
+            message = (f"rank {ranks[0]}'s {row['op']} at {where} used {_WHAT[row['field']]} {row['value']} "
                        f"where the same point of its {int(row['modal_count'])} earlier steps used {row['modal']} "
                        "(no other rank recorded that collective)")
             return self.finding(ranks, message, Confidence.MEDIUM, evidence + self.support(ctx, ranks)[:0],
                                 self.fix_for(ctx, ranks, row), group, seq)
         message = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} used {_WHAT[row['field']]} "
-                   f"{row['value']} at {where} seq {seq}, where {int(row['modal_count'])} of {int(row['count'])} "
+                   f"{row['value']} at {where}, where {int(row['modal_count'])} of {int(row['count'])} "
                    f"ranks used {row['modal']}" + (" (a tie: the culprit is a guess)" if bool(row["tie"]) else ""))
         if row["field"] == "dtype":
             message += _element_sizes(row["value"], row["modal"])

@@ -67,7 +67,7 @@ class MissingRank(BaseDetector):
         gaps = {r: g for r, g in ctx.gaps().items() if g.reason in _UNUSABLE}
         if not gaps or world is None or not world.present or world.unranked or world.unattributed or ctx.completed():
             return                                          # (its evidence may be in a file of unknown rank)
-        if len(gaps) > max(1, len(world.expected) // 2):
+        if len(gaps) > max(1, len(world.expected) // 2) and not set(gaps) <= _barrier_named(ctx):
             return                                          # too little evidence to single anyone out
         if set(world.present) <= set(finished_ranks(ctx)) and not _hang_signs(ctx):
             return                                          # the others finished: a gap (H001 says so), no hang
@@ -234,6 +234,12 @@ def _halt(ctx: Context, present: list[int]) -> tuple[tuple[str, str] | None, lis
     if waits and {ev.rank for ev in waits if ev.rank is not None} >= set(present):
         return ("timed out or lost a peer",) * 2, waits[:3], (None, None)
     return None, [], (None, None)
+
+
+def _barrier_named(ctx: Context) -> set[int]:
+    """The ranks a failed monitored barrier names as not arriving: stated by rank 0, not guessed from absence."""
+    return {r for ev in ctx.of("monitored_barrier") if ev.data.get("state") == "failed"
+            for r in ev.data.get("missing_ranks") or []}
 
 
 def _why(gaps: dict) -> str:

@@ -44,6 +44,7 @@ COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "so
 # Which source wins when several describe the same (rank, group, seq): lower is better.
 SOURCE_PRIORITY = {"flight_recorder": 0, "nccl": 1, "watchdog": 2, "fingerprint": 3}
 TIMELINE_KINDS = {"coll", "fr_entry", "watchdog_timeout", "fingerprint_mismatch"}
+NO_SEQ = -1          # the point of a DETAIL fingerprint printed without a sequence number (torch < 2.1)
 DETAIL_GROUP = "detail"
 _REDUCING = {"allreduce", "reduce", "reducescatter"}
 
@@ -349,7 +350,8 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     elif ev.kind == "fingerprint_mismatch":
         # both fingerprints were taken at the same point (the wrapper checks them before each collective): the other
         # rank's row goes at the reporter's seq, even when its own sequence number differs (a skipped collective)
-        point = d.get("seq") if d.get("seq") is not None else d.get("other_seq")
+        # 1.11 - 2.0 print no SequenceNumber at all: the two rows still share their one point (NO_SEQ stands for it)
+        point = next((d[k] for k in ("seq", "other_seq") if d.get(k) is not None), NO_SEQ)
         for who in ("", "other_"):
             shapes = d.get(f"{who}shapes") or []
             buf.add(d.get("rank", ev.rank) if not who else d.get("other_rank"), DETAIL_GROUP, point,

@@ -215,11 +215,15 @@ class TorchTransformer(Transformer):
     # ---- monitoredBarrier
     def int_list(self, *ranks): return list(ranks)
 
-    def barrier_failed(self, _me, _word, ranks, ms, *_t):
-        return Msg("monitored_barrier", {"missing_ranks": ranks, "timeout_ms": ms, "state": "failed"})
+    # `[Rank 0]: ` / `Rank 0 timed out`: the rank that waited for the others (always 0) says it is the one reporting,
+    # which places it among the ranks that left evidence when the console has no rank prefix of its own
+    def barrier_failed(self, me, _word, ranks, ms, *_t):
+        return Msg("monitored_barrier", {"missing_ranks": ranks, "timeout_ms": ms, "state": "failed",
+                                         "reporter_rank": me})
 
-    def barrier_timed_out(self, _me, ms, *_t):
-        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": ms, "state": "timed_out"})
+    def barrier_timed_out(self, me, ms, *_t):
+        return Msg("monitored_barrier", {"missing_ranks": [], "timeout_ms": ms, "state": "timed_out",
+                                         "reporter_rank": me})
 
     def barrier_peer_error(self, _me, peer, *_t):
         # the rank whose send/recv failed is the one the message sends you to ("Please check rank 0 logs")
@@ -255,8 +259,9 @@ class TorchTransformer(Transformer):
         return fp
 
     def fingerprint_mismatch(self, me, mine, other, theirs, *diff):
-        data = {"rank": me, **{k: mine[k] for k in ("seq", "op", "shapes", "dtypes", "device_types")},
-                "other_rank": other, **{f"other_{k}": theirs[k] for k in ("seq", "op", "shapes", "dtypes", "device_types")},
+        keys = ("seq", "op", "op_raw", "shapes", "dtypes", "device_types")   # op_raw: ALLGATHER vs _ALLGATHER_BASE
+        data = {"rank": me, **{k: mine.get(k) for k in keys},
+                "other_rank": other, **{f"other_{k}": theirs.get(k) for k in keys},
                 "differences": " ".join(str(diff[0]).split()) if diff else None}
         return Msg("fingerprint_mismatch", data)
 
@@ -366,6 +371,8 @@ class TorchLogParser(LineParser):
             self._last_rank = line.rank
         elif msg.kind == "watchdog_timeout" and ev.rank is None:
             ev.rank = _default_pg_rank(ev.data)
+        elif msg.kind == "monitored_barrier" and ev.rank is None and isinstance(ev.data.get("reporter_rank"), int):
+            ev.rank = ev.data["reporter_rank"]   # in the numbering of the ranks it names (the barrier's group)
         elif msg.kind == "desync_report" and text[:1] in "\t ":
             ev.rank = self._last_rank         # a continuation line of the same LOG message
 

@@ -239,7 +239,9 @@ MESSAGES = [
       "monitored_barrier", "failure", "missing_rank", "1.10 - 2.13",
       "pytorch:torch/csrc/distributed/c10d/ProcessGroupGloo.cpp:ProcessGroupGloo::monitoredBarrier",
       "RuntimeError: Rank 6 failed to pass monitoredBarrier in 1800000 ms", "Rank 6 failed to pass monitoredBarrier",
-      data={"state": "failed"}),
+      # only rank 0 waits for the others (every other rank sends to it and waits for its answer), so rank 0 is the
+      # one that reports, in every version, with or without the `[Rank 0]: ` the message carries since 2.0
+      data={"state": "failed", "reporter_rank": 0}),
     # a non-zero rank's side of the same barrier: its send/recv with rank 0 failed (rank 0 raised or died); the
     # message names rank 0 as the faulty one
     M("pytorch.monitored_barrier_peer_error",
