@@ -72,11 +72,6 @@ _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` 
 _TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
 
-def count_nccl_lines(data: bytes) -> int:
-    """`len(_NCCL_LINE.findall(data))`, several times faster on an NCCL log's head (`nccl_lines`)."""
-    return nccl_lines(data)[0]
-
-
 def nccl_lines(data: bytes) -> tuple[int, bool]:
     """(`len(_NCCL_LINE.findall(data))`, whether every line of `data` is one `_NCCL_WHOLE_LINE` matches).
 

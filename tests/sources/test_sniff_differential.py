@@ -19,7 +19,7 @@ from nccl_forensics.sources.formats import (
     _NCCL_WHOLE_LINE,
     _PYSPY_HEAD,
     _PYSPY_THREAD,
-    count_nccl_lines,
+    nccl_lines,
 )
 from nccl_forensics.sources.lines import iter_lines, read_head
 from nccl_forensics.sources.nccl import grammar_parse
@@ -91,22 +91,22 @@ _PIECES = ["node-1:4100:4107 [3] NCCL INFO ", "h:1:1 NCCL WARN ", "h [0] NCCL TR
 @settings(max_examples=400, deadline=None)
 def test_the_nccl_line_count_equals_the_plain_findall(pieces):
     data = "".join(pieces).encode()
-    assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+    assert nccl_lines(data)[0] == len(_NCCL_LINE.findall(data))
 
 
 def test_the_nccl_line_count_equals_the_plain_findall_on_every_sample_head():
     heads = [read_head(str(p), 16384) for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
     assert len(heads) > 50
     for data in heads:
-        assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+        assert nccl_lines(data)[0] == len(_NCCL_LINE.findall(data))
 
 
 @given(st.lists(st.sampled_from(_PIECES + ["\n", "NCCL INFO NCCL WARN ", "a NCCL CALL b NCCL TRACE "]), max_size=80))
 @settings(max_examples=300, deadline=None)
 def test_repeated_heads_are_counted_as_often_as_they_occur(pieces):
-    """count_nccl_lines searches each distinct line head once and counts it as many times as it occurs."""
+    """nccl_lines searches each distinct line head once and counts it as many times as it occurs."""
     data = "".join(pieces).encode()
-    assert count_nccl_lines(data) == len(_NCCL_LINE.findall(data))
+    assert nccl_lines(data)[0] == len(_NCCL_LINE.findall(data))
 
 
 def test_console_mark_words_prefilter_agrees_with_the_regex():
@@ -135,7 +135,7 @@ _CONSOLE_PIECES = [*_PIECES, "gloo", "torchrun", "[default1]:", "[12] ", "[x] ",
 def test_a_head_of_nccl_lines_only_has_no_console_mark_as_the_regex_says(pieces):
     """Head.console's shortcut (every line a whole NCCL line: none is left to hold a mark) decides as the regex over
     the head without NCCL's lines does; so do the counts."""
-    from nccl_forensics.sources.formats import _CONSOLE, Head, nccl_lines
+    from nccl_forensics.sources.formats import _CONSOLE, Head
     data = "".join(pieces).encode()
     count, whole = nccl_lines(data)
     assert count == len(_NCCL_LINE.findall(data))
@@ -146,7 +146,7 @@ def test_a_head_of_nccl_lines_only_has_no_console_mark_as_the_regex_says(pieces)
 
 
 def test_marks_inside_nccl_lines_are_no_console_but_one_line_outside_them_is():
-    from nccl_forensics.sources.formats import Head, nccl_lines
+    from nccl_forensics.sources.formats import Head
     rank_log = b"".join(b"node-1:4100:4107 [3] NCCL INFO NET/Socket : gloo ProcessGroup %d\n" % i for i in range(50))
     assert nccl_lines(rank_log) == (50, True) and not Head("x.log", rank_log).console
     cut = rank_log + b"node-1:4100:4107 [3] NCCL INFO torchrun"         # a head cut inside its last line
