@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable
 
 import pandas as pd
 
-from ..diagnosis.rank_state import RankState, cite
+from ..diagnosis.rank_state import RankState, cite, recovered_error_traces, store_teardown_errors
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding, shows_failure
@@ -75,6 +76,18 @@ class Context:
         if need == "nccl_coll" and "nccl" in self.timelines.sources():
             return True
         return any(self.by_kind.get(k) for k in NEEDS_KINDS.get(need) or ())
+
+    @cached_property
+    def recovered_traces(self) -> set[int]:
+        """rank_state.recovered_error_traces of the events (an error path NCCL left by a fallback), by event id: read
+        by the health rule and X901, made once."""
+        return recovered_error_traces(self.events)
+
+    @cached_property
+    def store_teardown(self) -> set[int]:
+        """rank_state.store_teardown_errors of the events (the store gone at the job's clean end), by event id: read
+        by N401 and X901, made once."""
+        return store_teardown_errors(self.events)
 
     def gaps(self) -> dict:
         """Expected ranks without usable evidence of their own: rank → world.Gap (none when the world is unknown)."""

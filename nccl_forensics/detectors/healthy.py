@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, NamedTuple
 
-from ..diagnosis.rank_state import cite, recovered_error_traces
+from ..diagnosis.rank_state import cite
 from ..model import Confidence, Evidence, rank_span, shows_failure, shows_health
 from .base import BaseDetector, Context
 
@@ -71,7 +71,7 @@ class Healthy(BaseDetector):
     def assess(self, ctx: Context, not_run: Iterable[str] = (), internal_errors: Iterable[str] = ()) -> Health:
         finished, progressed = finished_ranks(ctx), progressed_ranks(ctx)
         why: list[str] = _world_reasons(ctx, finished)
-        recovered = recovered_error_traces(ctx.events)      # an error path NCCL left by a fallback
+        recovered = ctx.recovered_traces                    # an error path NCCL left by a fallback
         failures = [ev for ev in ctx.events if shows_failure(ev) and id(ev) not in recovered]
         if failures:
             quoted = "; ".join(f"{ev.file}:{ev.line}" for ev in failures[:_SHOWN])

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from ..diagnosis.rank_state import setup_failures, store_teardown_errors
+from ..diagnosis.rank_state import setup_failures
 from ..model import Confidence
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
@@ -85,7 +85,7 @@ class NetworkError(BaseDetector):
         # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
         # network's (ncclSystemError reads as a network error only when nothing says otherwise); a store socket the
         # heartbeat monitor found closed is the store host's end
-        explained = setup_failures(ctx.of("nccl_error")) | store_teardown_errors(ctx.events)
+        explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
                                     "error_trace", "cuda_error", "slurm_exit")
                 if _network(ev) and id(ev) not in explained]

@@ -38,7 +38,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import recovered_error_traces, refused_nccl_calls, store_teardown_errors
+from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
@@ -63,7 +63,7 @@ class UnclassifiedFailure(BaseDetector):
     def check(self, ctx: Context):
         ended = [st for st in ctx.ranks.values() if st.end]
         # an error path NCCL recovered from, the store that went away at the job's end
-        recovered = recovered_error_traces(ctx.events) | store_teardown_errors(ctx.events)
+        recovered = ctx.recovered_traces | ctx.store_teardown
         errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS and id(ev) not in recovered]
         if not ended and not errors:
             return
