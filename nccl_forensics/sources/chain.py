@@ -30,7 +30,7 @@ def finish(parsers: list[LineParser]) -> Iterator[Event]:
     for p in parsers:
         p.finish()
     produced = _drain(parsers)
-    messages = _messages(parsers)
+    messages = catalogue_parser(parsers)
     if messages is not None:
         produced = messages.flush(produced)
         messages.out.clear()
@@ -47,7 +47,7 @@ def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
                 claimed = True
                 break
     produced = _drain(parsers)
-    messages = _messages(parsers)
+    messages = catalogue_parser(parsers)
     if messages is not None:
         produced = messages.classify(line, produced, any(p.busy for p in parsers), claimed)
     yield from produced
@@ -55,7 +55,7 @@ def offer(line, parsers: list[LineParser]) -> Iterator[Event]:
 
 def settle(parsers: list[LineParser], events: list[Event]) -> list[Event]:
     """Events a parser emitted outside `offer` (the block scanner's COLL path), given to the message catalogue."""
-    messages = _messages(parsers)
+    messages = catalogue_parser(parsers)
     return messages.settle(events) if messages is not None else events
 
 
@@ -68,7 +68,7 @@ def _drain(parsers: list[LineParser]) -> list[Event]:
     return produced
 
 
-def _messages(parsers: list[LineParser]):
+def catalogue_parser(parsers: list[LineParser]):
     """The chain's message catalogue (always last), if it has one."""
     last = parsers[-1] if parsers else None
     return last if last is not None and last.source == "catalogue" else None

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
-from .chain import dispatch_lines, finish, offer, settle
+from .chain import catalogue_parser, dispatch_lines, finish, offer, settle
 from .gc_pause import gc_paused
 from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
 
@@ -534,7 +534,7 @@ class BlockScanner:
         cached COLL contexts: the parser's rank knowledge may change on these lines."""
         yield from self._drain()
         parsers, nccl, rest = self.parsers, self.nccl, None
-        messages = parsers[-1] if parsers[-1].source == "catalogue" else None
+        messages = catalogue_parser(parsers)
         busy = any(p.busy for p in parsers)
         skip = not self.topology and nccl.use_fast
         may_skip = skip and self._may_skip(messages)
@@ -566,7 +566,6 @@ class BlockScanner:
             self._skipped(skipped, messages)
         self.busy = busy
         self.nccl.coll_cache.clear()
-
 
     def _chain(self) -> list:
         """The whole parser chain, its middle built the first time a line reaches it. Until then the chain holds
