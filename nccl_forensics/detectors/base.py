@@ -49,6 +49,7 @@ class Context:
     expected: World | None = None                # the stated world and its ranks without evidence (world.py)
     p2p: list = field(default_factory=list)      # (rank, file, *fr_semantics.P2POp): every dump's sends and recvs
     by_kind: dict[str, list[Event]] = field(default_factory=dict)
+    store_gone: set[int] | None = None           # rank_state.store_teardown_errors, where the caller made them
     _any_failure: bool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -86,8 +87,8 @@ class Context:
     @cached_property
     def store_teardown(self) -> set[int]:
         """rank_state.store_teardown_errors of the events (the store gone at the job's clean end), by event id: read
-        by N401 and X901, made once."""
-        return store_teardown_errors(self.events)
+        by N401 and X901, made once (by the caller of rank_states, which reads them too)."""
+        return self.store_gone if self.store_gone is not None else store_teardown_errors(self.events)
 
     def gaps(self) -> dict:
         """Expected ranks without usable evidence of their own: rank → world.Gap (none when the world is unknown)."""

@@ -95,8 +95,9 @@ def _is_library(path: str) -> bool:
     return "site-packages" in path or path.startswith(("torch/", "<frozen")) or "/lib/python3" in path
 
 
-def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
-    """One RankState per known rank, from py-spy threads and the process-end events."""
+def rank_states(events: list[Event], world: list[int], store_gone: set[int] | None = None) -> dict[int, RankState]:
+    """One RankState per known rank, from py-spy threads and the process-end events. `store_gone`: the events'
+    `store_teardown_errors` where the caller has them."""
     states = {r: RankState(r) for r in world}
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
     tables = _failure_tables(events)
@@ -118,7 +119,8 @@ def rank_states(events: list[Event], world: list[int]) -> dict[int, RankState]:
                    or names_no_death(ev.data)}
         refused = refused_nccl_calls(events)
         setup = setup_failures(events)
-    store_gone = store_teardown_errors(events)    # the store went away at the job's end: no end of the rank's
+    if store_gone is None:
+        store_gone = store_teardown_errors(events)    # the store went away at the job's end: they end no rank
     for ev in events:
         if ev.rank is None or id(ev) in store_gone:
             continue
@@ -264,13 +266,17 @@ def store_teardown_errors(events: list[Event]) -> set[int]:
     - an agent's store or rendezvous error after its own workers SUCCEEDED (elastic agent/server/api.py: it then only
       waits at the exit barrier and closes the rendezvous, dynamic_rendezvous.py shutdown): the agent hosting the store
       finished first and took it along."""
-    gone = {(ev.file, ev.rank) for ev in events
-            if ev.kind == "c10d_log" and ev.data.get("message_id") == "pytorch.should_dump_check_failed"}
+    gone: set[tuple] = set()
     done: dict = {}                     # (file, agent pid) -> the line its workers' success was logged on
     for ev in events:
-        if ev.data.get("message_id") == _AGENT_SUCCEEDED:
+        said = ev.data.get("message_id")
+        if said == _AGENT_SUCCEEDED:
             done.setdefault((ev.file, ev.pid), ev.line)
-    out = set()
+        elif said == "pytorch.should_dump_check_failed" and ev.kind == "c10d_log":
+            gone.add((ev.file, ev.rank))
+    out: set[int] = set()
+    if not (gone or done):              # the usual case: nothing says the store went away
+        return out
     for ev in events:
         said = ev.data.get("message_id")
         if said in _STORE_SOCKET and (ev.file, ev.rank) in gone:

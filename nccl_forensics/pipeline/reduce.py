@@ -28,7 +28,7 @@ from ..diagnosis.chunks import row_chunks
 from ..diagnosis.divergence import find_outliers, first_divergence
 from ..diagnosis.environment import Setting, settings, stated
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
-from ..diagnosis.rank_state import RankState, rank_states
+from ..diagnosis.rank_state import RankState, rank_states, store_teardown_errors
 from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
@@ -407,8 +407,10 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     outliers = find_outliers(timelines.colls)
     trim_heap()
     world = expected_world(events, _timeline_ranks(timelines), sources or (), errors, file_ranks)
-    ranks = rank_states(events, world.expected)
-    ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [])
+    store_gone = store_teardown_errors(events)
+    ranks = rank_states(events, world.expected, store_gone)
+    ctx = Context(events, timelines, outliers, ranks, sorted(ranks), expected=world, p2p=p2p or [],
+                  store_gone=store_gone)
     entries = selected(select, ignore)
     report = run_detectors(ctx, entries)
     missing = [text for need, text in _EVIDENCE_NAMES.items() if not ctx.has(need)]
