@@ -20,8 +20,10 @@ Example:
 
 Known limits:
     When a rank died, aborted or timed out first, its peers' "closed by peer" messages are consequences:
-    they are reported with ``cause: false`` and the first failure's detector wins. Without timestamps, "first" is the
-    lowest rank that reported one.
+    they are reported with ``cause: false`` and the first failure's detector wins. NCCL's INFO lines of a refused
+    connect it retries (``Call to connect returned Connection refused, retrying``) are read alike (a peer gone or
+    unreachable): a job that connected after them and finished is then not given the all-clear. Without
+    timestamps, "first" is the lowest rank that reported one.
 
 Suggested fix:
     Check the link and host of the named peer (``ibstat``, ``dmesg`` for link flaps, switch logs); for
@@ -79,7 +81,7 @@ def _hard(ev) -> bool:
 
 class NetworkError(BaseDetector):
     code, name, cls = "N401", "network-error", "network_error"
-    needs = ("errors", "process_end")
+    needs = ("errors", "process_end", "failures")   # failures: an NCCL INFO line of a refused connect
 
     def check(self, ctx: Context):
         # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
@@ -87,10 +89,10 @@ class NetworkError(BaseDetector):
         # heartbeat monitor found closed is the store host's end
         explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
-                                    "error_trace", "cuda_error", "slurm_exit")
+                                    "error_trace", "cuda_error", "slurm_exit", "nccl_info")
                 if _network(ev) and id(ev) not in explained]
         # (worker_failed: a launcher that lost its daemons (Open MPI); slurm_exit: srun that could not reach a node's
-        # slurmd to launch the tasks)
+        # slurmd to launch the tasks; nccl_info: a connect NCCL retries because no one answers)
         if not hits:
             return
         # untimed lines of one console (a catalogue line carries no time of its own): their order in it is the order

@@ -418,12 +418,7 @@ _LEVEL_TAG = re.compile(r"NCCL (INFO|WARN|TRACE|CALL)(?= |$)")
 
 def annotate(ev: Event, hit: catalogue.Hit) -> None:
     """The catalogue entry's meaning and fields on an event (fields a parser already set are kept)."""
-    msg = hit.message
-    ev.data["message_id"] = msg.id
-    ev.data["meaning"] = hit.fields.get("meaning") or msg.meaning   # the fields may settle it (a strerror)
-    implies = hit.fields.get("implies") or msg.implies      # the fields may name a class of their own (a CUDA text)
-    if implies:
-        ev.data["implies"] = implies
+    ev.data.update(catalogue.annotation(hit))   # its fields may settle the meaning (a strerror), the class (CUDA)
     for key, value in hit.fields.items():
         if ev.data.get(key) is None:
             ev.data[key] = value

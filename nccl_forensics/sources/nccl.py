@@ -14,7 +14,9 @@ from lark import Token, Transformer
 from lark.exceptions import LarkError
 
 from ..model import Event, Line
+from . import catalogue
 from .base import LineParser
+from .catalogue.nccl import INFO_LEVEL
 from .grammars import lalr
 from .nccl_fast import (
     P2P_OPS,
@@ -360,7 +362,16 @@ class NcclTransformer(Transformer):
 
     def info_misc(self, ch):
         head = _s(ch[0])
-        return "nccl_info", {"topic": _snake(head), "message": " ".join(_s(t) for t in ch)}
+        return "nccl_info", _info_meaning({"topic": _snake(head), "message": " ".join(_s(t) for t in ch)})
+
+
+def _info_meaning(data: dict[str, Any]) -> dict[str, Any]:
+    """An INFO message's fields, with the meaning of the catalogue entry it is (catalogue.nccl.INFO_LEVEL: a connect
+    NCCL retries because no one answers) where it is one."""
+    for hit in catalogue.match(data["message"]):
+        if hit.message.id in INFO_LEVEL:
+            return {**data, **hit.fields, **catalogue.annotation(hit)}
+    return data
 
 
 def _topo(element: str, **fields) -> dict[str, Any]:

@@ -182,6 +182,11 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     ("[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', "
      "but store->get('0') got error: Connection reset by peer", "pytorch.unique_id_store_get",
      {"rank": 3, "reason": "Connection reset by peer"}),
+    # NCCL's refused connect before a retry: 2.4 - 2.23 name nothing, 2.24 - 2.26 the function, 2.27+ the address
+    ("gpu-3:4010:4113 [1] NCCL INFO Call to connect returned Connection refused, retrying",
+     "nccl.socket_connect_retry", {"reason": "Connection refused", "peer": None}),
+    ("gpu-3:4010:4113 [1] NCCL INFO socketStartConnect: connect returned Connection timed out, retrying (2/34) after "
+     "sleep for 200 msec", "nccl.socket_connect_retry", {"func": "socketStartConnect", "reason": "Connection timed out"}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -196,6 +201,10 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "[gpu-07:4021 :0:4021] Caught signal 15 (Terminated)",
     "[W1206 19:45:43.892069000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host "
     "10.0.0.1:29500 - retrying (try=0, timeout=1800000ms, delay=487ms)",
+    # a connect the kernel interrupted (EINTR/EAGAIN), which NCCL retries: no peer's doing
+    "gpu-3:4010:4113 [1] NCCL INFO Call to connect returned Interrupted system call, retrying",
+    "gpu-3:4010:4113 [1] NCCL INFO socketStartConnect: connect returned Resource temporarily unavailable, retrying (1/34) "
+    "after sleep for 100 msec",
 ])
 def test_near_misses_show_no_failure(line, tmp_path):
     assert not any(shows_failure(ev) for ev in _events(tmp_path, line))

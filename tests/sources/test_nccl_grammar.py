@@ -183,6 +183,16 @@ VALID = {
          "allgathers 0.00, topo 0.20, graphs 0.01, connections 0.12, rest 0.02)", "nccl_info", {}),
         (P + "[Proxy Service] Device 3 CPU core 17", "nccl_info", {}),
         (P + "PXN Disabled as plugin is v4", "nccl_info", {}),
+        # a connect no one answers, before NCCL retries it (2.4 - 2.23; 2.24 - 2.26; 2.27+): the catalogue's meaning
+        (P + "Call to connect returned Connection refused, retrying", "nccl_info",
+         {"topic": "call_to_connect_returned", "meaning": "consequence", "implies": "network_error"}),
+        (P + "socketStartConnect: connect returned Connection refused, retrying (1/34) after sleep for 100 msec",
+         "nccl_info", {"topic": "socketstartconnect_connect", "meaning": "consequence", "implies": "network_error"}),
+        (P + "socketPollConnect: connect to 10.0.0.2<52333> returned No route to host, retrying (3/34) after sleep "
+         "for 300 msec", "nccl_info", {"peer": "10.0.0.2<52333>", "reason": "No route to host",
+                                       "message_id": "nccl.socket_connect_retry"}),
+        # the kernel's EINTR/EAGAIN retries are no peer's: no meaning
+        (P + "Call to connect returned Interrupted system call, retrying", "nccl_info", {"meaning": "<missing>"}),
     ],
     "rccl": [
         ("HIP version  : 6.4.43482-0f2d60242", "nccl_info", {"topic": "hip_version"}),

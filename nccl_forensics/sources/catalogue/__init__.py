@@ -213,6 +213,16 @@ def _anchors_in(quick: re.Pattern[str], text: str) -> set[str]:
     return found
 
 
+def annotation(hit: Hit) -> dict[str, Any]:
+    """What a hit says of its line: the entry, its meaning and the class it implies (its fields may settle both)."""
+    msg = hit.message
+    out: dict[str, Any] = {"message_id": msg.id, "meaning": hit.fields.get("meaning") or msg.meaning}
+    implies = hit.fields.get("implies") or msg.implies
+    if implies:
+        out["implies"] = implies
+    return out
+
+
 def match(text: str) -> list[Hit]:
     """Every catalogue message in one line, left to right; where two overlap, the longer (more specific) wins."""
     comp = _compiled()

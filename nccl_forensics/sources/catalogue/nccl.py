@@ -51,6 +51,10 @@ def _peer_gone(fields: dict) -> dict:
     return {"meaning": "consequence"} if reason.startswith(_PEER_GONE) else {}
 
 
+# The entries NCCL prints at INFO level. The NCCL parser reads their lines (an `nccl_info` event, which the
+# catalogue's pass over every line leaves to it) and gives the event the entry's meaning itself.
+INFO_LEVEL = frozenset({"nccl.socket_connect_retry"})
+
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
     M("nccl.ib_completion_error",
@@ -104,10 +108,30 @@ MESSAGES = [
       refine=_peer_gone),
     M("nccl.socket_connect_failed",
       # the peer as printed (`addr<port>`), or as a poster redacted it (`xxx`)
-      r"(?:[Cc]onnect to (?P<peer>\S+) failed ?: (?P<reason>[\w ]+)|Call to connect (?:timeout|returned) ?:? ?(?P<reason2>[\w ]+))",
+      # (`Call to connect returned %s, retrying` is NCCL's INFO before a retry: nccl.socket_connect_retry)
+      r"(?:[Cc]onnect to (?P<peer>\S+) failed ?: (?P<reason>[\w ]+)|Call to connect timeout ?:? ?(?P<reason2>[\w ]+))",
       "warn", "failure", "network_error", "2.4 - 2.30 (`Connect to`; `%s: connect to` 2.27+)", "nccl:src/misc/socket.cc:socketConnect",
       "NCCL WARN Call to connect timeout : Connection refused", "Call to connect timeout : Connection refused",
       data={"category": "socket"}, anchor="Connect to |connect to |Call to connect"),
+    # A connect that no one answers, before NCCL tries it again (INFO; the WARNs of the exhausted retries are
+    # nccl.socket_connect_failed and nccl.socket_retries_exhausted). NCCL connects only to an address a peer
+    # published after it began listening (the bootstrap root's unique id, the ring and proxy addresses), so a refused
+    # or unreachable one is a peer that is gone (exited, restarted with new ports) or an address this host cannot
+    # reach: another rank's failure, or the network's, reaching this one. 2.4 - 2.23 print `Call to connect
+    # returned %s, retrying` (refusals only: every one in 2.4 - 2.6, every 1000th of 1 ms retries from 2.7);
+    # 2.24 - 2.26 `<function>: connect returned %s, retrying (n/N) after sleep for M msec`; 2.27+ name the address
+    # (`connect to <addr> returned`), for refused, timed-out and unreachable connects. EINTR/EAGAIN retries
+    # (`Interrupted system call`, `Resource temporarily unavailable`) are the kernel's, not a peer's: not matched.
+    M("nccl.socket_connect_retry",
+      r"(?:(?P<func>\w+): )?(?:Call to connect|connect(?: to " + _PEER + r")?) returned (?P<reason>Connection refused"
+      r"|Connection timed out|No route to host|Network is unreachable), retrying",
+      "nccl_info", "consequence", "network_error", "2.4 - 2.30 (`Call to connect returned` to 2.23, `<function>: connect "
+      "returned` 2.24 - 2.26, `connect to <addr> returned` 2.27+)", "nccl:src/misc/socket.cc:socketConnectCheck "
+      "(include/socket.h:connectAddress to 2.11, misc/socket.cc:ncclSocketConnect 2.12 - 2.23, src/os/linux.cc 2.29+)",
+      "node-1:5971:6015 [4] NCCL INFO socketPollConnect: connect to 10.0.0.2<52333> returned Connection refused, "
+      "retrying (18/34) after sleep for 1800 msec", "socketPollConnect: connect to 10.0.0.2<52333> returned Connection refused, retrying",
+      data={"category": "socket"}, anchor="returned Connection refused, retrying|returned Connection timed out, "
+      "retrying|returned No route to host, retrying|returned Network is unreachable, retrying"),
     M("nccl.socket_family",
       # the address to connect to is one a peer sent (the unique id's root address, a bootstrap exchange): its family
       # is garbage when those bytes are not an address (ranks on different NCCL builds, a unique id that is not this
