@@ -8,7 +8,13 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..diagnosis.rank_state import RankState, cite, recovered_error_traces, store_teardown_errors
+from ..diagnosis.rank_state import (
+    RankState,
+    cite,
+    passed_connect_retries,
+    recovered_error_traces,
+    store_teardown_errors,
+)
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding, shows_failure
@@ -80,9 +86,10 @@ class Context:
 
     @cached_property
     def recovered_traces(self) -> set[int]:
-        """rank_state.recovered_error_traces of the events (an error path NCCL left by a fallback), by event id: read
-        by the health rule and X901, made once."""
-        return recovered_error_traces(self.events)
+        """The error lines the job got past, by event id: rank_state.recovered_error_traces (an error path NCCL left
+        by a fallback) and passed_connect_retries (a connect NCCL retried, then made). Read by the health rule, N401
+        and X901, made once."""
+        return recovered_error_traces(self.events) | passed_connect_retries(self.events, self.timelines)
 
     @cached_property
     def store_teardown(self) -> set[int]:

@@ -22,7 +22,7 @@ Known limits:
     When a rank died, aborted or timed out first, its peers' "closed by peer" messages are consequences:
     they are reported with ``cause: false`` and the first failure's detector wins. NCCL's INFO lines of a refused
     connect it retries (``Call to connect returned Connection refused, retrying``) are read alike (a peer gone or
-    unreachable): a job that connected after them and finished is then not given the all-clear. Without
+    unreachable), unless the process got past them (a completed init or a collective after them in its log). Without
     timestamps, "first" is the lowest rank that reported one.
 
 Suggested fix:
@@ -87,7 +87,7 @@ class NetworkError(BaseDetector):
         # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
         # network's (ncclSystemError reads as a network error only when nothing says otherwise); a store socket the
         # heartbeat monitor found closed is the store host's end
-        explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown
+        explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown | ctx.recovered_traces
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
                                     "error_trace", "cuda_error", "slurm_exit", "nccl_info")
                 if _network(ev) and id(ev) not in explained]

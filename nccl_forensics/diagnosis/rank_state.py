@@ -246,6 +246,26 @@ def recovered_error_traces(events: list[Event]) -> set[int]:
         0 < line - ev.line <= _LAST_ERROR_SPAN for line in fallbacks.get((ev.host, ev.pid, ev.file), ()))}
 
 
+_CONNECT_RETRY = "nccl.socket_connect_retry"
+
+
+def passed_connect_retries(events: list[Event], timelines) -> set[int]:
+    """NCCL's INFO lines of a connect it retries (catalogue nccl.socket_connect_retry, by event id) that their process
+    got past: it later completed a communicator's init (`Init COMPLETE`) or logged a collective (a row of
+    `timelines` further down its file). The peer was only late to listen; the retry went through."""
+    retries = [ev for ev in events if ev.kind == "nccl_info" and ev.data.get("message_id") == _CONNECT_RETRY]
+    if not retries:
+        return set()
+    last_rows = timelines.last_rows({ev.file for ev in retries})    # (file, rank) -> the line of its last row
+    inits: dict[tuple, int] = {}        # (file, pid) -> the line of its last completed init
+    for ev in events:
+        if ev.kind == "comm_init" and ev.data.get("phase") == "complete":
+            key = (ev.file, ev.pid)
+            inits[key] = max(inits.get(key, 0), ev.line)
+    return {id(ev) for ev in retries
+            if inits.get((ev.file, ev.pid), 0) > ev.line or last_rows.get((ev.file, ev.rank), 0) > ev.line}
+
+
 # c10d's store-socket errors: a TCPStore client call that found the store's socket closed
 _STORE_SOCKET = frozenset({"pytorch.store_connection_reset", "pytorch.store_peer_closed",
                            "pytorch.socket_system_error"})

@@ -424,6 +424,15 @@ class Timelines:
     def empty(self) -> bool:
         return self.colls.empty
 
+    def last_rows(self, files: Iterable[str]) -> dict[tuple, int]:
+        """The line of the last row of each (file, rank), for the rows of `files`."""
+        files = set(files)
+        if self.colls.empty or not files:
+            return {}
+        rows = self.colls.loc[self.colls["file"].isin(files), ["file", "rank", "line"]]
+        last = rows.groupby(["file", "rank"], observed=True, sort=False)["line"].max()
+        return {(str(file), int(rank)): int(line) for (file, rank), line in last.items()}
+
     def sources(self) -> set[str]:
         """The sources of the rows: one pass over the frame's codes, not one per question (the detectors, the
         reduce and the renderers ask it several times)."""
