@@ -13,6 +13,7 @@ from ..diagnosis.rank_state import (
     cite,
     passed_connect_retries,
     recovered_error_traces,
+    restarts_then_succeeded,
     store_teardown_errors,
 )
 from ..diagnosis.timeline import Timelines, row_text
@@ -87,9 +88,10 @@ class Context:
     @cached_property
     def recovered_traces(self) -> set[int]:
         """The error lines the job got past, by event id: rank_state.recovered_error_traces (an error path NCCL left
-        by a fallback) and passed_connect_retries (a connect NCCL retried, then made). Read by the health rule, N401
-        and X901, made once."""
-        return recovered_error_traces(self.events) | passed_connect_retries(self.events, self.timelines)
+        by a fallback), passed_connect_retries (a connect NCCL retried, then made) and restarts_then_succeeded (an
+        elastic restart whose next attempt succeeded). Read by the health rule, N401 and X901, made once."""
+        return (recovered_error_traces(self.events) | passed_connect_retries(self.events, self.timelines)
+                | restarts_then_succeeded(self.events))
 
     @cached_property
     def store_teardown(self) -> set[int]:
@@ -114,9 +116,9 @@ class Context:
         """Is there any sign the job failed or hung (as opposed to a healthy run)?"""
         if any(st.end for st in self.ranks.values()):
             return True
-        return any(self.by_kind.get(k) for k in (NEEDS_KINDS["timeouts"] or set()) | (NEEDS_KINDS["oom"] or set())
-                   | {"gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort", "cuda_error",
-                      "nccl_error"})
+        kinds = (NEEDS_KINDS["timeouts"] or set()) | (NEEDS_KINDS["oom"] or set()) | {
+            "gloo_error", "dist_backend_error", "fingerprint_mismatch", "comm_abort", "cuda_error", "nccl_error"}
+        return any(ev.data.get("meaning") != "benign" for k in kinds for ev in self.by_kind.get(k, ()))
 
 
     def launcher_success(self) -> list[Event]:

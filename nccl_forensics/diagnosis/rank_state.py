@@ -237,13 +237,27 @@ def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
 def recovered_error_traces(events: list[Event]) -> set[int]:
     """NCCL's error traces (`file.cc:N -> C`, by event id) that its process followed, within a few lines of the same
     file, with a benign WARN: a fallback NCCL took on that error (CollNet/SHARP that would not start, `using
-    point-to-point network instead`), so the error path ended there and is no failure of the job."""
+    point-to-point network instead`), so the error path ended there and is no failure of the job. Also the traces
+    right after a message whose error return NCCL's caller tolerates (_TOLERATED_RETURN: a NIC without a PCI path,
+    then `include/net.h:19 -> 2`, and NCCL goes on)."""
     fallbacks: dict = {}      # (host, pid, file) -> the lines of its benign NCCL WARNs
+    tolerated: dict = {}      # (host, pid, file) -> the lines of its benign lines whose error return is tolerated
     for ev in events:
-        if ev.kind == "warn" and ev.source == "nccl" and ev.data.get("meaning") == "benign" and ev.pid is not None:
-            fallbacks.setdefault((ev.host, ev.pid, ev.file), []).append(ev.line)
-    return {id(ev) for ev in events if ev.kind == "error_trace" and ev.pid is not None and any(
-        0 < line - ev.line <= _LAST_ERROR_SPAN for line in fallbacks.get((ev.host, ev.pid, ev.file), ()))}
+        if ev.source == "nccl" and ev.data.get("meaning") == "benign" and ev.pid is not None:
+            key = (ev.host, ev.pid, ev.file)
+            if ev.kind == "warn":
+                fallbacks.setdefault(key, []).append(ev.line)
+            if ev.data.get("message_id") in _TOLERATED_RETURN:
+                tolerated.setdefault(key, []).append(ev.line)
+    return {id(ev) for ev in events if ev.kind == "error_trace" and ev.pid is not None and (any(
+        0 < line - ev.line <= _LAST_ERROR_SPAN for line in fallbacks.get((ev.host, ev.pid, ev.file), ())) or any(
+        0 < ev.line - line <= _TOLERATED_SPAN for line in tolerated.get((ev.host, ev.pid, ev.file), ())))}
+
+
+_TOLERATED_SPAN = 2     # the trace line NCCLCHECK prints right after the message (a blank line may sit between)
+# catalogue entries whose function returns an error its caller takes as an answer (2.4 - 2.6 getNetDistance: no
+# PCI path, the farthest distance)
+_TOLERATED_RETURN = frozenset({"nccl.nic_pci_path_missing"})
 
 
 _CONNECT_RETRY = "nccl.socket_connect_retry"
@@ -304,6 +318,27 @@ def store_teardown_errors(events: list[Event]) -> set[int]:
         elif said in _STORE_SOCKET | _RENDEZVOUS_TEARDOWN and done and _after_success(done, ev):
             out.add(id(ev))
     return out
+
+
+def restarts_then_succeeded(events: list[Event]) -> set[int]:
+    """An elastic agent's `Worker group FAILED. n/N attempts left; will restart worker group` lines (by event id)
+    that the same agent followed with its workers' success (agent/server/api.py _invoke_run: it restarted the group,
+    and the next attempt SUCCEEDED): the job got past that attempt."""
+    last_success: dict = {}             # (file, agent pid) -> the last line its workers' success was logged on
+    restarts = []
+    for ev in events:
+        said = ev.data.get("message_id")
+        if said == _AGENT_SUCCEEDED:
+            key = (ev.file, ev.pid)
+            last_success[key] = max(last_success.get(key, 0), ev.line)
+        elif said == _AGENT_RESTART:
+            restarts.append(ev)
+    return {id(ev) for ev in restarts if any(
+        file == ev.file and (pid is None or ev.pid is None or pid == ev.pid) and line > ev.line
+        for (file, pid), line in last_success.items())}
+
+
+_AGENT_RESTART = "torchrun.worker_group_failed"
 
 
 def _after_success(done: dict, ev: Event) -> bool:

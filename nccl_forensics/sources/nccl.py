@@ -226,6 +226,10 @@ class NcclTransformer(Transformer):
                 "cuda_dev": fields.get("cuda_dev"), "bus_id": fields.get("bus_id")}
         if what in ("Abort", "Destroy", "Revoke"):
             data["phase"] = state.lower()
+            if what == "Abort":
+                # ncclCommAbort is also how PyTorch 2.2 - 2.5 ends a process group on a normal exit
+                # (ProcessGroupNCCL::shutdown calls abort()): the abort itself says nothing of a failure
+                data["meaning"] = "benign"
             return f"comm_{what.lower()}", data
         phase = state.lower() if state else ("info" if "nnodes" in fields else "start")
         data.update(phase=phase, nvml_dev=fields.get("nvml_dev"), comm_id=fields.get("comm_id"),

@@ -187,6 +187,22 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "nccl.socket_connect_retry", {"reason": "Connection refused", "peer": None}),
     ("gpu-3:4010:4113 [1] NCCL INFO socketStartConnect: connect returned Connection timed out, retrying (2/34) after "
      "sleep for 200 msec", "nccl.socket_connect_retry", {"func": "socketStartConnect", "reason": "Connection timed out"}),
+    # ncclIbInit skips a device or a port it cannot open or query: 2.3 - 2.19 `port %d`, 2.20+ `port_num %d`
+    ("node:1:2 [1] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_58", "nccl.ib_device_skipped",
+     {"device": "mlx5_58"}),
+    ("NCCL WARN NET/IB : Unable to query port 1", "nccl.ib_device_skipped", {"port": "1"}),
+    ("NCCL WARN NET/IB : Unable to query port_num 2", "nccl.ib_device_skipped", {"port": "2"}),
+    ("node:1:2 [1] misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed", "nccl.ib_open_device_failed", {}),
+    # a NIC without a PCI path: the socket NIC at INFO (2.4 - 2.6), the IB device with its name (2.12+)
+    ("h:1:2 [0] NCCL INFO Could not find real path of /sys/class/net/eth0/device", "nccl.nic_pci_path_missing",
+     {"path": "/sys/class/net/eth0/device"}),
+    ("NCCL WARN Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)", "nccl.nic_pci_path_missing",
+     {"device": "mlx5_0", "path": "/sys/class/infiniband/mlx5_0/device"}),
+    # c10d's per-address connect note: an IPv6 address in brackets, an IPv4 one (or its name) without
+    ("[W socket.cpp:697] [c10d] The client socket has failed to connect to 0.104.99.143:47389 (errno: 110 - Connection "
+     "timed out).", "pytorch.client_connect_retry", {"host": "0.104.99.143", "store_port": "47389", "errno": "110"}),
+    ("[W socket.cpp:663] [c10d] The client socket has failed to connect to node-1.cluster:29500 (errno: 113 - No route "
+     "to host).", "pytorch.client_connect_retry", {"host": "node-1.cluster", "reason": "No route to host"}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -205,9 +221,27 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "gpu-3:4010:4113 [1] NCCL INFO Call to connect returned Interrupted system call, retrying",
     "gpu-3:4010:4113 [1] NCCL INFO socketStartConnect: connect returned Resource temporarily unavailable, retrying (1/34) "
     "after sleep for 100 msec",
+    # a device or NIC NCCL skips at discovery, and c10d's note on one address of the store (it tries the next)
+    "node:1:2 [1] misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed",
+    "node:1:2 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_59",
+    "node:1:2 [3] NCCL WARN Could not find real path of mlx5_3 (/sys/class/infiniband/mlx5_3/device)",
+    "[W socket.cpp:663] [c10d] The client socket has failed to connect to 10.0.0.1:29500 (errno: 113 - No route to host).",
 ])
+
 def test_near_misses_show_no_failure(line, tmp_path):
     assert not any(shows_failure(ev) for ev in _events(tmp_path, line))
+
+
+@pytest.mark.parametrize("line", [
+    # what the entries above must not take: another verbs call, a GPU's own PCI path, the store's final failure
+    "misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed",
+    "misc/topo.cc:22 NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0",
+    "NCCL WARN NET/IB : No IP interface found.",
+    "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node-1, "
+    "29500). The client socket has failed to connect to node-1:29500 (errno: 113 - No route to host).",
+])
+def test_their_near_misses_still_show_a_failure(line, tmp_path):
+    assert any(shows_failure(ev) for ev in _events(tmp_path, line))
 
 
 def test_the_anchor_trie_finds_what_the_longest_first_alternation_finds():

@@ -53,7 +53,7 @@ def _peer_gone(fields: dict) -> dict:
 
 # The entries NCCL prints at INFO level. The NCCL parser reads their lines (an `nccl_info` event, which the
 # catalogue's pass over every line leaves to it) and gives the event the entry's meaning itself.
-INFO_LEVEL = frozenset({"nccl.socket_connect_retry"})
+INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing"})
 
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
@@ -75,10 +75,19 @@ MESSAGES = [
     M("nccl.ib_verbs_call_failed",
       # the inline wrapper of ibv_poll_cq (include/ibvwrap.h, NCCL 2.3 - 2.30 and RCCL) prints `Call to ibv_poll_cq()
       # returned %d` (a negative count: polling the completion queue failed)
-      r"Call to (?P<call>ibv_\w+)(?: failed(?: with error (?P<reason>[^,\n]+))?|\(\) returned (?P<code>-\d+))",
+      # (ibv_open_device is left to nccl.ib_open_device_failed: only device discovery calls it, and skips the device)
+      r"Call to (?P<call>ibv_(?!open_device\b)\w+)(?: failed(?: with error (?P<reason>[^,\n]+))?|\(\) returned (?P<code>-\d+))",
       "warn", "failure", "network_error", "2.3 - 2.30 (RCCL too)", "nccl:src/misc/ibvwrap.cc; src/include/ibvwrap.h:wrap_ibv_poll_cq",
       "NCCL WARN Call to ibv_modify_qp failed with error Connection timed out", "Call to ibv_modify_qp failed",
       data={"category": "ib"}, anchor="Call to ibv_"),
+    # device discovery (ncclIbInit) is the only caller of wrap_ibv_open_device: on a failure it warns `NET/IB : Unable
+    # to open device` and goes on to the next device; the NICs it did open follow (`NET/IB : Using [0]...`), or none
+    # and NCCL uses its socket transport. The job is not failed by it (a slower network is told by the lines after)
+    M("nccl.ib_open_device_failed",
+      r"Call to ibv_open_device failed",
+      "warn", "benign", None, "2.3 - 2.30 (RCCL too)", "nccl:src/misc/ibvwrap.cc:wrap_ibv_open_device (IBV_PTR_CHECK)",
+      "misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed", "Call to ibv_open_device failed",
+      data={"category": "ib"}, anchor="Call to ibv_open_device"),
     # ---- sockets (bootstrap, NET/Socket, the proxy): a peer closed, reset or refused
     M("nccl.socket_closed",
       r"(?:socketProgress(?:Opt)?: |Net : |NET/Socket : )?Connection closed by (?:remote )?peer(?: " + _PEER + ")?",
@@ -351,12 +360,21 @@ MESSAGES = [
       "warn", "benign", None, "2.12 - 2.30 (first release not checked)", "nccl:src/transport.cc:ncclTransportCollNetSetup",
       "transport.cc:384 NCCL WARN Cannot initialize CollNet, using point-to-point network instead",
       "Cannot initialize CollNet", anchor="Cannot initialize CollNet"),
-    M("nccl.ib_device_unusable",
-      r"NET/IB ?: (?:Unable to (?:open|query) device (?P<device>\S+)|Unable to query port_num \d+|No IP interface found"
-      r"|unable to allocate requests)",
-      "warn", "failure", "network_error", "2.3 - 2.30 (`Unable to query port_num` 2.20+)", "nccl:src/transport/net_ib.cc:ncclIbInit",
+    # ncclIbInit skips a device it cannot open or query (and a port it cannot query): `continue` to the next one; the
+    # devices kept are listed next (`NET/IB : Using ...`), and with none NCCL says `NET/IB : No device found` and uses
+    # sockets. Nothing fails there
+    M("nccl.ib_device_skipped",
+      r"NET/IB ?: Unable to (?:(?:open|query) device (?P<device>\S+)|query port(?:_num)? (?P<port>\d+))",
+      "warn", "benign", None, "2.3 - 2.30 (`Unable to query port %d` before 2.20, `port_num %d` from 2.20)",
+      "nccl:src/transport/net_ib.cc:ncclIbInit (src/transport/net_ib/init.cc from 2.23)",
       "NCCL WARN NET/IB : Unable to open device mlx5_2", "NET/IB : Unable to open device mlx5_2",
-      data={"category": "ib"}, anchor="Unable to open device|Unable to query|No IP interface found|unable to allocate requests"),
+      data={"category": "ib"}, anchor="Unable to open device|Unable to query device|Unable to query port"),
+    # `No IP interface found` fails ncclIbInit (ncclInternalError); `unable to allocate requests` fails a send or receive
+    M("nccl.ib_device_unusable",
+      r"NET/IB ?: (?:No IP interface found|unable to allocate requests)",
+      "warn", "failure", "network_error", "2.3 - 2.30", "nccl:src/transport/net_ib.cc:ncclIbInit / ncclIbGetRequest",
+      "NCCL WARN NET/IB : No IP interface found.", "NET/IB : No IP interface found",
+      data={"category": "ib"}, anchor="No IP interface found|unable to allocate requests"),
     M("nccl.ib_incompatible",
       # 2.20 - 2.25 checked the same at connect in other words: the peer's merged NICs mix link layers (IB and RoCE)
       r"NET/IB ?: (?:Attempted to (?:connect|merge) incompatible devices|Remote \S+ device is incompatible with the local"
@@ -610,8 +628,9 @@ MESSAGES = [
       "nccl_error", "failure", None, "2.13 - 2.30 (ncclGetLastError; torch 2.0 - 2.13 quotes it)", "pytorch:torch/csrc/distributed/c10d/NCCLUtils.cpp:"
       "getNcclErrorDetailStr", "Last error: socketProgress: Connection closed by remote peer node-2<52104>",
       "Last error: s", anchor="Last error:"),
+    # (not c10d's std::error_code, printed `(errno: 113 - No route to host)`: its own entries read those lines)
     M("nccl.socket_errno",
-      r"(?P<reason>No route to host|Network is unreachable)",
+      r"(?<!\d - )(?P<reason>No route to host|Network is unreachable)",
       "warn", "failure", "network_error", "2.3 - 2.30 (strerror after a socket call)", "nccl:src/misc/socket.cc",
       "NCCL WARN Net : Connect to 10.0.0.2<43127> failed : No route to host", "No route to host",
       data={"category": "socket"}, anchor="No route to host|Network is unreachable"),
@@ -633,10 +652,22 @@ MESSAGES = [
       "NET plugin`)", "nccl:src/net.cc:ncclNetInit (2.10 - 2.26); src/plugin/net.cc:ncclNetInit (2.27+)",
       "NCCL WARN Error: network IB not found.", "Error: network IB not found.", data={"category": "init", "setup": True},
       anchor="Error: network |Failed to initialize any NET plugin"),
+    # a NIC's sysfs device has no real path (a virtual NIC: a container's veth, a VM's interface): NCCL goes on
+    # without its PCI position (2.4 - 2.6 net.cc:getNetDistance takes the error of ncclNetPciPath, whose NCCLCHECK
+    # prints `include/net.h:19 -> 2`, as the farthest distance; 2.7+ net_ib.cc:ncclIbGetPciPath warns and keeps an
+    # empty path; the socket transport stopped printing it in 2.7). The GPU's own path (topo_sysfs_path) fails init
+    M("nccl.nic_pci_path_missing",
+      r"Could not find real path of (?:(?P<device>[\w.-]+) \()?(?P<path>/sys/class/(?:net|infiniband)/[^/\s]+/device)",
+      "warn", "benign", None, "2.4 - 2.30 (INFO for a socket NIC 2.4 - 2.6; `%s (%s)` with the IB device's name 2.12+)",
+      "nccl:src/transport/net_socket.cc:ncclSocketPciPath (2.4 - 2.6); src/transport/net_ib.cc:ncclIbGetPciPath "
+      "(src/transport/net_ib/init.cc from 2.23)",
+      "NCCL WARN Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)",
+      "Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device", data={"category": "init"},
+      anchor="Could not find real path of"),
     M("nccl.topo_sysfs_path",
-      # topology detection cannot resolve a GPU's or a NIC's PCI path under /sys (a VM or container without the
-      # host's /sys/bus tree): ncclSystemError at init, on every rank of such a host
-      (r"Could not find real path of", r" (?P<path>\S+)"),
+      # topology detection cannot resolve a GPU's PCI path under /sys (a VM or container without the host's /sys/bus
+      # tree): ncclSystemError at init, on every rank of such a host
+      (r"Could not find real path of(?! (?:[\w.-]+ \()?/sys/class/(?:net|infiniband)/)", r" (?P<path>\S+)"),
       "warn", "failure", None, "2.3 - 2.30", "nccl:src/graph/xml.cc:ncclTopoGetPciNode / getPciPath; "
       "src/transport/net_ib.cc:ncclIbGetPciPath",
       "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0",

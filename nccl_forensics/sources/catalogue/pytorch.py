@@ -342,12 +342,17 @@ MESSAGES = [
       "SYSCHECK (torch/lib/c10d/Utils.hpp before 1.8)", "RuntimeError: Connection reset by peer",
       "RuntimeError: Connection reset by peer", data={"category": "socket"},
       anchor="Connection reset by peer|Connection refused|Broken pipe|Connection timed out|No route to host"),
+    # one address of the store's host refused or failed (SocketConnectOp::tryConnect's recordError, a warning): the
+    # op goes on to the next address and retries until its deadline; only `failed to connect to any network address`
+    # (client_connect_failed) or `has timed out` (store_connect_timeout) ends it. formatSockAddr prints an IPv6
+    # address in brackets and an IPv4 one (a name from getnameinfo, or the dotted address) without
     M("pytorch.client_connect_retry",
-      r"The client socket has failed to connect to \[(?P<host>[^\]]*)\]:(?P<store_port>\d+)(?: \((?:errno|system error): "
-      r"(?P<errno>\d+) - (?P<reason>[^)]*)\))?",
+      r"The client socket has failed to connect to (?:\[(?P<host>[^\]]*)\]|(?P<host2>[\w.-]+)):(?P<store_port>\d+)"
+      r"(?: \((?:errno|system error): (?P<errno>\d+) - (?P<reason>[^)]*)\))?",
       "dist_backend_error", "benign", None, "1.13 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketConnectOp",
       "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-1]:29500 (errno: 111 - Connection "
-      "refused).", "The client socket has failed to connect to [node-1]:29500", anchor="The client socket has failed to connect to ["),
+      "refused).", "The client socket has failed to connect to [node-1]:29500",
+      anchor="The client socket has failed to connect to"),
     # getaddrinfo failed for the store's host (SocketConnectOp::tryConnect; the family is `IPv6 `/`IPv4 ` or none
     # with AF_UNSPEC). With AI_V4MAPPED|AI_ALL an IPv6 lookup of an IPv4-only name still succeeds, so any printing
     # says the name does not resolve now. The connect loop retries until its deadline, then raises `The client
