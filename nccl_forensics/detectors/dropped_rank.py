@@ -99,10 +99,13 @@ class DroppedRank(BaseDetector):
         if crashes:
             what = crashes[0].data.get("message") or crashes[0].data.get("reason") or "its message was cut"
             runtime, serialize = _gpu_runtime(crashes[0])
-            ranks = _ranks_of_pids(ctx, crashes)
+            ranks, how = _ranks_of_pids(ctx, crashes), "by the process id its line names"
+            if not ranks:
+                ranks = _aborted_rank(ctx, crashes)
+                how = "the one rank a launcher saw end by SIGABRT (the runtime aborts after its fault line)"
             if ranks:
                 yield self.finding(ranks, f"rank {', '.join(map(str, ranks))} crashed with a {runtime} error ({what}), "
-                                   "by the process id its line names", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
+                                   f"{how}", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
                 return
             fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
                    f"with {serialize} to locate the kernel, and check that rank's inputs and memory use.")
@@ -200,13 +203,24 @@ def _rendezvous_closed(ev) -> bool:
     return "RendezvousClosed" in str(ev.data.get("exc_type") or "")
 
 
+def _aborted_rank(ctx: Context, crashes: list[Event]) -> list[int]:
+    """The rank whose process ROCm's runtime aborted, where its fault line names no process: ROCR's fault handlers
+    (`Memory access fault by GPU node-N`, `HW Exception by GPU node-N`) and ROCclr's queue callback call abort()
+    after printing, so their process ends by SIGABRT; when a launcher reports exactly one rank ended by SIGABRT,
+    that is it (the watchdog's own abort prints its rank, and is then no unranked crash)."""
+    if not all(str(ev.data.get("message_id", "")).startswith(("cuda.rocr_", "cuda.rocclr_")) for ev in crashes):
+        return []
+    aborted = [st.rank for st in ctx.ranks.values() if st.signal == "SIGABRT"]
+    return aborted if len(aborted) == 1 else []
+
+
 def _gpu_runtime(ev: Event) -> tuple[str, str]:
     """The runtime a GPU error came from, and the setting that makes its kernels synchronous: ROCm's runtime faults
     (ROCR's `Memory access fault by GPU node-N`) and HIP's errors (torch's hipified `HIP error: ...`) are AMD's, where
     AMD_SERIALIZE_KERNEL=3 (ROCm 6; HIP_LAUNCH_BLOCKING=1 before) is what CUDA_LAUNCH_BLOCKING=1 is on CUDA."""
     d = ev.data
     text = f"{d.get('message_id', '')} {ev.text or ''}"
-    if "rocr_" in text or "HIP error" in text or "hipError" in text:
+    if "rocr_" in text or "rocclr_" in text or "HIP error" in text or "hipError" in text:
         return "ROCm/HIP", "AMD_SERIALIZE_KERNEL=3 (HIP_LAUNCH_BLOCKING=1 before ROCm 6)"
     return "CUDA", "CUDA_LAUNCH_BLOCKING=1"
 

@@ -272,6 +272,28 @@ MESSAGES = [
       "amdgpu 0000:83:00.0: amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:40 vmid:8 pasid:32776, for process "
       "python pid 4277 thread python pid 4277)", "[gfxhub0] no-retry page fault (src_id:0",
       data={"category": "gpu_fault"}, anchor="] no-retry page fault (src_id:"),
+    # the older memory controllers' fault interrupt (gmc_v6_0.c / gmc_v7_0.c / gmc_v8_0.c process_interrupt, and an
+    # SR-IOV VF on gmc_v8+, which cannot decode the fault: `GPU fault detected: %d 0x%08x`, then the
+    # VM_CONTEXT1_PROTECTION_FAULT_ADDR/STATUS lines; radeon's evergreen/cayman/si/cik print the same words): the
+    # process on that GPU touched memory it has not mapped, as the no-retry page fault of gmc_v9+
+    M("kernel.amdgpu_gpu_fault",
+      r"GPU fault detected: (?P<src_id>\d+) 0x(?P<src_data>[0-9a-fA-F]{8})",
+      "xid", "failure", "dropped_rank", "Linux 3.x - 6.x (radeon, amdgpu gmc_v6/v7/v8; SR-IOV VFs on later gmc)",
+      "linux:drivers/gpu/drm/amd/amdgpu/gmc_v8_0.c:gmc_v8_0_process_interrupt (gmc_v6_0.c, gmc_v7_0.c; "
+      "radeon evergreen.c/cik.c/si.c)", "amdgpu 0000:03:00.0: GPU fault detected: 146 0x0c880c0c",
+      "GPU fault detected: 146 0x0c880c0c", data={"category": "gpu_fault"}, anchor="GPU fault detected: "),
+    # RAS: an uncorrectable (ECC, poison) error counted in one of the GPU's blocks (amdgpu_ras.c: `%ld uncorrectable
+    # hardware errors detected in %s block` (dev_info) since 5.x, per die on multi-die parts as `socket: %d, die: %d,
+    # %u new uncorrectable hardware errors detected in %s block` and the running total `... detected in total in
+    # %s block`; amdgpu_umc.c's page retirement `%ld uncorrectable hardware errors detected in UMC block`). The GPU
+    # is reset and the process on it loses its context; a count of 0 (`no uncorrectable ...`) is no error
+    M("kernel.amdgpu_ras_uncorrectable",
+      r"\b(?P<count>[1-9]\d*) (?:new )?uncorrectable hardware errors detected in (?:total in )?(?P<block>\w+) block",
+      "xid", "failure", "dropped_rank", "Linux 5.x - 6.x (amdgpu_ras.c, amdgpu_umc.c; per socket/die on MI300)",
+      "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c:amdgpu_ras_error_print_error_data",
+      "amdgpu 0000:29:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
+      "1 uncorrectable hardware errors detected in umc block", data={"category": "gpu_ecc"},
+      anchor="uncorrectable hardware errors detected in"),
     # ---- the host stalled: the hard-lockup (NMI) watchdog and RCU's stall detector; the processes on that CPU hang
     M("kernel.hard_lockup",
       # watchdog_overflow_callback (kernel/watchdog.c 2.6.36 - 4.12, watchdog_hld.c 4.13 - 6.5, watchdog_perf.c /
