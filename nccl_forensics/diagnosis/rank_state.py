@@ -416,6 +416,15 @@ def _note_first(index: dict, key, ev: Event) -> None:
     lines[ev.file] = min(lines.get(ev.file, ev.line), ev.line)
 
 
+def _gpu_error_label(ev: Event) -> str:
+    """`HIP error` for the errors of AMD's runtime (torch's hipified `HIP error: ...`, ROCR's and ROCclr's faults,
+    clr's code-object errors), `CUDA error` for the rest."""
+    if str(ev.data.get("message_id", "")).startswith(("cuda.rocr_", "cuda.rocclr_", "cuda.hip_")) \
+            or "HIP error" in (ev.text or "") or "hipError" in (ev.text or ""):
+        return "HIP error"
+    return "CUDA error"
+
+
 def names_the_machine(data: dict) -> bool:
     """Whether a CUDA error's text names the machine or the setup every rank shares, not the process's own work (a
     driver older than the build, no code for this GPU, no P2P path, a CUDA call NCCL made that the runtime refused for
@@ -553,10 +562,11 @@ def _note_error(st: RankState, ev: Event) -> None:
         if d.get("tail_only") and ("CUDA error:" in st.end_detail or "HIP error:" in st.end_detail):
             st.evidence.append(cite(ev))     # torch's hint under a CUDA error already read (or its traceback): its tail
             return
+        label = _gpu_error_label(ev)
         if names_the_machine(d):             # its detector (V501, N401) names that cause
-            _set_end(st, "comm_error", False, f"CUDA error: {what}"[:160], ev)
+            _set_end(st, "comm_error", False, f"{label}: {what}"[:160], ev)
             return
-        _set_end(st, "crashed", True, f"CUDA error: {what}"[:160], ev)
+        _set_end(st, "crashed", True, f"{label}: {what}"[:160], ev)
         return
     if ev.kind == "nccl_error":
         code, last = d.get("code"), d.get("last_error")

@@ -4,11 +4,14 @@ catalogue round srcmined11, each as the lines of a pasted console:
 - RCCL (ROCm/rccl): CUDACHECK's `HIP failure '%s'` (before hipify moved to the build, Nov 2022) and `Cuda failure '%s'`
   after it, rocmwrap.h's `ROCr failure '%s'`, the `RCCL version : x-HEAD` banner with its HIP/ROCm block (2.20+), and
   the init WARNs that are no failure (MSCCL's missing algorithm files and NCCL_MAX_NCHANNELS, the host advisories);
-- the HIP runtime: clr's `hipErrorNoBinaryForGpu`, ROCR's `Memory access fault by GPU node-N` (with and without the
-  Agent handle), ROCclr's queue callback (`Callback: Queue` and `Device::callbackQueue` behind ClPrint's `[pid:N ...]`
-  prefix), torch's hipified `HIP error: ...` with its HIP_LAUNCH_BLOCKING / AMD_SERIALIZE_KERNEL hint;
+- the HIP runtime: clr's `hipErrorNoBinaryForGpu` and `No compatible code objects found for: gfxN`, ROCR's
+  `Memory access fault by GPU node-N` (with and without the Agent handle) and `HW Exception ... GPU Hang`, ROCclr's
+  queue callback (`Callback: Queue` and `Device::callbackQueue` behind ClPrint's `[pid:N ...]` prefix), torch's
+  hipified `HIP error: ...` with its HIP_LAUNCH_BLOCKING / AMD_SERIALIZE_KERNEL hint and `HIP out of memory`;
 - amdgpu: amdgpu_job_timedout in its DRM_ERROR and dev_err forms, the soft recovery, gmc_v6-v8's `GPU fault detected`,
-  RAS's `uncorrectable hardware errors detected in <block> block` (and MI300's per socket/die form);
+  RAS's `uncorrectable hardware errors detected in <block> block` (and MI300's per socket/die form) and its fatal
+  `uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT)`, amdkfd's HWS hang (`The cp might be in an unrecoverable
+  state due to an unsuccessful queues preemption`);
 - DeepSpeed's launch.py (`Killing subprocess`, `exits with return code = N` of the last spawned command, 0.3 - 0.5.7's
   CalledProcessError), its pdsh runner's `host: ` prefix, ZeRO's DP world size check on resume; accelerate's
   simple_launcher / deepspeed_launcher CalledProcessError and its multi-GPU elastic table.
@@ -101,7 +104,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[Tue Mar 12 04:11:55 2024] amdgpu 0000:63:00.0: amdgpu: GPU reset(2) succeeded!\n'
         '---- job console ----\n'
         '[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9981, OpType=ALLREDUCE, NumelIn=4194304, NumelOut=4194304, Timeout(ms)=600000) ran for 600520 milliseconds before timing out.',
-        {'timeout_unknown', 'dropped_rank'}, None),
+        {'dropped_rank', 'timeout_unknown'}, None),
     'amdgpu_ras_mi300_socket_die': (
         '[1201.662001] amdgpu 0000:05:00.0: amdgpu: {3}socket: 0, die: 1, 2 new uncorrectable hardware errors detected in UMC block\n'
         '[1201.662010] amdgpu 0000:05:00.0: amdgpu: {3}socket: 0, die: 1, 2 uncorrectable hardware errors detected in total in UMC block\n'
@@ -129,7 +132,64 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'step 1000/1000 loss 1.598\n'
         '[2024-05-01 10:00:12,000] torch.distributed.elastic.agent.server.api: [INFO] [default] worker group successfully finished. Waiting 300 seconds for other agents to finish.\n'
         '[2024-05-01 10:00:12,001] torch.distributed.elastic.agent.server.api: [INFO] Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish',
-        {'inconclusive', 'none'}, None),
+        {'none', 'inconclusive'}, None),
+    'b_amdgpu_ras_athub_interrupt': (
+        '[76914.152141] amdgpu 0000:dd:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n'
+        '[76914.152926] amdgpu 0000:dd:00.0: {1}[Hardware Error]: Accelerator Check Architecture events logged\n'
+        '[76915.001100] amdgpu 0000:dd:00.0: amdgpu: GPU reset begin!',
+        {'dropped_rank'}, None),
+    'b_ds_pdsh_ssh_no_route': (
+        '[2024-08-01 10:00:01,001] [INFO] [runner.py:568:main] cmd = pdsh -S -f 1024 -w node0,node1,node2,node3 export PYTHONPATH=/work; cd /work; /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJub2RlMCI6IFswXX0= --node_rank=%n --master_addr=10.1.0.10 --master_port=29500 train.py --deepspeed ds.json\n'
+        'node3: ssh: connect to host node3 port 22: No route to host\n'
+        'pdsh@node0: node3: ssh exited with exit code 255\n'
+        'node0: [2024-08-01 10:00:03,118] [INFO] [launch.py:164:main] dist_world_size=32',
+        {'network_error'}, None),
+    'b_ds_sigbus_minus7': (
+        '[2024-02-20 17:03:01,111] [INFO] [launch.py:164:main] dist_world_size=8\n'
+        '  3%|3         | 150/5000 [04:11<2:15:40,  1.68s/it]\n'
+        '[2024-02-20 17:07:44,200] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40211\n'
+        '[2024-02-20 17:07:44,201] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40212\n'
+        "[2024-02-20 17:07:44,400] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=7'] exits with return code = -7",
+        {'dropped_rank'}, None),
+    'b_ds_stage3_cache_flush_healthy': (
+        '[2024-05-20 09:00:01,100] [INFO] [launch.py:164:main] dist_world_size=4\n'
+        "[2024-05-20 09:00:01,100] [INFO] [launch.py:256:main] process 7001 spawned with command: ['/usr/bin/python', '-u', 'train.py', '--local_rank=0', '--deepspeed', 'z3.json']\n"
+        '[2024-05-20 09:14:31,035] [WARNING] [stage3.py:2069:step] 3 pytorch allocator cache flushes since last step. this happens when there is high memory pressure and is detrimental to performance. if this is happening frequently consider adjusting settings to reduce memory consumption. If you are unable to make the cache flushes go away consider adding get_accelerator().empty_cache() calls in your training loop to ensure that all ranks flush their caches at the same time\n'
+        "{'loss': 1.2911, 'learning_rate': 1e-05, 'epoch': 2.0}\n"
+        "{'train_runtime': 870.2, 'train_samples_per_second': 18.4, 'epoch': 3.0}\n"
+        '[2024-05-20 09:15:02,331] [INFO] [launch.py:351:main] Process 7001 exits successfully.\n'
+        '[2024-05-20 09:15:02,331] [INFO] [launch.py:351:main] Process 7002 exits successfully.\n'
+        '[2024-05-20 09:15:03,332] [INFO] [launch.py:351:main] Process 7003 exits successfully.\n'
+        '[2024-05-20 09:15:03,332] [INFO] [launch.py:351:main] Process 7004 exits successfully.',
+        {'none', 'inconclusive'}, None),
+    'b_hip_fatbin_no_compatible_code_objects': (
+        'Loading checkpoint shards: 100%|##########| 4/4 [00:09<00:00,  2.31s/it]\n'
+        ':1:hip_fatbin.cpp           :109 : 2231871023 us: [pid:52210 tid:0x7f90f1e3b740] No compatible code objects found for: gfx1100, value of HIP_FORCE_SPIRV_CODEOBJECT: 0\n'
+        'Segmentation fault (core dumped)',
+        {'unclassified_failure', 'version_mismatch'}, None),
+    'b_kfd_cp_unrecoverable_preemption': (
+        '[88121.001122] amdgpu 0000:3d:00.0: amdgpu: qcm fence wait loop timeout expired\n'
+        '[88121.001130] amdgpu 0000:3d:00.0: amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues preemption\n'
+        '[88121.001301] amdgpu 0000:3d:00.0: amdgpu: Failed to evict process queues\n'
+        '[88121.001450] amdgpu 0000:3d:00.0: amdgpu: GPU reset begin!\n'
+        '---- job console ----\n'
+        '[rank0]:[E1002 07:41:18.220131 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40110, OpType=ALLREDUCE, NumelIn=2097152, NumelOut=2097152, Timeout(ms)=600000) ran for 600093 milliseconds before timing out.',
+        {'stuck_rank', 'dropped_rank', 'timeout_unknown'}, None),
+    'b_rocr_hw_exception_gpu_hang_rank1': (
+        'step 4410 | loss 1.882 | 212 TFLOPS\n'
+        'HW Exception by GPU node-3 (Agent handle: 0x5580ea0c41d0) reason :GPU Hang\n'
+        '[2024-03-11 10:41:06,990] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 9120 closing signal SIGTERM\n'
+        '[2024-03-11 10:41:06,991] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 9122 closing signal SIGTERM\n'
+        '[2024-03-11 10:41:07,902] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -6) local_rank: 1 (pid: 9121) of binary: /usr/bin/python',
+        {'dropped_rank'}, [1]),
+    'b_torch_hip_out_of_memory_rank3': (
+        '[rank3]: Traceback (most recent call last):\n'
+        '[rank3]:   File "/workspace/train.py", line 155, in <module>\n'
+        '[rank3]:     logits = model(input_ids)\n'
+        '[rank3]: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 191.98 GiB of which 1.20 GiB is free. Of the allocated memory 186.31 GiB is allocated by PyTorch, and 3.02 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n'
+        'W0601 11:02:10.331000 140001 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 1101 closing signal SIGTERM\n'
+        'E0601 11:02:11.002000 140001 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 3 (pid: 1104) of binary: /usr/bin/python3',
+        {'oom'}, [3]),
     'ds_launch_old_calledprocesserror_v04': (
         '[2021-06-14 11:20:01,004] [INFO] [launch.py:100:main] dist_world_size=4\n'
         '[2021-06-14 11:20:01,004] [INFO] [launch.py:102:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3\n'
@@ -147,7 +207,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  File "/usr/local/lib/python3.8/dist-packages/deepspeed/launcher/launch.py", line 137, in sigkill_handler\n'
         '    raise subprocess.CalledProcessError(returncode=last_return_code, cmd=cmd)\n'
         "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'pretrain_gpt2.py', '--local_rank=3', '--deepspeed_config', 'ds.json']' died with <Signals.SIGKILL: 9>.",
-        {'dropped_rank', 'unclassified_failure'}, None),
+        {'unclassified_failure', 'dropped_rank'}, None),
     'ds_launch_oom_exit_code': (
         "[2024-02-20 17:03:01,111] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0, 1, 2, 3, 4, 5, 6, 7]}\n"
         '[2024-02-20 17:03:01,111] [INFO] [launch.py:152:main] nnodes=1, num_local_procs=8, node_rank=0\n'
@@ -189,7 +249,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[2024-02-20 17:03:44,206] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40217\n'
         '[2024-02-20 17:03:44,207] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40218\n'
         "[2024-02-20 17:03:44,400] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=7', '--deepspeed', '--deepspeed_config', 'ds_config.json'] exits with return code = -11",
-        {'dropped_rank', 'unclassified_failure'}, None),
+        {'unclassified_failure', 'dropped_rank'}, None),
     'ds_pdsh_remote_node_killed': (
         'worker-1: [2024-04-09 02:11:04,112] [INFO] [launch.py:164:main] dist_world_size=16\n'
         'worker-2: [2024-04-09 02:11:04,118] [INFO] [launch.py:164:main] dist_world_size=16\n'
@@ -272,7 +332,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  error_file: <N/A>\n'
         '  traceback : Signal 6 (SIGABRT) received by PID 9120\n'
         '============================================================',
-        {'version_mismatch', 'unclassified_failure'}, None),
+        {'unclassified_failure', 'version_mismatch'}, None),
     'rccl_cuda_failure_hipified_v218_launch': (
         '[rank5]: step 2200 | loss 1.7781\n'
         'RCCL version 2.18.3+hip6.0 HEAD:9a5d5b7\n'
@@ -307,7 +367,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  error_file: <N/A>\n'
         '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
         '============================================================',
-        {'dropped_rank', 'unclassified_failure'}, [5]),
+        {'unclassified_failure', 'dropped_rank'}, [5]),
     'rccl_hip_failure_v212_illegal': (
         'mi100-a:2231:2231 [0] NCCL INFO Bootstrap : Using eth0:10.10.2.11<0>\n'
         'mi100-a:2231:2231 [0] NCCL INFO NET/Plugin : No plugin found (librccl-net.so), using internal implementation\n'
@@ -325,7 +385,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  File "/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 1322, in all_reduce\n'
         '    work = group.allreduce([tensor], opts)\n'
         'RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda error, NCCL version 2.12.12',
-        {'dropped_rank', 'unclassified_failure'}, None),
+        {'unclassified_failure', 'dropped_rank'}, None),
     'rccl_msccl_max_nchannels_healthy': (
         'RCCL version 2.20.5+hip6.2 HEAD:7a0c2e4\n'
         'gfx942-n2:8870:8941 [1] NCCL WARN NCCL_MAX_NCHANNELS:16 is lesser than number of channels required by MSCCL:32, so disabling MSCCL for allreduce between minBytes:0 and maxBytes:1048576 from file: /opt/rocm/lib/msccl-algorithms/allreduce-allpairs-8n-32c.xml\n'
@@ -347,7 +407,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'step 1000/1000 loss 1.87\n'
         'mi300-01:5511:5511 [0] NCCL INFO comm 0x55f1e0c0 rank 0 nranks 8 cudaDev 0 busId 11000 - Destroy COMPLETE\n'
         'Training finished.',
-        {'inconclusive', 'none'}, None),
+        {'none', 'inconclusive'}, None),
     'rccl_numa_balancing_then_peer_timeout': (
         'RCCL version 2.17.1+hip5.7 HEAD:cbbb3d8\n'
         'node3:4410:4410 [0] NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL performance! Disable by "sudo sysctl kernel.numa_balancing=0"\n'
@@ -359,7 +419,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.\n'
         "terminate called after throwing an instance of 'std::runtime_error'\n"
         '  what():  [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=51822, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.',
-        {'timeout_unknown', 'stuck_rank', 'dropped_rank'}, None),
+        {'dropped_rank', 'stuck_rank', 'timeout_unknown'}, None),
     'rccl_rocr_oom_v220_banner': (
         'RCCL version : 2.20.5-HEAD:8a8d1d5\n'
         'HIP version  : 6.2.41133-dd7f95766\n'
@@ -515,4 +575,10 @@ def test_a_rocm_fault_is_not_given_to_one_of_two_aborted_ranks(tmp_path):
             "local_rank: 1 (pid: 9121) of binary: /usr/bin/python")
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank" and verdict.culprit_ranks == [], verdict.summary
+
+
+def test_an_amd_runtime_fault_is_called_a_hip_error(tmp_path):
+    """torch's hipified text and ROCR's fault line are HIP's, not CUDA's, in what the verdict says."""
+    verdict = console_verdict(tmp_path, "[rank2]: RuntimeError: HIP error: an illegal memory access was encountered")
+    assert verdict.culprit_ranks == [2] and "HIP error: an illegal memory access" in verdict.summary, verdict.summary
 

@@ -215,6 +215,15 @@ MESSAGES = [
       "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
       "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
+    # the later clr's fat-binary loader (hipamd/src/hip_fatbin.cpp, LogPrintfError: printed whatever AMD_LOG_LEVEL,
+    # `, value of HIP_FORCE_SPIRV_CODEOBJECT: N` appended where SPIR-V is supported): no code object for this GPU's
+    # target; the launch that needs it then fails (invalid device function) or the process crashes
+    M("cuda.hip_no_compatible_code_objects",
+      (r"No compatible code objects found for: (?P<target>gfx\w+)", r"(?::[\w+-]+)*"),
+      "cuda_error", "failure", "version_mismatch", "ROCm 6 - 7 (clr)", "rocm:clr/hipamd/src/hip_fatbin.cpp",
+      ":1:hip_fatbin.cpp           :109 : 2231871023 us: [pid:52210 tid:0x7f90f1e3b740] No compatible code objects "
+      "found for: gfx1100, value of HIP_FORCE_SPIRV_CODEOBJECT: 0", "No compatible code objects found for: gfx1100",
+      data={"category": "cuda_arch"}, anchor="No compatible code objects found for: "),
     # ROCm's runtime (ROCR-Runtime, core/runtime/runtime.cpp) when the GPU faults: the VM-fault handler prints
     # `Memory access fault by GPU node-N (Agent handle: 0x..) on address 0x..[(may not be exact address)]. Reason:
     # <reason>.` and the HW-exception handler `HW Exception by GPU node-N (Agent handle: 0x..) reason :GPU Hang` (or

@@ -294,6 +294,28 @@ MESSAGES = [
       "amdgpu 0000:29:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
       "1 uncorrectable hardware errors detected in umc block", data={"category": "gpu_ecc"},
       anchor="uncorrectable hardware errors detected in"),
+    # RAS's fatal interrupt (amdgpu_ras.c amdgpu_ras_global_ras_isr: `uncorrectable hardware error(ERREVENT_ATHUB_
+    # INTERRUPT) detected!` since 5.x, `{N}` event number first from 6.x, capitalised in the ras_mgr rewrite; 4.x-5.x
+    # printed `[drm] RAS event of type ERREVENT_ATHUB_INTERRUPT detected!`): the GPU must be reset, every process on
+    # it loses its context
+    M("kernel.amdgpu_ras_fatal",
+      r"[Uu]ncorrectable hardware error\((?P<event>ERREVENT_\w+)\) detected|RAS event of type (?P<event2>ERREVENT_\w+) "
+      r"detected",
+      "xid", "failure", "dropped_rank", "Linux 4.19 - 6.x (amdgpu_ras.c, ras_mgr)",
+      "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c:amdgpu_ras_global_ras_isr",
+      "amdgpu 0000:dd:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+      "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected", data={"category": "gpu_ecc"},
+      anchor="ncorrectable hardware error(ERREVENT_|RAS event of type ERREVENT_"),
+    # amdkfd's scheduler hang (kfd_device_queue_manager.c unmap_queues_cpsch: pr_err/dev_err `The cp might be in an
+    # unrecoverable state due to an unsuccessful queues preemption`, `kfd: the cp ...` in 4.x): the compute queues of
+    # a GPU did not stop when told; the driver marks the HWS hung and resets the GPU, so the processes on it are lost
+    M("kernel.amdkfd_hws_hang",
+      r"[Tt]he cp might be in an unrecoverable state due to an unsuccessful queues preemption",
+      "xid", "failure", "dropped_rank", "Linux 4.x - 6.x (amdkfd)",
+      "linux:drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c:unmap_queues_cpsch",
+      "amdgpu 0000:3d:00.0: amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues preemption",
+      "The cp might be in an unrecoverable state due to an unsuccessful queues preemption",
+      data={"category": "gpu_hang"}, anchor="he cp might be in an unrecoverable state"),
     # ---- the host stalled: the hard-lockup (NMI) watchdog and RCU's stall detector; the processes on that CPU hang
     M("kernel.hard_lockup",
       # watchdog_overflow_callback (kernel/watchdog.c 2.6.36 - 4.12, watchdog_hld.c 4.13 - 6.5, watchdog_perf.c /
