@@ -11,10 +11,11 @@ catalogue round srcmined11, each as the lines of a pasted console:
 - amdgpu: amdgpu_job_timedout in its DRM_ERROR and dev_err forms, the soft recovery, gmc_v6-v8's `GPU fault detected`,
   RAS's `uncorrectable hardware errors detected in <block> block` (and MI300's per socket/die form) and its fatal
   `uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT)`, amdkfd's HWS hang (`The cp might be in an unrecoverable
-  state due to an unsuccessful queues preemption`);
+  state due to an unsuccessful queues preemption`), a reset that failed (`GPU reset(N) failed`);
 - DeepSpeed's launch.py (`Killing subprocess`, `exits with return code = N` of the last spawned command, 0.3 - 0.5.7's
   CalledProcessError), its pdsh runner's `host: ` prefix, ZeRO's DP world size check on resume; accelerate's
-  simple_launcher / deepspeed_launcher CalledProcessError and its multi-GPU elastic table.
+  simple_launcher / deepspeed_launcher CalledProcessError (`returned non-zero exit status`, `died with <Signals..>`),
+  its multi-GPU elastic table and its kernel-version warning (advice, no hang).
 """
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[Tue Mar 12 04:11:55 2024] amdgpu 0000:63:00.0: amdgpu: GPU reset(2) succeeded!\n'
         '---- job console ----\n'
         '[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9981, OpType=ALLREDUCE, NumelIn=4194304, NumelOut=4194304, Timeout(ms)=600000) ran for 600520 milliseconds before timing out.',
-        {'dropped_rank', 'timeout_unknown'}, None),
+        {'timeout_unknown', 'dropped_rank'}, None),
     'amdgpu_ras_mi300_socket_die': (
         '[1201.662001] amdgpu 0000:05:00.0: amdgpu: {3}socket: 0, die: 1, 2 new uncorrectable hardware errors detected in UMC block\n'
         '[1201.662010] amdgpu 0000:05:00.0: amdgpu: {3}socket: 0, die: 1, 2 uncorrectable hardware errors detected in total in UMC block\n'
@@ -174,7 +175,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[88121.001450] amdgpu 0000:3d:00.0: amdgpu: GPU reset begin!\n'
         '---- job console ----\n'
         '[rank0]:[E1002 07:41:18.220131 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40110, OpType=ALLREDUCE, NumelIn=2097152, NumelOut=2097152, Timeout(ms)=600000) ran for 600093 milliseconds before timing out.',
-        {'stuck_rank', 'dropped_rank', 'timeout_unknown'}, None),
+        {'timeout_unknown', 'stuck_rank', 'dropped_rank'}, None),
     'b_rocr_hw_exception_gpu_hang_rank1': (
         'step 4410 | loss 1.882 | 212 TFLOPS\n'
         'HW Exception by GPU node-3 (Agent handle: 0x5580ea0c41d0) reason :GPU Hang\n'
@@ -190,6 +191,55 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'W0601 11:02:10.331000 140001 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 1101 closing signal SIGTERM\n'
         'E0601 11:02:11.002000 140001 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 3 (pid: 1104) of binary: /usr/bin/python3',
         {'oom'}, [3]),
+    'c_accelerate_kernel_warning_healthy': (
+        '11/26/2024 10:00:01 - WARNING - accelerate.utils.other - Detected kernel version 5.4.0, which is below the recommended minimum of 5.5.0; this can cause the process to hang. It is recommended to upgrade the kernel to the minimum version or higher.\n'
+        '\n'
+        '11/26/2024 10:00:05 - INFO - __main__ - ***** Running training *****\n'
+        "{'loss': 0.8112, 'grad_norm': 1.02, 'learning_rate': 2e-05, 'epoch': 1.0}\n"
+        "{'train_runtime': 3120.5, 'train_samples_per_second': 9.1, 'train_steps_per_second': 0.29, 'train_loss': 0.9121, 'epoch': 3.0}\n"
+        '100%|##########| 900/900 [52:00<00:00,  3.47s/it]',
+        {'none', 'inconclusive'}, None),
+    'c_accelerate_kernel_warning_then_oom': (
+        '11/26/2024 10:00:01 - WARNING - accelerate.utils.other - Detected kernel version 5.4.0, which is below the recommended minimum of 5.5.0; this can cause the process to hang. It is recommended to upgrade the kernel to the minimum version or higher.\n'
+        '\n'
+        '11/26/2024 10:00:05 - INFO - __main__ - ***** Running training *****\n'
+        '[rank1]: Traceback (most recent call last):\n'
+        '[rank1]:   File "/srv/sft.py", line 420, in <module>\n'
+        '[rank1]:     accelerator.backward(loss)\n'
+        '[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.82 GiB. GPU 1 has a total capacity of 79.14 GiB of which 2.11 GiB is free. Including non-PyTorch memory, this process has 77.02 GiB memory in use. Of the allocated memory 73.40 GiB is allocated by PyTorch, and 2.71 GiB is reserved by PyTorch but unallocated.\n'
+        'W1126 10:11:31.880000 4411 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 4420 closing signal SIGTERM\n'
+        'E1126 10:11:32.301000 4411 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 4421) of binary: /srv/venv/bin/python',
+        {'oom'}, [1]),
+    'c_accelerate_simple_launcher_sigsegv': (
+        'Generating: 12%|#2        | 61/500 [00:42<05:01,  1.46it/s]\n'
+        'Traceback (most recent call last):\n'
+        '  File "/usr/local/bin/accelerate", line 8, in <module>\n'
+        '    sys.exit(main())\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/accelerate_cli.py", line 48, in main\n'
+        '    args.func(args)\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py", line 1174, in launch_command\n'
+        '    simple_launcher(args)\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py", line 769, in simple_launcher\n'
+        '    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)\n'
+        "subprocess.CalledProcessError: Command '['/usr/bin/python', 'generate.py', '--model', 'llama']' died with <Signals.SIGSEGV: 11>.",
+        {'dropped_rank', 'unclassified_failure'}, None),
+    'c_amdgpu_reset_failed': (
+        '[ 9912.001100] amdgpu 0000:a1:00.0: amdgpu: GPU reset begin!\n'
+        '[ 9912.880213] amdgpu 0000:a1:00.0: amdgpu: MODE1 reset\n'
+        '[ 9914.002390] amdgpu 0000:a1:00.0: amdgpu: GPU reset(3) failed\n'
+        '[ 9914.002410] amdgpu 0000:a1:00.0: amdgpu: GPU reset end with ret = -110',
+        {'dropped_rank'}, None),
+    'c_ds_watchdog_abort_minus6': (
+        '[2024-02-20 17:03:01,111] [INFO] [launch.py:164:main] dist_world_size=8\n'
+        ' 45%|####5     | 2250/5000 [1:02:11<1:16:00,  1.66s/it]\n'
+        '[rank4]:[E220 18:35:12.110231 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=90112, OpType=_ALLGATHER_BASE, NumelIn=4194304, NumelOut=33554432, Timeout(ms)=1800000) ran for 1800311 milliseconds before timing out.\n'
+        '[rank4]:[E220 18:35:12.111020 ProcessGroupNCCL.cpp:1834] [PG 0 Rank 4] Timeout at NCCL work: 90112, last enqueued NCCL work: 90112, last completed NCCL work: 90111.\n'
+        '[rank4]:[E220 18:35:12.111031 ProcessGroupNCCL.cpp:630] [Rank 4] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.\n'
+        '[rank4]:[E220 18:35:12.111040 ProcessGroupNCCL.cpp:636] [Rank 4] To avoid data inconsistency, we are taking the entire process down.\n'
+        '[2024-02-20 18:35:14,200] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40211\n'
+        '[2024-02-20 18:35:14,201] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40212\n'
+        "[2024-02-20 18:35:14,400] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=7'] exits with return code = -6",
+        {'stuck_rank', 'timeout_unknown'}, None),
     'ds_launch_old_calledprocesserror_v04': (
         '[2021-06-14 11:20:01,004] [INFO] [launch.py:100:main] dist_world_size=4\n'
         '[2021-06-14 11:20:01,004] [INFO] [launch.py:102:main] Setting CUDA_VISIBLE_DEVICES=0,1,2,3\n'
@@ -207,7 +257,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  File "/usr/local/lib/python3.8/dist-packages/deepspeed/launcher/launch.py", line 137, in sigkill_handler\n'
         '    raise subprocess.CalledProcessError(returncode=last_return_code, cmd=cmd)\n'
         "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'pretrain_gpt2.py', '--local_rank=3', '--deepspeed_config', 'ds.json']' died with <Signals.SIGKILL: 9>.",
-        {'unclassified_failure', 'dropped_rank'}, None),
+        {'dropped_rank', 'unclassified_failure'}, None),
     'ds_launch_oom_exit_code': (
         "[2024-02-20 17:03:01,111] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0, 1, 2, 3, 4, 5, 6, 7]}\n"
         '[2024-02-20 17:03:01,111] [INFO] [launch.py:152:main] nnodes=1, num_local_procs=8, node_rank=0\n'
@@ -249,7 +299,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[2024-02-20 17:03:44,206] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40217\n'
         '[2024-02-20 17:03:44,207] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 40218\n'
         "[2024-02-20 17:03:44,400] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=7', '--deepspeed', '--deepspeed_config', 'ds_config.json'] exits with return code = -11",
-        {'unclassified_failure', 'dropped_rank'}, None),
+        {'dropped_rank', 'unclassified_failure'}, None),
     'ds_pdsh_remote_node_killed': (
         'worker-1: [2024-04-09 02:11:04,112] [INFO] [launch.py:164:main] dist_world_size=16\n'
         'worker-2: [2024-04-09 02:11:04,118] [INFO] [launch.py:164:main] dist_world_size=16\n'
@@ -367,7 +417,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  error_file: <N/A>\n'
         '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
         '============================================================',
-        {'unclassified_failure', 'dropped_rank'}, [5]),
+        {'dropped_rank', 'unclassified_failure'}, [5]),
     'rccl_hip_failure_v212_illegal': (
         'mi100-a:2231:2231 [0] NCCL INFO Bootstrap : Using eth0:10.10.2.11<0>\n'
         'mi100-a:2231:2231 [0] NCCL INFO NET/Plugin : No plugin found (librccl-net.so), using internal implementation\n'
@@ -385,7 +435,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '  File "/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 1322, in all_reduce\n'
         '    work = group.allreduce([tensor], opts)\n'
         'RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda error, NCCL version 2.12.12',
-        {'unclassified_failure', 'dropped_rank'}, None),
+        {'dropped_rank', 'unclassified_failure'}, None),
     'rccl_msccl_max_nchannels_healthy': (
         'RCCL version 2.20.5+hip6.2 HEAD:7a0c2e4\n'
         'gfx942-n2:8870:8941 [1] NCCL WARN NCCL_MAX_NCHANNELS:16 is lesser than number of channels required by MSCCL:32, so disabling MSCCL for allreduce between minBytes:0 and maxBytes:1048576 from file: /opt/rocm/lib/msccl-algorithms/allreduce-allpairs-8n-32c.xml\n'
@@ -419,7 +469,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[E ProcessGroupNCCL.cpp:495] To avoid data inconsistency, we are taking the entire process down.\n'
         "terminate called after throwing an instance of 'std::runtime_error'\n"
         '  what():  [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=51822, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.',
-        {'dropped_rank', 'stuck_rank', 'timeout_unknown'}, None),
+        {'stuck_rank', 'timeout_unknown', 'dropped_rank'}, None),
     'rccl_rocr_oom_v220_banner': (
         'RCCL version : 2.20.5-HEAD:8a8d1d5\n'
         'HIP version  : 6.2.41133-dd7f95766\n'

@@ -316,6 +316,15 @@ MESSAGES = [
       "amdgpu 0000:3d:00.0: amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues preemption",
       "The cp might be in an unrecoverable state due to an unsuccessful queues preemption",
       data={"category": "gpu_hang"}, anchor="he cp might be in an unrecoverable state"),
+    # a reset that did not bring the GPU back (amdgpu_device.c amdgpu_device_gpu_recover: dev_info `GPU reset(%d)
+    # failed` and, only for a non-zero result, `GPU reset end with ret = %d`): the GPU is unusable until the node is
+    # reset, every process on it is lost (a reset that succeeds prints `GPU reset(%d) succeeded!`, not read here)
+    M("kernel.amdgpu_reset_failed",
+      r"GPU reset(?:\(\d+\))? failed|GPU reset end with ret = (?P<ret>-\d+)",
+      "xid", "failure", "dropped_rank", "Linux 5.x - 6.x (amdgpu)",
+      "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_device.c:amdgpu_device_gpu_recover",
+      "amdgpu 0000:a1:00.0: amdgpu: GPU reset(3) failed", "GPU reset(3) failed",
+      data={"category": "gpu_lost"}, anchor="GPU reset(|GPU reset failed|GPU reset end with ret = "),
     # ---- the host stalled: the hard-lockup (NMI) watchdog and RCU's stall detector; the processes on that CPU hang
     M("kernel.hard_lockup",
       # watchdog_overflow_callback (kernel/watchdog.c 2.6.36 - 4.12, watchdog_hld.c 4.13 - 6.5, watchdog_perf.c /
