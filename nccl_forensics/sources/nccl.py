@@ -417,12 +417,12 @@ def _iface(text: str) -> dict[str, Any]:
 
 def _ib_dev(text: str) -> dict[str, Any]:
     m = _IB_DEV_FIELDS.match(text)
-    assert m is not None                # an IB_DEV token always starts with `[digits]name`
+    assert m is not None                # an IB_DEV token always starts with `[digits]` (its name may be empty)
     return {"index": int(m.group(1)), "name": m.group(2),
             "port": int(m.group(3)) if m.group(3) else None, "link_layer": m.group(4) or None}
 
 
-_IB_DEV_FIELDS = re.compile(r"\[(\d+)\]([^:/\s]+)(?::(\d+))?[^/\s]*(?:/(\S*))?")
+_IB_DEV_FIELDS = re.compile(r"\[(\d+)\]([^:/\s]*)(?::(\d+))?[^/\s]*(?:/(\S*))?")
 
 # Two init lines that carry a node's own addresses, so that each node's pair is new to the grammar's cache
 # (`message_parse`): in their plain shape (single spaces, every word one token of the grammar's terminal) they are

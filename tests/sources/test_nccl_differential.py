@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_nccl_grammar import VALID
 
@@ -243,6 +243,7 @@ def network_messages(draw):
 
 @settings(max_examples=600, deadline=None)
 @given(network_messages())
+@example("NET/IB : Using [0]/; OOB a")       # a device token without a name (the fast path asserted on it)
 def test_network_messages_read_as_the_grammar_reads_them(msg):
     fast = network_message(msg)
     if fast is not None:
