@@ -274,10 +274,11 @@ def fast_parse_prefixed(m: re.Match) -> Parsed | None:
 # checked exactly by HEAD_RE/TAIL_RE once per distinct text, when `coll_context` meets it first; the per-line
 # fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
 # numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
-# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
+# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail. The tail's `.*+` is `[^\n]*+` (no DOTALL),
+# which the regex engine runs faster than a character class.
 _COLL_LINE = (r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
               r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
-              rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$")
+              rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++(.*+)$")
 COLL_LINE_RE = re.compile(_COLL_LINE, re.M)
 HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
 TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
@@ -411,11 +412,12 @@ class BlockScanner:
         else:
             stamps, heads, opcs, counts, tails = zip(*rows, strict=True)
         cache = self.nccl.coll_cache                # (empty at a file's first run: no lookup that would miss)
-        contexts = list(map(cache.get, zip(heads, tails, strict=True))) if cache else []   # zip reuses a tuple
+        keys = list(zip(heads, tails, strict=True))
+        contexts = list(map(cache.get, keys)) if cache else []
         if not contexts or None in contexts:       # each distinct new (head, tail) once, then every row again
-            for head, tail in [key for key in dict.fromkeys(zip(heads, tails, strict=True)) if key not in cache]:
+            for head, tail in [key for key in dict.fromkeys(keys) if key not in cache]:
                 coll_context(self.nccl, head, tail)
-            contexts = list(map(cache.__getitem__, zip(heads, tails, strict=True)))
+            contexts = list(map(cache.__getitem__, keys))
         distinct = set(contexts)
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
