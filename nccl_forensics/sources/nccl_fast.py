@@ -15,7 +15,7 @@ from ..errors import BadInput
 from ..model import BlockLines, CollContext, CollRun, Event, Line
 from .chain import catalogue_parser, dispatch_lines, finish, offer, settle
 from .gc_pause import gc_paused
-from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
+from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, count_newlines, iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -400,7 +400,7 @@ class BlockScanner:
         with gc_paused():                   # thousands of match tuples, all freed before it ends
             rows = _FIELDS[wrapped, self.buffers].findall(block)
             if newlines is None:
-                newlines = block.count("\n")
+                newlines = count_newlines(block)
             whole = rows and len(rows) == newlines + (block[-1] != "\n")
             run = self._columns(rows, block, wrapped) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
@@ -445,7 +445,7 @@ class BlockScanner:
         if first.start():                          # other lines first (a rank log's init block): as the loop
             yield from self._offer_text(block[:first.start()])   # below would offer them, then the rest
             block = block[first.start():]
-            newlines = block.count("\n")
+            newlines = count_newlines(block)
             if not self.busy and newlines >= RUN_MIN:              # COLL lines to the end: `_coll_stretch`'s run,
                 run = self._whole_block(block, wrapped, newlines)  # without the scan for other lines
                 if run is not None:
@@ -476,7 +476,8 @@ class BlockScanner:
     def _coll_stretch(self, text: str, wrapped: bool = False) -> Iterator[Any]:
         """Consecutive COLL-shaped lines: one CollRun when `_whole_block` takes them, else line by line (through
         the parser chain when they are wrapped)."""
-        run = None if self.busy or text.count("\n") < RUN_MIN else self._whole_block(text, wrapped)
+        newlines = 0 if self.busy else count_newlines(text)
+        run = None if newlines < RUN_MIN else self._whole_block(text, wrapped, newlines)
         if run is None:
             yield from self._offer_text(text) if wrapped else self._coll_lines(text)
             return
