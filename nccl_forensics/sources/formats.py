@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, Iterator
 
 from ..model import Event, Source, SourceKind
@@ -25,6 +25,7 @@ from .flight_recorder import read_flight_recorder
 from .frtrace import FrtraceParser
 from .inspector import read_inspector
 from .kernel import KernelParser
+from .lines import count_newlines
 from .messages import MessageParser
 from .nccl import NcclParser
 from .nccltests import NccltestsParser
@@ -73,8 +74,9 @@ _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` 
 _TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
 
-def nccl_lines(data: bytes) -> tuple[int, bool]:
+def nccl_lines(data: bytes, newlines: Callable[[], int] | None = None) -> tuple[int, bool]:
     """(`len(_NCCL_LINE.findall(data))`, whether every line of `data` is one `_NCCL_WHOLE_LINE` matches).
+    `newlines`: what gives `data.count(b"\\n")` (Head.newlines: the sniffers share it).
 
     A match ends with its level tag and, where no `(function)` part can open, stays inside its line; so each line is
     cut after its last tag (lines without one dropped) and only those heads are searched, each distinct head once (a
@@ -87,7 +89,7 @@ def nccl_lines(data: bytes) -> tuple[int, bool]:
     one_tag = line_heads_one_tag(data)
     heads: dict[bytes, int] = one_tag if one_tag is not None else line_heads(data)
     count = sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    lines = (newlines or partial(count_newlines, data))() + (not data.endswith(b"\n"))
     return count, sum(heads.values()) == lines and all(_NCCL_WHOLE_HEAD.match(head) for head in heads)
 
 
@@ -126,8 +128,12 @@ class Head:
         self.stripped = data.lstrip()
 
     @cached_property
+    def newlines(self) -> int:
+        return count_newlines(self.data)
+
+    @cached_property
     def _nccl(self) -> tuple[int, bool]:
-        return nccl_lines(self.data)
+        return nccl_lines(self.data, lambda: self.newlines)
 
     @property
     def nccl_lines(self) -> int:
@@ -227,7 +233,7 @@ def _pyspy(head: Head) -> str | None:
 
 def _nccl(head: Head) -> str | None:
     lines = head.nccl_lines
-    if lines and lines >= 0.5 * max(1, head.data.count(b"\n")) and not head.console:
+    if lines and lines >= 0.5 * max(1, head.newlines) and not head.console:
         return "NCCL debug log"
     return None
 
