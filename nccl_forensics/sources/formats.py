@@ -12,8 +12,9 @@ reference); tests/sources/test_sniff_differential.py checks the two agree.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Callable, Iterator
 
 from ..model import Event, Source, SourceKind
@@ -24,6 +25,7 @@ from .flight_recorder import read_flight_recorder
 from .frtrace import FrtraceParser
 from .inspector import read_inspector
 from .kernel import KernelParser
+from .lines import count_newlines
 from .messages import MessageParser
 from .nccl import NcclParser
 from .nccltests import NccltestsParser
@@ -72,8 +74,9 @@ _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` 
 _TAG = re.compile(rb"NCCL (?:INFO|WARN|TRACE|CALL) ")
 
 
-def nccl_lines(data: bytes) -> tuple[int, bool]:
+def nccl_lines(data: bytes, newlines: Callable[[], int] | None = None) -> tuple[int, bool]:
     """(`len(_NCCL_LINE.findall(data))`, whether every line of `data` is one `_NCCL_WHOLE_LINE` matches).
+    `newlines`: what gives `data.count(b"\\n")` (Head.newlines: the sniffers share it).
 
     A match ends with its level tag and, where no `(function)` part can open, stays inside its line; so each line is
     cut after its last tag (lines without one dropped) and only those heads are searched, each distinct head once (a
@@ -81,8 +84,18 @@ def nccl_lines(data: bytes) -> tuple[int, bool]:
     head matches from the line's start (`.*$` takes the rest)."""
     if b"NCCL " not in data:
         return 0, False
-    if _SPANS_LINES.search(data):
+    if b"(" in data and _SPANS_LINES.search(data):     # (the one-byte search first: a rank log has no "(")
         return len(_NCCL_LINE.findall(data)), False
+    one_tag = line_heads_one_tag(data)
+    heads: dict[bytes, int] = one_tag if one_tag is not None else line_heads(data)
+    count = sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
+    lines = (newlines or partial(count_newlines, data))() + (not data.endswith(b"\n"))
+    return count, sum(heads.values()) == lines and all(_NCCL_WHOLE_HEAD.match(head) for head in heads)
+
+
+def line_heads(data: bytes) -> dict[bytes, int]:
+    """How many lines have each head: a line's text up to the end of its last level tag (lines without one left
+    out)."""
     ends: dict[int, int] = {}                           # line start -> the end of its last tag
     for m in _TAG.finditer(data):
         end = m.end()
@@ -91,9 +104,19 @@ def nccl_lines(data: bytes) -> tuple[int, bool]:
     for start, end in ends.items():
         head = data[start:end]
         heads[head] = heads.get(head, 0) + 1
-    count = sum(len(_NCCL_LINE.findall(head)) * n for head, n in heads.items())
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    return count, len(ends) == lines and all(_NCCL_WHOLE_HEAD.match(head) for head in heads)
+    return heads
+
+
+# A line's text up to its first level tag that begins a space-separated word (matched after the newline before it).
+_FIRST_TAG_HEAD = re.compile(rb"\n((?:[^\n ]*+ )*?NCCL (?:INFO|WARN|TRACE|CALL) )")
+
+
+def line_heads_one_tag(data: bytes) -> Counter[bytes] | None:
+    """`line_heads(data)` where no line holds "NCCL " but in one tag (a per-rank log's head), found by one regex
+    pass instead of a step per tag; None elsewhere. Each head holds one "NCCL " (its tag): as many heads as
+    "NCCL " in `data` means that no line holds another, so each head is its line's last tag too."""
+    heads = _FIRST_TAG_HEAD.findall(b"\n" + data)
+    return Counter(heads) if len(heads) == data.count(b"NCCL ") else None
 
 
 class Head:
@@ -105,8 +128,12 @@ class Head:
         self.stripped = data.lstrip()
 
     @cached_property
+    def newlines(self) -> int:
+        return count_newlines(self.data)
+
+    @cached_property
     def _nccl(self) -> tuple[int, bool]:
-        return nccl_lines(self.data)
+        return nccl_lines(self.data, lambda: self.newlines)
 
     @property
     def nccl_lines(self) -> int:
@@ -206,7 +233,7 @@ def _pyspy(head: Head) -> str | None:
 
 def _nccl(head: Head) -> str | None:
     lines = head.nccl_lines
-    if lines and lines >= 0.5 * max(1, head.data.count(b"\n")) and not head.console:
+    if lines and lines >= 0.5 * max(1, head.newlines) and not head.console:
         return "NCCL debug log"
     return None
 

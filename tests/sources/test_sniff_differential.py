@@ -94,6 +94,29 @@ def test_the_nccl_line_count_equals_the_plain_findall(pieces):
     assert nccl_lines(data)[0] == len(_NCCL_LINE.findall(data))
 
 
+_ONE_TAG_PIECES = ["node-1:4100:4107 [3] NCCL INFO ", "h:1:1 NCCL WARN ", "h [0] NCCL TRACE ", "NCCL CALL ", "x:NCCL INFO ",
+                   "Init START\n", "\n", "\r\n", " ", "  ", "NCCL", "INFO ", "[0]", "a b", "NCCL version 2.21\n"]
+
+
+@given(st.lists(st.sampled_from(_ONE_TAG_PIECES), max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_heads_found_in_one_pass_are_those_found_tag_by_tag(pieces):
+    """formats.line_heads_one_tag (one regex pass, where no line holds a second "NCCL ") counts the heads that
+    line_heads (a step per tag) counts, or declines."""
+    from nccl_forensics.sources.formats import line_heads, line_heads_one_tag
+    data = "".join(pieces).encode()
+    fast = line_heads_one_tag(data)
+    assert fast is None or dict(fast) == line_heads(data)
+
+
+def test_a_rank_log_head_takes_the_one_pass():
+    from nccl_forensics.sources.formats import line_heads, line_heads_one_tag
+    data = b"".join(b"node-1:4100:%d [3] NCCL INFO Init %d\n" % (4100 + i % 2, i) for i in range(50)) + b"node-1:41"
+    assert line_heads_one_tag(data) == line_heads(data) == {b"node-1:4100:4100 [3] NCCL INFO ": 25,
+                                                            b"node-1:4100:4101 [3] NCCL INFO ": 25}
+    assert nccl_lines(data) == (50, False)
+
+
 def test_the_nccl_line_count_equals_the_plain_findall_on_every_sample_head():
     heads = [read_head(str(p), 16384) for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
     assert len(heads) > 50

@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from nccl_forensics.model import CollRun, SourceKind
 from nccl_forensics.outputs.diagnosis_json import render
 from nccl_forensics.pipeline import map as map_step
 from nccl_forensics.pipeline.reduce import diagnose
-from nccl_forensics.sources import iter_records, line_parsers
+from nccl_forensics.sources import iter_records, line_parsers, nccl_fast
 from nccl_forensics.sources.discover import discover, sniff
 from tests.corpus.corpus import CORPUS, corpus_files, stripped
 
@@ -204,3 +206,58 @@ def test_a_process_topology_lines_are_skipped_once_its_rank_is_known(tmp_path):
     src = text_sources([path])[0]
     assert check_events(src) == 6
     assert [ev.line for ev in records(src, False)[0] if ev.kind in SKIPPED_KINDS] == [1, 8]
+
+
+# ---- a run of topology lines skipped at once (`_unread_topology_run`) equals them skipped one by one ----
+_PROCS = ("h:1:1 [0] NCCL INFO ", "g:2:2 [1] NCCL INFO ", "h:01:1 [0] NCCL INFO ", "hé:3:3 [0] NCCL INFO ")
+_TOPOLOGY = ("Channel {n:02}/0 : 1[0] -> 2[1] via P2P/CUMEM/read", "Channel {n:02}/1 : 4[3000] -> 0[7000] [send] via "
+             "NET/IB/1(4)/GDRDMA   ", "Ring {n:02} : 7[7] -> 0[0] [receive] via NET/Socket/0", "Trees [0] 1/8/-1->0->-1 "
+             "[1] -1/-1/-1->0->8", "Connected all rings", "Connected all trees", "Channel {n:02}/0 : 1[0] -> 2[1] via "
+             "P2P/\x7fIPC", "Trees [0] 1/8/-1->0->-1 ")
+_OTHERS = ("ncclCommInitRank comm 0x55d4a{p} rank {p} nranks 4 cudaDev 0 nvmlDev 0 busId 1d000 commId 0x7c2a1f0e5b3d9e41 "
+           "- Init START", "P2P Chunksize set to 131072", "AllReduce: opCount {n:x} sendbuff 0x7f0 recvbuff 0x7f1 count 8 "
+           "datatype 7 op 0 root 0 comm 0x55d4a{p} [nranks=4] stream 0x5", "NCCL WARN Cuda failure 'out of memory'")
+
+
+@st.composite
+def topology_logs(draw) -> list[str]:
+    lines = []
+    for n in range(draw(st.integers(1, 60))):
+        p = draw(st.integers(0, len(_PROCS) - 1))
+        kind = draw(st.integers(0, 9))
+        if kind < 7:
+            lines.append(_PROCS[p] + draw(st.sampled_from(_TOPOLOGY)).format(n=n))
+        elif kind < 9:
+            lines.append(_PROCS[p] + draw(st.sampled_from(_OTHERS)).format(n=n, p=p))
+        else:
+            lines.append(draw(st.sampled_from(["", "RuntimeError: x", "  File \"t.py\", line 1, in <module>"])))
+    return lines
+
+
+def runs_skipped_as_lines(path: Path, lines: list[str], newline: bool, monkeypatch) -> tuple[list, dict]:
+    path.write_text("\n".join(lines) + ("\n" if newline else ""), encoding="utf-8")
+    src = sniff(str(path))
+    if not line_parsers(src):
+        return [], {}
+    runs = records(src, False)
+    with monkeypatch.context() as patch:            # the reference: every run's lines tried one by one
+        patch.setattr(nccl_fast.BlockScanner, "_unread_topology_run", lambda self, run: False)
+        assert records(src, False) == runs
+    return runs
+
+
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=topology_logs(), newline=st.booleans())
+def test_a_topology_run_is_skipped_as_its_lines_one_by_one(tmp_path, monkeypatch, lines, newline):
+    runs_skipped_as_lines(tmp_path / "nccl.h.1.log", lines, newline, monkeypatch)
+
+
+def test_a_run_with_a_line_over_max_line_is_read_line_by_line(tmp_path, monkeypatch):
+    from nccl_forensics.sources.lines import MAX_LINE
+    head = _PROCS[0]
+    lines = [head + _OTHERS[0].format(p=0), *(head + _TOPOLOGY[0].format(n=n) for n in range(3)),
+             head + "Channel 04/0 : 1[0] -> 2[1] via P2P/IPC/" + "x" * MAX_LINE, head + _TOPOLOGY[4],
+             *(head + _TOPOLOGY[0].format(n=n) for n in range(5, 5 + MAX_LINE // 50))]   # a run longer than MAX_LINE
+    events, stats = runs_skipped_as_lines(tmp_path / "nccl.h.1.log", lines, True, monkeypatch)
+    assert [ev.line for ev in events if ev.kind in SKIPPED_KINDS] == [5]
+    assert stats["skipped_line"] == len(lines)
