@@ -130,7 +130,7 @@ class RunColumns:
 
     def add(self, run: CollRun, comm_ids: dict) -> None:
         n, codes = len(run), {}
-        for ctx in set(run.contexts):
+        for ctx in dict.fromkeys(run.contexts):          # first seen first: the codes are the same every run
             d = ctx.data
             key = (ctx.rank, nccl_group(ctx.comm, ctx.host, ctx.pid, d["comm_ptr"], comm_ids), d["op"], d["dtype"],
                    d["redop"])

@@ -152,6 +152,21 @@ def _interleaved_log(path, comms=("0x55d0c0001000", "0x55d0c0002000"), lines=600
     path.write_text("\n".join(out) + "\n")
 
 
+def test_a_files_row_codes_follow_the_order_its_lines_come_in(tmp_path):
+    """map.RunColumns codes a row's (rank, group, op, dtype, redop) in the order the file first shows each: the same
+    codes every run (a set of a run's contexts, hashed by identity, gave them in memory order)."""
+    from nccl_forensics.pipeline.map import digest_source
+    from nccl_forensics.sources.discover import discover
+
+    _interleaved_log(tmp_path / "nccl.rank0.log")
+    (source,) = discover([str(tmp_path)])
+    rows = digest_source(source, keep_text=False).rows
+    for name, first in (("group", "nccl:0x0000000000000001"), ("op", "broadcast"), ("dtype", "bfloat16")):
+        kind, cats, codes = rows[name]
+        assert (kind, cats[codes[0]]) == ("cat", first)
+        assert cats == list(dict.fromkeys(cats[c] for c in codes)), name     # first seen, first coded
+
+
 def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
     """map.RunColumns packs a run's rows as typed columns; they must be the rows add_event makes line by line,
     less the line text (a whole file's rows are cited by line number and the line read again: read_lines)."""
