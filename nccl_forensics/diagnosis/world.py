@@ -154,11 +154,16 @@ def _merged(claims: Iterable[Claim]) -> list[Claim]:
     return [Claim(c.what, c.size, frozenset(ranks[key]), c.evidence) for key, c in first.items()]
 
 
+# NCCL's lines that state a communicator's size: its init, and its end (`comm 0x… rank 1 nranks 2 … - Destroy
+# COMPLETE`, Abort, Revoke), which a log cut to its last lines may hold alone
+_COMM_LINES = frozenset({"comm_init", "comm_destroy", "comm_abort", "comm_revoke"})
+
+
 def _claims(events: list[Event], sources: Iterable[Source]):
     seen_sizes: set[tuple[str, int]] = set()
     for ev in events:
         d = ev.data
-        if ev.kind == "comm_init" and isinstance(d.get("nranks"), int) and d["nranks"] > 0:
+        if ev.kind in _COMM_LINES and isinstance(d.get("nranks"), int) and d["nranks"] > 0:
             key = ("nranks", d["nranks"])
             if key not in seen_sizes:            # one citation per distinct size is enough
                 seen_sizes.add(key)

@@ -50,6 +50,18 @@ def test_a_fragment_of_a_healthy_job_is_inconclusive(tmp_path):
     assert v.cls == "inconclusive" and "why not none: no usable evidence from rank 6 (no evidence)" in v.summary
 
 
+def test_a_communicators_end_lines_state_its_size(tmp_path):
+    """A log cut to its `Destroy COMPLETE` lines: their `nranks` states the world as an init line's does, so every
+    rank of it shows health, and one rank's end alone does not cover it."""
+    line = "node:{pid}:{pid} [{rank}] NCCL INFO comm 0x55c1ef4a{rank}400 rank {rank} nranks 2 cudaDev {rank} busId " \
+           "3c000 - Destroy COMPLETE\n"
+    (tmp_path / "console.log").write_text(line.format(pid=100, rank=0) + line.format(pid=101, rank=1))
+    assert _verdict(tmp_path).cls == "none"
+    (tmp_path / "console.log").write_text(line.format(pid=100, rank=0))
+    v = _verdict(tmp_path)
+    assert v.cls == "inconclusive" and "rank 1" in v.summary
+
+
 @needs_bundles
 def test_an_unreadable_file_removes_only_its_own_evidence(tmp_path):
     """Rank 1's py-spy dump unreadable: the verdict is what the other files give (as if the file were absent),
