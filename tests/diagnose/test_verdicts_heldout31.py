@@ -10,6 +10,8 @@ sight. What changed after, each from the sources:
   SIGABRT names no class by itself and SIGTERM (absl.failure_signal_term) is the teardown's.
 - a rank that raised `ncclCommInitRank failed: unhandled cuda error` is read as that rank's crash (dropped_rank), as
   the project reads other unhandled-CUDA-error crashes; the truth was widened to accept it.
+- sources/messages.py: a parser's event takes a held catalogue event's meaning only when no two ranks are named:
+  on sglang#1691's interleaved console rank 0's heartbeat line was merged into rank 2's report 6 lines below.
 - rank lists in the verdict stay readable on consoles of hundreds of ranks (model.ranks_text: up to 8 ranks one by
   one, more as runs, past 8 runs the first ones and the count); --format json keeps every rank.
 """
@@ -437,3 +439,10 @@ def test_a_512_rank_timeout_summary_is_abridged(tmp_path):
                      "Timeout(ms)=600000) ran for 600060 milliseconds before timing out." for r in range(0, 1024, 2))
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "timeout_unknown" and "(512 ranks)" in verdict.summary and len(verdict.summary) < 600
+
+
+def test_one_ranks_heartbeat_line_is_not_taken_by_another_ranks_report(tmp_path):
+    # sgl-project/sglang#1691: rank 0's catalogue heartbeat line was merged into rank 2's watchdog-stuck report a few
+    # lines below (same kind, nearby), so rank 0 went missing from the ranks that timed out
+    text = next(c[1] for c in CASES if c[0] == "sgl-project/sglang#1691")
+    assert "ranks 0, 1, 2, 6, 7 timed out" in console_verdict(tmp_path, text).summary
