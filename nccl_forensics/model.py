@@ -260,6 +260,23 @@ def rank_span(ranks: Iterable[int], sep: str = ", ") -> str:
     return sep.join(parts)
 
 
+SHORT_LIST = 8      # ranks a message lists one by one; a longer list is written as runs, and its runs capped
+
+
+def ranks_text(ranks: Iterable[int], runs: bool = False) -> str:
+    """Ranks for a message that stays readable on a console of thousands of ranks: up to SHORT_LIST listed one by
+    one ("0, 4, 9"), more as runs ("0-299, 301-511"), and past SHORT_LIST runs the first ones and the count
+    ("0, 2, 4, 6, 8, 10, 12, 14, … (256 ranks)"). `runs`: a short list as runs too ("0-1, 3"). --format json keeps
+    every rank."""
+    ranks = sorted(set(ranks))
+    if len(ranks) <= SHORT_LIST and not runs:
+        return ", ".join(map(str, ranks))
+    spans = rank_span(ranks).split(", ")
+    if len(spans) <= SHORT_LIST:
+        return ", ".join(spans)
+    return ", ".join(spans[:SHORT_LIST]) + f", … ({len(ranks)} ranks)"
+
+
 # What a line means for the job, set by the parser from the message catalogue as `Event.data["meaning"]`:
 # "failure" (this rank or the job failed here), "consequence" (a failure elsewhere reached this rank),
 # "benign" (looks alarming, is not), "healthy" (positive evidence that a rank finished or progressed).

@@ -8,7 +8,7 @@ import pandas as pd
 from ..diagnosis.timeline import NO_SEQ
 from ..model import Confidence, Event, Evidence
 from ._gloo import element_bytes
-from .base import BaseDetector, Context, row_evidence
+from .base import BaseDetector, Context, ranks_text, row_evidence
 
 _WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel": "element count",
          "out_numel": "output element count", "size_note": "sizes that break the collective:"}
@@ -48,7 +48,7 @@ class FieldMismatch(BaseDetector):
                        "(no other rank recorded that collective)")
             return self.finding(ranks, message, Confidence.MEDIUM, evidence + self.support(ctx, ranks)[:0],
                                 self.fix_for(ctx, ranks, row), group, seq)
-        message = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} used {_WHAT[row['field']]} "
+        message = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} used {_WHAT[row['field']]} "
                    f"{row['value']} at {where}, where {int(row['modal_count'])} of {int(row['count'])} "
                    f"ranks used {row['modal']}" + (" (a tie: the culprit is a guess)" if bool(row["tie"]) else ""))
         if row["field"] == "dtype":

@@ -18,7 +18,7 @@ from ..diagnosis.rank_state import (
 )
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding, shows_failure
+from ..model import Confidence, Event, Evidence, Finding, ranks_text, shows_failure  # noqa: F401 (ranks_text: the detectors' import)
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS: dict[str, set[str] | None] = {

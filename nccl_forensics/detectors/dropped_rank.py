@@ -36,7 +36,7 @@ from __future__ import annotations
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
 from ..model import Confidence, Event, rank_span, shows_failure
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, ranks_text
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
     "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",
@@ -104,7 +104,7 @@ class DroppedRank(BaseDetector):
                 ranks = _aborted_rank(ctx, crashes)
                 how = "the one rank a launcher saw end by SIGABRT (the runtime aborts after its fault line)"
             if ranks:
-                yield self.finding(ranks, f"rank {', '.join(map(str, ranks))} crashed with a {runtime} error ({what}), "
+                yield self.finding(ranks, f"rank {ranks_text(ranks)} crashed with a {runtime} error ({what}), "
                                    f"{how}", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
                 return
             fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
@@ -128,7 +128,7 @@ class DroppedRank(BaseDetector):
         ranks = sorted({ev.rank for ev in died if ev.rank is not None})
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
         first = (signalled or died)[0]
-        who = f"rank {', '.join(map(str, ranks))}" if ranks else "a process"
+        who = f"rank {ranks_text(ranks)}" if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")
             sig = first.data.get("signal") or signals.of_exit_code(code)

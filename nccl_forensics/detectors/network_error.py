@@ -36,7 +36,7 @@ import re
 from ..diagnosis.rank_state import setup_failures
 from ..model import Confidence
 from ..sources.catalogue.cuda import refused_nccl_call
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, ranks_text
 
 _PEER_CLOSED = ("connection_closed", "connection_reset")
 # NCCL's own socket and IB warnings that the message catalogue has no entry for still point at the transport
@@ -125,7 +125,7 @@ class NetworkError(BaseDetector):
         if len(reporters) > 1:
             msg += f"; {len(reporters) - 1} other rank(s) followed"
         if died:
-            msg += f" — a consequence of rank {', '.join(map(str, died))} dying"
+            msg += f" — a consequence of rank {ranks_text(died)} dying"
         elif not cause:
             msg += " — a consequence: another rank failed or timed out first, closing its connections"
         conf = Confidence.MEDIUM if hard else Confidence.LOW

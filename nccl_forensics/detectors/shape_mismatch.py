@@ -42,7 +42,7 @@ from ..diagnosis.fr_semantics import p2p_size_mismatches
 from ..model import Confidence, Event, Evidence
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
-from .base import Context, row_evidence
+from .base import Context, ranks_text, row_evidence
 
 
 class ShapeMismatch(FieldMismatch):
@@ -86,7 +86,7 @@ class ShapeMismatch(FieldMismatch):
                 continue              # gloo: no pg_config ranks, so an undumped rank may be a member that is missing
             ranks = bad["ranks"]
             many = len(ranks) > 1
-            who = (f"rank{'s' if many else ''} {', '.join(map(str, ranks))} disagree{'' if many else 's'} with the "
+            who = (f"rank{'s' if many else ''} {ranks_text(ranks)} disagree{'' if many else 's'} with the "
                    "others" if ranks else "no single rank stands out")
             if bad["pairs"]:
                 i, j, sent, expected = bad["pairs"][0]

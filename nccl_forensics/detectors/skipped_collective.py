@@ -40,7 +40,7 @@ from ..diagnosis.timeline import stragglers
 from ..model import Confidence
 from . import _gloo as gloo
 from ._fronts import consequences
-from .base import BaseDetector, Context, row_evidence
+from .base import BaseDetector, Context, ranks_text, row_evidence
 
 _NOT_OUT_OF_STEP = {"killed", "crashed", "exception", "oom", "oom_killed"}
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}     # py-spy: stuck outside any collective
@@ -93,10 +93,10 @@ class CollectiveSkipped(BaseDetector):
             seq = int(rows["seq"].min())
             verb = "skipped a collective" if shift > 0 else "issued an extra collective"
             how = "later" if shift > 0 else "earlier"
-            msg = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} {verb} at group {group} seq "
+            msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} at group {group} seq "
                    f"{seq}: its later entries match the other ranks' entries one seq {how}")
             if (rows["basis"] == "ranks+self").all() and shift > 0:
-                msg = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} skipped a collective at "
+                msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} skipped a collective at "
                        f"group {group} seq {seq}: there {'they' if len(ranks) > 1 else 'it'} issued "
                        f"{rows.iloc[0]['op']}, which in every earlier step came one collective later, where the "
                        f"other ranks issued {rows.iloc[0]['modal'] if rows.iloc[0]['field'] == 'op' else 'the usual one'}")
@@ -119,7 +119,7 @@ class CollectiveSkipped(BaseDetector):
         colls = ctx.timelines.colls
         last = colls[(colls["group"] == group) & colls["rank"].isin(ranks)].sort_values("seq").groupby("rank").tail(1)
         verb = "stopped at" if side == "behind" else "went one collective past"
-        msg = (f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} {verb} seq {seq} of group {group} "
+        msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} seq {seq} of group {group} "
                f"while the others did not, yet {'they are' if len(ranks) > 1 else 'it is'} alive and not stuck "
                f"outside a collective: a collective was {'skipped' if side == 'behind' else 'added'} on "
                f"{'these ranks' if len(ranks) > 1 else 'this rank'}")

@@ -41,7 +41,7 @@ from ..diagnosis.rank_state import cite
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence
 from ._fronts import consequences
-from .base import BaseDetector, Context, lower, rank_list, row_evidence, timeout_seconds
+from .base import BaseDetector, Context, lower, rank_list, ranks_text, row_evidence, timeout_seconds
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
@@ -135,7 +135,7 @@ class StuckRank(BaseDetector):
             missed = int(waited["seq"].iloc[0]) if not waited.empty else seq
             head = int(seqs[others].max()) if len(others) else None
             many = len(quiet) > 1
-            msg = (f"rank{'s' if many else ''} {', '.join(map(str, quiet))} stopped issuing collectives "
+            msg = (f"rank{'s' if many else ''} {ranks_text(quiet)} stopped issuing collectives "
                    f"after seq {seq} of group {group} and never joined seq {missed}, which the others reached (they "
                    f"went on to {head}); ")
             conf = Confidence.LOW

@@ -30,7 +30,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence
-from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout, ranks_text
 
 _COLLECT = {
     "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
@@ -53,9 +53,9 @@ class TimeoutUnknown(BaseDetector):
         reporters = sorted({ev.rank for ev in timeouts if ev.rank is not None})
         parts = []
         if reporters:
-            parts.append(f"rank{'s' if len(reporters) > 1 else ''} {', '.join(map(str, reporters))} timed out")
+            parts.append(f"rank{'s' if len(reporters) > 1 else ''} {ranks_text(reporters)} timed out")
         if suspects:
-            parts.append(f"rank{'s' if len(suspects) > 1 else ''} {', '.join(map(str, suspects))} stopped first "
+            parts.append(f"rank{'s' if len(suspects) > 1 else ''} {ranks_text(suspects)} stopped first "
                          "(dead, stuck or late: the evidence does not say which)")
         msg = "; ".join(parts or ["the job timed out"])
         msg += "; missing: " + ("; ".join(missing) if missing else "nothing obvious — the cause is outside the logs")

@@ -6,7 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..model import SourceKind, rank_span
+from ..model import SourceKind, rank_span, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .console import make_console
 from .diagnosis_json import divergence_of, group_order
@@ -36,7 +36,7 @@ def verdict_panel(d: Diagnosis) -> Panel:
         body.append(line + "\n")
     if v.cascade_ranks:
         body.append("cascade (consequences): ", style="dim")
-        body.append(rank_span(v.cascade_ranks) + "\n")
+        body.append(ranks_text(v.cascade_ranks, runs=True) + "\n")
     if v.fix:
         body.append("fix: ", style="dim")
         body.append(v.fix, style="green")

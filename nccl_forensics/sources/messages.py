@@ -363,7 +363,8 @@ class MessageParser(LineParser):
 
     # ---- events held while a parser had the line (in a block, or holding it until it knows the rank)
     def _settle(self, produced: list[Event]) -> list[Event]:
-        """Parsers' events that say what a held event says (same kind, nearby line) take its meaning; it is dropped.
+        """Parsers' events that say what a held event says (same kind, nearby line, no other rank) take its meaning; it
+        is dropped.
         A held event goes to the parser's event of its own line first: of two WARNs on adjacent lines, the first
         must not take the second's meaning."""
         if not self._held:
@@ -380,7 +381,8 @@ class MessageParser(LineParser):
                 break
             if id(ev) in taken:
                 continue
-            same = next((h for h in self._held if h.kind == ev.kind and abs(h.line - ev.line) <= _NEAR), None)
+            same = next((h for h in self._held if h.kind == ev.kind and abs(h.line - ev.line) <= _NEAR
+                         and _same_rank(h, ev)), None)
             if same is not None:
                 self._adopt(ev, same)
         return produced
@@ -472,3 +474,9 @@ def _fill_common(ev: Event) -> None:
             d["op_raw"], d["op"] = raw, op_name(raw)
         if isinstance(d.get("numel_in"), str):      # ≤ 2.1 printed TensorShape=[...] there
             d["shape"] = d.pop("numel_in")
+
+
+def _same_rank(held: Event, ev: Event) -> bool:
+    """Could the two events be one process's line? Not when each names a rank and the ranks differ: on an
+    interleaved console of many ranks, rank 0's heartbeat line is not rank 2's watchdog report 6 lines below."""
+    return held.rank is None or ev.rank is None or held.rank == ev.rank

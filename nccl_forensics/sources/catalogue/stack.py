@@ -10,7 +10,8 @@ megatron/core/{parallel_state.py, distributed/param_and_grad_buffer.py, rerun_st
 NVIDIA/nvidia-resiliency-ext straggler/, deepspeedai/DeepSpeed deepspeed/runtime/fp16/loss_scaler.py,
 NVIDIA/TransformerEngine transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT),
 vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py}, ray-project/ray
-src/ray/gcs/gcs_server/gcs_node_manager.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
+src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
+absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
 src/ucp/core/ucp_ep.c.
 """
@@ -111,6 +112,23 @@ MESSAGES = [
       "ERROR 11-26 16:54:45 [multiproc_executor.py:123] Worker proc VllmWorker-1 died unexpectedly, shutting down "
       "executor.", "Worker proc VllmWorker-1 died unexpectedly", anchor="died unexpectedly"),
     # (Ray's node marked dead is launchers.py's ray.node_marked_dead)
+    # ---- Abseil's failure signal handler (Ray's workers install it: vLLM/SGLang Ray workers, RLHF actors; also any
+    # gRPC/absl binary): its first line names the signal the process received, then `PC: @ ...` and the frames. Ray
+    # passes absl a writer, so each line comes again through its logger (`[time E pid tid] logging.cc:N: *** ...`). A fault signal
+    # is the process's own crash; SIGABRT (an abort: the watchdog's after a timeout elsewhere, an assert) names no
+    # class by itself; SIGTERM was sent from outside (the launcher's teardown)
+    M("absl.failure_signal",
+      (r"\*\*\* (?P<signal>SIG(?:SEGV|BUS|ILL|FPE|TRAP|ABRT)) received at time=\d+", r" on cpu (?P<cpu>\d+)"),
+      "signal_report", "failure", None, "Abseil LTS 2018-06 - 2025 (` on cpu N` from LTS 2021-03-24)",
+      "abseil:absl/debugging/failure_signal_handler.cc:WriteSignalMessage",
+      "*** SIGSEGV received at time=1746566409 on cpu 131 ***", "*** SIGSEGV received at time=1746566409",
+      anchor=" received at time="),
+    M("absl.failure_signal_term",
+      (r"\*\*\* (?P<signal>SIGTERM) received at time=\d+", r" on cpu (?P<cpu>\d+)"),
+      "signal_report", "consequence", None, "Abseil LTS 2018-06 - 2025 (` on cpu N` from LTS 2021-03-24)",
+      "abseil:absl/debugging/failure_signal_handler.cc:WriteSignalMessage",
+      "*** SIGTERM received at time=1759954468 on cpu 5 ***", "*** SIGTERM received at time=1759954468",
+      anchor=" received at time="),
     # ---- Open MPI's TCP transports: the peer's socket reset under a read (the peer process or its node is gone,
     # or the link failed): BTL (MPI traffic, Horovod's) and OOB (the daemons' control channel)
     M("ompi.tcp_readv_failed",
