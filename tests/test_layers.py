@@ -207,9 +207,13 @@ def test_only_the_reproducer_side_imports_torch(path):
 
 
 def test_parsing_text_loads_neither_numpy_nor_pandas(tmp_path):
-    """`ncclf parse` of text logs starts without numpy (a flight-recorder dump's reader loads it when it runs)."""
+    """`ncclf parse` of text logs runs without numpy (a flight-recorder dump's reader loads it when it runs), on
+    blocks of COLL lines too."""
     log = tmp_path / "nccl.node-1.4100.log"
-    log.write_text("node-1:4100:4100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n")
+    coll = ("node-1:4100:4100 [0] NCCL INFO AllReduce: opCount {:x} sendbuff 0x7f00 recvbuff 0x7f00 count 1024 "
+            "datatype 7 op 0 root 0 comm 0x55d0 [nranks=2] stream 0x55e0\n")
+    log.write_text("node-1:4100:4100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                   + "".join(coll.format(n) for n in range(2000)))
     code = ("import sys\nfrom nccl_forensics.cli import main\ntry:\n    main(['parse', '-q', '--format', 'jsonl', "
             f"{str(log)!r}])\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'numpy'}), file=sys.stderr)")

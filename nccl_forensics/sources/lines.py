@@ -11,6 +11,7 @@ import gzip
 import os
 import re
 import stat
+import sys
 import zlib
 from typing import IO, Iterable, Iterator
 
@@ -203,10 +204,11 @@ class HeadDone:
 
 def count_newlines(text: str | bytes) -> int:
     """`text.count("\\n")` (or b"\\n"); past a few KiB by numpy over its UTF-8 bytes (about 3x faster: the newline
-    byte is never part of another character's encoding)."""
-    if len(text) < 4096:
+    byte is never part of another character's encoding) where numpy is loaded already: `ncclf parse` of text
+    never loads it (0.1 s and 12 MB at startup, for less than it saves on a 200 MB console)."""
+    np = sys.modules.get("numpy")
+    if len(text) < 4096 or np is None:
         return text.count("\n") if isinstance(text, str) else text.count(b"\n")
-    import numpy as np
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
 

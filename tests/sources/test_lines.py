@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import zlib
 
+import numpy  # noqa: F401 - loaded, as in a diagnosis: count_newlines takes its numpy path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
