@@ -4,6 +4,8 @@ A console that shows progress before the failure is what a user pastes; `progres
 """
 from __future__ import annotations
 
+import signal
+
 from nccl_forensics.pipeline.reduce import diagnose
 
 PROGRESS = "Epoch 1: loss 0.53\nstep 100/1000 loss 0.41\n"
@@ -23,3 +25,16 @@ def check_case(tmp_path, case: tuple) -> None:
     assert verdict.cls in accept, verdict.summary
     if culprits is not None:
         assert verdict.culprit_ranks == culprits, verdict.summary
+
+
+def failure_table(script: str, time: str, host: str, rank: int, local_rank: int, exitcode: int, pid: int,
+                  traceback: str | None = None, width: int = 60, end: str = "") -> str:
+    """torchrun's ChildFailedError report of one failed worker, as the launcher prints it (2.0+); `traceback` is by
+    default the line of a worker a signal killed."""
+    if traceback is None:
+        traceback = f"Signal {-exitcode} ({signal.Signals(-exitcode).name}) received by PID {pid}"
+    rule, line = "=" * width, "-" * width
+    return (f"torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n{rule}\n{script} FAILED\n{line}\n"
+            f"Failures:\n  <NO_OTHER_FAILURES>\n{line}\nRoot Cause (first observed failure):\n[0]:\n"
+            f"  time      : {time}\n  host      : {host}\n  rank      : {rank} (local_rank: {local_rank})\n"
+            f"  exitcode  : {exitcode} (pid: {pid})\n  error_file: <N/A>\n  traceback : {traceback}\n{rule}{end}")

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import check_case, console_verdict
+from .consoles import check_case, console_verdict, failure_table
+
+NO_TRACEBACK = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"   # exit code 1, no @record
 
 # name -> (console lines, accepted classes, culprit ranks or None)
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
@@ -57,22 +59,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '    distrib_run.run(args)\n'
         '  File "/opt/venv/lib/python3.10/site-packages/torch/distributed/run.py", line 803, in run\n'
         '    elastic_launch(\n'
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '=======================================================\n'
-        'sft.py FAILED\n'
-        '-------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '-------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-07-19_08:41:50\n'
-        '  host      : gpu-box\n'
-        '  rank      : 1 (local_rank: 1)\n'
-        '  exitcode  : -9 (pid: 17212)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : Signal 9 (SIGKILL) received by PID 17212\n'
-        '=======================================================',
+        + failure_table('sft.py', '2024-07-19_08:41:50', 'gpu-box', 1, 1, -9, 17212, width=55),
         {'dropped_rank'}, [1]),
     'accelerate_simple_launcher_oom': (
         'Traceback (most recent call last):\n'
@@ -366,22 +353,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'Traceback (most recent call last):\n'
         '  File "/opt/conda/envs/py_3.10/bin/torchrun", line 33, in <module>\n'
         "    sys.exit(load_entry_point('torch', 'console_scripts', 'torchrun')())\n"
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-03-11_10:41:07\n'
-        '  host      : mi250-n3\n'
-        '  rank      : 0 (local_rank: 0)\n'
-        '  exitcode  : -6 (pid: 9120)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : Signal 6 (SIGABRT) received by PID 9120\n'
-        '============================================================',
+        + failure_table('train.py', '2024-03-11_10:41:07', 'mi250-n3', 0, 0, -6, 9120),
         {'unclassified_failure', 'version_mismatch'}, None),
     'rccl_cuda_failure_hipified_v218_launch': (
         '[rank5]: step 2200 | loss 1.7781\n'
@@ -401,22 +373,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'Traceback (most recent call last):\n'
         '  File "/opt/conda/envs/py_3.10/bin/torchrun", line 33, in <module>\n'
         "    sys.exit(load_entry_point('torch', 'console_scripts', 'torchrun')())\n"
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-03-11_10:41:07\n'
-        '  host      : node07\n'
-        '  rank      : 5 (local_rank: 5)\n'
-        '  exitcode  : 1 (pid: 7120)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
-        '============================================================',
+        + failure_table('train.py', '2024-03-11_10:41:07', 'node07', 5, 5, 1, 7120, traceback=NO_TRACEBACK),
         {'dropped_rank', 'unclassified_failure'}, [5]),
     'rccl_hip_failure_v212_illegal': (
         'mi100-a:2231:2231 [0] NCCL INFO Bootstrap : Using eth0:10.10.2.11<0>\n'
@@ -496,22 +453,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'Traceback (most recent call last):\n'
         '  File "/opt/conda/envs/py_3.10/bin/torchrun", line 33, in <module>\n'
         "    sys.exit(load_entry_point('torch', 'console_scripts', 'torchrun')())\n"
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-03-11_10:41:07\n'
-        '  host      : mi250-n3\n'
-        '  rank      : 1 (local_rank: 1)\n'
-        '  exitcode  : -6 (pid: 9121)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : Signal 6 (SIGABRT) received by PID 9121\n'
-        '============================================================',
+        + failure_table('train.py', '2024-03-11_10:41:07', 'mi250-n3', 1, 1, -6, 9121),
         {'dropped_rank'}, [1]),
     'rocr_memory_access_fault_agent_handle': (
         '[2024-03-11 10:02:11,455] torch.distributed.run: [WARNING] \n'
@@ -526,22 +468,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'Traceback (most recent call last):\n'
         '  File "/opt/conda/envs/py_3.10/bin/torchrun", line 33, in <module>\n'
         "    sys.exit(load_entry_point('torch', 'console_scripts', 'torchrun')())\n"
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-03-11_10:41:07\n'
-        '  host      : mi250-n3\n'
-        '  rank      : 3 (local_rank: 3)\n'
-        '  exitcode  : -6 (pid: 9123)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : Signal 6 (SIGABRT) received by PID 9123\n'
-        '============================================================',
+        + failure_table('train.py', '2024-03-11_10:41:07', 'mi250-n3', 3, 3, -6, 9123),
         {'dropped_rank'}, [3]),
     'rocr_memory_access_fault_old_imprecise': (
         'Epoch: [3][ 120/1251]  Time  0.412 ( 0.420)  Loss 3.1221e+00 (3.2001e+00)\n'
@@ -569,22 +496,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         'Traceback (most recent call last):\n'
         '  File "/opt/conda/envs/py_3.10/bin/torchrun", line 33, in <module>\n'
         "    sys.exit(load_entry_point('torch', 'console_scripts', 'torchrun')())\n"
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-03-11_10:41:07\n'
-        '  host      : mi250-n3\n'
-        '  rank      : 2 (local_rank: 2)\n'
-        '  exitcode  : 1 (pid: 9122)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
-        '============================================================',
+        + failure_table('train.py', '2024-03-11_10:41:07', 'mi250-n3', 2, 2, 1, 9122, traceback=NO_TRACEBACK),
         {'dropped_rank'}, [2]),
     'torch_hip_error_launch_failure_rocm6': (
         '[rank5]:[W911 08:12:44.118] Warning: some nodes failed to compile (function operator())\n'
