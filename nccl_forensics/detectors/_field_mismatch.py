@@ -6,9 +6,9 @@ from typing import Iterator
 import pandas as pd
 
 from ..diagnosis.timeline import NO_SEQ
-from ..model import Confidence, Event, Evidence
+from ..model import Confidence, Event, Evidence, ranks_text
 from ._gloo import element_bytes
-from .base import BaseDetector, Context, ranks_text, row_evidence
+from .base import BaseDetector, Context, row_evidence
 
 _WHAT = {"op": "collective", "redop": "reduction op", "dtype": "dtype", "numel": "element count",
          "out_numel": "output element count", "size_note": "sizes that break the collective:"}

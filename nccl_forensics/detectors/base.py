@@ -18,7 +18,7 @@ from ..diagnosis.rank_state import (
 )
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding, ranks_text, shows_failure  # noqa: F401 (ranks_text: the detectors' import)
+from ..model import Confidence, Event, Evidence, Finding, ranks_text, shows_failure
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS: dict[str, set[str] | None] = {
@@ -228,8 +228,9 @@ def lower(conf: Confidence) -> Confidence:
 
 
 def rank_list(ranks) -> str:
-    """Ranks for a message: "3-7" for a run of three or more, else "0, 4"."""
+    """Ranks for a message: "3-7" for a run of three or more, else as `model.ranks_text` gives them ("0, 4"; a long
+    list abridged)."""
     ranks = sorted(ranks)
     if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
         return f"{ranks[0]}-{ranks[-1]}"
-    return ", ".join(map(str, ranks))
+    return ranks_text(ranks)

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
-from ..model import Confidence, Event, rank_span, shows_failure
-from .base import BaseDetector, Context, ranks_text
+from ..model import Confidence, Event, rank_span, ranks_text, shows_failure
+from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
     "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",

@@ -34,9 +34,9 @@ from __future__ import annotations
 import re
 
 from ..diagnosis.rank_state import setup_failures
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from ..sources.catalogue.cuda import refused_nccl_call
-from .base import BaseDetector, Context, ranks_text
+from .base import BaseDetector, Context
 
 _PEER_CLOSED = ("connection_closed", "connection_reset")
 # NCCL's own socket and IB warnings that the message catalogue has no entry for still point at the transport

@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from ..diagnosis.divergence import alltoall_imbalance
 from ..diagnosis.fr_semantics import p2p_size_mismatches
-from ..model import Confidence, Event, Evidence
+from ..model import Confidence, Event, Evidence, ranks_text
 from . import _gloo as gloo
 from ._field_mismatch import FieldMismatch, call_site
-from .base import Context, ranks_text, row_evidence
+from .base import Context, row_evidence
 
 
 class ShapeMismatch(FieldMismatch):

@@ -37,10 +37,10 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.timeline import stragglers
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from . import _gloo as gloo
 from ._fronts import consequences
-from .base import BaseDetector, Context, ranks_text, row_evidence
+from .base import BaseDetector, Context, row_evidence
 
 _NOT_OUT_OF_STEP = {"killed", "crashed", "exception", "oom", "oom_killed"}
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}     # py-spy: stuck outside any collective

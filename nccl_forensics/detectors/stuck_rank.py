@@ -39,9 +39,9 @@ import numpy as np
 from ..diagnosis.arrivals import arrivals
 from ..diagnosis.rank_state import cite
 from ..diagnosis.timeline import stragglers
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from ._fronts import consequences
-from .base import BaseDetector, Context, lower, rank_list, ranks_text, row_evidence, timeout_seconds
+from .base import BaseDetector, Context, lower, rank_list, row_evidence, timeout_seconds
 
 _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 

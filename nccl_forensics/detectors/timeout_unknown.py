@@ -29,8 +29,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
-from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout, ranks_text
+from ..model import Confidence, ranks_text
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
 _COLLECT = {
     "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
