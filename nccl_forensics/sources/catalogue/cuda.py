@@ -313,10 +313,10 @@ MESSAGES = [
     # ---- ROCclr (the HIP runtime's device layer, clr rocclr/device/rocm/rocdevice.cpp) when a queue reports an
     # error: its callback prints `Callback: Queue 0x.. aborting with error : <hsa_status_string> code: 0x..`
     # (`Device::callbackQueue aborting with error : ...` in the later clr, behind the same ClPrint prefix) and calls
-    # abort(): the process dies of
-    # SIGABRT. The status names the fault: a memory aperture violation, a hardware exception, an illegal instruction
-    # end the process's device work; an ISA the agent does not run is a build without code for this GPU; a runtime
-    # that could not get its resources (memory) is RCCL's ROCr out-of-resources (nccl.rccl_hip_oom).
+    # abort(): the process dies of SIGABRT. The status names the fault: a memory aperture violation, a hardware
+    # exception, an illegal instruction end the process's device work; an ISA the agent does not run is a build
+    # without code for this GPU; a runtime that could not get its resources (memory) is RCCL's ROCr
+    # out-of-resources (nccl.rccl_hip_oom).
     M("cuda.rocclr_queue_fault",
       # ClPrint's prefix names the process (`[pid:N tid:0x..]`, ROCm 6+) before the callback's words
       (r"(?:\[pid:(?P<pid>\d+) +tid:0x[0-9a-fA-F]+\] +(?:Callback: Queue 0x[0-9a-fA-F]+|Device::callbackQueue) a"

@@ -114,9 +114,9 @@ MESSAGES = [
     # (Ray's node marked dead is launchers.py's ray.node_marked_dead)
     # ---- Abseil's failure signal handler (Ray's workers install it: vLLM/SGLang Ray workers, RLHF actors; also any
     # gRPC/absl binary): its first line names the signal the process received, then `PC: @ ...` and the frames. Ray
-    # passes absl a writer, so each line comes again through its logger (`[time E pid tid] logging.cc:N: *** ...`). A fault signal
-    # is the process's own crash; SIGABRT (an abort: the watchdog's after a timeout elsewhere, an assert) names no
-    # class by itself; SIGTERM was sent from outside (the launcher's teardown)
+    # passes absl a writer, so each line comes again through its logger (`[time E pid tid] logging.cc:N: *** ...`).
+    # A fault signal is the process's own crash; SIGABRT (an abort: the watchdog's after a timeout elsewhere, an
+    # assert) names no class by itself; SIGTERM was sent from outside (the launcher's teardown)
     M("absl.failure_signal",
       (r"\*\*\* (?P<signal>SIG(?:SEGV|BUS|ILL|FPE|TRAP|ABRT)) received at time=\d+", r" on cpu (?P<cpu>\d+)"),
       "signal_report", "failure", None, "Abseil LTS 2018-06 - 2025 (` on cpu N` from LTS 2021-03-24)",
