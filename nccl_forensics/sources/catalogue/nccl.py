@@ -218,6 +218,16 @@ MESSAGES = [
       "warn", "failure", "network_error", "1.x - 2.30", "nccl:src/transport/p2p.cc:p2pMap (p2pSetup before 2.12)",
       "transport/p2p.cc:281 NCCL WARN failed to peer with device 1(=41000): 217 peer access is not supported between "
       "these two devices", "failed to peer with device 1", data={"category": "p2p"}, anchor="failed to peer with device"),
+    # the P2P transport's own check of the CUDA IPC calls that map a peer GPU's buffers, before 2.8 moved them under
+    # CUDACHECK (`Cuda failure`): cudaIpcGetMemHandle (`rank R failed to get CUDA IPC handle to device D[(=busid)]`)
+    # and cudaIpcOpenMemHandle (`failed to open CUDA IPC handle`), then cudaGetErrorString's number and text. The
+    # text decides (catalogue/cuda.py reason_class: 217 `peer access is not supported` is no P2P path)
+    M("nccl.p2p_ipc_failed",
+      (r"(?:rank \d+ )?failed to (?:get|open) CUDA IPC handle(?: to device (?P<peer_dev>\d+)(?:\(=[0-9a-fA-F]+\))?)?",
+       r" : (?:\d+ )?(?P<reason>.+?)\s*$"),
+      "warn", "failure", None, "2.3.5 - 2.7.8", "nccl:src/transport/p2p.cc:p2pSendSetup/p2pRecvSetup/p2pSendConnect",
+      "transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these "
+      "two devices", "failed to open CUDA IPC handle", data={"category": "p2p"}, anchor="CUDA IPC handle"),
     # RCCL (ROCm/rccl): CUDACHECK hipified keeps `Cuda failure '%s'` (hipGetErrorString); its driver and HSA checks
     # print `HIP failure '%s' at file:line` / `HSA failure '%s' at file:line` (src/include/rocmwrap.h)
     M("nccl.rccl_hip_oom",
