@@ -27,6 +27,10 @@ def check_case(tmp_path, case: tuple) -> None:
         assert verdict.culprit_ranks == culprits, verdict.summary
 
 
+# the table's traceback of a worker that exited with an error code and wrote no error file (no @record)
+NO_TRACEBACK = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
+
+
 def failure_table(script: str, time: str, host: str, rank: int, local_rank: int, exitcode: int, pid: int,
                   traceback: str | None = None, width: int = 60, end: str = "") -> str:
     """torchrun's ChildFailedError report of one failed worker, as the launcher prints it (2.0+); `traceback` is by

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import check_case
+from .consoles import NO_TRACEBACK, check_case, failure_table
 
 # name -> (console lines, accepted classes, culprit ranks or None)
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
@@ -89,22 +89,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
     'elastic_failed_v110_sigkill_table': (
         'WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 21874 closing signal SIGTERM\n'
         'ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 21877) of binary: /opt/conda/bin/python\n'
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2022-03-14_08:41:22\n'
-        '  host      : gpu-node-07\n'
-        '  rank      : 3 (local_rank: 3)\n'
-        '  exitcode  : -9 (pid: 21877)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : Signal 9 (SIGKILL) received by PID 21877\n'
-        '============================================================',
+        + failure_table('train.py', '2022-03-14_08:41:22', 'gpu-node-07', 3, 3, -9, 21877),
         {'oom', 'dropped_rank'}, [3]),
     'elastic_failed_v24_glog_exitcode1': (
         'Traceback (most recent call last):\n'
@@ -112,22 +97,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '    batch = next(it)\n'
         "KeyError: 'input_ids'\n"
         'E1121 11:40:02.118000 2231 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 1 (pid: 2290) of binary: /usr/bin/python3\n'
-        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
-        '============================================================\n'
-        'train.py FAILED\n'
-        '------------------------------------------------------------\n'
-        'Failures:\n'
-        '  <NO_OTHER_FAILURES>\n'
-        '------------------------------------------------------------\n'
-        'Root Cause (first observed failure):\n'
-        '[0]:\n'
-        '  time      : 2024-11-21_11:40:02\n'
-        '  host      : worker-2\n'
-        '  rank      : 1 (local_rank: 1)\n'
-        '  exitcode  : 1 (pid: 2290)\n'
-        '  error_file: <N/A>\n'
-        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
-        '============================================================',
+        + failure_table('train.py', '2024-11-21_11:40:02', 'worker-2', 1, 1, 1, 2290, traceback=NO_TRACEBACK),
         {'unclassified_failure'}, None),
     'fingerprint_v110_inconsistent': (
         'RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running inconsistent collective: CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[1024], TensorDtypes=Float, TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda, layout=Strided (default), requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))',

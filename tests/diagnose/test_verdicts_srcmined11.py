@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import check_case, console_verdict, failure_table
-
-NO_TRACEBACK = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"   # exit code 1, no @record
+from .consoles import NO_TRACEBACK, check_case, console_verdict, failure_table
 
 # name -> (console lines, accepted classes, culprit ranks or None)
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
