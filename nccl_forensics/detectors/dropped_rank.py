@@ -36,6 +36,7 @@ from __future__ import annotations
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
 from ..model import Confidence, Event, rank_span, ranks_text, shows_failure
+from ..sources.catalogue.cuda import from_amd_runtime
 from .base import BaseDetector, Context
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
@@ -218,9 +219,7 @@ def _gpu_runtime(ev: Event) -> tuple[str, str]:
     """The runtime a GPU error came from, and the setting that makes its kernels synchronous: ROCm's runtime faults
     (ROCR's `Memory access fault by GPU node-N`) and HIP's errors (torch's hipified `HIP error: ...`) are AMD's, where
     AMD_SERIALIZE_KERNEL=3 (ROCm 6; HIP_LAUNCH_BLOCKING=1 before) is what CUDA_LAUNCH_BLOCKING=1 is on CUDA."""
-    d = ev.data
-    text = f"{d.get('message_id', '')} {ev.text or ''}"
-    if "rocr_" in text or "rocclr_" in text or "HIP error" in text or "hipError" in text:
+    if from_amd_runtime(ev.data.get("message_id"), ev.text):
         return "ROCm/HIP", "AMD_SERIALIZE_KERNEL=3 (HIP_LAUNCH_BLOCKING=1 before ROCm 6)"
     return "CUDA", "CUDA_LAUNCH_BLOCKING=1"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .. import signals
 from ..model import Event, Evidence
 from ..sources import catalogue
-from ..sources.catalogue.cuda import refused_nccl_call, rejected_call
+from ..sources.catalogue.cuda import from_amd_runtime, refused_nccl_call, rejected_call
 from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS, USAGE_ERROR
 
 COLLECTIVE_FUNCS = {
@@ -300,22 +300,17 @@ def store_teardown_errors(events: list[Event]) -> set[int]:
     - an agent's store or rendezvous error after its own workers SUCCEEDED (elastic agent/server/api.py: it then only
       waits at the exit barrier and closes the rendezvous, dynamic_rendezvous.py shutdown): the agent hosting the store
       finished first and took it along."""
-    gone: set[tuple] = set()
-    done: dict = {}                     # (file, agent pid) -> the line its workers' success was logged on
-    for ev in events:
-        said = ev.data.get("message_id")
-        if said == _AGENT_SUCCEEDED:
-            done.setdefault((ev.file, ev.pid), ev.line)
-        elif said == "pytorch.should_dump_check_failed" and ev.kind == "c10d_log":
-            gone.add((ev.file, ev.rank))
-    out: set[int] = set()
+    gone = {(ev.file, ev.rank) for ev in events
+            if ev.kind == "c10d_log" and ev.data.get("message_id") == "pytorch.should_dump_check_failed"}
+    done = _agent_successes(events)
     if not (gone or done):              # the usual case: nothing says the store went away
-        return out
+        return set()
+    out: set[int] = set()
     for ev in events:
         said = ev.data.get("message_id")
         if said in _STORE_SOCKET and (ev.file, ev.rank) in gone:
             out.add(id(ev))
-        elif said in _STORE_SOCKET | _RENDEZVOUS_TEARDOWN and done and _after_success(done, ev):
+        elif said in _STORE_SOCKET | _RENDEZVOUS_TEARDOWN and _agent_succeeded(done, ev, above=True):
             out.add(id(ev))
     return out
 
@@ -324,28 +319,32 @@ def restarts_then_succeeded(events: list[Event]) -> set[int]:
     """An elastic agent's `Worker group FAILED. n/N attempts left; will restart worker group` lines (by event id)
     that the same agent followed with its workers' success (agent/server/api.py _invoke_run: it restarted the group,
     and the next attempt SUCCEEDED): the job got past that attempt."""
-    last_success: dict = {}             # (file, agent pid) -> the last line its workers' success was logged on
-    restarts = []
-    for ev in events:
-        said = ev.data.get("message_id")
-        if said == _AGENT_SUCCEEDED:
-            key = (ev.file, ev.pid)
-            last_success[key] = max(last_success.get(key, 0), ev.line)
-        elif said == _AGENT_RESTART:
-            restarts.append(ev)
-    return {id(ev) for ev in restarts if any(
-        file == ev.file and (pid is None or ev.pid is None or pid == ev.pid) and line > ev.line
-        for (file, pid), line in last_success.items())}
+    done = _agent_successes(events)
+    if not done:
+        return set()
+    return {id(ev) for ev in events
+            if ev.data.get("message_id") == _AGENT_RESTART and _agent_succeeded(done, ev, above=False)}
 
 
 _AGENT_RESTART = "torchrun.worker_group_failed"
 
 
-def _after_success(done: dict, ev: Event) -> bool:
-    """Did the agent that logged `ev` (its pid where both lines name one) log its workers' success above it?"""
-    lines = [line for (file, pid), line in done.items()
-             if file == ev.file and (pid is None or ev.pid is None or pid == ev.pid)]
-    return any(line < ev.line for line in lines)
+def _agent_successes(events: list[Event]) -> dict[tuple, tuple[int, int]]:
+    """(file, agent pid) -> the first and last line that agent logged its workers' success on."""
+    done: dict[tuple, tuple[int, int]] = {}
+    for ev in events:
+        if ev.data.get("message_id") == _AGENT_SUCCEEDED:
+            first, last = done.get((ev.file, ev.pid), (ev.line, ev.line))
+            done[(ev.file, ev.pid)] = (min(first, ev.line), max(last, ev.line))
+    return done
+
+
+def _agent_succeeded(done: dict, ev: Event, *, above: bool) -> bool:
+    """Did the agent that logged `ev` (its pid where both lines name one) log its workers' success above it (or, with
+    above=False, below it)?"""
+    return any(file == ev.file and (pid is None or ev.pid is None or pid == ev.pid)
+               and (first < ev.line if above else last > ev.line)
+               for (file, pid), (first, last) in done.items())
 
 
 # what reports a process's own crash signal from inside it
@@ -419,10 +418,7 @@ def _note_first(index: dict, key, ev: Event) -> None:
 def _gpu_error_label(ev: Event) -> str:
     """`HIP error` for the errors of AMD's runtime (torch's hipified `HIP error: ...`, ROCR's and ROCclr's faults,
     clr's code-object errors), `CUDA error` for the rest."""
-    if str(ev.data.get("message_id", "")).startswith(("cuda.rocr_", "cuda.rocclr_", "cuda.hip_")) \
-            or "HIP error" in (ev.text or "") or "hipError" in (ev.text or ""):
-        return "HIP error"
-    return "CUDA error"
+    return "HIP error" if from_amd_runtime(ev.data.get("message_id"), ev.text) else "CUDA error"
 
 
 def names_the_machine(data: dict) -> bool:

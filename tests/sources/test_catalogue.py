@@ -13,6 +13,7 @@ from nccl_forensics.model import (
     shows_health,
 )
 from nccl_forensics.sources import catalogue, parse_source
+from nccl_forensics.sources.catalogue.cuda import from_amd_runtime
 
 ENTRIES = catalogue.messages()
 IDS = [m.id for m in ENTRIES]
@@ -259,3 +260,17 @@ def test_the_anchor_trie_finds_what_the_longest_first_alternation_finds():
     for text in texts:
         assert ([(m.span(), m.group()) for m in comp.quick.finditer(text)]
                 == [(m.span(), m.group()) for m in plain.finditer(text)]), text
+
+
+@pytest.mark.parametrize("message_id, text, amd", [
+    ("cuda.rocr_memory_access_fault", "Memory access fault by GPU node-2", True),
+    ("cuda.rocclr_queue_fault", "Callback: Queue 0x7f aborting with error", True),
+    ("cuda.hip_no_compatible_code_objects", "No compatible code objects found for: gfx1100", True),
+    ("cuda.runtime_error", "RuntimeError: HIP error: an illegal memory access was encountered", True),
+    ("nccl.rccl_hip_failure", "HIP failure 'hipErrorInvalidValue'", True),
+    ("cuda.runtime_error", "RuntimeError: CUDA error: an illegal memory access was encountered", False),
+    (None, None, False),
+])
+def test_one_predicate_says_which_gpu_errors_are_amd_s(message_id, text, amd):
+    """The verdict's `HIP error` label and its AMD_SERIALIZE_KERNEL hint both ask catalogue.cuda.from_amd_runtime."""
+    assert from_amd_runtime(message_id, text) is amd

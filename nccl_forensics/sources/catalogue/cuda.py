@@ -111,6 +111,16 @@ def refused_nccl_call(data: dict) -> bool:
     return data.get("message_id") in NCCL_CUDA_CHECKS and rejected_call(data.get("reason") or data.get("message"))
 
 
+# AMD's runtime: ROCR's and ROCclr's faults, clr's code-object errors (message ids), torch's hipified errors (text)
+_AMD_IDS = ("cuda.rocr_", "cuda.rocclr_", "cuda.hip_")
+_AMD_WORDS = ("HIP error", "hipError")
+
+
+def from_amd_runtime(message_id: str | None, text: str | None) -> bool:
+    """Did this GPU error come from AMD's runtime (ROCm/HIP), not CUDA's?"""
+    return str(message_id or "").startswith(_AMD_IDS) or any(w in (text or "") for w in _AMD_WORDS)
+
+
 _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
                    (PEER_UNSUPPORTED, "network_error", "p2p"), (NO_USABLE_GPU, "unclassified_failure", "cuda_setup"))
 
