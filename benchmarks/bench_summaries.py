@@ -35,8 +35,11 @@ import fr_synth  # noqa: E402
 from bench_diagnose import best_run, measure, ncclf_cmd, report, verdict_of  # noqa: E402
 
 from nccl_forensics.model import Source, SourceKind  # noqa: E402
-from nccl_forensics.pipeline.map import digest_source  # noqa: E402
-from nccl_forensics.pipeline.reduce import WINDOW_MB, fr_tail_entries  # noqa: E402
+from nccl_forensics.pipeline.map import (  # noqa: E402
+    WINDOW_MB,
+    digest_source,  # noqa: E402
+    fr_tail_entries,
+)
 from nccl_forensics.pipeline.summary import write_summary  # noqa: E402
 from nccl_forensics.sources.columns import narrow  # noqa: E402
 

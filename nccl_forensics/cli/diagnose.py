@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from contextlib import contextmanager
 
 import click
 
@@ -37,6 +38,17 @@ def report_context(paths: list[str]) -> dict:
     return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "version": own, "command": shlex.join(["ncclf", *sys.argv[1:]]),
             "inputs": paths}
+
+
+@contextmanager
+def _reduce_loaded(shared):
+    """`reduce.diagnose`, imported while `shared`'s workers start and warm up (pandas and the detectors are only the
+    parent's: a 4,096-file job's workers no longer wait for them), and the pool, stopped on leaving."""
+    from ..sources.gc_pause import gc_paused
+    with shared:
+        with gc_paused(), one_blas_thread():
+            from ..pipeline.reduce import diagnose
+        yield diagnose, shared
 
 
 @click.command(short_help="Find the rank(s) that broke a hung or crashed job, and why.")
@@ -78,7 +90,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     from ..sources.gc_pause import gc_paused
     # the imports make only long-lived objects: the collector's passes over them free nothing
     with gc_paused(), one_blas_thread():
-        from ..pipeline.reduce import diagnose, fr_tail_entries
+        from ..pipeline.map import fr_tail_entries, pool_for
 
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore),
@@ -90,8 +102,9 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:
-        with stdin_as_file(paths) as readable, progress("reading evidence") as on_file:
-            result = diagnose(readable, progress=on_file, **options)
+        with stdin_as_file(paths) as readable, _reduce_loaded(pool_for(readable, jobs)) as (diagnose, shared), \
+                progress("reading evidence") as on_file:
+            result = diagnose(readable, progress=on_file, shared=shared, **options)
             from ..outputs.display import relabel
             for copy in set(readable) - set(paths):          # stdin's private copy: shown as <stdin>
                 relabel(result, copy)

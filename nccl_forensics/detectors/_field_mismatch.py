@@ -5,7 +5,7 @@ from typing import Iterator
 
 import pandas as pd
 
-from ..diagnosis.timeline import NO_SEQ
+from ..diagnosis.rows import NO_SEQ
 from ..model import Confidence, Event, Evidence, ranks_text
 from ._gloo import element_bytes
 from .base import BaseDetector, Context, row_evidence

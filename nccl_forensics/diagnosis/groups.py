@@ -70,7 +70,7 @@ def label(name: str, members: Iterable[int]) -> str:
 
 
 def relabel(names: dict[str, str], column: tuple | list) -> tuple | list:
-    """A packed group column (timeline.pack_columns) with its PG names replaced by their labels."""
+    """A packed group column (rows.pack_columns) with its PG names replaced by their labels."""
     if isinstance(column, tuple) and column[0] == "cat":
         return ("cat", [names.get(c, c) if isinstance(c, str) else c for c in column[1]], column[2])
     if isinstance(column, tuple) and column[0] == "obj":

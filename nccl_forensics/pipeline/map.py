@@ -1,13 +1,14 @@
 """One evidence file → a `Digest`: what `diagnose` needs from it, small enough to send back from a worker.
 
 Per-collective rows (NCCL COLL lines, flight-recorder entries) become timeline columns here, inside the worker
-that parsed the file (`timeline.pack_columns` form), so a 1,024-rank job never holds millions of Event
+that parsed the file (`rows.pack_columns` form), so a 1,024-rank job never holds millions of Event
 objects: only the few thousand other events travel back to the parent.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
+from itertools import islice
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from .. import sources as parse_pkg
 from ..diagnosis.fr_semantics import Entry, P2POp, rows_and_p2p
 from ..diagnosis.fr_semantics import _peer as peer_rank
 from ..diagnosis.groups import compact
-from ..diagnosis.timeline import (
+from ..diagnosis.rows import (
     COLUMNS,
     RowBuffer,
     add_event,
@@ -28,11 +29,19 @@ from ..diagnosis.timeline import (
 from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
+from ..sources import warm_up, whole_file
 from ..sources.columns import categorize, code_type, narrow
+from ..sources.discover import iter_files, sniff
 from ..sources.flight_recorder import host_in_name, iter_frames, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
+from .engines.local import SharedPool, default_jobs, worker_count
+
+HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
+WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
+COMPRESSED_WINDOW_BYTES = 256 << 10   # a .gz this large may decompress past HEAD_MB + 2 windows: windowed
+FR_ENTRIES_PER_MB = 128       # a flight-recorder dump's window: its last 256 entries at the default 2 MB
 
 
 @dataclass
@@ -40,7 +49,7 @@ class Digest:
     """What one file gave, small and picklable: its non-bulk events and its timeline rows as columns."""
 
     result: SourceResult
-    rows: dict = field(default_factory=dict)              # timeline.pack_columns of the file's rows
+    rows: dict = field(default_factory=dict)              # rows.pack_columns of the file's rows
     row_pids: list = field(default_factory=list)
     row_hosts: list = field(default_factory=list)
     declared: dict = field(default_factory=dict)           # group -> ranks from pg_config, groups.compact form
@@ -58,6 +67,51 @@ class Digest:
 def _digest_of(state: dict) -> Digest:
     state["p2p"] = list(map(P2POp._make, state["p2p"]))
     return Digest(**state)
+
+
+def sniff_and_digest(path: str, window_mb: float | None, keep_text: bool = True) -> Digest | Source:
+    """One file's Digest, or its Source when it is not evidence to digest (not evidence at all, or a summary)."""
+    src = sniff(path)
+    if src.kind in (SourceKind.UNKNOWN, SourceKind.SUMMARY):
+        return src
+    set_windows([src], window_mb)
+    return digest_source(src, keep_text)
+
+
+def set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
+    """Give every large plain text file a (head, tail) window, and every flight-recorder dump its tail entries;
+    the windowed text files."""
+    if window_mb is None:
+        return []
+    head, tail = int(HEAD_MB * 1e6), int(window_mb * 1e6)
+    out = []
+    for src in sources:
+        if src.kind is SourceKind.FLIGHT_RECORDER:
+            src.tail_entries = fr_tail_entries(window_mb)
+        elif not whole_file(src.kind) and (src.compressed and src.size > COMPRESSED_WINDOW_BYTES
+                                          or src.size > head + 2 * tail):
+            # a compressed file's size says little of its text (logs compress 20-250x): past a few hundred KB it
+            # may hold more than the window, so it gets the window; smaller ones are read whole
+            src.window = (head, tail)
+            out.append(src)
+    return out
+
+
+def fr_tail_entries(window_mb: float) -> int:
+    """How many of a flight-recorder dump's last entries a window of `window_mb` decodes."""
+    return max(16, int(window_mb * FR_ENTRIES_PER_MB))
+
+
+def pool_for(paths: list[str], jobs: int = 0) -> SharedPool:
+    """A SharedPool for reading `paths` (pass it to `reduce.diagnose`), its workers started now where the files are
+    several, each first building what parsing needs (`sources.warm_up`): the caller loads what only it needs
+    meanwhile (the CLI: the reduce, pandas, the detectors), instead of before the workers start."""
+    shared = SharedPool()
+    workers = worker_count(jobs, sum(1 for _ in islice(iter_files(paths), jobs or default_jobs())))
+    if workers > 1:
+        with gc_paused():               # the workers keep the collector off, as those a diagnosis starts do
+            shared.start(workers, warm_up)
+    return shared
 
 
 def digest_source(source: Source, keep_text: bool = True) -> Digest:
@@ -154,7 +208,7 @@ class RunColumns:
         self.n += n
 
     def packed(self) -> dict:
-        """The rows in `timeline.pack_columns` form ({} without rows)."""
+        """The rows in `rows.pack_columns` form ({} without rows)."""
         if not self.n:
             return {}
         kind = _joined(self.parts.pop("kind"))
@@ -285,7 +339,7 @@ def _add_call_sites(rows: dict, sites: dict[int, str]) -> None:
 
 
 def coded_rows(source: Source, meta: dict, coded: dict) -> dict:
-    """The dump's timeline rows, packed (timeline.pack_columns) from `fr_columns.coded_columns`."""
+    """The dump's timeline rows, packed (rows.pack_columns) from `fr_columns.coded_columns`."""
     if not len(coded["line"]):
         return {}
     n = len(coded["line"])          # a column of None alone is no column, as pack_columns leaves it in fr_rows
@@ -312,7 +366,7 @@ def coded_p2p(meta: dict, coded: dict) -> list[P2POp]:
 
 
 def fr_rows(source: Source, meta: dict, cols: dict) -> tuple[dict, list]:
-    """The dump's timeline rows, packed (timeline.pack_columns), and its P2P ops, from `read_flight_recorder_table`
+    """The dump's timeline rows, packed (rows.pack_columns), and its P2P ops, from `read_flight_recorder_table`
     columns (fr_semantics decides what each entry means)."""
     if not cols["line"]:
         return {}, []

@@ -17,7 +17,8 @@ import tempfile
 from dataclasses import dataclass
 
 from ..errors import BadInput, NcclfError, NoEvidence
-from .reduce import WINDOW_MB, RayNode, diagnose, summarize
+from .map import WINDOW_MB
+from .reduce import RayNode, diagnose, summarize
 
 
 @dataclass

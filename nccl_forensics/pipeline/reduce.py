@@ -29,28 +29,24 @@ from ..diagnosis.divergence import find_outliers, first_divergence
 from ..diagnosis.environment import Setting, settings, stated
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
 from ..diagnosis.rank_state import RankState, rank_states, store_teardown_errors
-from ..diagnosis.timeline import RowBuffer, Timelines, add_event, build_timelines, comm_ids_of, frame_from_packed
+from ..diagnosis.rows import RowBuffer, add_event, comm_ids_of
+from ..diagnosis.timeline import Timelines, build_timelines, frame_from_packed, frame_of
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
 from ..errors import NoEvidence
 from ..libc import M_MMAP_THRESHOLD, mallopt
 from ..model import Event, Evidence, Finding, Source, SourceKind
-from ..sources import whole_file
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
 from ..sources.discover import discover, evidence_sources, list_files, sniff
 from ..sources.gc_pause import gc_paused, trim_heap
 from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import SharedPool, imap_sources, worker_count
-from .map import Digest, declared_groups, digest_source, fr_event_rows
+from .map import WINDOW_MB, Digest, declared_groups, digest_source, fr_event_rows, set_windows, sniff_and_digest
 from .summary import RowBlock, read_summary_blocks, write_summary
 
 SCHEMA_VERSION = 1
-HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
-WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
-COMPRESSED_WINDOW_BYTES = 256 << 10   # a .gz this large may decompress past HEAD_MB + 2 windows: windowed
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
-FR_ENTRIES_PER_MB = 128       # a flight-recorder dump's window: its last 256 entries at the default 2 MB
 _EVIDENCE_NAMES = {"timeline": "per-collective records (flight-recorder dumps or NCCL COLL lines)",
                    "pyspy": "py-spy dumps", "process_end": "process exit information (torchrun output, error.json)"}
 
@@ -96,7 +92,8 @@ class Diagnosis:
 
 
 def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int], None] | None = None,
-             select: Iterable[str] = (), ignore: Iterable[str] = (), window_mb: float | None = WINDOW_MB) -> Diagnosis:
+             select: Iterable[str] = (), ignore: Iterable[str] = (), window_mb: float | None = WINDOW_MB,
+             shared: SharedPool | None = None) -> Diagnosis:
     """Diagnose a bundle of evidence. `progress(done, total)` is called as files finish.
 
     A text file larger than HEAD_MB + 2 × `window_mb` is read at its head (its init, topology and version lines,
@@ -106,10 +103,12 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     divergence sits at the start of a window, the files are read again with a window WIDEN times larger, then
     in full.
 
-    Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read.
+    Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read. The files are read by
+    `shared`'s workers where given (map.pool_for: started before the caller loaded this module), which stop once
+    the files are read, as a pool of this call's own does.
     """
     paths = list(paths)
-    result = _diagnose(paths, jobs, progress, select, ignore, window_mb)
+    result = _diagnose(paths, jobs, progress, select, ignore, window_mb, shared)
     wider = [window_mb * WIDEN, None] if window_mb is not None else []
     while (result.windowed or result.windowed_dumps) and wider and (_divergence_at_window_start(result)
                                                                     or _p2p_unmatched_in_window(result)):
@@ -117,16 +116,18 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     return result
 
 
-def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
+def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None,
+              shared: SharedPool | None = None) -> Diagnosis:
     # the digests of 16,384 dumps are a million small objects that live to the end: the cyclic collector's passes
     # over them cost about a fifth of the parent's time and free nothing (reference counting frees what goes)
     with gc_paused():
-        return _diagnose_paused(paths, jobs, progress, select, ignore, window_mb)
+        return _diagnose_paused(paths, jobs, progress, select, ignore, window_mb, shared)
 
 
-def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None) -> Diagnosis:
-    with SharedPool() as shared:
-        sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress, False, shared)
+def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None,
+                     shared: SharedPool | None) -> Diagnosis:
+    with shared or SharedPool() as pool:             # stopped once the files are read: idle workers hold memory
+        sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress, False, pool)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
@@ -169,7 +170,7 @@ def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared:
     when given."""
     sources = discover(paths, partial(_sniff_files, jobs=jobs, shared=shared), files)
     usable = evidence_sources(sources)
-    windowed = _set_windows(usable, window_mb)
+    windowed = set_windows(usable, window_mb)
     if not usable:
         raise _no_evidence(paths, sources)
     return sources, usable, windowed
@@ -212,15 +213,6 @@ def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progre
     return sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)]
 
 
-def sniff_and_digest(path: str, window_mb: float | None, keep_text: bool = True) -> Digest | Source:
-    """One file's Digest, or its Source when it is not evidence to digest (not evidence at all, or a summary)."""
-    src = sniff(path)
-    if src.kind in (SourceKind.UNKNOWN, SourceKind.SUMMARY):
-        return src
-    _set_windows([src], window_mb)
-    return digest_source(src, keep_text)
-
-
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
               progress: Callable[[int, int], None] | None = None) -> list[Digest]:
     """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
@@ -249,30 +241,6 @@ def absolute_lines(d: Digest, tail: int) -> None:
     if part is not None and part[0] == "num":
         lines = part[1].astype(np.int64)
         d.rows["line"] = ("num", np.where(lines >= TAIL_BASE, lines + base, lines))
-
-
-def _set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
-    """Give every large plain text file a (head, tail) window, and every flight-recorder dump its tail entries;
-    the windowed text files."""
-    if window_mb is None:
-        return []
-    head, tail = int(HEAD_MB * 1e6), int(window_mb * 1e6)
-    out = []
-    for src in sources:
-        if src.kind is SourceKind.FLIGHT_RECORDER:
-            src.tail_entries = fr_tail_entries(window_mb)
-        elif not whole_file(src.kind) and (src.compressed and src.size > COMPRESSED_WINDOW_BYTES
-                                          or src.size > head + 2 * tail):
-            # a compressed file's size says little of its text (logs compress 20-250x): past a few hundred KB it
-            # may hold more than the window, so it gets the window; smaller ones are read whole
-            src.window = (head, tail)
-            out.append(src)
-    return out
-
-
-def fr_tail_entries(window_mb: float) -> int:
-    """How many of a flight-recorder dump's last entries a window of `window_mb` decodes."""
-    return max(16, int(window_mb * FR_ENTRIES_PER_MB))
 
 
 def _divergence_at_window_start(d: Diagnosis) -> bool:
@@ -385,7 +353,7 @@ def diagnose_events(events: Iterable[Event], select: Iterable[str] = (), ignore:
             rest.append(ev)
     p2p = fr_event_rows(rows, events)
     rest.sort(key=lambda e: (e.rank if e.rank is not None else 1 << 30, e.file, e.line))
-    return analyse(rest, [rows.to_frame()], declared_groups(rest), select, ignore, p2p=p2p)
+    return analyse(rest, [frame_of([rows])], declared_groups(rest), select, ignore, p2p=p2p)
 
 
 def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, select=(), ignore=(),
@@ -401,7 +369,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
         if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
             buf = RowBuffer()
             add_event(buf, ev)
-            frames = [*frames, buf.to_frame()]
+            frames = [*frames, frame_of([buf])]
     timelines = build_timelines(frames, declared)
     trim_heap()                   # each step's row-sized temporaries, freed into the heap's holes, go back
     outliers = find_outliers(timelines.colls)

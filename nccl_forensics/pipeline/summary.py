@@ -106,7 +106,7 @@ def read_summary(path: str) -> tuple[list[Source], list]:
 
 
 class RowBlock(NamedTuple):
-    """The rows of several digests of one summary, whole: `columns` (timeline.pack_columns form, "num", "cat"
+    """The rows of several digests of one summary, whole: `columns` (rows.pack_columns form, "num", "cat"
     and "none" parts), `spans` [(digest, first row, end row)] in row order. Those digests' own `rows` are empty
     until `share()` gives each the views of its rows."""
     columns: dict
@@ -576,7 +576,7 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=True)
 
 
-# ---- timeline columns (timeline.pack_columns form) ----
+# ---- timeline columns (rows.pack_columns form) ----
 
 def _store(zf: zipfile.ZipFile, stem: str, part) -> dict:
     if type(part) is list:                                   # ranks not packed yet

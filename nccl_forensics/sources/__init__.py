@@ -20,7 +20,17 @@ from .gc_pause import gc_paused
 from .nccl_fast import dispatch_blocks  # the fast path; equal to dispatch_lines (differential test)
 
 __all__ = ["BY_KIND", "FORMATS", "Format", "dispatch_blocks", "dispatch_lines", "finish", "iter_events", "iter_records",
-           "line_parsers", "offer", "parse_source", "settle", "whole_file"]
+           "line_parsers", "offer", "parse_source", "settle", "warm_up", "whole_file"]
+
+
+def warm_up() -> None:
+    """Build what parsing builds on first use, now: the message catalogue's scans and the NCCL line grammar's
+    parser (a worker's first file paid about 0.2 s for them; a worker started early builds them while its parent
+    does something else)."""
+    from . import catalogue
+    from .grammars import lalr
+    catalogue.build()
+    lalr("nccl")
 
 
 def line_parsers(source: Source) -> list[LineParser]:

@@ -52,6 +52,13 @@ def list_files(paths: Iterable[str]) -> list[str]:
     return files
 
 
+def iter_files(paths: Iterable[str]) -> Iterator[str]:
+    """The files under `paths` as list_files finds them, lazily (a missing path gives none: list_files says so)."""
+    for path in paths:
+        if os.path.exists(path):
+            yield from _expand(path)
+
+
 def _sniff_each(files: list[str]) -> list[Source]:
     return list(map(sniff, files))
 

@@ -6,7 +6,8 @@ from nccl_forensics.diagnosis.divergence import (
     first_divergence,
     modal_values,
 )
-from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines
+from nccl_forensics.diagnosis.rows import RowBuffer, add_event
+from nccl_forensics.diagnosis.timeline import build_timelines, frame_of
 
 from . import factories as F
 
@@ -15,7 +16,7 @@ def _colls(events):
     buf = RowBuffer()
     for ev in events:
         add_event(buf, ev)
-    return build_timelines([buf.to_frame()]).colls
+    return build_timelines([frame_of([buf])]).colls
 
 
 def test_minority_is_the_outlier_whatever_the_rank_order():

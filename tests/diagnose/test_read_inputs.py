@@ -10,7 +10,8 @@ import pytest
 
 from nccl_forensics.errors import NoEvidence
 from nccl_forensics.pipeline import reduce
-from nccl_forensics.pipeline.reduce import PARALLEL_SNIFF, WINDOW_MB, diagnose, read_inputs
+from nccl_forensics.pipeline.map import WINDOW_MB, pool_for
+from nccl_forensics.pipeline.reduce import PARALLEL_SNIFF, diagnose, read_inputs
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_log_shapes.py"
 RANKS = PARALLEL_SNIFF
@@ -56,6 +57,26 @@ def test_the_verdict_is_the_same_with_one_job_and_two(job):
     assert (two.verdict.cls, two.verdict.culprit_ranks) == (one.verdict.cls, one.verdict.culprit_ranks)
     assert two.verdict.culprit_ranks == [RANKS - 1]
     assert [s.path for s in two.sources] == [s.path for s in one.sources]
+
+
+def test_workers_started_early_read_what_a_diagnosis_s_own_would(job):
+    """The CLI's order (map.pool_for starts the workers, each warming up, then the reduce is imported): the same
+    verdict and sources as a pool the diagnosis starts itself, and the workers are stopped once the files are read."""
+    own = diagnose([str(job)], jobs=2)
+    with pool_for([str(job)], jobs=2) as shared:
+        assert shared.pool is not None and shared.jobs == 2
+        early = diagnose([str(job)], jobs=2, shared=shared)
+        assert not any(p.is_alive() for p in (shared.pool._processes or {}).values())
+    assert (early.verdict.cls, early.verdict.culprit_ranks) == (own.verdict.cls, own.verdict.culprit_ranks)
+    assert [s.path for s in early.sources] == [s.path for s in own.sources]
+
+
+def test_one_file_or_one_job_starts_no_workers(tmp_path):
+    (tmp_path / "a.log").write_text("x\n")
+    assert pool_for([str(tmp_path)], jobs=2).pool is None
+    (tmp_path / "b.log").write_text("x\n")
+    assert pool_for([str(tmp_path)], jobs=1).pool is None
+    assert pool_for([str(tmp_path / "missing")], jobs=2).pool is None
 
 
 def test_a_capture_manifest_takes_the_two_steps(job, tmp_path, monkeypatch):

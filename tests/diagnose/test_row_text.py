@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.cli import main as cli_main
-from nccl_forensics.diagnosis.timeline import SPARSE, pack_columns, row_text
+from nccl_forensics.diagnosis.rows import SPARSE, pack_columns
+from nccl_forensics.diagnosis.timeline import row_text
 from nccl_forensics.pipeline.map import digest_source
 from nccl_forensics.sources.discover import discover
 from nccl_forensics.sources.lines import read_line

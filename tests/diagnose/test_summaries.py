@@ -68,10 +68,10 @@ def test_a_summary_is_plain_data_and_a_damaged_one_is_bad_input(tmp_path):
 
 
 def test_a_windowed_file_is_summarized_with_its_true_line_numbers(tmp_path, monkeypatch):
-    from nccl_forensics.pipeline import reduce
+    from nccl_forensics.pipeline import map as map_step
 
     from .test_tail_window import write_rank
-    monkeypatch.setattr(reduce, "HEAD_MB", 0.05)
+    monkeypatch.setattr(map_step, "HEAD_MB", 0.05)
     logs = tmp_path / "logs"
     logs.mkdir()
     for rank in range(4):

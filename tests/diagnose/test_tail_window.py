@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nccl_forensics.pipeline import reduce
+from nccl_forensics.pipeline import map as map_step
 from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources.lines import TAIL_BASE, iter_lines, resolve_tail_line
 
@@ -41,7 +41,7 @@ def cited(d) -> list[tuple[str, int, str]]:
 
 @pytest.fixture
 def small_head(monkeypatch):
-    monkeypatch.setattr(reduce, "HEAD_MB", 0.05)
+    monkeypatch.setattr(map_step, "HEAD_MB", 0.05)
 
 
 def test_lines_of_a_window_are_the_head_and_the_tail_with_their_true_numbers(tmp_path):

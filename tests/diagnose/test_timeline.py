@@ -3,13 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nccl_forensics.diagnosis.timeline import (
-    RowBuffer,
-    add_event,
-    build_timelines,
-    last_common_collective,
-    stragglers,
-)
+from nccl_forensics.diagnosis.rows import RowBuffer, add_event
+from nccl_forensics.diagnosis.timeline import build_timelines, frame_of, last_common_collective, stragglers
 from nccl_forensics.pipeline.reduce import diagnose_events
 
 from . import factories as F
@@ -19,7 +14,7 @@ def _timelines(events, declared=None):
     buf = RowBuffer()
     for ev in events:
         add_event(buf, ev)
-    return build_timelines([buf.to_frame()], declared)
+    return build_timelines([frame_of([buf])], declared)
 
 
 def test_one_row_per_rank_group_seq_and_flight_recorder_wins_over_watchdog():
@@ -68,7 +63,7 @@ def test_extra_collective_minority_is_ahead():
 
 
 def test_empty_timeline_has_no_common_collective():
-    colls = RowBuffer().to_frame()
+    colls = frame_of([RowBuffer()])
     pos, common = last_common_collective(colls, {"0": [0, 1]})
     assert pos.empty and common == {"0": None}
 
@@ -81,12 +76,13 @@ def test_diagnosis_keeps_fingerprints_in_their_own_group():
 
 
 def test_packed_columns_give_the_same_timelines_as_plain_rows():
-    from nccl_forensics.diagnosis.timeline import frame_from_packed, pack_columns
+    from nccl_forensics.diagnosis.rows import pack_columns
+    from nccl_forensics.diagnosis.timeline import frame_from_packed
     events = F.fr_job(nranks=3, entries=6) + [F.watchdog_timeout(2, 9, numel=64)]
     halves = [RowBuffer(), RowBuffer()]
     for i, ev in enumerate(events):
         add_event(halves[i % 2], ev)
-    plain = build_timelines([RowBuffer.frame_of(halves)])
+    plain = build_timelines([frame_of(halves)])
     packs = [pack_columns(b.columns()) for b in halves]
     for pack in packs:                      # the parent turns the (filled) rank list into numbers
         pack["rank"] = ("num", np.array(pack["rank"]))
@@ -124,7 +120,7 @@ def test_narrowed_parts_come_back_as_int64_and_small_codes_stay_exact():
     from nccl_forensics.sources.columns import categorize, narrow
     cats, codes = categorize([f"g{i % 200}" for i in range(400)])        # 200 categories: int16 codes
     assert codes.dtype == np.int16 and narrow(np.array([1, 2**40])).dtype == np.int64
-    from nccl_forensics.diagnosis.timeline import COLUMNS
+    from nccl_forensics.diagnosis.rows import COLUMNS
     packs = [{"group": ("cat", cats, codes), "seq": ("num", narrow(np.arange(400, dtype=np.int64)))},
              {"group": ("cat", ["g7"], np.zeros(3, np.int8)), "seq": ("num", np.array([2**40] * 3))}]
     for pack in packs:
@@ -170,7 +166,8 @@ def test_a_files_row_codes_follow_the_order_its_lines_come_in(tmp_path):
 def test_coll_runs_give_the_timeline_rows_their_events_give(tmp_path):
     """map.RunColumns packs a run's rows as typed columns; they must be the rows add_event makes line by line,
     less the line text (a whole file's rows are cited by line number and the line read again: read_lines)."""
-    from nccl_forensics.diagnosis.timeline import comm_ids_of, frame_from_packed, pack_columns
+    from nccl_forensics.diagnosis.rows import comm_ids_of, pack_columns
+    from nccl_forensics.diagnosis.timeline import frame_from_packed
     from nccl_forensics.model import CollRun
     from nccl_forensics.pipeline.map import digest_source
     from nccl_forensics.sources import iter_records

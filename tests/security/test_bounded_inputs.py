@@ -147,8 +147,8 @@ def test_a_gzip_file_gets_the_head_and_tail_window_of_a_plain_one(tmp_path):
 
 
 def test_gzipped_logs_give_the_verdict_and_lines_of_the_plain_ones(tmp_path, monkeypatch):
-    from nccl_forensics.pipeline import reduce
-    monkeypatch.setattr(reduce, "HEAD_MB", 0.05)
+    from nccl_forensics.pipeline import map as map_step
+    monkeypatch.setattr(map_step, "HEAD_MB", 0.05)
     plain, packed = tmp_path / "plain", tmp_path / "packed"
     plain.mkdir()
     packed.mkdir()

@@ -3,7 +3,8 @@ NumelIn=A, NumelOut=B, …)`) read from console lines into the timelines: one gr
 other sizes at the same SeqNum is a shape mismatch, a rank at a lower SeqNum is behind."""
 from __future__ import annotations
 
-from nccl_forensics.diagnosis.timeline import RowBuffer, add_event, build_timelines, stragglers
+from nccl_forensics.diagnosis.rows import RowBuffer, add_event
+from nccl_forensics.diagnosis.timeline import build_timelines, frame_of, stragglers
 from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources import parse_source
@@ -22,7 +23,7 @@ def _timelines(tmp_path, text):
     buf = RowBuffer()
     for ev in parse_source(Source(str(path), SourceKind.CONSOLE)).events:
         add_event(buf, ev)
-    return build_timelines([buf.to_frame()])
+    return build_timelines([frame_of([buf])])
 
 
 def test_a_rank_at_a_lower_seqnum_is_behind(tmp_path):

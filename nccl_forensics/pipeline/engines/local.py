@@ -33,11 +33,13 @@ def worker_count(jobs: int, items: int) -> int:
     return max(1, min(jobs or default_jobs(), items))
 
 
-def _worker_init() -> None:
+def _worker_init(warm: Callable[[], None] | None = None) -> None:
     """Ctrl-C is the parent's to handle; and a worker never outlives its parent, however the parent ends
-    (SIGKILL included: the kernel sends the worker SIGTERM when the parent dies)."""
+    (SIGKILL included: the kernel sends the worker SIGTERM when the parent dies). Then `warm()`, where given."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(signal.SIGTERM)
+    if warm is not None:
+        warm()
 
 
 
@@ -69,9 +71,9 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _new_pool(jobs: int) -> ProcessPoolExecutor | None:
+def _new_pool(jobs: int, warm: Callable[[], None] | None = None) -> ProcessPoolExecutor | None:
     try:
-        return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+        return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(warm,))
     except (OSError, ValueError, NotImplementedError) as exc:
         log.info("process pool unavailable (%s); running serially", exc)
         return None
@@ -95,10 +97,20 @@ class SharedPool:
             self.failed = self.pool is None
         return self.pool
 
+    def start(self, jobs: int, warm: Callable[[], None]) -> None:
+        """Start `jobs` workers now, each running `warm()` first (what every task needs, built once per worker while
+        the parent goes on), rather than at the first task."""
+        if self.pool is None and not self.failed:
+            self.pool, self.jobs = _new_pool(jobs, warm), jobs
+            self.failed = self.pool is None
+        if self.pool is not None:
+            self.pool.submit(os.getpid)         # a pool forks its workers at its first task (all of them: fork)
+
     def __enter__(self) -> SharedPool:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
+        """Stop the workers (a second exit, the caller's after `diagnose`'s, finds them stopped)."""
         if self.pool is None:
             return
         if kind is not None:
