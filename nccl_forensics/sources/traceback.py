@@ -42,6 +42,12 @@ _LAUNCHER_FRAMES = ("/bin/torchrun", "torch/distributed/elastic/", "torch/distri
                     "torch/distributed/launcher/", "torch/distributed/launch.py", "deepspeed/launcher/",
                     "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py")
 _LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
+# A wrapper's subprocess.run(check=True) of a launcher (a trainer's own CLI that starts torchrun, deepspeed or
+# accelerate) raises CalledProcessError naming the launcher's command line: the launcher's exit told once more, by a
+# process that is no rank, whatever frames (the wrapper's, a rank's cut traceback before them) the paste shows
+_LAUNCHER_COMMAND = re.compile(r"Command '\['(?:[^']*/)?(?:torchrun|deepspeed|accelerate)'"
+                               r"|Command '\[[^\]]*?'-m', '(?:torch\.distributed\.(?:run|launch)"
+                               r"|deepspeed\.launcher\.\w+|accelerate\.commands\.\w+)'")
 # Exceptions that report other ranks (a monitored barrier or a store counting who never came, a timeout, a collective
 # mismatch or a size/parameter-shape check found across ranks): the rank that raises one is the reporter, not the one
 # that failed.
@@ -83,7 +89,9 @@ def _pickling_an_object(frames: list[dict[str, Any]], exc_type: str | None) -> b
     return any(f.get("function") == "_object_to_tensor" and _C10D in str(f.get("file")) for f in frames[-3:])
 
 
-def launchers_report(frames: list[dict[str, Any]], exc_type: str | None) -> bool:
+def launchers_report(frames: list[dict[str, Any]], exc_type: str | None, message: str | None = None) -> bool:
+    if exc_type and exc_type.rsplit(".", 1)[-1] == "CalledProcessError" and _LAUNCHER_COMMAND.search(message or ""):
+        return True
     if not frames or not all(any(p in str(f.get("file")) for p in _LAUNCHER_FRAMES) for f in frames):
         return False
     return exc_type is None or exc_type.rsplit(".", 1)[-1] in _LAUNCHER_RAISES
@@ -287,11 +295,12 @@ class TracebackParser(LineParser):
             ev.data["category"] = USAGE_ERROR
         elif own := own_process_category(block.message):
             ev.data["category"] = own
-        if launchers_report(block.frames, block.exc_type):
+        launcher = launchers_report(block.frames, block.exc_type, block.message)
+        if launcher:
             ev.data.update(meaning="consequence", launcher=True)
         if block.named_rank is not None:
             ev.rank = block.named_rank          # the failed rank's own traceback, printed by the rank that gathered it
-        elif ev.rank is None:
+        elif ev.rank is None and not launcher:  # a launcher is no rank, whichever rank's cut frames its block began in
             ev.rank = block.start.rank
         for line, kind, data in block.causes:
             self._emit_cause(kind, line, data, block)

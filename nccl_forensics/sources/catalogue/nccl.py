@@ -51,6 +51,21 @@ def _peer_gone(fields: dict) -> dict:
     return {"meaning": "consequence"} if reason.startswith(_PEER_GONE) else {}
 
 
+# ibv_event_type_str's names (libibverbs) of the async events that report a fault: `CQ error`, `port error`, `path
+# migration request error`, `local catastrophic error`, `SRQ catastrophic error`, `WQ fatal`, ...; the others report
+# a change of state (`port active`, `LID change`, `SM change`, `client reregistration`, `GID table change`)
+_IB_EVENT_FAULT = ("error", "catastroph", "fatal")
+
+
+def _ib_event_fault(fields: dict) -> dict:
+    """An IB async event names its type: a fault (`port error`: the port went down) fails the network, whatever the
+    release called the event; a change of state (`port active`: it came back) is only information."""
+    reason = str(fields.get("reason") or "").lower()
+    if any(word in reason for word in _IB_EVENT_FAULT):
+        return {"meaning": "failure", "implies": "network_error"}
+    return {"meaning": "benign"}
+
+
 # The entries NCCL prints at INFO level. The NCCL parser reads their lines (an `nccl_info` event, which the
 # catalogue's pass over every line leaves to it) and gives the event the entry's meaning itself.
 INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing"})
@@ -67,11 +82,14 @@ MESSAGES = [
       "NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 "
       "(Send)", "NET/IB : Got completion from peer 10.0.35.1<49189> with error 4",
       data={"category": "ib"}, anchor="Got completion"),
+    # ncclIbAsyncThreadMain's WARN of every async event before 2.23 (`<dev>:<port> ` from 2.20), and of the non-fatal
+    # ones 2.23 - 2.28.3 (`Got async error event:`; the fatal ones are nccl.ib_async_fatal): the event's name decides
     M("nccl.ib_async_event",
-      r"NET/IB ?: (?:Got async event|IB event) ?: (?P<reason>.+)",
-      "warn", "failure", "network_error", "2.3 - 2.22 (2.23+: `<dev>:<port> async fatal event`)", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
+      r"NET/IB ?: (?:(?P<device>[\w.-]+):(?P<ib_port>\d+) )?(?:Got async (?:error )?event|IB event) ?: (?P<reason>.+)",
+      "warn", "failure", "network_error", "2.3 - 2.28.3 (`<dev>:<port>` 2.20+, `Got async error event:` 2.23 - 2.28.3; "
+      "2.28.7+: nccl.ib_nonfatal_event)", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
       "NCCL WARN NET/IB : Got async event : port error", "NET/IB : Got async event : port error",
-      data={"category": "ib"}, anchor="NET/IB"),
+      data={"category": "ib"}, anchor="NET/IB", refine=_ib_event_fault),
     M("nccl.ib_verbs_call_failed",
       # the inline wrapper of ibv_poll_cq (include/ibvwrap.h, NCCL 2.3 - 2.30 and RCCL) prints `Call to ibv_poll_cq()
       # returned %d` (a negative count: polling the completion queue failed)
@@ -275,11 +293,13 @@ MESSAGES = [
       "warn", "failure", "network_error", "2.23 - 2.30 (`GID table changed` 2.28+)", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
       "NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic error", "NET/IB : mlx5_0:1 async fatal event:",
       data={"category": "ib"}, anchor="async fatal event|GID table changed"),
+    # NCCL's own word for the class (`non-fatal`: it goes on) where a `port error(10)` still took the port down
     M("nccl.ib_nonfatal_event",
       r"NET/IB ?: (?P<device>[\w.-]+):(?P<ib_port>\d+) Got non-fatal async event: (?P<reason>.+)",
-      "warn", "benign", None, "2.28 - 2.30", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
+      "warn", "benign", None, "2.28.7 - 2.30 (src/transport/net_ib/common.cc from 2.29)",
+      "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
       "NCCL WARN NET/IB : mlx5_0:1 Got non-fatal async event: port active(9)", "Got non-fatal async event",
-      data={"category": "ib"}, anchor="Got non-fatal async event"),
+      data={"category": "ib"}, anchor="Got non-fatal async event", refine=_ib_event_fault),
     M("nccl.ib_cqe_error",
       r"NET/IB: (?:Got CQE with error|The error is fatal|Fatal error\. Detected (?P<count>\d+) failed devices"
       r"|Device (?P<device>\d+) marked as failed)",

@@ -275,12 +275,16 @@ MESSAGES = [
       "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 7/8 clients joined.",
       "Timed out after 901 seconds waiting for clients.",
       anchor="waiting for clients|waiting for workers|clients joined|workers joined"),
+    # SocketConnectOp::throwTimeoutError formats the connect timeout with fmt's chrono (`900s` where it is
+    # std::chrono::seconds, `600000ms` where milliseconds); C10D_ERROR logs it before the exception carries it, and a
+    # paste that redacts the address keeps the words before it
     M("pytorch.store_connect_timeout",
-       (r"The client socket has timed out after (?P<seconds>\d+)s? while trying to connect to",
-        r" \((?P<peer>[^)]*)\)"),
-      "dist_backend_error", "failure", "network_error", "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
+       (r"The client socket has timed out after (?P<timeout>\d+(?:ms|s)?) while trying to connect",
+        r" to", r" \((?P<peer>[^)]*)\)"),
+      "dist_backend_error", "failure", "network_error", "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp:"
+      "SocketConnectOp::throwTimeoutError",
       "torch.distributed.DistNetworkError: The client socket has timed out after 900s while trying to connect to "
-      "(10.0.0.1, 29500).", "The client socket has timed out after 900s while trying to connect to"),
+      "(10.0.0.1, 29500).", "The client socket has timed out after 900s while trying to connect"),
     # the store's address did not resolve: tcputil::connect (torch/lib/c10d/Utils.cpp 1.0 - 1.7,
     # torch/csrc/distributed/c10d/Utils.cpp 1.8 - 1.10) throws std::invalid_argument("host not found: " +
     # gai_strerror(err)), which Python sees as ValueError; socket.cpp (pytorch#68226) replaced it in 1.11, where the
@@ -399,6 +403,17 @@ MESSAGES = [
       "c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer",
       "[3] is setting up NCCL communicator and retrieving ncclUniqueId from [0]",
       anchor="retrieving ncclUniqueId from|retreiving ncclUniqueId from"),
+    # broadcastUniqueNCCLID appends this sentence to the store's exception text (e.what()): where that text carries
+    # its C++ backtrace (`Failed to recv ... Exception raised from recvBytes ... frame #N`, 2.4+), the sentence ends
+    # the message on a line of its own, after the frames. Read alone it still says what the whole does: this rank
+    # could not fetch the id rank 0 publishes (the XCCL/HCCL ports print the same sentence)
+    M("pytorch.unique_id_store_error_tail",
+      (r"(?<![^\s:\]])\. This may indicate a possible application crash on rank (?P<other_rank>\d+)",
+       r" or a network set up issue"),
+      "dist_backend_error", "consequence", "network_error", "2.0 - 2.13", _PG + ":ProcessGroupNCCL::broadcastUniqueNCCLID",
+      "[rank2]: . This may indicate a possible application crash on rank 0 or a network set up issue.",
+      ". This may indicate a possible application crash on rank 0",
+      anchor="This may indicate a possible application crash on rank"),
     # the same, when the store says it timed out waiting: rank 0 never published the id (never got to create the
     # communicator: stuck, slow or gone), which a rank that never arrived is
     M("pytorch.unique_id_store_timeout",
