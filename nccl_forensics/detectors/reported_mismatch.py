@@ -63,9 +63,11 @@ class ReportedMismatch(BaseDetector):
                 yield self.finding([], f"NCCL reported mismatched collectives{where}: the ranks called different "
                                    "collectives (order or size)", Confidence.MEDIUM, [ev], _FIX)
             elif d.get("other_rank") is None:
+                why = ("torch 1.10 - 1.11 report each rank's own fingerprint only" if "inconsistent collective" in
+                       (ev.text or "") else "the line is cut before the other rank's fingerprint")
                 yield self.finding([], f"the DETAIL check reported a collective mismatch (rank {d.get('rank')} runs "
-                                   f"{d.get('op_raw') or d.get('op') or 'a collective'} at seq {d.get('seq')}); the "
-                                   "line is cut before the other rank's fingerprint", Confidence.LOW, [ev], _FIX)
+                                   f"{d.get('op_raw') or d.get('op') or 'a collective'} at seq {d.get('seq')}); "
+                                   f"{why}", Confidence.LOW, [ev], _FIX)
             elif d.get("op_raw") and d.get("other_op_raw") and d["op_raw"] != d["other_op_raw"] \
                     and d.get("op") == d.get("other_op"):
                 finding = self.finding([], f"rank {d.get('rank')} runs {d['op_raw']} while rank {d['other_rank']} "
