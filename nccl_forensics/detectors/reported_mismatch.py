@@ -6,7 +6,8 @@ What it detects:
     grad for rank N``): the ranks' backward passes reduced different parameters. A
     ``TORCH_DISTRIBUTED_DEBUG=DETAIL`` mismatch (``Detected mismatch between collectives on ranks``) whose
     line was cut before the second fingerprint, or whose two fingerprints differ only in the raw OpType
-    (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call); NCCL 2.4-2.7.6's
+    (``ALLGATHER`` against ``_ALLGATHER_BASE``: the same collective by name, a different call) or only in the
+    sequence number (the ranks issued a different number of collectives before it: a skip); NCCL 2.4-2.7.6's
     own check ``Mismatched collective detected, please check your collective calls at and around rank N`` and its
     milder form ``Your program may be hanging, this may be caused by a collective mismatch around rank N``.
     FSDP's first-iteration order check (``Forward order differs across ranks: rank 0 is all-gathering 43
@@ -62,9 +63,11 @@ class ReportedMismatch(BaseDetector):
                 yield self.finding([], f"NCCL reported mismatched collectives{where}: the ranks called different "
                                    "collectives (order or size)", Confidence.MEDIUM, [ev], _FIX)
             elif d.get("other_rank") is None:
+                why = ("torch 1.10 - 1.11 report each rank's own fingerprint only" if "inconsistent collective" in
+                       (ev.text or "") else "the line is cut before the other rank's fingerprint")
                 yield self.finding([], f"the DETAIL check reported a collective mismatch (rank {d.get('rank')} runs "
-                                   f"{d.get('op_raw') or d.get('op') or 'a collective'} at seq {d.get('seq')}); the "
-                                   "line is cut before the other rank's fingerprint", Confidence.LOW, [ev], _FIX)
+                                   f"{d.get('op_raw') or d.get('op') or 'a collective'} at seq {d.get('seq')}); "
+                                   f"{why}", Confidence.LOW, [ev], _FIX)
             elif d.get("op_raw") and d.get("other_op_raw") and d["op_raw"] != d["other_op_raw"] \
                     and d.get("op") == d.get("other_op"):
                 finding = self.finding([], f"rank {d.get('rank')} runs {d['op_raw']} while rank {d['other_rank']} "
@@ -72,6 +75,12 @@ class ReportedMismatch(BaseDetector):
                                        Confidence.MEDIUM, [ev], _FIX)
                 finding.cls = "op_mismatch"
                 yield finding
+            elif _only_seq_differs(d):
+                yield self.finding([], f"rank {d.get('rank')} is at collective #{d['seq']} while rank "
+                                   f"{d['other_rank']} is at #{d['other_seq']} of the same "
+                                   f"{d.get('op_raw') or d.get('op') or 'collective'} (TORCH_DISTRIBUTED_DEBUG="
+                                   "DETAIL): one of them skipped or added a collective before it", Confidence.MEDIUM,
+                                   [ev], _FIX)
 
 
     def _ddp(self, ctx: Context):
@@ -114,6 +123,15 @@ class ReportedMismatch(BaseDetector):
         msg = (f"{who} exhausted its inputs before the others (uneven inputs under Join, throw_on_early_termination): "
                "its collectives would no longer pair up with theirs")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)
+
+
+def _only_seq_differs(d: dict) -> bool:
+    """Two whole fingerprints that differ in their sequence numbers only (ProcessGroupWrapper counts the collectives
+    each rank issued on the group): the ranks issued a different number of collectives before this one."""
+    seqs = [str(d.get(k)) for k in ("seq", "other_seq")]
+    if not all(v.isdigit() for v in seqs) or int(seqs[0]) == int(seqs[1]):
+        return False
+    return all(d.get(k) == d.get(f"other_{k}") for k in ("op_raw", "shapes", "dtypes"))
 
 
 _UNEVEN_FIX = ("give every rank the same number of batches (DistributedSampler with drop_last=True, or an equal "

@@ -262,12 +262,22 @@ class TorchTransformer(Transformer):
         keys = ("seq", "op", "op_raw", "shapes", "dtypes", "device_types")   # op_raw: ALLGATHER vs _ALLGATHER_BASE
         data = {"rank": me, **{k: mine.get(k) for k in keys},
                 "other_rank": other, **{f"other_{k}": theirs.get(k) for k in keys},
-                "differences": " ".join(str(diff[0]).split()) if diff else None}
+                "differences": _differences(str(diff[0])) if diff and diff[0] is not None else None}
         return Msg("fingerprint_mismatch", data)
 
     def inconsistent_fingerprint(self, me, mine, *_text):
         empty = dict.fromkeys(("seq", "op", "shapes", "dtypes", "device_types"))
         return self.fingerprint_mismatch(me, mine, None, empty)
+
+
+_DIFF_HEAD = re.compile(r"Collectives differ in the following aspects:\s*")
+
+
+def _differences(text: str) -> str | None:
+    """What compute_collective_diff says differs (2.1+), without its head words; None when the paste cut the
+    line inside them."""
+    m = _DIFF_HEAD.match(text)
+    return " ".join(text[m.end():].split()) or None if m else None
 
 
 _TRANSFORMER = TorchTransformer()
@@ -338,6 +348,8 @@ class TorchLogParser(LineParser):
         text = line.text
         if line.raw is not None or not text or _NEW_LINE.match(text):
             return False
+        if text[:1] in "\t -#" and looks_like_torch(text) and _known_message(text) is not None:
+            return False                         # a message of its own (the desync report's lines under its head)
         self._wrapped.append(line)
         pieces = [w.text for w in self._wrapped]
         joined = "".join(pieces)                 # a hard wrap at a fixed width splits words ("opera|tion")

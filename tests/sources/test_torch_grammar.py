@@ -95,6 +95,17 @@ VALID = [
     (f"Rank 0 is running inconsistent collective: CollectiveFingerPrint(OpType=BROADCAST, TensorShape=[10], "
      f"TensorDtypes=Float, TensorDeviceTypes={FP_OPTS})",
      "fingerprint_mismatch", {"rank": 0, "seq": None, "op": "broadcast", "dtypes": ["float32"], "other_rank": None}),
+    # 1.10 - 1.11: the first sentence before it, and `CollectiveFingerPrint(` left open
+    ("RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running inconsistent collective: "
+     f"CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[40, 256], TensorDtypes=Float, TensorDeviceTypes={FP_OPTS}",
+     "fingerprint_mismatch", {"rank": 1, "op": "allgather", "shapes": [[40, 256]], "other_rank": None}),
+    # a paste cut inside compute_collective_diff's head words keeps both fingerprints
+    ("Detected mismatch between collectives on ranks. Rank 7 is running collective: CollectiveFingerPrint("
+     f"SequenceNumber=5, OpType=_ALLGATHER_BASE, TensorShape=[1], TensorDtypes=BFloat16, TensorDeviceTypes={FP_OPTS}), "
+     "but Rank 4 is running collective: CollectiveFingerPrint(SequenceNumber=5, OpType=_ALLGATHER_BASE, "
+     f"TensorShape=[1], TensorDtypes=Float, TensorDeviceTypes={FP_OPTS}).Collectives differ in the fol",
+     "fingerprint_mismatch", {"rank": 7, "dtypes": ["bfloat16"], "other_rank": 4, "other_dtypes": ["float32"],
+                              "differences": None}),
     # any other prefixed c10d line
     ("[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:1664] [PG ID 0 PG GUID 0(default_pg) Rank 1] First PG on this "
      "rank to signal dumping.", "c10d_log", {"severity": "E", "src_file": "ProcessGroupNCCL.cpp", "src_line": 1664,
