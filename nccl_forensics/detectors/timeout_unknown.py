@@ -20,7 +20,9 @@ Example:
     dumps``.
 
 Known limits:
-    This is the fallback: it reports what is missing rather than a cause.
+    This is the fallback: it reports what is missing rather than a cause. After an NCCL failure of communicator
+    setup (a catalogue line of category ``init`` with no class of its own, such as ``Bootstrap Root : mismatch in
+    info from procs``) its timeouts are that failure's consequences, and X901 reports the failure.
 
 Suggested fix:
     Next time collect the missing evidence it lists: ``py-spy dump --pid`` of every rank while it hangs,
@@ -63,7 +65,10 @@ class TimeoutUnknown(BaseDetector):
         evidence = timeouts[:3] + [e for r in suspects[:2] if r in ctx.ranks for e in ctx.ranks[r].evidence[:1]]
         evidence += self._last_rows(ctx, suspects)
         conf = Confidence.LOW
-        yield self.finding(suspects, msg, conf, evidence, fix)
+        setup = _setup_failures(ctx)
+        if setup:
+            msg += f"; after an NCCL setup failure ({_said(setup[0])}), which the timeouts follow from"
+        yield self.finding(suspects, msg, conf, evidence + setup[:1], fix, cause=not setup)
 
     @staticmethod
     def _suspects(ctx: Context) -> list[int]:
@@ -82,3 +87,16 @@ class TimeoutUnknown(BaseDetector):
             return []
         last = colls[colls["rank"].isin(ranks[:2])].sort_values(["rank", "seq"]).groupby("rank").tail(1)
         return row_evidence(last)
+
+
+def _setup_failures(ctx: Context):
+    """NCCL's failure lines of communicator setup (catalogue category `init`, no class of their own): the rank whose
+    init failed raised or hangs in bootstrap, and its peers wait at init or their first collective until the
+    timeout, so the timeouts are consequences (the failure itself is X901's, or its class's detector)."""
+    return [ev for ev in ctx.events if ev.data.get("category") == "init" and ev.data.get("meaning") == "failure"
+            and not ev.data.get("implies")]
+
+
+def _said(ev) -> str:
+    said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
+    return (said or ev.text).strip()[:100]

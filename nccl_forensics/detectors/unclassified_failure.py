@@ -85,6 +85,9 @@ class UnclassifiedFailure(BaseDetector):
                     "makes the same way): no rank is its cause")
             fix = _USAGE_FIX
             errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
+        elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
+            msg += f"; NCCL's communicator setup failed ({_said(setup[0])}) before any collective could run"
+            errors = setup[:1] + [ev for ev in errors if ev is not setup[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]

@@ -38,6 +38,14 @@ def _older_unique_id(fields: dict) -> dict:
     return {}
 
 
+def _driver_too_old(fields: dict) -> dict:
+    """cudaGetDriverEntryPoint's answer that names an old driver: runtime error 35 (cudaErrorInsufficientDriver) or
+    entry status 2 (cudaDriverEntryPointVersionNotSufficent)."""
+    if fields.get("code") == 35 or str(fields.get("status")) == "2":
+        return {"implies": "version_mismatch", "category": "cuda_driver"}
+    return {}
+
+
 # strerror texts of a socket call that say the peer's end is gone (EPIPE: a write to a socket the peer closed;
 # ECONNRESET: the peer's host reset it, as when its process exits): like a closed connection, what the peer did
 # after it failed or exited, not the link's own failure
@@ -293,6 +301,16 @@ MESSAGES = [
       "warn", "failure", "network_error", "2.23 - 2.30 (`GID table changed` 2.28+)", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
       "NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic error", "NET/IB : mlx5_0:1 async fatal event:",
       data={"category": "ib"}, anchor="async fatal event|GID table changed"),
+    # the IB transport counts every fatal async event (of a QP, a CQ or the device) and fails its next send, receive or
+    # test (ncclIbStatsCheckFatalCount, NCCL_IB_RETURN_ASYNC_EVENTS): the only WARN of these words, so the IB link or
+    # device failed even when the async event's own line went to another log
+    M("nccl.ib_fatal_count",
+      r"communicator encountered a fatal error \(detected in (?P<where>ncclIb\w*)",
+      "warn", "failure", "network_error", "2.23 - 2.30", "nccl:src/transport/net_ib.cc:ncclIbStatsCheckFatalCount "
+      "(src/transport/net_ib/common.cc from 2.30)",
+      "NCCL WARN communicator encountered a fatal error (detected in ncclIbIsend)",
+      "communicator encountered a fatal error (detected in ncclIb", data={"category": "ib"},
+      anchor="communicator encountered a fatal error"),
     # NCCL's own word for the class (`non-fatal`: it goes on) where a `port error(10)` still took the port down
     M("nccl.ib_nonfatal_event",
       r"NET/IB ?: (?P<device>[\w.-]+):(?P<ib_port>\d+) Got non-fatal async event: (?P<reason>.+)",
@@ -469,13 +487,12 @@ MESSAGES = [
       "[Service thread] Error encountered progressing operation=Connect", data={"category": "proxy"},
       anchor="Error encountered progressing operation|Poll failed|Socket recv failed while polling"),
     M("nccl.comm_unusable",
-      r"communicator encountered a fatal error(?: \(detected in (?P<where>[^)]*)\))?|(?P<op>\w+): communicator was revoked"
-      r"|Comm 0x[0-9a-f]+ is in abort state|Attempt to use communicator before the previous operation returned "
-      r"ncclSuccess|comm 0x[0-9a-f]+ has already been (?:destroyed|aborted)",
-      "warn", "consequence", None, "2.4 - 2.30 (`has already been destroyed`), 2.14+ (`Attempt to use communicator`), 2.17+ (`is in abort state`), 2.23+ (`fatal error (detected in`), 2.28+ (`was revoked`)", "nccl:src/enqueue.cc / src/init.cc",
-      "NCCL WARN communicator encountered a fatal error (detected in ncclCommGetAsyncError)",
-      "communicator encountered a fatal error", data={"category": "abort"},
-      anchor="communicator encountered a fatal error|communicator was revoked|is in abort state|Attempt to use "
+      r"(?P<op>\w+): communicator was revoked|Comm 0x[0-9a-f]+ is in abort state|Attempt to use communicator before the "
+      r"previous operation returned ncclSuccess|comm 0x[0-9a-f]+ has already been (?:destroyed|aborted)",
+      "warn", "consequence", None, "2.4 - 2.30 (`has already been destroyed`), 2.14+ (`Attempt to use communicator`), 2.17+ (`is in abort state`), 2.28+ (`was revoked`)", "nccl:src/enqueue.cc / src/init.cc",
+      "NCCL WARN Comm 0x55d0c1e2a110 is in abort state", "Comm 0x55d0c1e2a110 is in abort state",
+      data={"category": "abort"},
+      anchor="communicator was revoked|is in abort state|Attempt to use "
              "communicator|has already been destroyed|has already been aborted"),
     M("nccl.shm_extend_failed",
       (r"Error: (?:failed to extend (?P<path>\S+) to (?P<requested_bytes>\d+) bytes|failed to create shared memory file "
@@ -584,6 +601,16 @@ MESSAGES = [
       r"Plugin load \(\S+\) returned)",
       "warn", "benign", None, "2.3 - 2.30 (`NET/Plugin : No plugin found` to 2.18)", "nccl:src/misc/ibvwrap.cc / src/net.cc",
       "NCCL INFO NET/IB : No device found.", "NET/IB : No device found", data={"category": "ib"}, anchor="libibverbs|No device found|Could not get speed|NET/Plugin"),
+    # a setting NCCL cannot use and replaces by its default (init.cc: the work FIFO must be a power of 2), and a
+    # device-side unpack plugin (GPUDirect TCPX/FasTrak) of another version that NCCL leaves unused: the job goes on
+    M("nccl.setting_ignored",
+      r"NCCL_WORK_FIFO_BYTES=(?P<count>\d+) is being ignored because it is not a power of 2"
+      r"|NCCL_DEVICE_UNPACK plugin has incompatible version \d+, this NCCL build is compatible with \d+, not using it",
+      "warn", "benign", None, "2.22 - 2.30 (`NCCL_WORK_FIFO_BYTES`), 2.19 - 2.30 (`NCCL_DEVICE_UNPACK`)",
+      "nccl:src/init.cc:commAlloc; src/net.cc (2.19 - 2.26), src/plugin/net.cc (2.27+)",
+      "NCCL WARN NCCL_WORK_FIFO_BYTES=3000000 is being ignored because it is not a power of 2.",
+      "NCCL_WORK_FIFO_BYTES=3000000 is being ignored", data={"category": "other"},
+      anchor="is being ignored because it is not a power of 2|NCCL_DEVICE_UNPACK plugin has incompatible version"),
     M("nccl.plugin_symbol_missing",
       # the loaded plugin lacks one API version's symbol; NCCL tries the next older one (INFO NCCL_INIT|NCCL_NET)
       r"NET/Plugin ?: Failed to find (?P<symbol>nccl(?:Coll)?NetPlugin_v\d+)",
@@ -754,6 +781,14 @@ MESSAGES = [
       "nccl:src/misc/nvmlwrap.cc",
       "NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch", "nvmlInit_v2() failed: ",
       data={"category": "init", "setup": True}, anchor="() failed: |) failed: "),
+    # NCCL finds the driver's entry points through the CUDA runtime (cudaGetDriverEntryPoint): a runtime error 35
+    # (cudaErrorInsufficientDriver) or entry status 2 (the driver's version is not sufficient) is a driver older than
+    # the CUDA NCCL was built with; any other code is the driver's own failure. ncclSystemError at init
+    M("nccl.cuda_entry_point_failed",
+      (r"Retrieve (?P<symbol>cu\w+) failed with (?P<code>\d+)", r" status (?P<status>\d+)"),
+      "warn", "failure", None, "2.21 - 2.30 (` status %d` with CUDA 12 builds)", "nccl:src/misc/cudawrap.cc:LOAD_SYM",
+      "NCCL WARN Retrieve cuGetErrorString failed with 35 status 1", "Retrieve cuGetErrorString failed with 35",
+      data={"category": "init", "setup": True}, anchor="Retrieve cu", refine=_driver_too_old),
     M("nccl.mnnvl_unavailable",
       # NCCL_MNNVL_ENABLE=1 on a system without multi-node NVLink (2.20 - 2.24), or an MNNVL clique whose IMEX
       # channels are not set up (2.25+)

@@ -73,13 +73,17 @@ MESSAGES = [
     # `, <ncclGetErrorWithVersion>` and the detail string); raised as DistBackendError, NCCLFaultToleranceError in the
     # newest. The ranks' bootstrap waits for every rank, so a rank that never joined (or a setup that hangs) is it.
     M("pytorch.nccl_nonblocking_timeout",
-      (r"NCCL timeout in: (?P<src_file>[^\s:,]+):(?P<src_line>\d+)", r", (?P<reason>[^\n]+)"),
-      "watchdog_timeout", "failure", "timeout_unknown", "2.0 - 2.13 (first release of each macro not checked)",
+      # (the releases whose waitUntilInitialized raised its own words say `NCCL timeout in communicator
+      # initialization.`: read in the NCCLUtils.cpp that also holds the flight recorder's dump handlers, 2.4 - 2.5)
+      (r"NCCL timeout in(?:: (?P<src_file>[^\s:,]+):(?P<src_line>\d+)| communicator initialization\b)",
+       r", (?P<reason>[^\n]+)"),
+      "watchdog_timeout", "failure", "timeout_unknown", "2.0 - 2.13 (first release of each macro not checked; "
+      "`NCCL timeout in communicator initialization.` in the 2.4 - 2.5 NCCLUtils.cpp)",
       "pytorch:torch/csrc/distributed/c10d/NCCLUtils.hpp:C10D_NCCL_CHECK_TIMEOUT; NCCLUtils.cpp:"
       "NCCLComm::waitUntilInitialized",
       "torch.distributed.DistBackendError: NCCL timeout in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:125",
       "NCCL timeout in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:125", data={"context": "comm_init"},
-      anchor="NCCL timeout in: "),
+      anchor="NCCL timeout in: |NCCL timeout in communicator initialization"),
     M("pytorch.async_error_teardown",
       r"Some NCCL operations have failed or timed out\. Due to the asynchronous nature of CUDA kernels",
       "comm_abort", "consequence", None, "1.10 - 2.13", _PG + ":WorkNCCL::handleException",
