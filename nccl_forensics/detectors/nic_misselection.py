@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from .base import BaseDetector, Context
 
 _VIA_SOCKET = re.compile(r"NET/Socket/(\d+)")
@@ -184,7 +184,7 @@ def _connect_peer(ev) -> str:
 
 
 def _ranks(ranks) -> str:
-    return f" (ranks {', '.join(map(str, sorted(ranks)))})" if ranks else ""
+    return f" (ranks {ranks_text(ranks)})" if ranks else ""
 
 
 def _minority(groups) -> set:

@@ -37,7 +37,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from .base import BaseDetector, Context
 
 
@@ -89,7 +89,7 @@ class ReportedMismatch(BaseDetector):
         if not hits:
             return
         ranks = sorted({ev.data["rank"] for ev in hits if isinstance(ev.data.get("rank"), int)})
-        where = f" on rank {', '.join(map(str, ranks))}" if ranks else ""
+        where = f" on rank {ranks_text(ranks)}" if ranks else ""
         said = ("Your training graph has changed in this iteration" if any(ev.data.get("said") == "static_graph"
                 for ev in hits) else "Expected to have finished reduction")
         msg = (f"DDP found parameters that received no gradient{where}: the ranks' backward passes reduced different "
@@ -119,7 +119,7 @@ class ReportedMismatch(BaseDetector):
         if not hits:
             return
         ranks = sorted({int(ev.data["rank"]) for ev in hits if str(ev.data.get("rank", "")).isdigit()})
-        who = f"rank {', '.join(map(str, ranks))}" if ranks else "at least one rank"
+        who = f"rank {ranks_text(ranks)}" if ranks else "at least one rank"
         msg = (f"{who} exhausted its inputs before the others (uneven inputs under Join, throw_on_early_termination): "
                "its collectives would no longer pair up with theirs")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)

@@ -40,7 +40,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.arrivals import Straggling, straggler
-from ..model import Confidence, shows_health
+from ..model import Confidence, ranks_text, shows_health
 from .base import BaseDetector, Context, is_timeout, row_evidence
 
 _TIMED_OUT = {"watchdog_timeout", "gloo_error", "monitored_barrier", "desync_report"}
@@ -55,7 +55,7 @@ class Straggler(BaseDetector):
         found = straggler(colls, {r: st.host for r, st in ctx.ranks.items() if st.host})
         if found is None or (found.waited < FINISHED_MIN_WAIT and _exited_cleanly(ctx)):
             return
-        who = (f"the ranks of host {found.host} ({', '.join(map(str, found.ranks))})" if found.host
+        who = (f"the ranks of host {found.host} ({ranks_text(found.ranks)})" if found.host
                else f"rank {found.ranks[0]}")
         message = (f"{who} arrived last at {len(found.late)} of {found.timed} collectives, a median "
                    f"{_ms(found.median)} after the others (p95 {_ms(found.p95)}); the others waited "

@@ -27,6 +27,7 @@ from .timeline import row_text, sorted_by
 FIELDS = ("op", "redop", "dtype", "numel", "out_numel")   # checked in this order: the first that differs names it
 # ("size_note": a rank whose own output size breaks its collective's semantics, see size_outliers)
 _DTYPE_PRIOR = {"float32": 0, "bfloat16": 1, "float16": 2, "Float": 0, "BFloat16": 1, "Half": 2}
+_INTEGRAL_FLOAT = r"^(-?\d+)\.0$"
 OUTLIER_COLUMNS = ["group", "seq", "rank", "op", "field", "value", "modal", "modal_count", "count", "tie", "source",
                    "file", "line", "text", "frame", "shift", "primary", "basis"]
 
@@ -157,6 +158,8 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     out["shift"] = out["shift"].fillna(0).astype("int64") if "shift" in out else 0
     out = _break_ties(colls, out)
     out = _mark_shifts(colls, out)
+    for name in ("value", "modal"):           # a count of a column with missing values is a float: 5373952.0 is 5373952
+        out[name] = out[name].astype(str).str.replace(_INTEGRAL_FLOAT, r"\1", regex=True)
     return out[OUTLIER_COLUMNS].reset_index(drop=True)
 
 

@@ -10,7 +10,7 @@ from ..model import SourceKind, rank_span, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .console import make_console
 from .diagnosis_json import divergence_of, group_order
-from .display import evidence_text, message
+from .display import evidence_text, message, seq_text
 
 CELL_CHARS = 160            # a rank-table cell on a terminal: two or three lines (piped: whole; the JSON has it all)
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim yellow"}
@@ -59,7 +59,7 @@ def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
     out = []
     for g in shown:
         seq = tl.last_common.get(g)
-        what = f"seq {seq}" if seq is not None else "no collective recorded (point-to-point only, or none)"
+        what = seq_text(seq) if seq is not None else "no collective recorded (point-to-point only, or none)"
         out.append(f"group {g} ({len(tl.members[g])} ranks): {what}"
                    + {"even": "", "uneven": ", members at different points", "empty": ""}[state[g]])
     if rest:
@@ -128,7 +128,7 @@ def rank_table(d: Diagnosis, cut: bool = True) -> Table:
             spy += f" @ {st.at}"
         end = (message(st.end_detail) + ("" if st.cause else " (consequence)")) if st.end else "-"
         dv = div.get(rank)
-        dtext = (f"group {dv['group']} seq {dv['seq']}: {dv['field']} {dv['value']} (others {dv['modal']})"
+        dtext = (f"group {dv['group']} {seq_text(dv['seq'])}: {dv['field']} {dv['value']} (others {dv['modal']})"
                  if dv else "-")
         style = "bold red" if rank in d.verdict.culprit_ranks else None
         cells = (str(rank), _positions(where.get(rank, []), state, len(d.timelines.members)), spy, end, dtext)

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import re
 
+from ..diagnosis.rows import NO_SEQ
 from ..sources.lines import unwrap
 
 # An absolute source path of more than PATH_PARTS parts, as C++ exceptions print their origin
 # (`[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]`, `/opt/conda/.../nccl.py:12`).
 PATH_PARTS = 4
 _LONG_PATH_RE = re.compile(r"(?<![\w.])/(?:[\w.+-]+/)+(?P<tail>(?:[\w.+-]+/){" + str(PATH_PARTS - 1) + r"}[\w.+-]+)")
+
+
+def seq_text(seq) -> str:
+    """`seq N`, or what a DETAIL fingerprint of torch 1.10 - 2.0 without a sequence number stands for (rows.NO_SEQ)."""
+    return "(no seq)" if seq == NO_SEQ else f"seq {seq}"
 
 
 def short_path(text: str) -> str:

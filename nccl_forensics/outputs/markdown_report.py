@@ -7,11 +7,16 @@ from __future__ import annotations
 import re
 
 from ..hygiene import markdown_code, markdown_text
-from ..model import SourceKind, rank_span
+from ..model import SourceKind, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .diagnosis_json import divergence_of, groups_of
 from .diagnosis_terminal import MAX_GROUP_LINES, cite, group_lines, missing_rank_lines
-from .display import evidence_text, prose
+from .display import evidence_text, prose, seq_text
+
+
+def _span(ranks) -> str:
+    """Ranks as runs (`0-7, 16-23`), capped as model.ranks_text caps them: a postmortem of 100,000 ranks stays short."""
+    return ranks_text(ranks, runs=True)
 
 # What would have caught each class earlier (env vars and checks), by verdict class.
 PREVENTION = {
@@ -61,7 +66,7 @@ def render(d: Diagnosis, context: dict | None = None) -> str:
     healthy = v.cls == "none"
     title = ("Health report: no hang or failure found" if healthy
              else f"Postmortem: {_words(v.cls)}" + (f" (rank{'s' if len(v.culprit_ranks) > 1 else ''} "
-                                                     f"{rank_span(v.culprit_ranks)})" if v.culprit_ranks else ""))
+                                                     f"{_span(v.culprit_ranks)})" if v.culprit_ranks else ""))
     out = [f"# {title}", ""] + _making(context or {})
     out += ["## Summary", "", _summary(d), ""]
     out += ["## Diagnostic walk", ""] + _walk(d, fr_files)
@@ -93,9 +98,9 @@ def _summary(d: Diagnosis) -> str:
     if v.cls == "none":
         ranks = sorted(d.ranks)
         return (f"No hang or failure was found in the evidence of {len(ranks)} rank{'s' if len(ranks) != 1 else ''}"
-                f"{' (' + rank_span(ranks) + ')' if ranks else ''}: {reason}.")
+                f"{' (' + _span(ranks) + ')' if ranks else ''}: {reason}.")
     what = _unmissing(v.primary.message if v.primary else v.summary.split(": ", 1)[-1])
-    who = f"rank{'s' if len(v.culprit_ranks) > 1 else ''} {rank_span(v.culprit_ranks)}" if v.culprit_ranks \
+    who = f"rank{'s' if len(v.culprit_ranks) > 1 else ''} {_span(v.culprit_ranks)}" if v.culprit_ranks \
         else "no single rank"
     where = _collective(d)
     head = f"**{_words(v.cls).capitalize()}, {who}:** {what}"
@@ -111,7 +116,8 @@ def _collective(d: Diagnosis) -> str:
     for rank in d.verdict.culprit_ranks:
         if rank in div:
             e = div[rank]
-            return f"group {e['group']} seq {e['seq']}: {e['field']} {e['value']} where the others had {e['modal']}"
+            return (f"group {e['group']} {seq_text(e['seq'])}: {e['field']} {e['value']} "
+                    f"where the others had {e['modal']}")
     culprits = set(d.verdict.culprit_ranks)
     for g in groups_of(d):
         behind = [r for r, p in g["positions"].items() if p == "at" and int(r) in culprits]
@@ -124,7 +130,7 @@ def _collective(d: Diagnosis) -> str:
     f = d.verdict.primary
     if f is not None and f.group is not None and f.seq is not None:
         op = _op_at(d, f.group, f.seq, f.ranks[0]) if f.ranks else ""
-        return f"group {f.group} seq {f.seq}{' (' + op + ')' if op else ''}"
+        return f"group {f.group} {seq_text(f.seq)}{' (' + op + ')' if op else ''}"
     for g in groups_of(d):
         if culprits & set(g["ranks"]) and g["last_common_seq"] is not None:
             return f"after group {g['name']} seq {g['last_common_seq']}, the last collective every member reached"
@@ -208,9 +214,9 @@ def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]
         by = {p: [int(r) for r, q in g["positions"].items() if q == p] for p in ("ahead", "at", "missing")}
         empty = g["last_common_seq"] is None and not by["ahead"] and not by["at"]
         seq = g["last_common_seq"] if g["last_common_seq"] is not None else "none (no collective recorded)"
-        out.append(f"| {_cell(g['name'])} | {len(g['ranks'])} ({rank_span(g['ranks'])}) | {seq} | "
-                   f"{rank_span(by['ahead']) or '-'} | {rank_span(by['at']) or '-'} | "
-                   f"{'-' if empty else rank_span(by['missing']) or '-'} |")
+        out.append(f"| {_cell(g['name'])} | {len(g['ranks'])} ({_span(g['ranks'])}) | {seq} | "
+                   f"{_span(by['ahead']) or '-'} | {_span(by['at']) or '-'} | "
+                   f"{'-' if empty else _span(by['missing']) or '-'} |")
     rest = [line for line in group_lines(d) if not line.startswith("group ")]
     if rest and len(groups) > MAX_GROUP_LINES:
         out += ["", rest[0] + "."]
@@ -220,8 +226,8 @@ def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]
         for rank, e in sorted(div.items())[:10]:
             where = markdown_code(cite(e["file"], e["line"], e["file"] in fr_files))
             quoted = _cell(evidence_text(e["text"] or "", e["file"] in fr_files))
-            out.append(f"- rank {rank}: group {e['group']} seq {e['seq']}: {e['field']} `{markdown_code(e['value'])}` "
-                       f"(others `{markdown_code(e['modal'])}`) — `{where}`: {quoted}")
+            out.append(f"- rank {rank}: group {e['group']} {seq_text(e['seq'])}: {e['field']} "
+                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{where}`: {quoted}")
     return out + [""]
 
 
@@ -322,7 +328,7 @@ def _words(cls: str) -> str:
 
 def _ranks(ranks) -> str:
     ranks = list(ranks)
-    return f"rank{'s' if len(ranks) != 1 else ''} {rank_span(ranks)}"
+    return f"rank{'s' if len(ranks) != 1 else ''} {_span(ranks)}"
 
 
 def _code_list(items) -> str:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import pytest
 
 from nccl_forensics.model import ranks_text
+from nccl_forensics.outputs.markdown_report import render
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .consoles import check_case, console_verdict
 
@@ -446,3 +448,14 @@ def test_one_ranks_heartbeat_line_is_not_taken_by_another_ranks_report(tmp_path)
     # lines below (same kind, nearby), so rank 0 went missing from the ranks that timed out
     text = next(c[1] for c in CASES if c[0] == "sgl-project/sglang#1691")
     assert "ranks 0, 1, 2, 6, 7 timed out" in console_verdict(tmp_path, text).summary
+
+
+def test_the_postmortem_of_a_512_rank_timeout_lists_its_ranks_abridged(tmp_path):
+    path = tmp_path / "console.log"
+    path.write_text("\n".join(f"[rank{r}]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog "
+                              "caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=4, "
+                              "NumelOut=4, Timeout(ms)=600000) ran for 600060 milliseconds before timing out."
+                              for r in range(0, 1024, 2)) + "\n")
+    report = render(diagnose([str(path)], jobs=1), {})
+    assert "(512 ranks)" in report and "1020" not in report, max(report.splitlines(), key=len)
+    assert max(map(len, report.splitlines())) < 1200

@@ -19,6 +19,11 @@ kill, and jobs that did not hang (a finished run's exit warning, DETAIL progress
 from __future__ import annotations
 
 import pytest
+from rich.console import Console
+
+from nccl_forensics.outputs.diagnosis_terminal import render
+from nccl_forensics.outputs.display import seq_text
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .consoles import check_case, console_verdict
 
@@ -379,3 +384,17 @@ def test_a_desync_report_under_its_head_line_names_the_lagging_rank(tmp_path):
             "             [2] finished ALLREDUCE")
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "stuck_rank" and verdict.culprit_ranks == [2]
+
+
+def test_counts_print_as_integers_and_a_check_without_a_sequence_number_says_so(tmp_path):
+    """A count column with missing values is a float column: the verdict and the rank table print 5373952, not
+    5373952.0; a torch 1.10 fingerprint has no sequence number, shown as `(no seq)`, not the -1 that stands for it."""
+    path = tmp_path / "console.log"
+    path.write_text(dict((c[0], c[1]) for c in CASES)["xljh0520/JOTR#4"] + "\n")
+    d = diagnose([str(path)], jobs=1)
+    assert "5373952 " in d.verdict.summary and ".0" not in d.verdict.summary
+    assert seq_text(-1) == "(no seq)" and seq_text(7) == "seq 7"
+    console = Console(record=True, width=200)
+    render(d, console=console)
+    text = console.export_text()
+    assert "(no seq)" in text and "seq -1" not in text and "5373952.0" not in text
