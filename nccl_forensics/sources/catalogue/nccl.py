@@ -27,6 +27,12 @@ def result_code(text: str | None) -> str | None:
     return next((code for said, code in RESULT_TEXTS.items() if words.startswith(said)), None)
 
 
+def _network_code(fields: dict) -> dict:
+    """A result code that is the network's (or a peer's) failure, as ncclSystemError and ncclRemoteError are read
+    where torch or NCCL print them by name."""
+    return {"implies": "network_error"} if fields.get("code") in ("ncclSystemError", "ncclRemoteError") else {}
+
+
 def _older_unique_id(fields: dict) -> dict:
     """Family 0 as NCCL 2.16+ prints it (`ncclSocketInit: `): the unique id came from a build before 2.16. From 2.16
     the id is a bootstrap handle, an 8-byte random magic then the root's address (bootstrap.cc:bootstrapGetUniqueId);
@@ -269,12 +275,17 @@ MESSAGES = [
       "warn", "failure", "dropped_rank", "RCCL 2.x (ROCm 5 - 7; `ROCr failure` from ROCm 5.4)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
       "proxy.cc:1234 NCCL WARN HIP failure 'an illegal memory access was encountered' at /rccl/src/proxy.cc:1234",
       "HIP failure 'an illegal", data={"category": "cuda"}, anchor="HIP failure '|HSA failure '|ROCr failure '"),
+    # The format's tail (`rank %d and rank %d both on CUDA device %lx`, the bus id in hex) is NCCL's own words and is
+    # read alone too: pastes retold on forums and blogs keep it and drop the `Duplicate GPU detected` prefix.
     M("nccl.duplicate_gpu",
-      (r"Duplicate GPU detected ?: rank (?P<rank>\d+) and rank (?P<other_rank>\d+)",
+      (r"(?:Duplicate GPU detected ?: ?rank (?P<rank>\d+) and rank (?P<other_rank>\d+)"
+       r"|\brank (?P<rank2>\d+) and rank (?P<other_rank2>\d+)(?= both on CUDA device \w))",
        r" both on CUDA device (?P<device>\w+)"),
-      "warn", "failure", None, "2.5 - 2.29 (2.30: `Multiple Ranks are using the same GPU`)", "nccl:src/init.cc:initTransportsRank",
+      "warn", "failure", None, "2.5 - 2.29, RCCL (2.30: `Multiple Ranks are using the same GPU`)",
+      "nccl:src/init.cc:initTransportsRank; rccl:src/init.cc:initTransportsRank",
       "NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
-      "Duplicate GPU detected : rank 1 and rank 0", data={"category": "init"}, anchor="Duplicate GPU detected"),
+      "Duplicate GPU detected : rank 1 and rank 0", data={"category": "init"},
+      anchor="Duplicate GPU detected|both on CUDA device"),
     # The Unix-domain sockets that pass cuMem file descriptors between processes of one node (abstract names, so one
     # network namespace): NCCL 2.17+ (cuMem / NVLS buffers, user-buffer registration) and TransformerEngine's
     # userbuffers copy of the same file (ipc_warn, `: strerror (errno)` after every line). A failure says the local
@@ -651,6 +662,15 @@ MESSAGES = [
       "nccl_error", "failure", None, "2.3 - 2.30", "nccl:src/misc/utils.cc:ncclGetErrorString",
       "ncclInternalError: Internal check failed. Last error: Bootstrap : no socket interface found",
       "ncclInternalError", anchor="ncclUnhandledCudaError|ncclInternalError|ncclInvalidArgument|ncclInvalidUsage"),
+    # ---- CuPy's NcclError (cupy/cuda/nccl.pyx, cupy_backends/cuda/libs/nccl.pyx from CuPy 8): the result's enum
+    # name, then ncclGetErrorString's text, `'%s: %s'`. Raised by whatever drives NCCL through CuPy (vLLM 0.2 - 0.3,
+    # Ray's NCCL channels, Chainer); the text names the code as it does in torch (result_code)
+    M("nccl.cupy_error",
+      r"NCCL_ERROR_(?P<name>[A-Z_]+): (?P<reason>[a-z][a-z ]*[a-z])",
+      "nccl_error", "failure", None, "CuPy 5 - 13 (NCCL 2 names; the NCCL 1 names before NCCL 2)",
+      "cupy:cupy/cuda/nccl.pyx:NcclError; cupy_backends/cuda/libs/nccl.pyx:NcclError",
+      "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_INVALID_USAGE: invalid usage (run with NCCL_DEBUG=WARN "
+      "for details)", "NCCL_ERROR_INVALID_USAGE: invalid usage", anchor="NCCL_ERROR_", refine=_network_code),
     # ---- the NCCLCHECK macros of nccl-tests (src/common.h: `%s: Test NCCL failure %s:%d '%s'`, from 2.18 `'%s / %s'`
     # with ncclGetLastError) and of NCCL's examples (`Failed, NCCL error %s:%d '%s'`): ncclGetErrorString quoted
     M("nccl.check_macro",
