@@ -122,8 +122,11 @@ class Context:
 
 
     def launcher_success(self) -> list[Event]:
-        """torchrun's lines saying its worker group succeeded."""
-        return [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))]
+        """The launchers' lines that say every worker succeeded: torchrun's worker group SUCCEEDED, and DeepSpeed's
+        `Process P exits successfully.` where there is one for every process of the world it stated."""
+        torchrun = [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))]
+        return torchrun + _every_process_exited(self.by_kind.get("launcher_world", []),
+                                                self.by_kind.get("worker_exit", []))
 
     def completed(self) -> bool:
         """Is there a sign the job finished normally (every rank's last collective completed or its
@@ -139,6 +142,18 @@ class Context:
             return False
         last = fr.sort_values("seq").groupby(["group", "rank"]).tail(1)
         return bool((last["state"] == "completed").all())
+
+
+def _every_process_exited(worlds: list[Event], exits: list[Event]) -> list[Event]:
+    """DeepSpeed's exit lines (the first of them) when they name as many processes (host, pid) as the one world size
+    its launchers stated (`dist_world_size=N`: every node's launcher states the whole world and logs its own
+    processes' exits); none where no size, or two sizes (two runs of a bundle), were stated."""
+    sizes = {ev.data.get("nranks") for ev in worlds}
+    if len(sizes) != 1 or not exits:
+        return []
+    size = sizes.pop()
+    exited = {(ev.host, ev.data.get("pid")) for ev in exits}
+    return exits[:1] if isinstance(size, int) and len(exited) >= size else []
 
 
 def _order(ev: Event):

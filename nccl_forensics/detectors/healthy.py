@@ -132,7 +132,7 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     """Ranks that show they finished: a healthy-meaning line of their own (or of the whole job), communicators
     destroyed, the launcher's success, every collective their flight recorder enqueued completed."""
     out: dict[int, Evidence] = {}
-    job = [ev for ev in ctx.events if ev.rank is None and shows_health(ev)]
+    job = [ev for ev in ctx.events if ev.rank is None and shows_health(ev) and ev.data.get("scope") != "process"]
     job += ctx.launcher_success()
     if job:
         for rank in _expected(ctx):

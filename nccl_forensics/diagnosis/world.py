@@ -168,6 +168,11 @@ def _claims(events: list[Event], sources: Iterable[Source]):
             if key not in seen_sizes:            # one citation per distinct size is enough
                 seen_sizes.add(key)
                 yield Claim(f"nranks {d['nranks']}", d["nranks"], frozenset(), _cite(ev))
+        elif ev.kind == "launcher_world" and isinstance(d.get("nranks"), int) and d["nranks"] > 0:
+            key = ("world_size", d["nranks"])
+            if key not in seen_sizes:
+                seen_sizes.add(key)
+                yield Claim(f"the launcher's world size {d['nranks']}", d["nranks"], frozenset(), _cite(ev))
         elif ev.kind == "fr_dump":
             yield from _fr_claims(ev, seen_sizes)
         elif ev.kind == "agent_log":

@@ -48,8 +48,10 @@ WRAPPER_RE = re.compile(
 )
 
 # A host prefix (`pdsh`/`clush`: `node7: `, `srun --label`: `3: `) is only stripped when what follows is
-# recognisably a program line, because `RuntimeError: boom` has the same shape.
-HOST_PREFIX_RE = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*): (?=\S+:\d+:\d+ |\[rank\d+\]:|\[default\d+\]:|Traceback |\[E\d{4} |\[W\d{4} |\[I\d{4} )")
+# recognisably a program line, because `RuntimeError: boom` has the same shape (DeepSpeed's logger, which its pdsh
+# runner's lines carry: `[2024-03-01 10:00:02,000] [INFO] [launch.py:163:main] `).
+HOST_PREFIX_RE = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*): (?=\S+:\d+:\d+ |\[rank\d+\]:|\[default\d+\]:|Traceback |\[E\d{4} |\[W\d{4} |\[I\d{4} "
+                            r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[[A-Z]+\] \[\w+\.py:\d+:)")
 SRUN_LABEL_RE = re.compile(r"(?P<label>\d{1,6}): (?=\S+:\d+:\d+ |Traceback |\[rank\d+\]:)")
 # A leading log timestamp (Python logging, ISO) is stripped only before an NCCL prefix or a rank wrapper.
 LEADING_TS_RE = re.compile(

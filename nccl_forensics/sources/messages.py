@@ -434,7 +434,8 @@ def _fill_common(ev: Event) -> None:
     d: dict[str, Any] = ev.data
     if ev.kind == "child_failed" and ev.time is None and isinstance(d.get("time"), str):
         ev.time = failure_epoch(d["time"])
-    if ev.kind in ("worker_failed", "child_failed", "slurm_exit", "signal_report", "sigterm_sent") and d.get("pid"):
+    if ev.kind in ("worker_failed", "worker_exit", "child_failed", "slurm_exit", "signal_report", "sigterm_sent") \
+            and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")
     if isinstance(rank, int) and ev.kind in ("child_failed", "worker_failed", "slurm_exit") and ev.rank is None:

@@ -114,6 +114,12 @@ _AGENT_ANCHOR = re.compile(r"Sending process \d+ closing signal|failed \(exitcod
                            r"|Unable to shutdown process \d+")
 
 
+# The rendezvous result the agent logs in one record (api.py _rendezvous: `Result:` then `  restart_count=0`,
+# `  global_world_sizes=[4, 4]`, ...): where the logger prefixes only the record's first line (Python logging's
+# `INFO:torch.distributed.elastic.agent.server.api:`), its fields follow unprefixed, two spaces in
+_RESULT_FIELD = re.compile(r"  [a-z_]+=\S")
+
+
 def _is_agent_line(text: str) -> bool:
     if text.startswith(_AGENT_PREFIXES):
         return True
@@ -137,11 +143,17 @@ class TorchrunParser(LineParser):
         self._traceback: list[str] | None = None
         self._traceback_end = 0        # the line of the quoted traceback's last line
         self._seen_section = False     # a Failures/Root Cause head was seen in this block
+        self._in_result = False        # the agent's rendezvous `Result:` was the last line read
 
     def feed(self, line: Line) -> bool:
         if self.busy:
             return self._feed_block(line)
         text = line.text
+        if self._in_result:
+            if _RESULT_FIELD.match(text):
+                self.emit("agent_log", line, message=text.strip())
+                return True
+            self._in_result = False
         after_rule, self._after_rule = self._after_rule, False
         if text[:3] == "===" and not text.strip("="):
             self._after_rule = True
@@ -158,6 +170,7 @@ class TorchrunParser(LineParser):
         kind, data = parsed
         ev = self.emit(kind, line, **data)
         ev.pid = data.get("pid")
+        self._in_result = kind == "agent_log" and str(data.get("message", "")).endswith("Result:")
         return True
 
     def _messages_inside(self, line: Line) -> bool:

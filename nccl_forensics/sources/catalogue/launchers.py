@@ -259,6 +259,18 @@ MESSAGES = [
       "worker_failed", "failure", None, "DeepSpeed 0.5.8 - 0.16", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
       "[launch.py:184:sigkill_handler] exits with return code = 247", "exits with return code = 247",
       anchor="exits with return code"),
+    # the launcher states the world it starts (every node's launcher the whole world: `dist_world_size=N`), and logs
+    # each of its processes that exits 0 by pid; torch's rank of that pid is the NCCL init line's. A line per process,
+    # so no job's health by itself: Context.launcher_success counts them against the world
+    M("deepspeed.world_size",
+      r"\bdist_world_size=(?P<nranks>\d+)",
+      "launcher_world", "benign", None, "DeepSpeed 0.1 - 0.19", "deepspeed:deepspeed/launcher/launch.py:main",
+      "[INFO] [launch.py:163:main] dist_world_size=8", "dist_world_size=8", anchor="dist_world_size="),
+    M("deepspeed.process_exited_ok",
+      r"Process (?P<pid>\d+) exits successfully\.",
+      "worker_exit", "healthy", None, "DeepSpeed 0.5.7 - 0.19", "deepspeed:deepspeed/launcher/launch.py:main",
+      "[INFO] [launch.py:351:main] Process 24905 exits successfully.", "Process 24905 exits successfully.",
+      data={"scope": "process"}, anchor="exits successfully"),
     M("deepspeed.killing_subprocess",
       r"Killing subprocess (?P<pid>\d+)",
       "sigterm_sent", "consequence", None, "DeepSpeed 0.3.11 - 0.16", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",
