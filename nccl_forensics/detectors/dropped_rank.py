@@ -129,7 +129,8 @@ class DroppedRank(BaseDetector):
             return
         ranks = sorted({r for ev in died for r in _ranks_named(ev)})
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
-        first = (signalled or died)[0]
+        # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE)
+        first = (signalled or sorted(died, key=lambda ev: bool(ev.data.get("ranks_at_fault"))))[0]
         who = f"rank {ranks_text(ranks)}" if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")

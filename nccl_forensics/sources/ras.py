@@ -27,6 +27,7 @@ from .base import LineParser
 from .grammars import parse_with
 
 _REPORT_STARTS = ("CUDA runtime version ", "Job summary", "Communicators...")
+_MONITOR = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] PEER_[A-Z]+: ")     # 2.29+ `ncclras -m`
 _ISSUE_HEAD = re.compile(r"#\d+-\d+ \([0-9a-f]{16}\) (?:INCOMPLETE|ERROR|MISMATCH)\s*$")
 _RANK_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
 _JOB_COLUMNS = ("nodes", "processes_per_node", "gpus_per_process", "processes", "gpus")   # one table (2.24–2.26)
@@ -87,6 +88,12 @@ class RasTransformer(Transformer):
 
     def ops_not_launched(self, count, *_t): return "detail", {"ranks": [], "rank_count": count, "opcount": 0}
     def gathering(self, _text): return "noise", {}
+    def no_process_info(self, *_t): return "noise", {}
+
+    def monitor_process(self, _stamp, event, pid, node, _noun, gpus):
+        return "monitor", {"event": str(event), "pid": pid, "node": str(node), "gpu": str(gpus).strip()}
+
+    def monitor_event(self, _stamp, event, *_text): return "monitor", {"event": str(event)}
     def outlier_nodes(self, _words): return "noise", {}
     def no_comm_data(self): return "noise", {}
 
@@ -120,11 +127,14 @@ class RasParser(LineParser):
         self._issue: dict[str, Any] = {}
         self._table: str | None = None          # the Job summary's sub-table (2.27+ prints two)
         self._job = _JobFacts()
+        self._counts = _OpCounts()             # the MISMATCH counts of each communicator, report after report
 
     def feed(self, line: Line) -> bool:
         text = line.text
+        if not self.busy and text[:1] == "[" and _MONITOR.match(text):
+            return self._monitor(line)
         if not self.busy:
-            if not (text.startswith(_REPORT_STARTS) or _ISSUE_HEAD.match(text) or
+            if not (text.startswith(_REPORT_STARTS) or text[:1] == "#" and _ISSUE_HEAD.match(text) or
                     (text.startswith("NCCL version ") and " compiled with CUDA " in text)):
                 return False
             self.busy = True
@@ -137,12 +147,28 @@ class RasParser(LineParser):
             if indented:
                 self.unparsed(line)
                 return True
+            self._counts.close()
             self.busy = False           # the report is over; this line belongs to someone else
             return False
         self._take(line, *parsed)
         return True
 
+    def _monitor(self, line: Line) -> bool:
+        """One monitor-mode event: PEER_DEAD says a process died (which rank it ran is not printed)."""
+        parsed = parse_ras_line(line.text.strip())
+        if parsed is None:
+            return False
+        data = parsed[1]
+        dead = data["event"] == "PEER_DEAD"
+        ev = self._emit(line, message=line.text.strip(), section="monitor", state=data["event"],
+                        **(_fault("dropped_rank") if dead else {}))
+        if "pid" in data:
+            ev.pid, ev.host, ev.data["gpu"] = data["pid"], data["node"], data["gpu"]
+        return True
+
     def _take(self, line: Line, what: str, data: dict[str, Any]) -> None:
+        if what in ("section", "issue"):
+            self._counts.close()
         if what == "section":
             self._section, self._issue, self._table = data["section"], {}, None
         elif what == "table":
@@ -180,6 +206,8 @@ class RasParser(LineParser):
             ev.data.update(_fault(self._job.fault_of(data.get("pid"), data.get("node")), ranks if in_job else []))
         elif state == "ERROR" and (ranks or "rank" in line.text):
             ev.data.update(meaning="failure", ranks_at_fault=ranks if in_job else [])
+        elif state == "MISMATCH":
+            self._counts.take(self._issue, ev, data, self._job)
 
     def _row(self, line: Line, data: dict[str, Any]) -> None:
         ints, words = data["ints"], data["words"]
@@ -206,6 +234,7 @@ class RasParser(LineParser):
         return self.emit("ras", line, **fields)
 
     def finish(self) -> None:
+        self._counts.close()
         self.busy = False
 
 
@@ -256,3 +285,48 @@ class _JobFacts:
             return "missing_rank"
         unlisted_dead = pid is None or len(self.dead) < self.counts["dead"]
         return "dropped_rank" if self.counts["dead"] and not self.counts["silent"] and unlisted_dead else "missing_rank"
+
+
+_LAUNCHED = re.compile(r"has (?:launched up to operation (\d+)|not launched any operations)")
+
+
+class _OpCounts:
+    """A MISMATCH of operation counts, function by function: the client samples each rank's counts while the job runs,
+    so one report's differences are no failure. NCCL's RAS guide: when the output does not change across subsequent
+    queries, the communicator may be stuck. So when a later report of the same paste prints the same counts for the
+    same communicator and function, and the ranks behind are a few, all of them listed, those ranks are at fault
+    (not responding: `missing_rank`)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple, tuple] = {}
+        self.key: tuple | None = None
+        self.in_job = False                   # the communicator's ranks are the job's
+        self.runs: list[list] = []            # [opcount, how many ranks, their ranks, the events that name them]
+
+    def take(self, issue: dict[str, Any], ev: Event, data: dict[str, Any], job: _JobFacts) -> None:
+        claim = data.get("claim") or ""
+        launched = _LAUNCHED.match(claim)
+        if ev.data["message"].startswith("Communicator ranks have different"):
+            self.close()
+            self.key, self.in_job, self.runs = (issue.get("comm_hash"), ev.data["message"]), job.job_wide(issue.get("group")), []
+        elif "opcount" in data:
+            self.runs.append([data["opcount"], data["rank_count"], [], [ev]])
+        elif launched:
+            self.runs.append([int(launched[1] or 0), 1, list(data["ranks"]), [ev]])
+        elif data["ranks"] and not claim and self.runs:
+            self.runs[-1][2].extend(data["ranks"])
+            self.runs[-1][3].append(ev)
+
+    def close(self) -> None:
+        if self.key is None:
+            return
+        counts = tuple((op, n, tuple(ranks)) for op, n, ranks, _ in self.runs)
+        unchanged = self.seen.get(self.key) == counts
+        self.seen[self.key] = counts
+        if unchanged and len(self.runs) > 1:
+            behind = min(self.runs, key=lambda run: run[0])
+            op, n, ranks, events = behind
+            if 2 * n < sum(run[1] for run in self.runs) and len(ranks) == n:
+                for ev in events:
+                    ev.data.update(_fault("missing_rank", ranks if self.in_job else []), stuck_at=op)
+        self.key, self.runs = None, []

@@ -139,3 +139,30 @@ def test_progress_before_the_report_changes_nothing(tmp_path):
     errors = dead([(88123, "10.0.0.12", 1)]) + missing("0-0 (5c1e0d2b9a874f31)", [(9, 88123, "10.0.0.12", 1)])
     text = report("2.26.2", 2, 8, row(0, 1, 2, "7-8", 16, 15, "INCOMPLETE"), errors)
     assert console_verdict(tmp_path, PROGRESS + text).culprit_ranks == [9]
+
+
+def test_monitor_mode_peer_dead_is_a_death_without_a_rank(tmp_path):
+    """2.29+ `ncclras -m`: rasClientsNotifyEvent prints `[time] EVENT: <peer>`; PEER_DEAD names a process, not a rank."""
+    text = ("RAS Monitor Mode - watching for peer changes (Ctrl+C to exit)...\n" + "=" * 64 + "\n"
+            "[2025-12-19 13:01:02] PEER_NEW: Process 1524345 on node 172.16.64.245 managing GPU 1 \n"
+            "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1 \n")
+    v = console_verdict(tmp_path, text)
+    assert v.cls == "dropped_rank" and not v.culprit_ranks, v.summary
+
+
+def _mismatch(behind: int) -> str:
+    warnings = ("#0-0 (c0ffee0011223344) MISMATCH\n  Communicator ranks have different AllReduce operation counts\n"
+                "  7 ranks have launched up to operation 771\n  Rank 5 has launched up to operation "
+                f"{behind} -- GPU 5 managed by process 7005 on node 10.0.9.9\n\n")
+    return "$ ncclras\n" + report("2.27.5", 1, 8, row(0, 1, 1, "8", 8, 8, "MISMATCH"), "", warnings)
+
+
+def test_the_same_counts_in_a_later_report_name_the_rank_behind(tmp_path):
+    """NCCL's RAS guide: counts that do not change across queries may mean the communicator is stuck."""
+    v = console_verdict(tmp_path, _WATCHDOG.format(r=0) + _mismatch(770) + "$ sleep 60; ncclras\n" + _mismatch(770))
+    assert (v.cls, v.culprit_ranks) == ("stuck_rank", [5]), v.summary
+
+
+def test_counts_that_moved_between_reports_are_no_failure(tmp_path):
+    v = console_verdict(tmp_path, _mismatch(769) + "$ ncclras\n" + _mismatch(770))
+    assert v.cls == "inconclusive", v.summary

@@ -44,6 +44,11 @@ RAS = Path(__file__).resolve().parents[2] / "sample_logs" / "evidence" / "ras"
     ("6 ranks have not launched any operations", "detail", {"rank_count": 6, "opcount": 0}),      # 2.26+
     ("Gathering data about the RAS network (timeout 5s)... obtained a result in 0.003s", "noise", {}),
     ("The outlier node:", "noise", {}),
+    ("[could not find information on 2 processes]", "noise", {}),
+    ("[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1", "monitor",
+     {"event": "PEER_DEAD", "pid": 1524345, "node": "172.16.64.245"}),                         # 2.29+ monitor mode
+    ("[2025-12-19 13:07:07] PEER_DEAD: 172.16.64.245<41233>", "monitor", {"event": "PEER_DEAD"}),
+    ("    0         1         4       1-2        32        32   UNKNOWN  MISMATCH", "row", {"words": ["UNKNOWN", "MISMATCH"]}),
     ("    0         1       128       0-8      1024      1016   RUNNING  INCOMPLETE", "row",
      {"ints": [0, 1, 128, 0, 1024, 1016], "words": ["RUNNING", "INCOMPLETE"]}),
 ])
@@ -123,3 +128,17 @@ def test_dead_and_silent_processes_decide_what_each_missing_rank_is():
     assert named[(11, "00000000000000aa")]["implies"] == "dropped_rank"
     sub = named[(None, "00000000000000bb")]                         # a sub-communicator's rank 3: not the job's
     assert (sub["implies"], sub["ranks_at_fault"]) == ("dropped_rank", [])
+
+
+def _counts(behind: int) -> list[str]:
+    return ["#0-0 (00000000000000cc) MISMATCH", "  Communicator ranks have different AllReduce operation counts",
+            "  7 ranks have launched up to operation 771",
+            f"  Rank 5 has launched up to operation {behind} -- GPU 5 managed by process 75 on node n", "step 12"]
+
+
+def test_counts_unchanged_in_a_later_report_name_the_ranks_behind():
+    _, events = _feed(_counts(770) + _counts(770))
+    blamed = [e.data for e in events if e.data.get("meaning")]
+    assert [(d["ranks_at_fault"], d["stuck_at"], d["implies"]) for d in blamed] == [([5], 770, "missing_rank")]
+    _, events = _feed(_counts(769) + _counts(770))
+    assert not any(e.data.get("meaning") for e in events)
