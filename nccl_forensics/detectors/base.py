@@ -26,7 +26,8 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "flight_recorder": {"fr_entry"},
     "nccl_coll": {"coll"},
     "pyspy": {"pyspy_thread"},
-    "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler"},
+    "process_end": {"child_failed", "worker_failed", "error_json", "traceback", "slurm_exit", "faulthandler",
+                    "ras"},             # NCCL's RAS report: its DEAD processes
     "oom": {"oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled"},
     "shutdown": {"sigterm_sent"},       # a launcher ending its workers (which one it did not signal ended first)
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",

@@ -15,7 +15,8 @@ Why it hangs or dies:
 
 Evidence it needs:
     torchrun's failure summary (exitcode/signal per rank), error.json, tracebacks, faulthandler output,
-    or a flight-recorder dump missing for one rank.
+    a flight-recorder dump missing for one rank, or NCCL's RAS report (``ncclras``, 2.24+): its DEAD processes and
+    the ranks the job-wide communicator misses from them.
 
 Example:
     ``ncclf diagnose sample_logs/bundles/real-dropped-rank`` →
@@ -126,9 +127,10 @@ class DroppedRank(BaseDetector):
         if not died:
             yield from self._lone_exit(ctx)
             return
-        ranks = sorted({ev.rank for ev in died if ev.rank is not None})
+        ranks = sorted({r for ev in died for r in _ranks_named(ev)})
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
-        first = (signalled or died)[0]
+        # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE)
+        first = (signalled or sorted(died, key=lambda ev: bool(ev.data.get("ranks_at_fault"))))[0]
         who = f"rank {ranks_text(ranks)}" if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")
@@ -280,6 +282,11 @@ _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled",
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
                  "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
                  "replaced")
+
+
+def _ranks_named(ev: Event) -> list[int]:
+    """The ranks a death line names: its own, or those it lists as the dead (NCCL RAS's missing ranks)."""
+    return ev.data.get("ranks_at_fault") or ([ev.rank] if ev.rank is not None else [])
 
 
 def _crash_signal(data: dict) -> bool:

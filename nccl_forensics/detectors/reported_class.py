@@ -4,9 +4,10 @@ What it detects:
     A line whose message catalogue entry names the class it implies (sources/catalogue/, `implies`) and that no
     dedicated detector reads: NCCL's ``message truncated : receiving N bytes instead of M`` and the IB transport's
     size checks (shape mismatch), a store or rendezvous that timed out waiting for ranks that never joined
-    (``7/8 clients joined``, store-based barrier, ``wait timeout``: a rank missing, stuck or gone), NCCL's
-    ``Mismatched NCCL version detected`` (version mismatch), a straggler detector's report of the ranks whose GPUs
-    fell behind (NVIDIA's resiliency extension: straggler).
+    (``7/8 clients joined``, store-based barrier, ``wait timeout``: a rank missing, stuck or gone), NCCL's RAS
+    report of live processes that sent no data (``Missing communicator data from N job processes``; their ranks are
+    named), NCCL's ``Mismatched NCCL version detected`` (version mismatch), a straggler detector's report of the
+    ranks whose GPUs fell behind (NVIDIA's resiliency extension: straggler).
 
 Why it hangs or dies:
     The line is the software's own diagnosis: the receiving rank found a message of another size than it posted,
@@ -29,7 +30,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, ranks_text
 from .base import BaseDetector, Context
 
 # The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
@@ -71,11 +72,13 @@ class ReportedClass(BaseDetector):
             found.setdefault(cls, []).append(ev)
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
-            where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
+            where = f" (rank {ranks_text(ranks)})" if ranks else ""
             # a report that lists every rank's value names the ranks that differ from the rest (`odd_ranks`)
             odd = sorted({r for ev in events for r in ev.data.get("odd_ranks") or ()})
             if odd:
                 where += f"; rank {', '.join(map(str, odd))} differs from the others"
+            # a report that names the ranks at fault (NCCL RAS: the ranks that sent no data) names the culprits
+            odd = odd or sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
             finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}: "
                                    f"{events[0].text.strip()[:160]}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
