@@ -277,6 +277,12 @@ def ranks_text(ranks: Iterable[int], runs: bool = False) -> str:
     return ", ".join(spans[:SHORT_LIST]) + f", … ({len(ranks)} ranks)"
 
 
+def ranks_phrase(ranks: Iterable[int]) -> str:
+    """`rank 3`, `ranks 0-7, 9`: the word and the ranks as runs, capped as ranks_text caps them."""
+    ranks = sorted(set(ranks))
+    return f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks, runs=True)}"
+
+
 # What a line means for the job, set by the parser from the message catalogue as `Event.data["meaning"]`:
 # "failure" (this rank or the job failed here), "consequence" (a failure elsewhere reached this rank),
 # "benign" (looks alarming, is not), "healthy" (positive evidence that a rank finished or progressed).

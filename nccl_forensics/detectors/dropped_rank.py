@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
-from ..model import Confidence, Event, rank_span, ranks_text, shows_failure
+from ..model import Confidence, Event, ranks_phrase, ranks_text, shows_failure
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import BaseDetector, Context
 
@@ -61,7 +61,7 @@ class DroppedRank(BaseDetector):
             what = _CAUSES[st.end].format(signal=st.signal, code=code, detail=st.end_detail)
             msg = f"rank {st.rank} {what}"
             if cascade:
-                msg += f"; rank{'s' if len(cascade) > 1 else ''} {rank_span(cascade)} failed after it (consequences)"
+                msg += f"; {ranks_phrase(cascade)} failed after it (consequences)"
             conf = Confidence.HIGH if st.end in ("killed", "crashed") or len(dead) == 1 else Confidence.MEDIUM
             fix = ("find out who killed it: check `dmesg` / `journalctl -k` for the OOM killer and the scheduler log"
                    if st.end == "killed" else "fix the error that rank raised (see its traceback); the other ranks "

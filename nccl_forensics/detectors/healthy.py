@@ -45,7 +45,7 @@ from collections import defaultdict
 from typing import Iterable, NamedTuple
 
 from ..diagnosis.rank_state import cite
-from ..model import Confidence, Evidence, rank_span, shows_failure, shows_health
+from ..model import Confidence, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
 from .base import BaseDetector, Context
 
 _SHOWN = 3           # failure lines quoted in a reason
@@ -88,7 +88,7 @@ class Healthy(BaseDetector):
         gaps = set(ctx.expected.gaps) | set(ctx.expected.partial) if ctx.expected is not None else set()
         unhealthy = [r for r in expected if r not in finished and r not in progressed and r not in gaps]
         if expected and unhealthy:
-            why.append(f"nothing shows that rank{'s' if len(unhealthy) > 1 else ''} {rank_span(unhealthy)} finished "
+            why.append(f"nothing shows that {ranks_phrase(unhealthy)} finished "
                        "or completed the last collective (an exit code, a success line, communicators destroyed, "
                        "completed collectives)")
         if why:
@@ -113,7 +113,7 @@ def _world_reasons(ctx: Context, finished: dict[int, Evidence]) -> list[str]:
         by_reason = defaultdict(list)
         for rank, gap in sorted(gaps.items()):
             by_reason[gap.reason].append(rank)
-        why.append("no usable evidence from " + "; ".join(f"rank{'s' if len(r) > 1 else ''} {rank_span(r)} ({reason})"
+        why.append("no usable evidence from " + "; ".join(f"{ranks_phrase(r)} ({reason})"
                                                           for reason, r in sorted(by_reason.items())))
     if world.unlisted:
         many = "s" if world.unlisted > 1 else ""
@@ -183,8 +183,8 @@ def _shown(expected: list[int], finished: dict, progressed: dict) -> str:
     pace = [r for r in expected if r not in finished and r in progressed]
     parts = []
     if done:
-        parts.append(f"rank{'s' if len(done) > 1 else ''} {rank_span(done)} finished")
+        parts.append(f"{ranks_phrase(done)} finished")
     if pace:
-        parts.append(f"rank{'s' if len(pace) > 1 else ''} {rank_span(pace)} completed the last collective any "
+        parts.append(f"{ranks_phrase(pace)} completed the last collective any "
                      "rank reached (still running, or its end not recorded)")
-    return f"every expected rank ({rank_span(expected)}) shows health: " + "; ".join(parts)
+    return f"every expected rank ({ranks_text(expected, runs=True)}) shows health: " + "; ".join(parts)

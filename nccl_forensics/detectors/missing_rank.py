@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from ..diagnosis.arrivals import straggler
 from ..diagnosis.fr_semantics import P2POp
-from ..model import Confidence, Evidence, rank_span
+from ..model import Confidence, Evidence, ranks_phrase, ranks_text
 from ._fronts import fronts_of
 from .base import BaseDetector, Context, row_evidence
 from .healthy import finished_ranks
@@ -76,9 +76,9 @@ class MissingRank(BaseDetector):
             return
         died = _peers_saw_death(ctx)
         ranks = sorted(gaps)
-        who = f"rank{'s' if len(ranks) > 1 else ''} {rank_span(ranks)}"
+        who = f"{ranks_phrase(ranks)}"
         one = len(world.present) == 1
-        peers = f"rank {world.present[0]}" if one else f"ranks {rank_span(world.present)} all"
+        peers = f"rank {world.present[0]}" if one else f"ranks {ranks_text(world.present, runs=True)} all"
         msg = f"{who} left no usable evidence ({_why(gaps)}) while {peers} {halt[0] if one else halt[1]}"
         if died:
             msg += "; its peers saw its connection close (it died)"
@@ -113,14 +113,14 @@ class MissingRank(BaseDetector):
     def _root(self, ctx: Context, wf, ranks: list[int], dead: bool):
         fronts = wf.explaining(ranks)
         top = fronts[0] if fronts else None
-        who = f"rank{'s' if len(ranks) > 1 else ''} {rank_span(ranks)}"
+        who = f"{ranks_phrase(ranks)}"
         waiters = [r for r in top.waiting if r not in ranks] if top else \
             sorted(r for r, peers in wf.waits.items() if set(ranks) & peers)
         verb = f"wait{'s' if len(waiters) == 1 else ''} for {'them' if len(ranks) > 1 else 'it'}"
         msg = (f"{who} never joined {top.op or 'the collective'} seq {top.seq} of group {top.name}, where "
-               f"rank{'s' if len(waiters) != 1 else ''} {rank_span(waiters) or '-'} {verb}" if top else
+               f"rank{'s' if len(waiters) != 1 else ''} {ranks_text(waiters, runs=True) or '-'} {verb}" if top else
                f"{who} never posted the send or recv that rank{'s' if len(waiters) != 1 else ''} "
-               f"{rank_span(waiters)} {verb} in")
+               f"{ranks_text(waiters, runs=True)} {verb} in")
         mine = [f for f in wf.fronts.values() if set(ranks) & set(f.members)]
         msg += (f"; {'they are' if len(ranks) > 1 else 'it is'} missing from the front of {len(fronts)} of "
                 f"{len(mine)} stalled group{'s' if len(mine) != 1 else ''} {'they' if len(ranks) > 1 else 'it'} "
@@ -128,7 +128,7 @@ class MissingRank(BaseDetector):
                 + " in none")
         others = [r for r in wf.consequences if r not in ranks and r not in waiters]
         if others:
-            msg += (f"; rank{'s' if len(others) > 1 else ''} {rank_span(others)} wait behind "
+            msg += (f"; {ranks_phrase(others)} wait behind "
                     f"{'them' if len(ranks) > 1 else 'it'} in other groups (consequences)")
         if dead:
             msg += (f"; {who} left no flight-recorder dump while the others dumped during the hang: each live rank's "

@@ -46,7 +46,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ..model import Event, rank_span
+from ..model import Event, ranks_text
 from .chunks import row_chunks
 from .fr_semantics import P2POp, unmatched_p2p
 
@@ -77,8 +77,9 @@ class GroupFront:
 
     def line(self) -> str:
         """`group 9 (EXPERT_MODEL_PARALLEL_GROUP) seq 12 all_to_all: ranks 4, 6, 7 arrived, 5 missing`."""
+        missing = ranks_text(self.missing, runs=True) or "none"
         return (f"group {self.name} seq {self.seq} {self.op or '?'}: rank{'s' if len(self.arrived) != 1 else ''} "
-                f"{rank_span(self.arrived)} arrived, {rank_span(self.missing) or 'none'} missing")
+                f"{ranks_text(self.arrived, runs=True)} arrived, {missing} missing")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..model import SourceKind, rank_span, ranks_text
+from ..model import SourceKind, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .console import make_console
 from .diagnosis_json import divergence_of, group_order
@@ -25,7 +25,7 @@ def verdict_panel(d: Diagnosis) -> Panel:
     body.append(v.summary + "\n", style="bold")
     if v.culprit_ranks:
         body.append("culprit rank(s): " if not d.inconclusive else "ranks to look at: ", style="dim")
-        body.append(rank_span(v.culprit_ranks) + "\n", style="bold red")
+        body.append(ranks_text(v.culprit_ranks, runs=True) + "\n", style="bold red")
     for line in missing_rank_lines(d):
         body.append("missing: ", style="dim")
         body.append(line + "\n", style="yellow")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from nccl_forensics.model import ranks_text
+from nccl_forensics.model import ranks_phrase, ranks_text
 from nccl_forensics.outputs.markdown_report import render
 from nccl_forensics.pipeline.reduce import diagnose
 
@@ -433,6 +433,8 @@ def test_rank_lists_stay_short_on_big_consoles():
     assert ranks_text([0, 4, 9]) == "0, 4, 9"
     assert ranks_text([r for r in range(512) if r != 300]) == "0-299, 301-511"
     assert ranks_text(range(0, 1024, 2)) == "0, 2, 4, 6, 8, 10, 12, 14, … (512 ranks)"
+    assert ranks_phrase([3]) == "rank 3" and ranks_phrase([0, 1, 2, 5]) == "ranks 0-2, 5"
+    assert ranks_phrase(range(0, 1024, 2)) == "ranks 0, 2, 4, 6, 8, 10, 12, 14, … (512 ranks)"
 
 
 def test_a_512_rank_timeout_summary_is_abridged(tmp_path):
