@@ -222,6 +222,16 @@ MESSAGES = [
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error", data={"category": "gpu_lost"},
       anchor="Unable to determine the device handle"),
+    # any other NVML client's report of a call that NVML answered NVML_ERROR_GPU_IS_LOST (15; nvmlErrorString: `GPU is
+    # lost`, nvml.h: "the GPU has fallen off the bus or has otherwise become inaccessible"). Slurm's gpu/nvml plugin
+    # (src/plugins/gpu/nvml/gpu_nvml.c, in slurmstepd's accounting) prints `NVML: Failed to get usage(%d): %s`,
+    # `NVML: Failed to get %s running process count(%d): %s`, `NVML: Failed to get device handle for GPU %d: %s`
+    M("kernel.nvml_call_gpu_lost",
+      r"NVML: Failed to (?P<nvml_call>[^:()]+?)(?:\((?P<code>\d+)\))?: GPU is lost",
+      "xid", "failure", "dropped_rank", "Slurm 19.05 - 25.x (gpu/nvml plugin); NVML 3xx - 5xx",
+      "slurm:src/plugins/gpu/nvml/gpu_nvml.c; nvidia:nvml.h (NVML_ERROR_GPU_IS_LOST)",
+      "slurmstepd: error: NVML: Failed to get usage(15): GPU is lost",
+      "NVML: Failed to get usage(15): GPU is lost", data={"category": "gpu_lost"}, anchor="GPU is lost"),
 
     # ---- the GPU health monitors' words for an Xid the driver reported. DCGM's health watches and diagnostics
     # (dcgmlib/dcgm_errors.h: DCGM_FR_XID_ERROR_MSG `Detected XID %u for GPU %u`, DCGM_FR_NVLINK_DOWN_MSG `GPU %u's
@@ -379,5 +389,19 @@ MESSAGES = [
       "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Inaccessible, (Unregistered Agent ID)",
       "nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal)", data={"category": "gpu_lost"},
       anchor="PCIe Bus Error: severity=Uncorrected (Fatal)"),
+    # PCIe error recovery reached the NVIDIA device, whose driver registers no PCI error handlers (err.c
+    # report_error_detected, 5.x - 6.x: pci_info `AER: Can't recover (no error_detected callback)`, `can't` in later
+    # versions): that vote (PCI_ERS_RESULT_NO_AER_DRIVER) fails the recovery (`AER: Device recovery failed`) and the GPU
+    # stays unusable to its process. Printed for an uncorrectable error only (fatal or non-fatal), often with the
+    # error itself under the root port's name, so the GPU's own line is the one read. (Before, aerdrv_core.c's
+    # KERN_DEBUG `device has no AER-aware driver` did not say the recovery failed: 2.6-era kernels recovered past it.)
+    M("kernel.pcie_gpu_unrecoverable",
+      r"nvidia (?P<bus_id>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d): (?:AER: )?[Cc]an't recover \(no error_detected "
+      r"callback\)",
+      "xid", "failure", "dropped_rank", "Linux 5.x - 6.x",
+      "linux:drivers/pci/pcie/err.c:report_error_detected",
+      "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
+      "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)", data={"category": "gpu_lost"},
+      anchor="an't recover (no error_detected callback)"),
 ]
 FATAL_XIDS = frozenset(int(x) for x in _FATAL_XID.strip("(?:)").split("|"))
