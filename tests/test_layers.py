@@ -222,9 +222,11 @@ def test_parsing_text_loads_neither_numpy_nor_pandas(tmp_path):
 
 
 def test_the_map_side_loads_neither_pandas_nor_the_detectors():
-    """What a worker runs (map.sniff_and_digest, map.pool_for) imports no pandas and no detector: the CLI starts the
+    """What a worker runs (map.sniff_and_digest) and the map step (read.pool_for, read.summarize) import no pandas and
+    no detector: `ncclf summarize` runs without them, and the CLI starts the
     workers, then loads those while they warm up, and a worker forked from it never imports them itself."""
-    code = ("import sys\nfrom nccl_forensics.pipeline.map import pool_for, sniff_and_digest\n"
+    code = ("import sys\nfrom nccl_forensics.pipeline.map import sniff_and_digest\n"
+            "from nccl_forensics.pipeline.read import pool_for, summarize\n"
             "print(sorted({m for m in sys.modules if m.split('.')[0] == 'pandas' or '.detectors' in m"
             " or m.endswith('pipeline.reduce')}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

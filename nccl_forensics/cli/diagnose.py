@@ -90,7 +90,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     from ..sources.gc_pause import gc_paused
     # the imports make only long-lived objects: the collector's passes over them free nothing
     with gc_paused(), one_blas_thread():
-        from ..pipeline.map import fr_tail_entries, pool_for
+        from ..pipeline.map import fr_tail_entries
+        from ..pipeline.read import pool_for
 
     paths = list(paths)
     options = {"jobs": jobs, "select": _codes(select), "ignore": _codes(ignore),

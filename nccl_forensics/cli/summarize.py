@@ -29,7 +29,7 @@ def command(paths, out, jobs, full, window_mb):
 
     from ..errors import BadInput
     with one_blas_thread():
-        from ..pipeline.reduce import summarize
+        from ..pipeline.read import summarize
 
     target = out.replace("%h", socket.gethostname())
     folder = os.path.dirname(target)

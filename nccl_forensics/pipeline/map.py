@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from itertools import islice
 
 import numpy as np
 
@@ -29,14 +28,13 @@ from ..diagnosis.rows import (
 from ..errors import NcclfError
 from ..limits import MAX_RANK
 from ..model import CollRun, Event, Source, SourceKind, SourceResult
-from ..sources import warm_up, whole_file
+from ..sources import whole_file
 from ..sources.columns import categorize, code_type, narrow
-from ..sources.discover import iter_files, sniff
+from ..sources.discover import sniff
 from ..sources.flight_recorder import host_in_name, iter_frames, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
-from .engines.local import SharedPool, default_jobs, worker_count
 
 HEAD_MB = 4.0                 # the head of a large file: init, topology and version lines
 WINDOW_MB = 2.0               # the tail of a large file: its last ~10,000 collectives, the hang, the crash
@@ -100,18 +98,6 @@ def set_windows(sources: list[Source], window_mb: float | None) -> list[Source]:
 def fr_tail_entries(window_mb: float) -> int:
     """How many of a flight-recorder dump's last entries a window of `window_mb` decodes."""
     return max(16, int(window_mb * FR_ENTRIES_PER_MB))
-
-
-def pool_for(paths: list[str], jobs: int = 0) -> SharedPool:
-    """A SharedPool for reading `paths` (pass it to `reduce.diagnose`), its workers started now where the files are
-    several, each first building what parsing needs (`sources.warm_up`): the caller loads what only it needs
-    meanwhile (the CLI: the reduce, pandas, the detectors), instead of before the workers start."""
-    shared = SharedPool()
-    workers = worker_count(jobs, sum(1 for _ in islice(iter_files(paths), jobs or default_jobs())))
-    if workers > 1:
-        with gc_paused():               # the workers keep the collector off, as those a diagnosis starts do
-            shared.start(workers, warm_up)
-    return shared
 
 
 def digest_source(source: Source, keep_text: bool = True) -> Digest:

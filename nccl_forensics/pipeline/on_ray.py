@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from ..errors import BadInput, NcclfError, NoEvidence
 from .map import WINDOW_MB
-from .reduce import RayNode, diagnose, summarize
+from .read import summarize
+from .reduce import RayNode, diagnose
 
 
 @dataclass

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Callable, Iterable, NamedTuple
 
 import numpy as np
@@ -33,17 +32,16 @@ from ..diagnosis.rows import RowBuffer, add_event, comm_ids_of
 from ..diagnosis.timeline import Timelines, build_timelines, frame_from_packed, frame_of
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
-from ..errors import NoEvidence
 from ..libc import M_MMAP_THRESHOLD, mallopt
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
-from ..sources.discover import discover, evidence_sources, list_files, sniff
 from ..sources.gc_pause import gc_paused, trim_heap
 from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
-from .engines.local import SharedPool, imap_sources, worker_count
-from .map import WINDOW_MB, Digest, declared_groups, digest_source, fr_event_rows, set_windows, sniff_and_digest
-from .summary import RowBlock, read_summary_blocks, write_summary
+from .engines.local import SharedPool
+from .map import WINDOW_MB, Digest, declared_groups, fr_event_rows
+from .read import read_inputs
+from .summary import RowBlock, read_summary_blocks
 
 SCHEMA_VERSION = 1
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
@@ -104,7 +102,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     in full.
 
     Raises BadInput/NoEvidence (NcclfError) when the paths hold nothing ncclf can read. The files are read by
-    `shared`'s workers where given (map.pool_for: started before the caller loaded this module), which stop once
+    `shared`'s workers where given (read.pool_for: started before the caller loaded this module), which stop once
     the files are read, as a pool of this call's own does.
     """
     paths = list(paths)
@@ -161,86 +159,6 @@ def _manifest_env(sources: list[Source]):
     return [(rank, name, value, Evidence(src.path, line, f'"{name}": "{value}"'))
             for src in sources if os.path.basename(src.path) == MANIFEST_NAME and src.kind is SourceKind.UNKNOWN
             for rank, name, value, line in rank_env(src.path)]
-
-
-def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared: SharedPool | None = None,
-               files: list[str] | None = None) -> tuple[list[Source], list[Source], list[Source]]:
-    """(every file found, the evidence files, the windowed ones); NoEvidence when there is no evidence. Thousands
-    of files are sniffed by `jobs` processes (a 4,096-rank job's heads: about 1.3 s on one core), `shared`'s
-    when given."""
-    sources = discover(paths, partial(_sniff_files, jobs=jobs, shared=shared), files)
-    usable = evidence_sources(sources)
-    windowed = set_windows(usable, window_mb)
-    if not usable:
-        raise _no_evidence(paths, sources)
-    return sources, usable, windowed
-
-
-def _no_evidence(paths: list[str], sources: list[Source]) -> NoEvidence:
-    unread = [s.error for s in sources if s.error]
-    return NoEvidence(f"{', '.join(map(str, paths))}: no evidence files (NCCL logs, py-spy dumps, flight-recorder "
-                      "dumps, torchrun output, dmesg, ncclf summaries) found" +
-                      (f"; {len(unread)} could not be read, e.g. {unread[0]}" if unread else ""))
-
-
-PARALLEL_SNIFF = 512     # files: below this, a process pool costs more than it saves
-
-
-def _sniff_files(files: list[str], jobs: int, shared: SharedPool | None = None) -> list[Source]:
-    return list(imap_sources(sniff, files, jobs if len(files) >= PARALLEL_SNIFF else 1, shared))
-
-
-def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progress=None, keep_text: bool = True,
-                shared: SharedPool | None = None) -> tuple[list[Source], list[Source], list[Source], list[Digest]]:
-    """`map_inputs`, then the digests of the evidence that is not a summary (`_map`). Thousands of files go to the
-    workers once each (`sniff_and_digest`): a 4,096-rank job's files were sent out twice (to be sniffed, then
-    digested), with a wait for the last sniff between. A capture bundle's manifest names the hosts and ranks of
-    the files beside it before they are digested (`discover`), so a bundle takes the two steps."""
-    files = list_files(paths)
-    fused = worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
-        and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
-    if not fused:
-        sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared, files)
-        digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text, shared)
-        return sources, usable, windowed, digests
-    done = _gather(imap_sources(partial(sniff_and_digest, window_mb=window_mb, keep_text=keep_text), files, jobs,
-                                shared), len(files), progress)
-    done.sort(key=lambda item: item.result.source.path if isinstance(item, Digest) else item.path)
-    sources = [item.result.source if isinstance(item, Digest) else item for item in done]
-    usable = evidence_sources(sources)
-    if not usable:
-        raise _no_evidence(paths, sources)
-    return sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)]
-
-
-def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
-              progress: Callable[[int, int], None] | None = None) -> list[Digest]:
-    """The map step alone, where the logs are: digest every evidence file under `paths` and write the digests
-    to `out` (pipeline/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
-    window get their true numbers here (this node has the files)."""
-    paths = list(paths)
-    sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress)
-    tails = {s.path: s.window[1] for s in windowed if s.window}
-    for d in digests:
-        if d.result.source.path in tails:
-            absolute_lines(d, tails[d.result.source.path])
-    write_summary(out, [s for s in sources if s.kind is not SourceKind.SUMMARY], digests, paths)
-    return digests
-
-
-def absolute_lines(d: Digest, tail: int) -> None:
-    """Give a windowed file's digest its true line numbers (events and rows)."""
-    true = resolve_tail_line(d.result.source.path, tail, TAIL_BASE)
-    if true is None:
-        return
-    base = true - TAIL_BASE
-    for ev in d.result.events:
-        if ev.line >= TAIL_BASE:
-            ev.line += base
-    part = d.rows.get("line")
-    if part is not None and part[0] == "num":
-        lines = part[1].astype(np.int64)
-        d.rows["line"] = ("num", np.where(lines >= TAIL_BASE, lines + base, lines))
 
 
 def _divergence_at_window_start(d: Diagnosis) -> bool:
@@ -397,38 +315,6 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     result.explaining, result.quiet_groups = explaining_groups(ctx, verdict.culprit_ranks)
     result.environment = settings(stated(events))
     return result
-
-
-def _map(sources: list[Source], jobs: int, progress, keep_text: bool = True,
-         shared: SharedPool | None = None) -> list[Digest]:
-    """Every source's Digest, in order (`keep_text`: see map.digest_source; a summary keeps its rows' text), by
-    `shared`'s workers when given."""
-    fn = digest_source if keep_text else partial(digest_source, keep_text=False)
-    return _gather(imap_sources(fn, sources, jobs, shared), len(sources), progress)
-
-
-def _gather(results: Iterable, total: int, progress) -> list:
-    """The workers' results as they arrive (Digests share their memberships), with progress."""
-    memberships, out = dict[object, object](), []
-    for i, item in enumerate(results):
-        if isinstance(item, Digest):
-            _share_memberships(item, memberships)
-        out.append(item)
-        if progress:
-            progress(i + 1, total)
-    return out
-
-
-def _share_memberships(d: Digest, shared: dict) -> None:
-    """Every dump of a job repeats the same process-group memberships (`groups.compact`, hashable): keep one
-    object per distinct membership, as the digests arrive."""
-    for name, members in d.declared.items():
-        d.declared[name] = shared.setdefault(members, members)
-    dump = next((ev for ev in d.result.events[:1] if ev.kind == "fr_dump"), None)
-    for cfg in (dump.data.get("pg_config") or {}).values() if dump else ():
-        ranks = cfg.get("ranks") if isinstance(cfg, dict) else None
-        if type(ranks) in (range, tuple):
-            cfg["ranks"] = shared.setdefault(ranks, ranks)
 
 
 def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Iterable[RowBlock] = ()):

@@ -17,7 +17,8 @@ from nccl_forensics.diagnosis.world import expected_world
 from nccl_forensics.errors import BadInput
 from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.pipeline.map import digest_source
-from nccl_forensics.pipeline.reduce import diagnose, summarize
+from nccl_forensics.pipeline.read import summarize
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .factories import fr_dump
 

@@ -1,4 +1,4 @@
-"""Thousands of files are sniffed and digested by one task each (reduce.read_inputs' fused path): the same
+"""Thousands of files are sniffed and digested by one task each (read.read_inputs' fused path): the same
 sources, digests and verdict as the two steps (sniff every file, then digest the evidence)."""
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.errors import NoEvidence
-from nccl_forensics.pipeline import reduce
-from nccl_forensics.pipeline.map import WINDOW_MB, pool_for
-from nccl_forensics.pipeline.reduce import PARALLEL_SNIFF, diagnose, read_inputs
+from nccl_forensics.pipeline import read
+from nccl_forensics.pipeline.map import WINDOW_MB
+from nccl_forensics.pipeline.read import PARALLEL_SNIFF, pool_for, read_inputs
+from nccl_forensics.pipeline.reduce import diagnose
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_log_shapes.py"
 RANKS = PARALLEL_SNIFF
@@ -47,7 +48,7 @@ def _fingerprint(sources, usable, windowed, digests):
 
 def test_the_fused_path_reads_what_the_two_steps_read(job, monkeypatch):
     fused = _fingerprint(*read_inputs([str(job)], WINDOW_MB, jobs=2))
-    monkeypatch.setattr(reduce, "PARALLEL_SNIFF", 10 ** 9)           # the two steps, still in two workers
+    monkeypatch.setattr(read, "PARALLEL_SNIFF", 10 ** 9)           # the two steps, still in two workers
     assert _fingerprint(*read_inputs([str(job)], WINDOW_MB, jobs=2)) == fused
     assert len(fused[1]) == RANKS and len(fused[0]) == RANKS + 3
 
@@ -60,7 +61,7 @@ def test_the_verdict_is_the_same_with_one_job_and_two(job):
 
 
 def test_workers_started_early_read_what_a_diagnosis_s_own_would(job):
-    """The CLI's order (map.pool_for starts the workers, each warming up, then the reduce is imported): the same
+    """The CLI's order (read.pool_for starts the workers, each warming up, then the reduce is imported): the same
     verdict and sources as a pool the diagnosis starts itself, and the workers are stopped once the files are read."""
     own = diagnose([str(job)], jobs=2)
     with pool_for([str(job)], jobs=2) as shared:
@@ -83,7 +84,7 @@ def test_a_capture_manifest_takes_the_two_steps(job, tmp_path, monkeypatch):
     """The manifest names hosts and ranks before the files are digested: no fused pass where one lies."""
     (job / "manifest.json").write_text(json.dumps({"host": "node0000"}))
     try:
-        monkeypatch.setattr(reduce, "sniff_and_digest", None)         # would fail if the fused path ran
+        monkeypatch.setattr(read, "sniff_and_digest", None)         # would fail if the fused path ran
         sources, usable, _, digests = read_inputs([str(job)], WINDOW_MB, jobs=2)
         assert len(digests) == len(usable) == RANKS
     finally:

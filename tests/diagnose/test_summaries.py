@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.errors import BadInput
-from nccl_forensics.pipeline.reduce import diagnose, summarize
+from nccl_forensics.pipeline.read import summarize
+from nccl_forensics.pipeline.reduce import diagnose
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLES = sorted(p for sub in ("bundles", "flight_recorder") for p in (ROOT / "sample_logs" / sub).glob("*") if p.is_dir())

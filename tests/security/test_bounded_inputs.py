@@ -15,7 +15,8 @@ import pytest
 from diagnose.test_tail_window import write_rank
 
 from nccl_forensics.errors import BadInput
-from nccl_forensics.pipeline.reduce import diagnose, summarize
+from nccl_forensics.pipeline.read import summarize
+from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.sources.lines import TAIL_BASE, iter_lines, resolve_tail_line
 
 from .conftest import AS_NOBODY_READING, capped
