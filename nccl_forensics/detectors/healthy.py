@@ -5,7 +5,9 @@ What it detects:
 
     - the world is known: some line states the job's size (NCCL's ``nranks``, the flight recorder's
       ``world_size``, torchrun's table), and every expected rank left readable evidence of its own (no
-      missing, unreadable, truncated or refused file, no file whose rank nothing names);
+      missing, unreadable, truncated or refused file, no file whose rank nothing names); or, where no line states
+      the world, a scheduler or launcher says the whole job succeeded (LSF's ``Successfully completed.``,
+      SkyPilot's and torchx's ``SUCCEEDED``: every rank of it, seen or not, ended well);
     - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, its
       communicators destroyed, every collective it enqueued completed, a completed nccl-tests run), or
       that it completed the last collective any rank reached in each of its groups (a flight-recorder
@@ -45,7 +47,7 @@ from collections import defaultdict
 from typing import Iterable, NamedTuple
 
 from ..diagnosis.rank_state import cite
-from ..model import Confidence, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
+from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
 from .base import BaseDetector, Context
 
 _SHOWN = 3           # failure lines quoted in a reason
@@ -70,7 +72,8 @@ class Healthy(BaseDetector):
 
     def assess(self, ctx: Context, not_run: Iterable[str] = (), internal_errors: Iterable[str] = ()) -> Health:
         finished, progressed = finished_ranks(ctx), progressed_ranks(ctx)
-        why: list[str] = _world_reasons(ctx, finished)
+        whole_job = job_success(ctx)
+        why: list[str] = _world_reasons(ctx, finished, whole_job)
         recovered = ctx.recovered_traces                    # an error path NCCL left by a fallback
         failures = [ev for ev in ctx.events if shows_failure(ev) and id(ev) not in recovered]
         if failures:
@@ -93,6 +96,9 @@ class Healthy(BaseDetector):
                        "completed collectives)")
         if why:
             return Health(False, Confidence.LOW, "", why, [cite(ev) for ev in failures[:_SHOWN]])
+        if not expected and whole_job is not None:        # no rank seen, no world stated: the job's own end
+            return Health(True, Confidence.MEDIUM, f"the whole job succeeded: {whole_job.data.get('message')}", [],
+                          [cite(whole_job)])
         all_finished = all(r in finished for r in expected)
         shown = _shown(expected, finished, progressed)
         conf = Confidence.HIGH if all_finished else Confidence.MEDIUM
@@ -101,10 +107,19 @@ class Healthy(BaseDetector):
         return Health(True, conf, shown, [], evidence)
 
 
-def _world_reasons(ctx: Context, finished: dict[int, Evidence]) -> list[str]:
-    """A rank without evidence of its own is no gap when the launcher's success covers it (its exit code 0)."""
+def job_success(ctx: Context) -> Event | None:
+    """A scheduler's or launcher's line that the whole job succeeded (`scope: job`: LSF's `Successfully completed.`,
+    SkyPilot's and torchx's SUCCEEDED), whatever its size: every rank of it, seen or not, ended well."""
+    return next((ev for ev in ctx.events if ev.data.get("scope") == "job" and shows_health(ev)), None)
+
+
+def _world_reasons(ctx: Context, finished: dict[int, Evidence], whole_job: Event | None) -> list[str]:
+    """A rank without evidence of its own is no gap when the launcher's success covers it (its exit code 0); an
+    unstated world is none when the whole job's success covers every rank of it."""
     world = ctx.expected
     if world is None or not world.size:
+        if whole_job is not None:
+            return []
         return ["nothing states the job's world size, so ranks beyond those seen may be missing"]
     why = []
     gaps = {rank: gap for rank, gap in {**world.gaps, **world.partial}.items()

@@ -41,10 +41,13 @@ WRAP_MIN = 60          # a line this long may have been wrapped by a terminal: t
 _NEAR = 40             # lines: a parser's event this close to a held one says the same thing
 MAX_HELD = 4096        # held events kept for the parsers' own (they are released at the end of the input)
 # Open MPI's "first process to exit non-zero" report names it on the lines after its head (ORTE's
-# help-orterun.txt `non-zero-exit`: `Process name: [[jobid,step],vpid]` then `Exit code: N`; vpid is the rank).
+# help-orterun.txt `non-zero-exit`: `Process name: [[jobid,step],vpid]` then `Exit code: N`; vpid is the rank;
+# PRRTE's help-prun.txt `[nspace,rank]`). Its memory-limit report names its process the same way: the rank is the
+# head's, and the head keeps its own meaning.
 _FIRST_EXIT = "ompi.first_nonzero"
+_NAMED_BELOW = frozenset({_FIRST_EXIT, "ompi.proc_mem_exceeded"})
 _FIRST_EXIT_LINES = 6
-_PROCESS_NAME = re.compile(r"^\s*Process name:\s*\[\[\d+,\d+\],(\d+)\]")
+_PROCESS_NAME = re.compile(r"^\s*Process name:\s*\[(?:\[\d+,\d+\]|[^\s,\]]+),(\d+)\]")
 _EXIT_CODE = re.compile(r"^\s*Exit code:\s*(-?\d+)")
 # Horovod's stall report lists the missing ranks on the lines after its head: `Missing ranks:` (0.20+; `Stalled
 # ranks:` 0.16 - 0.19), then `R: [tensor, ...]` per rank (`R!:` past the shutdown time)
@@ -127,7 +130,7 @@ class MessageParser(LineParser):
                 data={"message": text.strip()[:300]}, local_rank=line.local_rank)]
         if not hits and self._table is not None and text.strip() and not _TABLE_ROW_READ_PAST.match(text):
             out = out + self._end_table()
-        self._first_exit = next((ev for ev in out if ev.data.get("message_id") == _FIRST_EXIT), self._first_exit)
+        self._first_exit = next((ev for ev in out if ev.data.get("message_id") in _NAMED_BELOW), self._first_exit)
         stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), None)
         if stall is not None:
             self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
@@ -265,6 +268,9 @@ class MessageParser(LineParser):
         name, code = _PROCESS_NAME.match(line.text), _EXIT_CODE.match(line.text)
         if name:
             ev.rank = ev.data["rank"] = int(name.group(1))
+            if ev.data.get("message_id") != _FIRST_EXIT:       # a block that names its process only
+                self._first_exit = None
+                return True
             ev.data.update(meaning="failure", implies="dropped_rank")
         elif code:
             ev.data["exitcode"] = int(code.group(1))

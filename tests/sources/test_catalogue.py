@@ -37,7 +37,7 @@ FORMS = {
 }
 # A message that starts a line by definition (a table row, `what():`) has no glued or prefixed form.
 _LINE_START = {"torchrun.rc_time", "torchrun.rc_rank", "torchrun.rc_exitcode", "pytorch.cpp_what", "python.bare_exception",
-               "host.python_memory_error"}
+               "host.python_memory_error", "lsf.successfully_completed"}
 
 
 def _events(tmp_path, text: str):
@@ -77,7 +77,8 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
                                                "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx",
                                                "colossalai", "vllm", "ssh", "mpich", "sglang", "bash", "lightning",
                                                "accelerate", "submitit", "kubeflow", "k8s", "dcgm", "deepep", "nvshmem",
-                                               "megatron", "nvrx", "te", "absl")
+                                               "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot",
+                                               "torchx")
     hits = catalogue.match(msg.example)
     # a frame (`file.cc:N WARN …`) or a wider message of the same kind may read the example in its place
     assert any(h.message.id == msg.id for h in hits) or any(h.message.kind == msg.kind for h in hits), msg.id

@@ -1,6 +1,7 @@
 """The launchers' lines about their workers: torchrun / torch.distributed.elastic, torch.distributed.launch,
 DeepSpeed, composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd (and its PMIx plugin), Horovod, Ray,
-submitit, Kubeflow's training-operator and the kubelet.
+submitit, Kubeflow's training-operator, the kubelet and kube-scheduler, PBS (OpenPBS/PBS Pro, Torque), IBM LSF,
+SkyPilot and torchx.
 
 Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
@@ -10,7 +11,11 @@ opal/util/stacktrace.c, ompi/mca/bml/r2 and opal/mca/btl/tcp help files, pmodels
 SchedMD/slurm src/srun and src/slurmd/slurmstepd,
 horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py and
 src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincubator/submitit
-submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction; the serving
+submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction,
+nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption; openpbs/openpbs src/resmom/mom_main.c; LSF's
+termination reasons (lsbatch.h, as its job report prints them); skypilot-org/skypilot cloud_vm_ray_backend.py and
+skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; open-mpi/ompi v4.1 orterun help and openpmix/prrte
+help-prun.txt / help-errmgr-base.txt; the serving
 stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py and
 entrypoints/engine.py) and bash's job report (jobs.c).
 """
@@ -365,12 +370,31 @@ MESSAGES = [
       "MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD with errorcode 1.",
       "MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD", anchor="MPI_ABORT was invoked on rank"),
     M("ompi.daemon_lost",
-      r"ORTE has lost communication with a remote daemon|An ORTE daemon has unexpectedly failed after launch"
+      # PRRTE's copy of [failed-daemon] keeps the article: `An PRTE daemon has unexpectedly failed after launch`
+      r"ORTE has lost communication with a remote daemon|An (?:ORTE|PRTE) daemon has unexpectedly failed after launch"
       r"|PRTE has lost communication with a remote daemon",
       "worker_failed", "failure", "network_error", "Open MPI 1.x - 4.x (ORTE), 5.x (PRRTE)",
-      "ompi:orte/mca/errmgr/base/help-errmgr-base.txt:lost-connection",
+      "ompi:orte/mca/errmgr/base/help-errmgr-base.txt:node-died, failed-daemon; "
+      "prrte:src/mca/errmgr/base/help-errmgr-base.txt",
       "ORTE has lost communication with a remote daemon.", "ORTE has lost communication with a remote daemon",
       anchor="has lost communication with a remote daemon|daemon has unexpectedly failed after launch"),
+    # orterun's / prun's help blocks that name their process on the lines below the head (`Process name: [[j,1],r]`
+    # ORTE, `[nspace@1,r]` PRRTE; messages.py puts that rank on the head): the sensor framework's memory limit
+    # (orterun:proc-mem-exceeded, Open MPI 1.7 - 4.1; prun:proc-mem-exceeded, PRRTE), and the launcher's own
+    # `--timeout` / MPIEXEC_TIMEOUT (orterun:timeout 1.7 - 4.1; PRRTE prints the same words from
+    # plm_base_launch_support.c job_timeout_cb)
+    M("ompi.proc_mem_exceeded",
+      r"A process exceeded memory limits:",
+      "slurm_oom", "failure", "oom", "Open MPI 1.7 - 4.1 (ORTE), 5.x (PRRTE)",
+      "ompi:orte/tools/orterun/help-orterun.txt:orterun:proc-mem-exceeded; prrte:src/mca/schizo/prte/help-prun.txt",
+      "A process exceeded memory limits:", "A process exceeded memory limits:",
+      data={"message": "A process exceeded memory limits"}),
+    M("ompi.job_timeout",
+      r"The user-provided time limit for job execution has been reached",
+      "slurm_cancelled", "failure", None, "Open MPI 1.7 - 4.1 (ORTE), 5.x (PRRTE)",
+      "ompi:orte/tools/orterun/help-orterun.txt:orterun:timeout; prrte:src/mca/plm/base/plm_base_launch_support.c:"
+      "job_timeout_cb", "The user-provided time limit for job execution has been reached:",
+      "The user-provided time limit for job execution has been reached", data={"reason": "TIME LIMIT"}),
     M("ompi.signal_block",
       r"\*\*\* Process received signal \*\*\*",
       "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal), also UCX", "ompi:opal/util/stacktrace.c:show_stackframe",
@@ -962,4 +986,100 @@ MESSAGES = [
       "slurm_oom", "failure", "oom", "Kubernetes 1.x", "kubernetes:pkg/kubelet/eviction/helpers.go:evictionMessage",
       "Message: The node was low on resource: memory. Container pytorch was using 61Gi, which exceeds its request of 32Gi.",
       "The node was low on resource: memory.", anchor="The node was low on resource: memory"),
+    # the scheduler took the pod's node or slot away: kube-scheduler's preemption of a lower-priority pod (event
+    # reason Preempted: `Preempted by <ns>/<name> on node <n>` 1.11 - 1.25, `Preempted by pod <uid> on node <n>`
+    # 1.26+), the kubelet's graceful node shutdown (nodeshutdown_manager: reason Terminated, 1.20+)
+    M("k8s.preempted",
+      r"Preempted by (?:pod (?P<preemptor_uid>[0-9a-f-]+)|(?P<preemptor>[\w.-]+/[\w.-]+)) on node (?P<node>\S+)",
+      "worker_failed", "failure", "dropped_rank", "Kubernetes 1.11 - 1.x (`pod <uid>` 1.26+)",
+      "kubernetes:pkg/scheduler/framework/preemption/preemption.go (core/generic_scheduler.go before 1.19)",
+      "  Normal   Preempted  2m    default-scheduler  Preempted by pod 5d8f7a1e-2b0c-4d11-9a3e-71c0e4b2f9aa on node "
+      "gke-a-3f2c", "Preempted by pod 5d8f7a1e-2b0c-4d11-9a3e-71c0e4b2f9aa on node gke-a-3f2c",
+      data={"reason": "PREEMPTION"}, anchor="Preempted by "),
+    M("k8s.node_shutdown",
+      r"Pod was terminated in response to imminent node shutdown",
+      "worker_failed", "failure", "dropped_rank", "Kubernetes 1.20 - 1.x",
+      "kubernetes:pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go (nodeShutdownMessage)",
+      "Message:          Pod was terminated in response to imminent node shutdown.",
+      "Pod was terminated in response to imminent node shutdown"),
+    # the kubelet's back-off before restarting a container that exited (event BackOff; `... container <c> in pod
+    # <p>` 1.26+; the waiting reason CrashLoopBackOff): a worker keeps failing, why is in its own lines or exit code
+    M("k8s.crash_loop_backoff",
+      r"Back-off restarting failed container|\bCrashLoopBackOff\b",
+      "worker_failed", "failure", None, "Kubernetes 1.x", "kubernetes:pkg/kubelet/kuberuntime/kuberuntime_manager.go",
+      "  Warning  BackOff  12s (x40 over 11m)  kubelet  Back-off restarting failed container pytorch in pod w-1",
+      "Back-off restarting failed container", anchor="Back-off restarting failed container|CrashLoopBackOff"),
+    # `kubectl get pods`' STATUS column holds the container's terminated reason: a row `NAME READY OOMKilled
+    # RESTARTS AGE` is a container the kernel's memory cgroup killed (kubectl printers.go printPod)
+    M("k8s.pods_row_oomkilled",
+      r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+OOMKilled\s+\d+",
+      "k8s_oomkilled", "failure", "oom", "Kubernetes 1.x (kubectl get pods)",
+      "kubernetes:pkg/printers/internalversion/printers.go:printPod",
+      "llama-ft-worker-1   0/1     OOMKilled   2 (31s ago)   47m", "llama-ft-worker-1   0/1     OOMKilled   2",
+      data={"message": "kubectl get pods: OOMKilled"}, anchor="OOMKilled"),
+    # ---- PBS (OpenPBS / PBS Pro, Torque): the MoM's over-limit kill, written to the job's stderr
+    # (resmom/mom_main.c: `=>> PBS: job killed: %s` with job_over_limit's reason: `walltime %lu exceeded limit %lu`,
+    # `mem %lukb exceeded limit %lukb`, `vmem ...`, `cput ...`, `ncpus ...`)
+    M("pbs.walltime_exceeded",
+      (r"PBS: job killed: walltime (?P<used_s>\d+)", r" exceeded limit (?P<limit_s>\d+)"),
+      "slurm_cancelled", "failure", None, "OpenPBS / PBS Pro 5 - 23, Torque 2 - 6",
+      "openpbs:src/resmom/mom_main.c:job_over_limit / mom_over_limit message",
+      "=>> PBS: job killed: walltime 86417 exceeded limit 86400", "PBS: job killed: walltime 86417",
+      data={"reason": "TIME LIMIT"}, anchor="PBS: job killed: walltime"),
+    M("pbs.mem_exceeded",
+      (r"PBS: job killed: (?P<resource>p?v?mem) (?P<used_kb>\d+)kb", r" exceeded limit (?P<limit_kb>\d+)kb"),
+      "slurm_oom", "failure", "oom", "OpenPBS / PBS Pro 5 - 23, Torque 2 - 6",
+      "openpbs:src/resmom/mom_main.c:job_over_limit",
+      "=>> PBS: job killed: mem 263409152kb exceeded limit 251658240kb", "PBS: job killed: mem 263409152kb",
+      anchor="PBS: job killed: "),
+    # ---- IBM Spectrum LSF: the job report appended to the job's output (`TERM_<REASON>: job killed after ...`,
+    # lsbatch.h's termination reasons as bacct/bhist and the report print them), then `Exited with exit code N.`
+    M("lsf.term_runlimit",
+      (r"TERM_RUNLIMIT: job killed", r" after reaching LSF run time limit"),
+      "slurm_cancelled", "failure", None, "LSF 6 - 10.1", "lsf:lsbatch.h TERM_RUNLIMIT (the job report)",
+      "TERM_RUNLIMIT: job killed after reaching LSF run time limit.", "TERM_RUNLIMIT: job killed",
+      data={"reason": "TIME LIMIT"}, anchor="TERM_RUNLIMIT"),
+    M("lsf.term_memlimit",
+      (r"TERM_(?P<limit>MEMLIMIT|SWAP): job killed", r" after reaching LSF (?:memory|swap) usage limit"),
+      "slurm_oom", "failure", "oom", "LSF 6 - 10.1", "lsf:lsbatch.h TERM_MEMLIMIT, TERM_SWAP (the job report)",
+      "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.", "TERM_MEMLIMIT: job killed",
+      anchor="TERM_MEMLIMIT|TERM_SWAP"),
+    M("lsf.term_preempt",
+      (r"TERM_PREEMPT: job killed", r" after preemption"),
+      "worker_failed", "failure", "dropped_rank", "LSF 6 - 10.1", "lsf:lsbatch.h TERM_PREEMPT (the job report)",
+      "TERM_PREEMPT: job killed after preemption.", "TERM_PREEMPT: job killed", data={"reason": "PREEMPTION"},
+      anchor="TERM_PREEMPT"),
+    M("lsf.successfully_completed",
+      # the report's verdict on a job whose script exited 0 (`Exited with exit code N.` otherwise)
+      r"^\s*Successfully completed\.\s*$",
+      "agent_log", "healthy", None, "LSF 6 - 10.1", "lsf:the job report (a job that exited 0)",
+      "Successfully completed.", "Successfully completed.", data={"message": "LSF job SUCCEEDED", "scope": "job"},
+      anchor="Successfully completed."),
+    # ---- SkyPilot's job driver (sky/backends/cloud_vm_ray_backend.py, the generated program): a node's run
+    # command exited non-zero; its reason names the first non-137 code when the others are SkyPilot's own cleanup
+    # (137), or a segfault (139); then the log tail's `Job finished (status: S).` (`SKY INFO: ` early, `INFO: `,
+    # then a check mark: sky/skylet/log_lib.py)
+    M("skypilot.return_code_list",
+      (r"Job (?P<job_id>\d+) failed with return code list:\s*(?:\x1b\[[\d;]*m)?\s*\[(?P<codes>[-\d, ]+)\]",
+       r" \((?P<reason>likely due to Segmentation Fault|A Worker failed with return code (?P<exitcode>\d+))"),
+      "worker_failed", "failure", None, "SkyPilot 0.2 - 0.10",
+      "skypilot:sky/backends/cloud_vm_ray_backend.py (RayCodeGen.add_epilogue)",
+      "ERROR: Job 4 failed with return code list: [137, 1] (A Worker failed with return code 1, SkyPilot cleaned up "
+      "the processes on other nodes with return code 137)", "Job 4 failed with return code list: [137, 1]",
+      anchor="failed with return code list"),
+    M("skypilot.job_succeeded",
+      r"Job finished \(status: SUCCEEDED\)",
+      "agent_log", "healthy", None, "SkyPilot 0.2 - 0.10", "skypilot:sky/skylet/log_lib.py:_follow_job_logs",
+      "SKY INFO: Job finished (status: SUCCEEDED).", "Job finished (status: SUCCEEDED)",
+      data={"message": "SkyPilot job SUCCEEDED", "scope": "job"}),
+    # ---- torchx's `torchx run` (cli/cmd_run.py _wait_and_exit): the app's terminal state, then the AppStatus
+    M("torchx.job_succeeded",
+      r"Job finished: SUCCEEDED\b",
+      "agent_log", "healthy", None, "torchx 0.1 - 0.8", "torchx:torchx/cli/cmd_run.py:_wait_and_exit",
+      "torchx 2024-05-10 10:05:40 INFO     Job finished: SUCCEEDED", "Job finished: SUCCEEDED",
+      data={"message": "torchx job SUCCEEDED", "scope": "job"}),
+    M("torchx.job_failed",
+      r"Job finished: (?P<state>FAILED|CANCELLED)\b",
+      "worker_failed", "consequence", None, "torchx 0.1 - 0.8", "torchx:torchx/cli/cmd_run.py:_wait_and_exit",
+      "torchx 2024-05-10 11:14:20 INFO     Job finished: FAILED", "Job finished: FAILED"),
 ]
