@@ -1,6 +1,6 @@
 """Held-out set 37: culprit attribution on real multi-rank pastes (Open MPI's and PRRTE's `noticed that process rank
 N`, srun's `task N`, torchrun's failure tables behind a wrapper's `stderr:` echo, c10d's subgroup tags, launcher lines
-that name only a local rank). 12 of 17 were read right at first sight, and 1 of the 3 added later (read by main
+that name only a local rank). 12 of 17 were read right at first sight, and 2 of the 4 added later (read by main
 before any change here). What changed after, from the sources:
 
 - accelerate's `execute_subprocess_async` (src/accelerate/test_utils/testing.py, what `accelerate test` runs the
@@ -264,6 +264,10 @@ CASES = [
      'e job to be terminated. The first process to do so was:\n\n  Process name: [[50371,1],0]\n  Exit code: '
      '   1\n',
      {'dropped_rank', 'unclassified_failure'}, [0]),
+    ('InternLM_lmdeploy_1221_multinode-mpirun-illegal-instruction',
+     '--------------------------------------------------------------------------\nmpirun noticed that process'
+     ' rank 1 with PID 13580 on node 10.224.96.171 exited on signal 4 (Illegal instruction).\n',
+     {'dropped_rank'}, [1]),
 ]
 
 
