@@ -100,6 +100,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     `store_teardown_errors` where the caller has them."""
     states = {r: RankState(r) for r in world}
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
+    own_aborts = not any(_collective_error(ev) for ev in events)
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
     after_network: set[int] = set()
@@ -139,7 +140,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                 st.where, st.op, st.at = classify_stack(frames, None)
                 st.evidence.append(cite(ev))
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
-            _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""))
+            _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts)
         elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
@@ -507,7 +508,19 @@ def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: d
             _set_end(states[ev.rank], "exited", True, "failed first (torchrun's Root Cause; its exit code was cut)", ev)
 
 
-def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "") -> None:
+# the events of a communication library's error or timeout (c10d's watchdog, NCCL, gloo, Horovod, a desync report):
+# a process that aborted where one of them is in the evidence may be that library taking it down
+_COLLECTIVE_ERROR_KINDS = frozenset({"watchdog_timeout", "dist_backend_error", "nccl_error", "gloo_error", "comm_abort",
+                                     "cpp_terminate", "fingerprint_mismatch", "monitored_barrier", "heartbeat",
+                                     "desync_report", "wait_timeout"})
+
+
+def _collective_error(ev: Event) -> bool:
+    return ev.kind in _COLLECTIVE_ERROR_KINDS or ev.kind == "warn" and ev.data.get("meaning") in ("failure",
+                                                                                                  "consequence")
+
+
+def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "", own_aborts: bool = False) -> None:
     code = ev.data.get("exitcode")
     if isinstance(code, int):
         st.exitcode = code
@@ -524,6 +537,10 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
         _set_end(st, "killed", True, "killed by SIGKILL (exit code -9)", ev)
     elif sig in signals.FAULT:
         _set_end(st, "crashed", True, f"crashed with {sig}", ev)
+    elif sig == "SIGABRT" and own_aborts and ev.data.get("message_id") == "ompi.noticed_signal":
+        # Open MPI names the first process whose end aborted the job; no collective error anywhere that would have
+        # taken it down: abort() of its own (an assertion, a fatal log, an uncaught C++ exception)
+        _set_end(st, "crashed", True, "aborted (SIGABRT) first, with no collective error in the evidence", ev)
     elif sig == "SIGABRT":
         _set_end(st, "aborted", False, "aborted (SIGABRT) after a collective error", ev)
     elif ev.kind == "error_json" and ev.data.get("message"):

@@ -113,6 +113,7 @@ def assign_ranks(results: list[SourceResult]) -> RankHints:
         _ranks_from_failure_tables(res.events)
         fill_ranks(res.events, hints, res.source.local_rank)
     _single_node_local_ranks(results)
+    _srun_tasks_as_ranks(results)
     return hints
 
 
@@ -151,6 +152,26 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
                     local = ev.data.get("local_rank")
                 if isinstance(local, int):
                     ev.rank = local
+
+
+# the events of a launcher that runs on each node and starts that node's ranks (torchrun's agent and failure table,
+# the DeepSpeed and accelerate launchers' kills and exits); slurmstepd's own `worker_failed` is no such launcher
+_PER_NODE_LAUNCHER_KINDS = frozenset({"child_failed", "worker_failed", "sigterm_sent", "agent_log"})
+
+
+def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
+    """srun numbers a step's tasks 0..N-1 across its nodes (SLURM_PROCID): the global rank of a job whose ranks srun
+    starts itself (MPI, or `srun python train.py` reading SLURM_PROCID). Under a per-node launcher (torchrun, the
+    DeepSpeed or accelerate launcher) a task is a node's launcher instead, so srun's `task N: Out Of Memory` names
+    rank N only where no such launcher's line is in the evidence, and only for one task (`tasks 0-3`: several)."""
+    events = [ev for res in results for ev in res.events]
+    if any(ev.kind in _PER_NODE_LAUNCHER_KINDS and not str(ev.data.get("message_id") or "").startswith("slurm.")
+           for ev in events):
+        return
+    for ev in events:
+        task = str(ev.data.get("task") or "")
+        if ev.kind == "slurm_oom" and ev.rank is None and task.isdigit():
+            ev.rank = int(task)
 
 
 def shows_other_nodes(ev: Event) -> bool:

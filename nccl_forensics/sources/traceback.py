@@ -40,8 +40,14 @@ _EXCEPTION_INSIDE = re.compile(r"(?:^|[\s\-:|\]])([A-Za-z_][\w.]*(?:Error|Except
 # before its exception line. It is that worker's failure told again, not one of its own.
 _LAUNCHER_FRAMES = ("/bin/torchrun", "torch/distributed/elastic/", "torch/distributed/run.py",
                     "torch/distributed/launcher/", "torch/distributed/launch.py", "deepspeed/launcher/",
-                    "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py")
+                    "/bin/deepspeed", "accelerate/commands/", "/bin/accelerate", "/runpy.py",
+                    "accelerate/test_utils/testing.py")
 _LAUNCHER_RAISES = ("ChildFailedError", "CalledProcessError")
+# accelerate's `execute_subprocess_async` (test_utils/testing.py, what `accelerate test` and accelerate's own tests run
+# the launcher with) echoes the launcher's stderr line by line (`stderr: ...`) and then raises RuntimeError
+# `'<command>' failed with returncode N` followed by that stderr again: the launcher's exit told once more
+_LAUNCHER_RETURNCODE = re.compile(r"^'(?:\S*/)?(?:accelerate-launch|accelerate|torchrun|deepspeed)\b[^']*' "
+                                  r"failed with returncode -?\d+")
 # A wrapper's subprocess.run(check=True) of a launcher (a trainer's own CLI that starts torchrun, deepspeed or
 # accelerate) raises CalledProcessError naming the launcher's command line: the launcher's exit told once more, by a
 # process that is no rank, whatever frames (the wrapper's, a rank's cut traceback before them) the paste shows
@@ -91,6 +97,8 @@ def _pickling_an_object(frames: list[dict[str, Any]], exc_type: str | None) -> b
 
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None, message: str | None = None) -> bool:
     if exc_type and exc_type.rsplit(".", 1)[-1] == "CalledProcessError" and _LAUNCHER_COMMAND.search(message or ""):
+        return True
+    if exc_type and exc_type.rsplit(".", 1)[-1] == "RuntimeError" and _LAUNCHER_RETURNCODE.match(message or ""):
         return True
     if not frames or not all(any(p in str(f.get("file")) for p in _LAUNCHER_FRAMES) for f in frames):
         return False

@@ -541,13 +541,15 @@ MESSAGES = [
     # ---- Horovod
     M("horovod.shut_down",
       # 0.11 - 0.15 (horovod/{tensorflow,torch}/mpi_ops.cc SHUT_DOWN_ERROR): `This has been caused by an exception on
-      # one of the rank or an attempt to ...`; 0.16+: `This was caused by an exception on one of the ranks`
+      # one of the rank or an attempt to ...`; 0.16+: `This was caused by an exception on one of the ranks`. Every
+      # rank's background loop raises it once the job's coordination stopped (a rank's exception, or a rank that
+      # finished early): the rank that raises it reports another's end (reports_others), as a torch DistBackendError does
       (r"Horovod has been shut down\.", r" This (?:was|has been) caused by an exception on one of the ranks?"),
       "dist_backend_error", "consequence", None, "Horovod 0.11 - 0.28",
       "horovod:horovod/common/operations.cc (0.16+), horovod/tensorflow/mpi_ops.cc, horovod/torch/mpi_ops.cc (0.11 - 0.15)",
       "HorovodInternalError: Horovod has been shut down. This was caused by an exception on one of the ranks or an "
       "attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.",
-      "Horovod has been shut down."),
+      "Horovod has been shut down.", data={"reports_others": True}),
     # The stall inspector (coordinator, every HOROVOD_STALL_CHECK_TIME_SECONDS): tensors some ranks submitted and
     # others did not for that long; the ranks that did not are the missing ones, as in a failed monitored barrier.
     # 0.13.6 - 0.16 list each tensor `name [missing ranks: 1, 2]` (0.9 - 0.13.5 its ready ranks: stall_ready_ranks);
