@@ -238,10 +238,12 @@ MESSAGES = [
     # `Memory access fault by GPU node-N (Agent handle: 0x..) on address 0x..[(may not be exact address)]. Reason:
     # <reason>.` and the HW-exception handler `HW Exception by GPU node-N (Agent handle: 0x..) reason :GPU Hang` (or
     # `ECC`), each to stderr, then std::abort(): the process dies of SIGABRT, HIP's counterpart of CUDA's `an illegal
-    # memory access was encountered` (older runtimes print no `(Agent handle: ..)`)
+    # memory access was encountered` (older runtimes print no `(Agent handle: ..)`; the address is a `%p`, so glibc
+    # prints a null one as `(nil)`)
     M("cuda.rocr_memory_access_fault",
       (r"Memory access fault by GPU node-(?P<gpu_node>\d+)(?: \(Agent handle: 0x[0-9a-fA-F]+\))?",
-       r" on address (?P<address>0x[0-9a-fA-F]+)", r"(?:\(may not be exact address\))?\. Reason: (?P<reason>[A-Z][\w -]*)"),
+       r" on address (?P<address>0x[0-9a-fA-F]+|\(nil\))",
+       r"(?:\(may not be exact address\))?\. Reason: (?P<reason>[A-Z][\w -]*)"),
       "cuda_error", "failure", "dropped_rank", "ROCm 3 - 7 (ROCR-Runtime; `(Agent handle: ..)` in ROCm 5+)",
       "rocm:ROCR-Runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:Runtime::VMFaultHandler",
       "Memory access fault by GPU node-2 (Agent handle: 0x5640a8bb1980) on address 0x7feea09c5000. Reason: Page not "

@@ -33,6 +33,17 @@ def _network_code(fields: dict) -> dict:
     return {"implies": "network_error"} if fields.get("code") in ("ncclSystemError", "ncclRemoteError") else {}
 
 
+# ncclResult_t's numbers (src/nccl.h.in, NCCL 2.x and RCCL alike), for the programs that print the number alone
+RESULT_NUMBERS = {"1": "ncclUnhandledCudaError", "2": "ncclSystemError", "3": "ncclInternalError",
+                  "4": "ncclInvalidArgument", "5": "ncclInvalidUsage", "6": "ncclRemoteError"}
+
+
+def _numbered_code(fields: dict) -> dict:
+    """The code a printed ncclResult_t number stands for, read as the named code is (_network_code)."""
+    code = RESULT_NUMBERS.get(fields.get("result", ""))
+    return {"code": code, **_network_code({"code": code})} if code else {}
+
+
 def _older_unique_id(fields: dict) -> dict:
     """Family 0 as NCCL 2.16+ prints it (`ncclSocketInit: `): the unique id came from a build before 2.16. From 2.16
     the id is a bootstrap handle, an 8-byte random magic then the root's address (bootstrap.cc:bootstrapGetUniqueId);
@@ -261,20 +272,27 @@ MESSAGES = [
       "transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these "
       "two devices", "failed to open CUDA IPC handle", data={"category": "p2p"}, anchor="CUDA IPC handle"),
     # RCCL (ROCm/rccl): CUDACHECK hipified keeps `Cuda failure '%s'` (hipGetErrorString); its driver and HSA checks
-    # print `HIP failure '%s' at file:line` / `HSA failure '%s' at file:line` (src/include/rocmwrap.h)
+    # print `HIP failure '%s' at file:line` / `HSA failure '%s' at file:line` (src/include/rocmwrap.h). RCCL 2.27
+    # (ROCm 7, ROCm/rocm-systems projects/rccl src/include/debug.h rcclCudaErrorHandler) routes CUDACHECK through
+    # ERROR(`HIP failure: '%s'`), printed at the error level as `[FATAL ERROR]: HIP failure: '%s'` after the usual
+    # `host:pid:tid [dev]`; it returns ncclUnhandledCudaError (no abort), the same check as NCCL's `Cuda failure`
     M("nccl.rccl_hip_oom",
-      r"(?:HIP|HSA|ROCr) failure '(?:out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)[^']*'",
-      "warn", "failure", "oom", "RCCL 2.x (ROCm 5 - 7; `ROCr failure '%s'` with hsa_status_string from ROCm 5.4)",
+      r"(?:HIP|HSA|ROCr) failure:? '(?:out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)[^']*'",
+      "warn", "failure", "oom", "RCCL 2.x (ROCm 5 - 7; `ROCr failure '%s'` with hsa_status_string from ROCm 5.4; "
+      "`HIP failure: '%s'` from 2.27)",
       "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
       "alloc.h:123 NCCL WARN HIP failure 'out of memory' at /rccl/src/include/alloc.h:123",
       "HIP failure 'out of memory'", data={"category": "cuda", "oom_kind": "nccl_cuda"},
-      anchor="HIP failure '|HSA failure '|ROCr failure '"),
+      anchor="HIP failure '|HSA failure '|ROCr failure '|HIP failure: '"),
     M("nccl.rccl_hip_failure",
-      r"(?:HIP|HSA|ROCr) failure '(?!out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)(?P<reason>[^']+)'?"
-      r"(?: at (?P<where>\S+))?",
-      "warn", "failure", "dropped_rank", "RCCL 2.x (ROCm 5 - 7; `ROCr failure` from ROCm 5.4)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK",
+      r"(?:HIP|HSA|ROCr) failure:? '(?!out of memory|hipErrorOutOfMemory|HSA_STATUS_ERROR_OUT_OF_RESOURCES)"
+      r"(?P<reason>[^']+)'?(?: at (?P<where>\S+))?",
+      "warn", "failure", "dropped_rank", "RCCL 2.x (ROCm 5 - 7; `ROCr failure` from ROCm 5.4; `HIP failure: '%s'` "
+      "from 2.27)", "rccl:src/include/rocmwrap.h:CUCHECK/HSACHECK; rocm-systems:projects/rccl/src/include/debug.h:"
+      "rcclCudaErrorHandler",
       "proxy.cc:1234 NCCL WARN HIP failure 'an illegal memory access was encountered' at /rccl/src/proxy.cc:1234",
-      "HIP failure 'an illegal", data={"category": "cuda"}, anchor="HIP failure '|HSA failure '|ROCr failure '"),
+      "HIP failure 'an illegal", data={"category": "cuda"},
+      anchor="HIP failure '|HSA failure '|ROCr failure '|HIP failure: '"),
     # The format's tail (`rank %d and rank %d both on CUDA device %lx`, the bus id in hex) is NCCL's own words and is
     # read alone too: pastes retold on forums and blogs keep it and drop the `Duplicate GPU detected` prefix.
     M("nccl.duplicate_gpu",
@@ -680,6 +698,13 @@ MESSAGES = [
       "nccl-tests:src/common.h:NCCLCHECK; nccl:docs/examples",
       "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", "gpu5: Test NCCL failure common.cu:343",
       anchor="Test NCCL failure|NCCL error"),
+    # ---- RCCL's own unit tests (ROCm/rccl test/common/TestBedChild.cpp CHILD_NCCL_CALL, rccl-UnitTests): a child
+    # process's NCCL call returned a result other than ncclSuccess, printed as its number
+    M("nccl.rccl_testbed_call",
+      r"Child process (?P<child>\d+) fails NCCL call (?P<call>\w+) with code (?P<result>\d+)",
+      "nccl_error", "failure", None, "RCCL 2.8 - 2.27 (rccl-UnitTests)", "rccl:test/common/TestBedChild.cpp:CHILD_NCCL_CALL",
+      "[ ERROR    ] Child process 0 fails NCCL call ncclGroupEnd with code 1",
+      "Child process 0 fails NCCL call ncclGroupEnd with code 1", anchor="fails NCCL call", refine=_numbered_code),
     # ---- an application's own NCCLCHECK: the call, then ncclGetErrorString's text (OneFlow `NCCL Check failed:
     # ncclGroupEnd() : unhandled system error`, others with the result number first: `ncclGroupEnd() : 0002 ...`)
     M("nccl.app_check",
