@@ -156,7 +156,8 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
 
 # the events of a launcher that runs on each node and starts that node's ranks (torchrun's agent and failure table,
 # the DeepSpeed and accelerate launchers' kills and exits); slurmstepd's own `worker_failed` is no such launcher
-_PER_NODE_LAUNCHER_KINDS = frozenset({"child_failed", "worker_failed", "sigterm_sent", "agent_log"})
+_PER_NODE_LAUNCHER_KINDS = frozenset({"child_failed", "worker_failed", "worker_exit", "launcher_world", "sigterm_sent",
+                                      "agent_log"})
 
 
 def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
