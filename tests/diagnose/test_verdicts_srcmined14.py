@@ -13,7 +13,8 @@ srcmined14, each as the lines of a console written around the message:
 - the autograd-fallback warning of c10d and functional collectives on runs that finished;
 - torch.distributed.elastic.timer: the timer server reaping a worker whose `expires()` block overran (that rank was
   stuck; its SIGKILL is the timer's), and its start/stop lines on a healthy run;
-- symmetric memory's NVLink clique check.
+- symmetric memory's NVLink clique check; fully_shard given a 3D mesh; DCP's save planner refusing the ranks' plans
+  (raised by the coordinator only); ProcessGroupNCCL's `Guessing device ID based on global rank` (benign).
 """
 from __future__ import annotations
 
@@ -1129,6 +1130,151 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         '[rank4]:     return _SymmetricMemory.rendezvous(tensor, group_name)\n'
         '[rank4]: RuntimeError: CUDASymmetricMemory::rendezvous: ranks have mismatched NVLink clique_ids',
         {'unclassified_failure'}, None),
+    'fsdp2_src_mesh_3d': (
+        '[rank0]: Traceback (most recent call last):\n'
+        '[rank0]:   File "/srv/train.py", line 77, in build\n'
+        '[rank0]:     fully_shard(block, mesh=world_mesh)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/_composable/contract.py", line 125, in wrapper\n'
+        '[rank0]:     updated = func(inp_module, *args, **kwargs)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/fsdp/_fully_shard/_fully_shard.py", line 180, in fully_shard\n'
+        '[rank0]:     raise ValueError(f"fully_shard expects a 1D or 2D DeviceMesh but got {mesh}")\n'
+        "[rank0]: ValueError: fully_shard expects a 1D or 2D DeviceMesh but got DeviceMesh('cuda', [[[0, 1], [2, 3]], [[4, 5], [6, 7]]], mesh_dim_names=('pp', 'dp', 'tp'))\n"
+        '[rank1]: Traceback (most recent call last):\n'
+        '[rank1]:   File "/srv/train.py", line 77, in build\n'
+        '[rank1]:     fully_shard(block, mesh=world_mesh)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/_composable/contract.py", line 125, in wrapper\n'
+        '[rank1]:     updated = func(inp_module, *args, **kwargs)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/fsdp/_fully_shard/_fully_shard.py", line 180, in fully_shard\n'
+        '[rank1]:     raise ValueError(f"fully_shard expects a 1D or 2D DeviceMesh but got {mesh}")\n'
+        "[rank1]: ValueError: fully_shard expects a 1D or 2D DeviceMesh but got DeviceMesh('cuda', [[[0, 1], [2, 3]], [[4, 5], [6, 7]]], mesh_dim_names=('pp', 'dp', 'tp'))\n"
+        'Traceback (most recent call last):\n'
+        '  File "/opt/conda/bin/torchrun", line 8, in <module>\n'
+        '    sys.exit(main())\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper\n'
+        '    return f(*args, **kwargs)\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent\n'
+        '    raise ChildFailedError(\n'
+        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
+        '============================================================\n'
+        'train.py FAILED\n'
+        '------------------------------------------------------------\n'
+        'Failures:\n'
+        '  <NO_OTHER_FAILURES>\n'
+        '------------------------------------------------------------\n'
+        'Root Cause (first observed failure):\n'
+        '[0]:\n'
+        '  time      : 2025-06-11_09:14:52\n'
+        '  host      : b200-1\n'
+        '  rank      : 0 (local_rank: 0)\n'
+        '  exitcode  : 1 (pid: 88120)\n'
+        '  error_file: <N/A>\n'
+        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
+        '============================================================',
+        {'unclassified_failure'}, None),
+    'dcp_src_global_plan_invalid': (
+        'iteration 1000 | saving checkpoint\n'
+        '[rank0]: Traceback (most recent call last):\n'
+        '[rank0]:   File "/job/train.py", line 512, in save_ckpt\n'
+        '[rank0]:     dcp.save(sd, checkpoint_id=out)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 156, in save\n'
+        '[rank0]:     return _save_state_dict(\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 302, in _save_state_dict\n'
+        '[rank0]:     central_plan: SavePlan = distW.reduce_scatter("plan", local_step, global_step)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 219, in reduce_scatter\n'
+        '[rank0]:     raise result\n'
+        '[rank0]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0])\n'
+        '[rank0]: Traceback (most recent call last): (RANK 0)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 203, in reduce_scatter\n'
+        '[rank0]:     all_results = reduce_fun(cast(list[T], all_data))\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 291, in global_step\n'
+        '[rank0]:     all_local_plans, global_metadata = planner.create_global_plan(all_local_plans)\n'
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 156, in create_global_plan\n'
+        '[rank0]:     raise ValueError("Failed to validate global plan")\n'
+        '[rank0]: ValueError: Failed to validate global plan\n'
+        '[rank1]: Traceback (most recent call last):\n'
+        '[rank1]:   File "/job/train.py", line 512, in save_ckpt\n'
+        '[rank1]:     dcp.save(sd, checkpoint_id=out)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 156, in save\n'
+        '[rank1]:     return _save_state_dict(\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 302, in _save_state_dict\n'
+        '[rank1]:     central_plan: SavePlan = distW.reduce_scatter("plan", local_step, global_step)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 219, in reduce_scatter\n'
+        '[rank1]:     raise result\n'
+        '[rank1]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0])\n'
+        '[rank1]: Traceback (most recent call last): (RANK 0)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 203, in reduce_scatter\n'
+        '[rank1]:     all_results = reduce_fun(cast(list[T], all_data))\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_saver.py", line 291, in global_step\n'
+        '[rank1]:     all_local_plans, global_metadata = planner.create_global_plan(all_local_plans)\n'
+        '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 156, in create_global_plan\n'
+        '[rank1]:     raise ValueError("Failed to validate global plan")\n'
+        '[rank1]: ValueError: Failed to validate global plan\n'
+        'Traceback (most recent call last):\n'
+        '  File "/opt/conda/bin/torchrun", line 8, in <module>\n'
+        '    sys.exit(main())\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper\n'
+        '    return f(*args, **kwargs)\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent\n'
+        '    raise ChildFailedError(\n'
+        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
+        '============================================================\n'
+        'train.py FAILED\n'
+        '------------------------------------------------------------\n'
+        'Failures:\n'
+        '  <NO_OTHER_FAILURES>\n'
+        '------------------------------------------------------------\n'
+        'Root Cause (first observed failure):\n'
+        '[0]:\n'
+        '  time      : 2025-06-11_09:14:52\n'
+        '  host      : mn-0\n'
+        '  rank      : 0 (local_rank: 0)\n'
+        '  exitcode  : 1 (pid: 61001)\n'
+        '  error_file: <N/A>\n'
+        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
+        '============================================================',
+        {'unclassified_failure'}, None),
+    'c10d_src_guessing_device_id_healthy': (
+        '[rank0]:[W1127 02:40:11.123456715 ProcessGroupNCCL.cpp:5138] Guessing device ID based on global rank. This can cause a hang if rank to GPU mapping is heterogeneous. You can specify device_id in init_process_group()\n'
+        '[rank1]:[W1127 02:40:11.124017330 ProcessGroupNCCL.cpp:5138] Guessing device ID based on global rank. This can cause a hang if rank to GPU mapping is heterogeneous. You can specify device_id in init_process_group()\n'
+        'epoch 0 step 50 loss 0.88\n'
+        'epoch 2 step 600 loss 0.12\n'
+        'training finished, saved to out/model.pt',
+        {'none', 'inconclusive'}, None),
+    'c10d_src_guessing_device_id_then_timeout': (
+        '[rank1]:[W1127 02:40:11.124017330 ProcessGroupNCCL.cpp:5138] Guessing device ID based on global rank. This can cause a hang if rank to GPU mapping is heterogeneous. You can specify device_id in init_process_group()\n'
+        '[rank1]:[E1127 02:50:11.300112204 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600052 milliseconds before timing out.',
+        {'timeout_unknown'}, None),
+    'elastic_src_file_timer_reaped_multinode': (
+        '[default5]:step 410 loss 2.2\n'
+        "I1127 01:10:02.551000 7701 torch/distributed/elastic/timer/file_based_local_timer.py:350] Reaping worker_pid=[7781]. Expired timers: ['ckpt_save']\n"
+        'I1127 01:10:02.552000 7701 torch/distributed/elastic/timer/file_based_local_timer.py:389] Successfully reaped worker=[7781] with signal=9\n'
+        'W1127 01:10:03.101000 7701 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 7776 closing signal SIGTERM\n'
+        'W1127 01:10:03.101000 7701 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 7777 closing signal SIGTERM\n'
+        'E1127 01:10:03.610000 7701 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: -9) local_rank: 1 (pid: 7781) of binary: /usr/bin/python\n'
+        'Traceback (most recent call last):\n'
+        '  File "/opt/conda/bin/torchrun", line 8, in <module>\n'
+        '    sys.exit(main())\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper\n'
+        '    return f(*args, **kwargs)\n'
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/launcher/api.py", line 263, in launch_agent\n'
+        '    raise ChildFailedError(\n'
+        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
+        '============================================================\n'
+        'train.py FAILED\n'
+        '------------------------------------------------------------\n'
+        'Failures:\n'
+        '  <NO_OTHER_FAILURES>\n'
+        '------------------------------------------------------------\n'
+        'Root Cause (first observed failure):\n'
+        '[0]:\n'
+        '  time      : 2025-06-11_09:14:52\n'
+        '  host      : node-b\n'
+        '  rank      : 5 (local_rank: 1)\n'
+        '  exitcode  : -9 (pid: 7781)\n'
+        '  error_file: <N/A>\n'
+        '  traceback : Signal 9 (SIGKILL) received by PID 7781\n'
+        '============================================================',
+        {'stuck_rank', 'timeout_unknown'}, [5]),
 }
 
 

@@ -133,6 +133,15 @@ MESSAGES = [
     # 0's process or node 0's torchrun agent, has exited: at a job's end as often as in a crash) each poll warns
     # this, after c10d's own `sendBytes/recvValue failed on SocketImpl(...)` warning, and the rank goes on: the
     # store's end, not the network's, and no failure of the rank's own (network_error.py reads it so)
+    # a communicator made without a device_id (init_process_group's, or a barrier's before any collective): the rank
+    # takes the GPU its global rank modulo the GPUs per host names (guessDeviceId) and says so; the run goes on, and
+    # the hang it warns of shows only where ranks map to GPUs unevenly (its own words mention a hang: no failure)
+    M("pytorch.guessing_device_id",
+      r"Guessing device ID based on global rank", "c10d_log", "benign", None, "2.4 - 2.9 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::guessDeviceId",
+      "[rank1]:[W1127 02:40:11.124017330 ProcessGroupNCCL.cpp:5138] Guessing device ID based on global rank. This can "
+      "cause a hang if rank to GPU mapping is heterogeneous. You can specify device_id in init_process_group()",
+      "Guessing device ID based on global rank"),
     M("pytorch.should_dump_check_failed",
       (r"Failed to check the \"should dump\" flag on TCPStore", r", \(maybe TCPStore server has shut down too early\)",
        r", with error: (?P<reason>[^\n]+)"),
@@ -680,6 +689,20 @@ MESSAGES = [
       "RuntimeError: Missing key in checkpoint state_dict: model.layers.0.attention.wq.weight.",
       "Missing key in checkpoint state_dict: model.layers.0.attention.wq.weight", data=_USAGE,
       anchor="Missing key in checkpoint state_dict: |Size mismatch between saved "),
+    # fully_shard given a mesh of another dimensionality than FSDP (1D) or HSDP (2D)
+    M("pytorch.fsdp2_mesh_ndim",
+      r"fully_shard expects a 1D or 2D DeviceMesh but got", "traceback", "failure", "unclassified_failure",
+      "2.4 - 2.9", "pytorch:torch/distributed/fsdp/_fully_shard/_fully_shard.py:fully_shard (_composable/fsdp "
+      "before 2.6)", "ValueError: fully_shard expects a 1D or 2D DeviceMesh but got DeviceMesh('cuda', [[[0, 1]]])",
+      "fully_shard expects a 1D or 2D DeviceMesh but got", data=_USAGE),
+    # DCP's save planner: the coordinator checks every rank's write items together (no overlap, inside the tensor's
+    # bounds); its ValueError is re-raised on every rank as a CheckpointException naming the coordinator only, though
+    # the plans of all ranks are what it refused (2.7+ appends the problems after `: `)
+    M("pytorch.dcp_global_plan_invalid",
+      (r"Failed to validate global plan", r": (?P<reason>[^\n]+)"),
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.9 (the reasons appended in the newest)",
+      "pytorch:torch/distributed/checkpoint/default_planner.py:DefaultSavePlanner.create_global_plan",
+      "ValueError: Failed to validate global plan", "Failed to validate global plan", data=_USAGE),
     M("pytorch.ddp_nothing_to_reduce",
       (r"DistributedDataParallel is not needed when a module doesn't have any parameter", r" that requires a gradient"),
       "traceback", "failure", "unclassified_failure", "1.0 - 2.13",
