@@ -30,6 +30,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
                     "ras"},             # NCCL's RAS report: its DEAD processes
     "oom": {"oom", "oom_kill", "oom_invoked", "slurm_oom", "k8s_oomkilled"},
     "shutdown": {"sigterm_sent"},       # a launcher ending its workers (which one it did not signal ended first)
+    "launcher_log": {"agent_log"},      # the elastic agent's own lines (its timer server reaping a worker)
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",
                "cpp_terminate", "signal_report", "xid", "fingerprint_mismatch"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},

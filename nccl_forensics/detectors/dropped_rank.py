@@ -35,7 +35,12 @@ Suggested fix:
 from __future__ import annotations
 
 from .. import signals
-from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
+from ..diagnosis.rank_state import (
+    crashes_after_own_nccl_failure,
+    faults_after_network_failure,
+    names_the_machine,
+    timer_reaped_pids,
+)
 from ..model import Confidence, Event, ranks_phrase, ranks_text, shows_failure
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import BaseDetector, Context
@@ -95,7 +100,7 @@ class DroppedRank(BaseDetector):
         # crash in NCCL's error path after its own reported failure are no deaths of their own; a driver/build/P2P
         # error is V501's or N401's
         consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events) \
-            | crashes_after_own_nccl_failure(ctx.events)
+            | crashes_after_own_nccl_failure(ctx.events) | _timer_kills(ctx)
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:
@@ -148,7 +153,8 @@ class DroppedRank(BaseDetector):
         """Processes exited non-zero (a launcher's or the scheduler's line) and nothing else in the job failed: that
         exit is the failure. The rank is named only where the line names it. Several ranks that the launcher's own
         times say failed at once are no rank dropping out ahead of the rest: that is left to X901."""
-        exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data)]
+        reaped = _timer_kills(ctx)
+        exits = [ev for ev in ctx.of(*_EXIT_KINDS) if shows_failure(ev) and _nonzero(ev.data) and id(ev) not in reaped]
         if not exits:
             yield from self._deepspeed_teardown(ctx)
             yield from self._agent_stopped(ctx)
@@ -291,3 +297,10 @@ def _ranks_named(ev: Event) -> list[int]:
 
 def _crash_signal(data: dict) -> bool:
     return (data.get("signal") or signals.of_exit_code(data.get("exitcode"))) in signals.CRASH
+
+
+def _timer_kills(ctx: Context) -> set[int]:
+    """The exits (by event id) of workers the elastic timer server reaped: its SIGKILL, no death of their own (R202
+    reads the overrun)."""
+    reaped = timer_reaped_pids(ctx.of("agent_log"))
+    return {id(ev) for ev in ctx.of(*_EXIT_KINDS) if reaped and (ev.pid in reaped or ev.data.get("pid") in reaped)}

@@ -7,7 +7,9 @@ What it detects:
     With a timeline alone (no py-spy, no exit status), a rank that stopped issuing collectives while the
     others went on is reported here with low confidence: logs alone cannot tell stuck from dead. A rank
     whose flight recorder shows it entering a collective later than the timeout its peers hit waiting for
-    it is the cause of that timeout (high confidence), never one of its consequences.
+    it is the cause of that timeout (high confidence), never one of its consequences. A worker that
+    torch.distributed.elastic.timer reaped (``Reaping worker_id=[PID]. Expired timers: [...]``) overran its
+    ``expires()`` block: stuck there, its SIGKILL the timer's (the rank whose pid torchrun's table names).
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -37,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..diagnosis.arrivals import arrivals
-from ..diagnosis.rank_state import cite
+from ..diagnosis.rank_state import cite, timer_reaped_pids
 from ..diagnosis.timeline import stragglers
 from ..model import Confidence, ranks_text
 from ._fronts import consequences
@@ -48,13 +50,25 @@ _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
 class StuckRank(BaseDetector):
     code, name, cls = "R202", "stuck-rank", "stuck_rank"
-    needs = ("pyspy", "timeline")
+    needs = ("pyspy", "timeline", "launcher_log")
 
     def check(self, ctx: Context):
+        yield from self._reaped_by_timer(ctx)
         yield from self._late_past_timeout(ctx)
         yield from self._from_pyspy(ctx)
         yield from self._from_timeline(ctx)
         yield from self._from_states(ctx)
+
+    def _reaped_by_timer(self, ctx: Context):
+        """torch.distributed.elastic.timer reaped a worker whose `expires()` block overran: that worker was stuck in
+        the block (its pid is the rank's where torchrun's table or the rank's own lines name it)."""
+        for pid, ev in sorted(timer_reaped_pids(ctx.of("agent_log")).items()):
+            ranks = [r for r, st in ctx.ranks.items() if pid in st.pids]
+            who = f"rank {rank_list(ranks)} (pid {pid})" if ranks else f"the worker with pid {pid}"
+            scopes = ev.data.get("scopes")
+            msg = (f"{who} overran its timed block{f' {scopes}' if scopes else ''}: the elastic timer server reaped "
+                   "it, so it was stuck there (its SIGKILL is the timer's)")
+            yield self.finding(ranks, msg, Confidence.HIGH if ranks else Confidence.MEDIUM, [cite(ev)], _TIMER_FIX)
 
     def _late_past_timeout(self, ctx: Context):
         """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout
@@ -191,6 +205,9 @@ def _pyspy_confidence(ctx: Context, hung: bool, inside: int, outside: int) -> Co
 
 _TIMEOUT_KINDS = ("gloo_error", "watchdog_timeout", "monitored_barrier")
 _STRAGGLING_S = 0.1          # earlier lags this long, twice or more: the late arrival ends a straggler's growing lag
+_TIMER_FIX = ("look at what that rank ran inside the timed block (a py-spy dump of it the next time, its last log "
+              "lines): a collective its peers never joined, I/O or a loop that does not end; raise `after=` if the "
+              "block is legitimately slow.")
 _LATE_FIX = ("look at what that rank ran just before this collective (its own earlier entries' frames, a py-spy dump "
              "of it during the next hang): work outside the collective that took longer than the process-group "
              "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")

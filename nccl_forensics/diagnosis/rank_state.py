@@ -103,6 +103,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     own_aborts = not any(_collective_error(ev) for ev in events)
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
+    timer_pids = timer_reaped_pids(events)
     after_network: set[int] = set()
     after_network_lines: set[tuple[str, int]] = set()
     machine: set[tuple[str, int]] = set()
@@ -166,7 +167,22 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
         for pid in st.pids:
             if pid in oom_pids:
                 _set_end(st, "oom_killed", True, f"killed by the OOM killer (pid {pid})", oom_pids[pid])
+            elif pid in timer_pids and st.end in ("killed", "terminated", None):
+                # its SIGKILL is the elastic timer's: the rank overran a timed block (stuck_rank reads why)
+                st.evidence.append(cite(timer_pids[pid]))
+                st.end, st.cause = "killed", False
+                st.end_detail = f"killed by the elastic timer server after its expires() block overran (pid {pid})"
     return dict(sorted(states.items()))
+
+
+def timer_reaped_pids(events: list[Event]) -> dict[int, Event]:
+    """pid -> the elastic timer server's line reaping that worker (catalogue torchrun.timer_reaped)."""
+    out: dict[int, Event] = {}
+    for ev in events:
+        pid = str(ev.data.get("worker_pid") or "")
+        if ev.data.get("category") == "timer_expired" and pid.isdigit():
+            out.setdefault(int(pid), ev)
+    return out
 
 
 # the events that may end a rank with an error of its own (rank_states)

@@ -63,6 +63,16 @@ MESSAGES = [
       "sigterm_sent", "consequence", None, "1.9 - 2.13", _ELASTIC + ":PContext._close",
       "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812914 closing signal SIGTERM",
       "Sending process 812914 closing signal SIGTERM", anchor="Sending process"),
+    # torch.distributed.elastic.timer: a worker that overran its `expires(after=...)` scope is reaped (SIGKILL by
+    # default) by the timer server's watchdog, which logs the worker's pid and the scopes first (LocalTimerServer:
+    # `worker_id`, FileTimerServer: `worker_pid`). The worker did not finish that block in time: it was stuck there.
+    M("torchrun.timer_reaped",
+      (r"Reaping worker_(?:id|pid)=\[(?P<worker_pid>[^\]]*)\]\.", r" Expired timers?: (?P<scopes>.*)"),
+      "agent_log", "failure", "stuck_rank", "1.9 - 2.9 (FileTimerServer 2.0+)",
+      "pytorch:torch/distributed/elastic/timer/api.py:TimerServer._run_watchdog, "
+      "timer/file_based_local_timer.py:FileTimerServer._run_watchdog",
+      "INFO:torch.distributed.elastic.timer.api:Reaping worker_id=[48213]. Expired timers: ['train.py#212']",
+      "Reaping worker_id=[48213].", data={"category": "timer_expired"}, anchor="Reaping worker_"),
     M("torchrun.forced_kill",
       (r"Unable to shutdown process (?P<pid>\d+) via (?:Signals\.)?(?P<signal>SIG[A-Z]+|(?P<signum>\d+))",
        r" ?, forcefully exiting via"),

@@ -133,6 +133,15 @@ MESSAGES = [
     # 0's process or node 0's torchrun agent, has exited: at a job's end as often as in a crash) each poll warns
     # this, after c10d's own `sendBytes/recvValue failed on SocketImpl(...)` warning, and the rank goes on: the
     # store's end, not the network's, and no failure of the rank's own (network_error.py reads it so)
+    # a communicator made without a device_id (init_process_group's, or a barrier's before any collective): the rank
+    # takes the GPU its global rank modulo the GPUs per host names (guessDeviceId) and says so; the run goes on, and
+    # the hang it warns of shows only where ranks map to GPUs unevenly (its own words mention a hang: no failure)
+    M("pytorch.guessing_device_id",
+      r"Guessing device ID based on global rank", "c10d_log", "benign", None, "2.4 - 2.9 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::guessDeviceId",
+      "[rank1]:[W1127 02:40:11.124017330 ProcessGroupNCCL.cpp:5138] Guessing device ID based on global rank. This can "
+      "cause a hang if rank to GPU mapping is heterogeneous. You can specify device_id in init_process_group()",
+      "Guessing device ID based on global rank"),
     M("pytorch.should_dump_check_failed",
       (r"Failed to check the \"should dump\" flag on TCPStore", r", \(maybe TCPStore server has shut down too early\)",
        r", with error: (?P<reason>[^\n]+)"),
@@ -605,6 +614,95 @@ MESSAGES = [
       "pytorch:torch/distributed/fsdp/_fully_shard/_fully_shard.py:fully_shard",
       "ValueError: fully_shard does not support containers that do not implement forward: ModuleList(...)",
       "fully_shard does not support containers that do not implement forward", data=_USAGE),
+    # init_device_mesh's argument checks (2.2+; RuntimeError raised with two arguments, so printed as a tuple):
+    # dim names of another length than the shape, a repeated name (`uqique` in 2.2), a device type with an index
+    # (`with GPU index` in the first releases, `with index` later)
+    M("pytorch.device_mesh_arguments",
+      r"mesh_shape and mesh_dim_names should have same length|Each mesh_dim_name must be u[nq]ique|"
+      r"Device type with (?:GPU )?index is not supported",
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.9 (`uqique` in 2.2)",
+      "pytorch:torch/distributed/device_mesh.py:init_device_mesh",
+      "RuntimeError: ('mesh_shape and mesh_dim_names should have same length!', 'Found len(mesh_dim_names): 2 and "
+      "len(mesh_shape):1.')", "mesh_shape and mesh_dim_names should have same length", data=_USAGE,
+      anchor="mesh_shape and mesh_dim_names should have same length|Each mesh_dim_name must be u|"
+             "is not supported but got"),
+    # slicing a mesh that is itself a slice (_MeshEnv._get_slice_mesh_dims, 2.4 - 2.6), and 2.1 - 2.4's check that
+    # every rank passed the same mesh (_validate_mesh all-gathers them: `rank N has mesh ... while rank M has mesh`)
+    M("pytorch.device_mesh_submesh_of_submesh",
+      r"Cannot create a submesh from a submesh", "traceback", "failure", "unclassified_failure",
+      "2.4 - 2.6 (first and last release not checked)",
+      "pytorch:torch/distributed/device_mesh.py:_MeshEnv._get_slice_mesh_dims",
+      "RuntimeError: Cannot create a submesh from a submesh.", "Cannot create a submesh from a submesh", data=_USAGE),
+    M("pytorch.device_mesh_different_mesh",
+      (r"DeviceMesh initialization does not allow different mesh arguments?:",
+       r" ?rank (?P<rank>\d+) has mesh"),
+      "traceback", "failure", "unclassified_failure", "2.1 - 2.4 (first and last release not checked)",
+      "pytorch:torch/distributed/device_mesh.py:DeviceMesh._validate_mesh (torch/distributed/_tensor/device_mesh.py "
+      "in 2.1)", "RuntimeError: DeviceMesh initialization does not allow different mesh argument:rank 1 has mesh "
+      "tensor([0, 1]) while rank 0has mesh tensor([0, 1, 2, 3])!",
+      "DeviceMesh initialization does not allow different mesh argument:", data=_USAGE),
+    # DTensor's dispatcher: a plain tensor among DTensor arguments (unwrap_to_op_info), an operator with no sharding
+    # rule (sharding propagation; NotImplementedError). The program's, on every rank that runs the op.
+    M("pytorch.dtensor_mixed_tensor",
+      r"got mixed torch\.Tensor and DTensor", "traceback", "failure", "unclassified_failure", "2.2 - 2.9",
+      "pytorch:torch/distributed/tensor/_dispatch.py:OpDispatcher.unwrap_to_op_info (_tensor/dispatch.py before 2.5)",
+      "RuntimeError: aten.add.Tensor: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor "
+      "before calling distributed operators!", "got mixed torch.Tensor and DTensor", data=_USAGE),
+    M("pytorch.dtensor_no_sharding_strategy",
+      (r"(?:Operator )?(?P<op>aten\.[\w.]+) does not have a sharding strategy registered",),
+      "traceback", "failure", "unclassified_failure", "2.1 - 2.9",
+      "pytorch:torch/distributed/tensor/_sharding_prop.py:ShardingPropagator.propagate_op_sharding_non_cached",
+      "NotImplementedError: Operator aten.roll.default does not have a sharding strategy registered.",
+      "Operator aten.roll.default does not have a sharding strategy registered",
+      data=_USAGE, anchor="does not have a sharding strategy registered"),
+    # FSDP2's lazy init: parameters left on the meta device (`HSDP parameters` in forks); FSDP1's FlatParamHandle
+    # refuses to flatten parameters of mixed or integer dtypes (a LoRA adapter in fp32 in a bf16 model)
+    M("pytorch.fsdp_meta_params",
+      (r"FSDP parameters should be materialized from meta device", r" before training"),
+      "traceback", "failure", "unclassified_failure", "2.4 - 2.9",
+      "pytorch:torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py:FSDPParamGroup._validate_no_meta_params "
+      "(_composable/fsdp before 2.6)",
+      "RuntimeError: FSDP parameters should be materialized from meta device before training, but the following were "
+      "still on meta device: ['0.weight']", "FSDP parameters should be materialized from meta device", data=_USAGE),
+    M("pytorch.fsdp_flatten_dtype",
+      r"Must flatten tensors with uniform dtype but got (?P<dtype>\S+) and (?P<other_dtype>\S+)|"
+      r"Cannot flatten integer dtype tensors",
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.9 (first release not checked)",
+      "pytorch:torch/distributed/fsdp/_flat_param.py:FlatParamHandle._validate_tensors_to_flatten",
+      "ValueError: Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32",
+      "Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32", data=_USAGE,
+      anchor="Must flatten tensors with uniform dtype|Cannot flatten integer dtype tensors"),
+    # a pipeline schedule's step() given another number of microbatches than it was built for
+    M("pytorch.pipelining_microbatch_count",
+      r"Expecting (?P<count>\d+) arg_mbs but got (?P<other_count>\d+)",
+      "traceback", "failure", "unclassified_failure", "2.4 - 2.9",
+      "pytorch:torch/distributed/pipelining/schedules.py:_PipelineSchedule._check_inputs",
+      "ValueError: Expecting 4 arg_mbs but got 1", "Expecting 4 arg_mbs but got 1", data=_USAGE,
+      anchor=" arg_mbs but got "),
+    # DCP's default load planner: the checkpoint lacks a key the state dict asks for (strict), or holds it in
+    # another size. The program and the checkpoint disagree; DCP re-raises it on every rank (CheckpointException).
+    M("pytorch.dcp_load_plan_mismatch",
+      r"Missing key in checkpoint state_dict: (?P<key>\S*[^\s.])|"
+      r"Size mismatch between saved (?P<saved>.+?) and current: (?P<current>.+?) for (?P<key2>\S+)",
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.9 (first release of each not checked)",
+      "pytorch:torch/distributed/checkpoint/default_planner.py:create_default_local_load_plan",
+      "RuntimeError: Missing key in checkpoint state_dict: model.layers.0.attention.wq.weight.",
+      "Missing key in checkpoint state_dict: model.layers.0.attention.wq.weight", data=_USAGE,
+      anchor="Missing key in checkpoint state_dict: |Size mismatch between saved "),
+    # fully_shard given a mesh of another dimensionality than FSDP (1D) or HSDP (2D)
+    M("pytorch.fsdp2_mesh_ndim",
+      r"fully_shard expects a 1D or 2D DeviceMesh but got", "traceback", "failure", "unclassified_failure",
+      "2.4 - 2.9", "pytorch:torch/distributed/fsdp/_fully_shard/_fully_shard.py:fully_shard (_composable/fsdp "
+      "before 2.6)", "ValueError: fully_shard expects a 1D or 2D DeviceMesh but got DeviceMesh('cuda', [[[0, 1]]])",
+      "fully_shard expects a 1D or 2D DeviceMesh but got", data=_USAGE),
+    # DCP's save planner: the coordinator checks every rank's write items together (no overlap, inside the tensor's
+    # bounds); its ValueError is re-raised on every rank as a CheckpointException naming the coordinator only, though
+    # the plans of all ranks are what it refused (2.7+ appends the problems after `: `)
+    M("pytorch.dcp_global_plan_invalid",
+      (r"Failed to validate global plan", r": (?P<reason>[^\n]+)"),
+      "traceback", "failure", "unclassified_failure", "2.0 - 2.9 (the reasons appended in the newest)",
+      "pytorch:torch/distributed/checkpoint/default_planner.py:DefaultSavePlanner.create_global_plan",
+      "ValueError: Failed to validate global plan", "Failed to validate global plan", data=_USAGE),
     M("pytorch.ddp_nothing_to_reduce",
       (r"DistributedDataParallel is not needed when a module doesn't have any parameter", r" that requires a gradient"),
       "traceback", "failure", "unclassified_failure", "1.0 - 2.13",
