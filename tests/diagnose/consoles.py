@@ -42,3 +42,27 @@ def failure_table(script: str, time: str, host: str, rank: int, local_rank: int,
             f"Failures:\n  <NO_OTHER_FAILURES>\n{line}\nRoot Cause (first observed failure):\n[0]:\n"
             f"  time      : {time}\n  host      : {host}\n  rank      : {rank} (local_rank: {local_rank})\n"
             f"  exitcode  : {exitcode} (pid: {pid})\n  error_file: <N/A>\n  traceback : {traceback}\n{rule}{end}")
+
+
+def per_rank(text: str, ranks: list[int], sep: str = " ") -> str:
+    """`text` as each of `ranks` in turn writes it behind torchrun's `[rankN]:` prefix (with `sep` after the colon);
+    the whole ends in a newline where `text` does."""
+    lines = [f"[rank{rank}]:{sep}{line}" for rank in ranks for line in text.splitlines()]
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+
+
+def checkpoint_exception(traceback: str, ranks: list[int]) -> str:
+    """DCP's CheckpointException of `ranks` that each failed with `traceback`, as every rank re-raises it."""
+    failures = "".join(f"Traceback (most recent call last): (RANK {rank})\n{traceback}" for rank in ranks)
+    return (f"torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys({ranks})\n"
+            f"{failures}")
+
+
+def torchrun_traceback(site: str = "/opt/conda/lib/python3.11/site-packages", bin_dir: str = "/opt/conda/bin") -> str:
+    """The launcher's own traceback up to the ChildFailedError that `failure_table` reports (2.0+)."""
+    return (f'Traceback (most recent call last):\n  File "{bin_dir}/torchrun", line 8, in <module>\n'
+            f'    sys.exit(main())\n'
+            f'  File "{site}/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 355, in wrapper\n'
+            f'    return f(*args, **kwargs)\n'
+            f'  File "{site}/torch/distributed/launcher/api.py", line 263, in launch_agent\n'
+            f'    raise ChildFailedError(\n')
