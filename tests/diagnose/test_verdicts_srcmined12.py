@@ -23,7 +23,7 @@ import pytest
 
 from nccl_forensics.sources import catalogue
 
-from .consoles import PROGRESS, check_case, console_verdict
+from .consoles import NO_TRACEBACK, PROGRESS, check_case, console_verdict, failure_table
 
 # name -> (console lines, accepted classes, culprit ranks or None)
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
@@ -131,22 +131,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         "E1126 09:14:03.219000 4412 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) local_rank: 3 (pid: 88121) of binary: /usr/bin/python3\n"
         "Traceback (most recent call last):\n"
         "  File \"/usr/local/bin/torchrun\", line 8, in <module>\n"
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
-        "============================================================\n"
-        "train.py FAILED\n"
-        "------------------------------------------------------------\n"
-        "Failures:\n"
-        "  <NO_OTHER_FAILURES>\n"
-        "------------------------------------------------------------\n"
-        "Root Cause (first observed failure):\n"
-        "[0]:\n"
-        "  time      : 2025-11-26_09:14:03\n"
-        "  host      : gpu-r07\n"
-        "  rank      : 3 (local_rank: 3)\n"
-        "  exitcode  : -6 (pid: 88121)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : Signal 6 (SIGABRT) received by PID 88121\n"
-        "============================================================",
+        + failure_table("train.py", "2025-11-26_09:14:03", "gpu-r07", 3, 3, -6, 88121),
         {'network_error'}, None),
     'nccl_src_ib_fatal_count_detected_in_test_v230': (
         "worker-3:5521:5604 [1] NCCL INFO NCCL version 2.30.4+cuda13.0\n"
@@ -226,22 +211,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         "E1126 09:14:03.219000 4412 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) local_rank: 0 (pid: 3311) of binary: /usr/bin/python3\n"
         "Traceback (most recent call last):\n"
         "  File \"/usr/local/bin/torchrun\", line 8, in <module>\n"
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
-        "============================================================\n"
-        "train.py FAILED\n"
-        "------------------------------------------------------------\n"
-        "Failures:\n"
-        "  <NO_OTHER_FAILURES>\n"
-        "------------------------------------------------------------\n"
-        "Root Cause (first observed failure):\n"
-        "[0]:\n"
-        "  time      : 2025-11-26_09:14:03\n"
-        "  host      : train-0\n"
-        "  rank      : 0 (local_rank: 0)\n"
-        "  exitcode  : 1 (pid: 3311)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
-        "============================================================",
+        + failure_table("train.py", "2025-11-26_09:14:03", "train-0", 0, 0, 1, 3311, NO_TRACEBACK),
         {'unclassified_failure', 'nic_misselection', 'network_error'}, None),
     'nccl_src_nvls_no_nic_for_rank': (
         "gb-0:9101:9180 [5] NCCL INFO NCCL version 2.19.3+cuda12.3\n"
@@ -266,22 +236,7 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         "E1126 09:14:03.219000 4412 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -9) local_rank: 5 (pid: 2205) of binary: /usr/bin/python3\n"
         "Traceback (most recent call last):\n"
         "  File \"/usr/local/bin/torchrun\", line 8, in <module>\n"
-        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
-        "============================================================\n"
-        "train.py FAILED\n"
-        "------------------------------------------------------------\n"
-        "Failures:\n"
-        "  <NO_OTHER_FAILURES>\n"
-        "------------------------------------------------------------\n"
-        "Root Cause (first observed failure):\n"
-        "[0]:\n"
-        "  time      : 2025-11-26_09:14:03\n"
-        "  host      : n0\n"
-        "  rank      : 5 (local_rank: 5)\n"
-        "  exitcode  : -9 (pid: 2205)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : Signal 9 (SIGKILL) received by PID 2205\n"
-        "============================================================",
+        + failure_table("train.py", "2025-11-26_09:14:03", "n0", 5, 5, -9, 2205),
         {'dropped_rank'}, [5]),
     'nccl_src_split_netname_mismatch': (
         "gpu-a:2201:2201 [1] NCCL INFO NCCL version 2.28.3+cuda12.9\n"
