@@ -17,11 +17,11 @@ def console_verdict(tmp_path, text: str, progress: str = PROGRESS):
     return diagnose([str(tmp_path)], jobs=1).verdict
 
 
-def check_case(tmp_path, case: tuple) -> None:
+def check_case(tmp_path, case: tuple, progress: str = PROGRESS) -> None:
     """A set's case `(text, accepted classes, culprit ranks or None)`: the console's verdict is one of the classes,
     and names those culprits where the case gives them."""
     text, accept, culprits = case
-    verdict = console_verdict(tmp_path, text)
+    verdict = console_verdict(tmp_path, text, progress)
     assert verdict.cls in accept, verdict.summary
     if culprits is not None:
         assert verdict.culprit_ranks == culprits, verdict.summary

@@ -15,7 +15,7 @@ import pytest
 
 from nccl_forensics.sources import catalogue
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import PROGRESS, check_case, console_verdict
 
 # ---- one verdict per case of the set (the decisive lines as pasted)
 CASES = [
@@ -93,10 +93,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in ((want,) if isinstance(want, str) else want), verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, (want,) if isinstance(want, str) else want, culprits), progress="")
 
 
 # ---- RCCL 2.27's CUDACHECK at the error level
