@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from .. import signals
 from ..diagnosis.rank_state import crashes_after_own_nccl_failure, faults_after_network_failure, names_the_machine
-from ..model import Confidence, Event, ranks_phrase, ranks_text, shows_failure
+from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import BaseDetector, Context
 
@@ -138,7 +138,7 @@ class DroppedRank(BaseDetector):
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
-            msg = f"{who} died: {first.text.strip()[:160]}"
+            msg = f"{who} died: {clip(first.text.strip(), 160)}"
         if not ranks:
             msg += "; no line says which rank it was"
         conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW
@@ -165,7 +165,7 @@ class DroppedRank(BaseDetector):
             ranks = earliest if len(earliest) == 1 else []
         who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
         yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
-                           f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
+                           f"{clip(exits[0].text.strip(), 160)}", Confidence.LOW, exits[:3],
                            "read that process's own output above its exit for the error it raised; the launcher only "
                            "reports the exit")
 
