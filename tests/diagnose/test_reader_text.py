@@ -1,7 +1,13 @@
 """What a user reads at 3 a.m.: the verdict's sentences end at a word, counts read as words, ranks in one line."""
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from nccl_forensics.model import clip
+from nccl_forensics.outputs.diagnosis_terminal import verdict_panel
+from nccl_forensics.pipeline.reduce import diagnose
 
 from .consoles import PROGRESS, console_verdict
 
@@ -33,3 +39,37 @@ def test_a_quoted_error_in_the_summary_is_not_cut_mid_word(tmp_path):
     assert "WARN for d;" not in verdict.summary
     assert "NCCL_DEBUG=WARN for…;" in verdict.summary
 
+
+# NCCL 2.30's IB fatal-error count on one rank of a 16-rank world (net_ib.cc): the other 15 ranks left no line
+_ONE_RANK_OF_SIXTEEN = """\
+gpu-r07:88121:88121 [3] NCCL INFO NCCL version 2.30.3+cuda12.9
+gpu-r07:88121:88121 [3] NCCL INFO comm 0x5603 rank 3 nranks 16 cudaDev 3 nvmlDev 3 busId 1b000 commId 0x9a - Init COMPLETE
+gpu-r07:88121:88299 [3] transport/net_ib.cc:119 NCCL WARN communicator encountered a fatal error (detected in ncclIbIsend)"""
+
+
+def _panel(tmp_path, text: str) -> str:
+    (tmp_path / "console.log").write_text(PROGRESS + text + "\n", encoding="utf-8")
+    buf = io.StringIO()
+    Console(file=buf, width=400, color_system=None).print(verdict_panel(diagnose([str(tmp_path)], jobs=1)))
+    return buf.getvalue()
+
+
+def test_ranks_missing_for_one_reason_share_one_line(tmp_path):
+    missing = [line for line in _panel(tmp_path, _ONE_RANK_OF_SIXTEEN).splitlines() if "missing: rank" in line]
+    assert len(missing) == 1, missing
+    assert "missing: ranks 0-2, 4-15: no evidence (the world has 16 ranks" in missing[0]
+
+
+# DeepSpeed on MI300X (deepspeedai/DeepSpeed#6725): one rank's watchdog timeout, the group seen from that rank alone
+_ONE_RANK_TIMED_OUT = """\
+[rank4]:[E1107 22:03:59.159782320 ProcessGroupNCCL.cpp:692] [Rank 4] Watchdog caught collective operation timeout: \
+WorkNCCL(SeqNum=473096, OpType=_ALLGATHER_BASE, NumelIn=360448, NumelOut=2883584, Timeout(ms)=1800000) ran for \
+1800004 milliseconds before timing out.
+[rank4]:[E1107 22:03:59.160250339 ProcessGroupNCCL.cpp:1996] [PG ID 0 PG GUID 0(default_pg) Rank 4] Work timeout \
+is detected by watchdog"""
+
+
+def test_a_group_of_one_and_a_cascade_of_one_read_as_words(tmp_path):
+    panel = _panel(tmp_path, _ONE_RANK_TIMED_OUT)
+    assert "group 0 (1 rank): seq 473096" in panel
+    assert "cascade (consequences): rank 4" in panel
