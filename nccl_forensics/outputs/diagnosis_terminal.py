@@ -22,7 +22,7 @@ MAX_GROUP_LINES = 4           # the groups that explain the verdict; one line fo
 def verdict_panel(d: Diagnosis) -> Panel:
     v = d.verdict
     body = Text()
-    body.append(v.summary + "\n", style="bold")
+    body.append(said_once(v.summary, v.fix) + "\n", style="bold")
     if v.culprit_ranks:
         body.append("culprit rank(s): " if not d.inconclusive else "ranks to look at: ", style="dim")
         body.append(ranks_text(v.culprit_ranks, runs=True) + "\n", style="bold red")
@@ -42,6 +42,19 @@ def verdict_panel(d: Diagnosis) -> Panel:
         body.append(v.fix, style="green")
     style = "green" if v.cls == "none" else "yellow" if d.inconclusive else "red"
     return Panel(body, title=f"[bold]ncclf diagnose: {v.cls}[/]", border_style=style, expand=True)
+
+
+def said_once(summary: str, fix: str) -> str:
+    """The summary without its "; missing: a; b" items that the fix repeats word for word (T601 names what to
+    collect in its message and in its fix): the panel says it once, in the fix."""
+    head, sep, rest = summary.partition("; missing: ")
+    items = rest.split("; ")
+    said = 0
+    while sep and fix and said < len(items) and items[said] in fix:
+        said += 1
+    if not said:
+        return summary
+    return "; ".join([head, *items[said:]])
 
 
 def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:

@@ -73,3 +73,9 @@ def test_a_group_of_one_and_a_cascade_of_one_read_as_words(tmp_path):
     panel = _panel(tmp_path, _ONE_RANK_TIMED_OUT)
     assert "group 0 (1 rank): seq 473096" in panel
     assert "cascade (consequences): rank 4" in panel
+
+
+def test_what_to_collect_is_said_once_in_the_panel(tmp_path):
+    panel = " ".join(line.strip("│ ") for line in _panel(tmp_path, _ONE_RANK_TIMED_OUT).splitlines())
+    assert panel.count("py-spy dumps of every rank while it hangs") == 1, panel
+    assert "timeout_unknown: rank 4 timed out" in panel and "fix: next time collect: py-spy dumps" in panel
