@@ -7,6 +7,7 @@ from rich.console import Console
 
 from nccl_forensics.model import clip
 from nccl_forensics.outputs.diagnosis_terminal import verdict_panel
+from nccl_forensics.outputs.display import fr_entry
 from nccl_forensics.pipeline.reduce import diagnose
 
 from .consoles import PROGRESS, console_verdict
@@ -79,3 +80,10 @@ def test_what_to_collect_is_said_once_in_the_panel(tmp_path):
     panel = " ".join(line.strip("│ ") for line in _panel(tmp_path, _ONE_RANK_TIMED_OUT).splitlines())
     assert panel.count("py-spy dumps of every rank while it hangs") == 1, panel
     assert "timeout_unknown: rank 4 timed out" in panel and "fix: next time collect: py-spy dumps" in panel
+
+
+def test_a_flight_recorder_entry_says_only_the_fields_it_records():
+    row = "flight_recorder seq 11 allreduce numel=? dtype=? state=? at /work/reproducers/trainer.py:70 (_loop)"
+    assert fr_entry(row) == "seq 11 allreduce at /work/reproducers/trainer.py:70 (_loop)"
+    full = "record 3 pg 0(default_pg) seq 7 nccl:all_reduce in=[] [] out=[] state=completed"
+    assert fr_entry(full) == "seq 7 allreduce state=completed"
