@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 
@@ -87,3 +88,9 @@ def test_a_flight_recorder_entry_says_only_the_fields_it_records():
     assert fr_entry(row) == "seq 11 allreduce at /work/reproducers/trainer.py:70 (_loop)"
     full = "record 3 pg 0(default_pg) seq 7 nccl:all_reduce in=[] [] out=[] state=completed"
     assert fr_entry(full) == "seq 7 allreduce state=completed"
+
+
+def test_a_skipped_collective_says_what_the_usual_next_one_had():
+    bundle = Path(__file__).parents[2] / "sample_logs" / "bundles" / "real-skipped-collective"
+    verdict = diagnose([str(bundle)], jobs=1).verdict
+    assert "after its previous one had 4 elements, this time" in verdict.summary, verdict.summary
