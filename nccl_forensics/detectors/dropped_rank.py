@@ -107,7 +107,8 @@ class DroppedRank(BaseDetector):
                 how = "the one rank a launcher saw end by SIGABRT (the runtime aborts after its fault line)"
             if ranks:
                 yield self.finding(ranks, f"rank {ranks_text(ranks)} crashed with a {runtime} error ({what}), "
-                                   f"{how}", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
+                                   f"{how}", Confidence.MEDIUM, crashes[:3],
+                                   _FIX_REPORTED if runtime == "CUDA" else _FIX_REPORTED_AMD)
                 return
             fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
                    f"with {serialize} to locate the kernel, and check that rank's inputs and memory use.")
@@ -282,6 +283,10 @@ _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled",
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
                  "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
                  "replaced")
+# the same on AMD, where the kernel's amdgpu driver logs a GPU's hang and reset (no Xid)
+_FIX_REPORTED_AMD = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an "
+                     "amdgpu ring timeout / GPU reset) for why it died; a GPU that hangs again needs the node "
+                     "drained and the GPU checked (rocm-smi) or replaced")
 
 
 def _ranks_named(ev: Event) -> list[int]:

@@ -94,3 +94,19 @@ def test_a_skipped_collective_says_what_the_usual_next_one_had():
     bundle = Path(__file__).parents[2] / "sample_logs" / "bundles" / "real-skipped-collective"
     verdict = diagnose([str(bundle)], jobs=1).verdict
     assert "after its previous one had 4 elements, this time" in verdict.summary, verdict.summary
+
+
+# ROCm/legacy-rocm-build#5259 (gfx942 under torchrun): ROCR's fault lines, then torchrun saw local rank 0 abort
+_AMD_GPU_HANG = """\
+HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang
+HW Exception by GPU node-4 (Agent handle: 0x2df30600) reason :GPU Hang
+W0902 15:10:48.626000 819010 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 819027 closing \
+signal SIGTERM
+E0902 15:10:49.013000 819010 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -6) \
+local_rank: 0 (pid: 819025) of binary: /usr/bin/python"""
+
+
+def test_an_amd_crash_gets_no_nvidia_advice(tmp_path):
+    verdict = console_verdict(tmp_path, _AMD_GPU_HANG)
+    assert verdict.cls == "dropped_rank" and "ROCm/HIP" in verdict.summary, verdict.summary
+    assert "Xid" not in verdict.fix and "amdgpu" in verdict.fix, verdict.fix
