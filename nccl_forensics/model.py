@@ -260,6 +260,18 @@ def rank_span(ranks: Iterable[int], sep: str = ", ") -> str:
     return sep.join(parts)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters for a sentence a user reads: a longer one ends at a word ("… for
+    details" → "… for…"), never mid-word, and shows it was cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space > limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:.([{") + "…"
+
+
 SHORT_LIST = 8      # ranks a message lists one by one; a longer list is written as runs, and its runs capped
 
 

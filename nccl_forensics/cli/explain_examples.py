@@ -48,7 +48,7 @@ EXAMPLES = {
               'allreduce; rank 1 also broke its own step pattern there, the other rank did not')),
     'C104': ('sample_logs/bundles/real-skipped-collective', 'collective_skipped [1]', True,
              ('C104 skipped-collective: rank 1 skipped a collective at group 0 seq 11: in every earlier step the '
-              'collective after its previous one was 4, this time it was the one that comes after that')),
+              'collective after its previous one had 4 elements, this time it was the one that comes after that')),
     'C105': ('sample_logs/evidence/torch', 'op_mismatch [3]', False,
              ('C105 analyzer-report: the desync report (TORCH_NCCL_DESYNC_DEBUG) names ranks 2, 3: finished '
               'collective #4 but never joined #5')),

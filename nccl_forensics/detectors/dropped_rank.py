@@ -41,7 +41,7 @@ from ..diagnosis.rank_state import (
     names_the_machine,
     timer_reaped_pids,
 )
-from ..model import Confidence, Event, ranks_phrase, ranks_text, shows_failure
+from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import BaseDetector, Context
 
@@ -112,7 +112,8 @@ class DroppedRank(BaseDetector):
                 how = "the one rank a launcher saw end by SIGABRT (the runtime aborts after its fault line)"
             if ranks:
                 yield self.finding(ranks, f"rank {ranks_text(ranks)} crashed with a {runtime} error ({what}), "
-                                   f"{how}", Confidence.MEDIUM, crashes[:3], _FIX_REPORTED)
+                                   f"{how}", Confidence.MEDIUM, crashes[:3],
+                                   _FIX_REPORTED if runtime == "CUDA" else _FIX_REPORTED_AMD)
                 return
             fix = (f"find the process that printed it (its rank is in torchrun --tee / --log-dir output); rerun "
                    f"with {serialize} to locate the kernel, and check that rank's inputs and memory use.")
@@ -143,7 +144,7 @@ class DroppedRank(BaseDetector):
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
-            msg = f"{who} died: {first.text.strip()[:160]}"
+            msg = f"{who} died: {clip(first.text.strip(), 160)}"
         if not ranks:
             msg += "; no line says which rank it was"
         conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW
@@ -171,7 +172,7 @@ class DroppedRank(BaseDetector):
             ranks = earliest if len(earliest) == 1 else []
         who = f"rank {ranks[0]}" if ranks else "a process (no line says which rank)"
         yield self.finding(ranks, f"{who} exited with an error and no other line shows a failure: "
-                           f"{exits[0].text.strip()[:160]}", Confidence.LOW, exits[:3],
+                           f"{clip(exits[0].text.strip(), 160)}", Confidence.LOW, exits[:3],
                            "read that process's own output above its exit for the error it raised; the launcher only "
                            "reports the exit")
 
@@ -288,6 +289,10 @@ _LAUNCHER_KINDS = _EXIT_KINDS | {"sigterm_sent", "agent_log", "slurm_cancelled",
 _FIX_REPORTED = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an Xid) "
                  "for why it died; a lost GPU (Xid 79/48/94/95/119) needs the node drained and the GPU reset or "
                  "replaced")
+# the same on AMD, where the kernel's amdgpu driver logs a GPU's hang and reset (no Xid)
+_FIX_REPORTED_AMD = ("find that process's own output (its rank's log, `dmesg` on its node for the OOM killer or an "
+                     "amdgpu ring timeout / GPU reset) for why it died; a GPU that hangs again needs the node "
+                     "drained and the GPU checked (rocm-smi) or replaced")
 
 
 def _ranks_named(ev: Event) -> list[int]:

@@ -30,7 +30,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, ranks_text
+from ..model import Confidence, clip, ranks_text
 from .base import BaseDetector, Context
 
 # The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
@@ -80,6 +80,6 @@ class ReportedClass(BaseDetector):
             # a report that names the ranks at fault (NCCL RAS: the ranks that sent no data) names the culprits
             odd = odd or sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
             finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}: "
-                                   f"{events[0].text.strip()[:160]}", Confidence.LOW, events[:3], _FIX[cls])
+                                   f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding

@@ -102,7 +102,7 @@ class CollectiveSkipped(BaseDetector):
                        f"other ranks issued {rows.iloc[0]['modal'] if rows.iloc[0]['field'] == 'op' else 'the usual one'}")
             if (rows["basis"] == "self").all():
                 msg = (f"rank {ranks[0]} {verb} at group {group} seq {seq}: in every earlier step the collective "
-                       f"after its previous one was {rows.iloc[0]['modal']}, this time it was "
+                       f"after its previous one {_had(rows.iloc[0])}, this time it was "
                        f"{'the one that comes after that' if shift > 0 else 'a repeat of the previous one'}")
             yield self.finding(ranks, msg, Confidence.HIGH, row_evidence(rows.head(3)), _fix(rows.iloc[0]), group, seq)
 
@@ -132,3 +132,12 @@ def _fix(row) -> str:
     at = f" near {where}" if isinstance(where, str) and where else ""
     return ("make every rank issue the same collectives in the same order" + at + ": look for a rank-dependent "
             "branch, an early break/continue, or uneven data (use drop_last=True or torch.distributed.algorithms.Join).")
+
+
+def _had(row) -> str:
+    """What the usual next collective was, in words: its op (`was allreduce`) or the field that told it apart
+    (`had 4 elements`, `had dtype float32`), never a bare value."""
+    field, value = row["field"], row["modal"]
+    words = {"op": f"was {value}", "numel": f"had {value} elements", "out_numel": f"had {value} output elements",
+             "redop": f"reduced with {value}", "dtype": f"had dtype {value}"}
+    return words.get(field, f"had {field.replace('_', ' ')} {value}")

@@ -31,7 +31,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, ranks_text
+from ..model import Confidence, clip, ranks_text
 from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
 _COLLECT = {
@@ -99,4 +99,4 @@ def _setup_failures(ctx: Context):
 
 def _said(ev) -> str:
     said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
-    return (said or ev.text).strip()[:100]
+    return clip((said or ev.text).strip(), 100)

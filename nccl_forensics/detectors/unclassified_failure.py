@@ -39,7 +39,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.rank_state import refused_nccl_calls
-from ..model import Confidence, shows_failure
+from ..model import Confidence, clip, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context
@@ -109,4 +109,4 @@ def _refused_words(events) -> str:
 def _said(ev) -> str:
     """What the line says: its parsed message where there is one (an NCCL WARN's words, not its prefix)."""
     said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
-    return (said or ev.text).strip()[:120]
+    return clip((said or ev.text).strip(), 120)

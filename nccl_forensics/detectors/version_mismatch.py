@@ -34,7 +34,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.versions import by_version
-from ..model import Confidence
+from ..model import Confidence, clip
 from .base import BaseDetector, Context
 
 
@@ -73,7 +73,7 @@ class VersionMismatch(BaseDetector):
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             said = events[0].data.get("reason") or events[0].data.get("message") or events[0].text.strip()
             where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
-            yield self.finding(ranks, f"{what}{where}: {str(said)[:160]}", Confidence.MEDIUM, events[:3], fix)
+            yield self.finding(ranks, f"{what}{where}: {clip(str(said), 160)}", Confidence.MEDIUM, events[:3], fix)
 
 
 _CUDA = {

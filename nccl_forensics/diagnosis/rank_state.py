@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import signals
-from ..model import Event, Evidence
+from ..model import Event, Evidence, clip
 from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime, refused_nccl_call, rejected_call
 from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS, USAGE_ERROR
@@ -144,8 +144,8 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts)
         elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
-                _set_end(st, "comm_error", False, f"{ev.data.get('exc_type') or 'error'}: "
-                         f"{ev.data.get('message') or ''}"[:160], ev)
+                _set_end(st, "comm_error", False, clip(f"{ev.data.get('exc_type') or 'error'}: "
+                                                       f"{ev.data.get('message') or ''}", 160), ev)
                 continue
             if id(ev) in refused:
                 _set_end(st, "comm_error", False, "ncclUnhandledCudaError: a CUDA call NCCL made was refused for its "
@@ -563,7 +563,7 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
         _note_error(st, ev)
     elif ev.kind == "worker_failed" and ev.data.get("message") and code is None:
         # a launcher's report that this rank raised an exception (Lightning's reconciliation): its own end
-        _set_end(st, "exception", True, f"an exception ({ev.data['message']})"[:160], ev)
+        _set_end(st, "exception", True, clip(f"an exception ({ev.data['message']})", 160), ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
         # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail
         first = table_role == "first" or bool(terminated_pids) and pid not in terminated_pids
@@ -593,9 +593,9 @@ def _note_error(st: RankState, ev: Event) -> None:
             return
         label = _gpu_error_label(ev)
         if names_the_machine(d):             # its detector (V501, N401) names that cause
-            _set_end(st, "comm_error", False, f"{label}: {what}"[:160], ev)
+            _set_end(st, "comm_error", False, clip(f"{label}: {what}", 160), ev)
             return
-        _set_end(st, "crashed", True, f"{label}: {what}"[:160], ev)
+        _set_end(st, "crashed", True, clip(f"{label}: {what}", 160), ev)
         return
     if ev.kind == "nccl_error":
         code, last = d.get("code"), d.get("last_error")
@@ -621,13 +621,13 @@ def _note_error(st: RankState, ev: Event) -> None:
     comm = ev.kind != "traceback" and ev.kind != "error_json" or not own and any(k in message for k in _COMM_EXC) \
         or bool(d.get("reports_others")) or d.get("implies") in REPORTS_OTHERS
     if comm:
-        _set_end(st, "comm_error", False, message.strip(": ")[:160], ev)
+        _set_end(st, "comm_error", False, clip(message.strip(": "), 160), ev)
     elif d.get("category") == USAGE_ERROR:
         # the distributed API refused the program or its launch (catalogue category usage_error): every rank that
         # gets there raises it, so the rank that did is no cause of its own
-        _set_end(st, "exception", False, message.strip(": ")[:160], ev)
+        _set_end(st, "exception", False, clip(message.strip(": "), 160), ev)
     else:
-        _set_end(st, "exception", True, message.strip(": ")[:160], ev)
+        _set_end(st, "exception", True, clip(message.strip(": "), 160), ev)
 
 
 _END_RANK = {"oom_killed": 0, "oom": 1, "killed": 2, "crashed": 3, "exception": 4, "comm_error": 5,

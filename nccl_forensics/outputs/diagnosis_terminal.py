@@ -6,7 +6,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..model import SourceKind, ranks_text
+from ..model import SourceKind, ranks_phrase, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .console import make_console
 from .diagnosis_json import divergence_of, group_order
@@ -22,7 +22,7 @@ MAX_GROUP_LINES = 4           # the groups that explain the verdict; one line fo
 def verdict_panel(d: Diagnosis) -> Panel:
     v = d.verdict
     body = Text()
-    body.append(v.summary + "\n", style="bold")
+    body.append(said_once(v.summary, v.fix) + "\n", style="bold")
     if v.culprit_ranks:
         body.append("culprit rank(s): " if not d.inconclusive else "ranks to look at: ", style="dim")
         body.append(ranks_text(v.culprit_ranks, runs=True) + "\n", style="bold red")
@@ -36,12 +36,25 @@ def verdict_panel(d: Diagnosis) -> Panel:
         body.append(line + "\n")
     if v.cascade_ranks:
         body.append("cascade (consequences): ", style="dim")
-        body.append(ranks_text(v.cascade_ranks, runs=True) + "\n")
+        body.append(ranks_phrase(v.cascade_ranks) + "\n")
     if v.fix:
         body.append("fix: ", style="dim")
         body.append(v.fix, style="green")
     style = "green" if v.cls == "none" else "yellow" if d.inconclusive else "red"
     return Panel(body, title=f"[bold]ncclf diagnose: {v.cls}[/]", border_style=style, expand=True)
+
+
+def said_once(summary: str, fix: str) -> str:
+    """The summary without its "; missing: a; b" items that the fix repeats word for word (T601 names what to
+    collect in its message and in its fix): the panel says it once, in the fix."""
+    head, sep, rest = summary.partition("; missing: ")
+    items = rest.split("; ")
+    said = 0
+    while sep and fix and said < len(items) and items[said] in fix:
+        said += 1
+    if not said:
+        return summary
+    return "; ".join([head, *items[said:]])
 
 
 def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
@@ -60,7 +73,8 @@ def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
     for g in shown:
         seq = tl.last_common.get(g)
         what = seq_text(seq) if seq is not None else "no collective recorded (point-to-point only, or none)"
-        out.append(f"group {g} ({len(tl.members[g])} ranks): {what}"
+        size = len(tl.members[g])
+        out.append(f"group {g} ({size} rank{'s' if size != 1 else ''}): {what}"
                    + {"even": "", "uneven": ", members at different points", "empty": ""}[state[g]])
     if rest:
         uneven = sum(1 for g in rest if state[g] == "uneven")
@@ -86,19 +100,22 @@ def _group_state(d: Diagnosis) -> dict[str, str]:
 
 
 def missing_rank_lines(d: Diagnosis, limit: int = 6) -> list[str]:
-    """One line per expected rank without (full) evidence: why, and which file."""
+    """One line per reason an expected rank has no (full) evidence: which ranks (as runs), why, and which file; the
+    ranks that share a reason share a line, so a 64-rank world told once is not 63 copies of one sentence."""
     w = d.world
     if w is None:
         return []
-    gaps = sorted({**w.gaps, **w.partial}.items())
-    out = []
-    for rank, gap in gaps[:limit]:
+    same: dict[str, list[int]] = {}
+    for rank, gap in sorted({**w.gaps, **w.partial}.items()):
         where = f" ({gap.files[0]}{' …' if len(gap.files) > 1 else ''})" if gap.files else ""
         what = gap.detail if gap.files else (gap.reason + (f" ({gap.detail})" if gap.detail else ""))
         partial = ", read in part" if rank in w.partial or rank in w.present else ""
-        out.append(f"rank {rank}{partial}: {what}{where if gap.files and gap.files[0] not in what else ''}")
-    if len(gaps) > limit:
-        out.append(f"… and {len(gaps) - limit} more ranks (--format json lists them all)")
+        same.setdefault(f"{partial}: {what}{where if gap.files and gap.files[0] not in what else ''}", []).append(rank)
+    lines = list(same.items())
+    out = [f"{ranks_phrase(ranks)}{why}" for why, ranks in lines[:limit]]
+    if len(lines) > limit:
+        rest = sum(len(ranks) for _, ranks in lines[limit:])
+        out.append(f"… and {rest} more rank{'s' if rest > 1 else ''} (--format json lists them all)")
     out += [f"file of unknown rank: {e}" for e in w.unattributed[:3]]
     if w.unlisted:
         out.append(f"{w.unlisted:,} more ranks of the stated size {w.size:,} left no evidence (counted, not listed)")

@@ -52,7 +52,7 @@ def fr_entry(text: str) -> str:
     m = _FR_ROW_RE.search(text)
     if m:
         site = f" at {short_path(m['site'])}" if m["site"] else ""
-        return f"seq {m['seq']} {_op(m['op'])} numel={m['numel']} dtype={m['dtype']} state={m['state']}{site}"
+        return _entry(m["seq"], m["op"], m["numel"], m["dtype"], m["state"]) + site
     m = _FR_FULL_RE.search(text)
     if not m:
         return text
@@ -62,8 +62,15 @@ def fr_entry(text: str) -> str:
     for n in numbers:
         numel *= n
     dtype = _FIRST_RE.search(m["dtypes"].replace("'", " "))
-    return (f"seq {m['seq']} {_op(m['op'])} numel={numel if numbers else '?'} "
-            f"dtype={dtype.group(0).lower() if dtype else '?'} state={m['state']}")
+    return _entry(m["seq"], m["op"], str(numel) if numbers else None, dtype.group(0).lower() if dtype else None,
+                  m["state"])
+
+
+def _entry(seq: str, op: str, numel: str | None, dtype: str | None, state: str | None) -> str:
+    """`seq S op numel=N dtype=D state=X`, each field said only where the entry records it (no `numel=?`)."""
+    fields = {"numel": numel, "dtype": dtype, "state": state}
+    said = " ".join(f"{name}={value}" for name, value in fields.items() if value not in (None, "", "?", "None"))
+    return f"seq {seq} {_op(op)}" + (f" {said}" if said else "")
 
 
 def _op(raw: str) -> str:
