@@ -79,8 +79,9 @@ EXAMPLES = {
     'T601': ('sample_logs/bundles/real-timeout', 'stuck_rank [1]', False,
              ('T601 timeout-unknown: rank 0 timed out; missing: py-spy dumps of every rank while it hangs (py-spy '
               'dump --pid PID); NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL logs')),
-    'V501': ('sample_logs/evidence/ras', 'version_mismatch', True,
-             ('V501 version-mismatch: NCCL versions differ across ranks: 1 run 2.26.2, 1 run 2.27.3')),
+    'V501': ('sample_logs/nccl/socket-fallback', 'nic_misselection [0-3]', False,
+             ('V501 version-mismatch: NCCL versions differ across ranks: 1 run 2.19.3, 1 run 2.20.5 (odd ones: rank'
+              ' 0)')),
 }
 # [[[end]]]
 

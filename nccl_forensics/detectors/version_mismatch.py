@@ -34,7 +34,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.versions import by_version
-from ..model import Confidence, clip
+from ..model import Confidence, clip, ranks_phrase
 from .base import BaseDetector, Context
 
 
@@ -55,7 +55,7 @@ class VersionMismatch(BaseDetector):
             parts = [f"{len(seen[v])} run {v}" for v in versions]
             msg = f"{label} versions differ across ranks: " + ", ".join(parts)
             if ranks:
-                msg += f" (odd ones: ranks {', '.join(map(str, ranks))})"
+                msg += f" (odd ones: {ranks_phrase(ranks)})"
             evidence = [seen[v][0] for v in versions]
             conf = Confidence.HIGH if kind == "nccl_version" else Confidence.MEDIUM
             yield self.finding(ranks, msg, conf, evidence, f"run one {label} version everywhere: use one image/"
