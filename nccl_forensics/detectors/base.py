@@ -18,7 +18,7 @@ from ..diagnosis.rank_state import (
 )
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding, ranks_text, shows_failure
+from ..model import Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS: dict[str, set[str] | None] = {
@@ -251,3 +251,10 @@ def rank_list(ranks) -> str:
     if len(ranks) > 2 and ranks == list(range(ranks[0], ranks[-1] + 1)):
         return f"{ranks[0]}-{ranks[-1]}"
     return ranks_text(ranks)
+
+
+def said(ev: Event, limit: int = 120) -> str:
+    """What a line says, for a sentence: its parsed message where there is one (an NCCL WARN's words, not its
+    prefix), else its text, cut at a word past `limit`."""
+    message = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
+    return clip((message or ev.text).strip(), limit)

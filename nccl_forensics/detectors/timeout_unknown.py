@@ -31,8 +31,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, clip, ranks_text
-from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
+from ..model import Confidence, ranks_text
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout, said
 
 _COLLECT = {
     "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
@@ -67,7 +67,7 @@ class TimeoutUnknown(BaseDetector):
         conf = Confidence.LOW
         setup = _setup_failures(ctx)
         if setup:
-            msg += f"; after an NCCL setup failure ({_said(setup[0])}), which the timeouts follow from"
+            msg += f"; after an NCCL setup failure ({said(setup[0], 100)}), which the timeouts follow from"
         yield self.finding(suspects, msg, conf, evidence + setup[:1], fix, cause=not setup)
 
     @staticmethod
@@ -96,7 +96,3 @@ def _setup_failures(ctx: Context):
     return [ev for ev in ctx.events if ev.data.get("category") == "init" and ev.data.get("meaning") == "failure"
             and not ev.data.get("implies")]
 
-
-def _said(ev) -> str:
-    said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
-    return clip((said or ev.text).strip(), 100)

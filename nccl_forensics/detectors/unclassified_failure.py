@@ -39,10 +39,10 @@ Suggested fix:
 from __future__ import annotations
 
 from ..diagnosis.rank_state import refused_nccl_calls
-from ..model import Confidence, clip, shows_failure
+from ..model import Confidence, shows_failure
 from ..sources.catalogue.cuda import refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, said
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
@@ -70,14 +70,14 @@ class UnclassifiedFailure(BaseDetector):
         causes = sorted(st.rank for st in ended if st.cause)
         parts = [f"rank {st.rank} {st.end_detail}" for st in sorted(ended, key=lambda s: (not s.cause, s.rank))[:4]]
         if not parts:
-            parts = [f"{ev.kind.replace('_', ' ')}: {_said(ev)}" for ev in errors[:2]]
+            parts = [f"{ev.kind.replace('_', ' ')}: {said(ev)}" for ev in errors[:2]]
         unhandled = refused_nccl_calls(ctx.events)
         refused = [ev for ev in ctx.events if id(ev) in unhandled or refused_nccl_call(ev.data)]
         msg, fix = "; ".join(parts), _FIX
         if not causes and refused:
-            said = (f"NCCL's own CUDA call was refused for its arguments ({_refused_words(refused)}), as it is on "
-                    "every rank of this setup: no rank is its cause")
-            msg = f"{msg}; {said}" if ended else said
+            refusal = (f"NCCL's own CUDA call was refused for its arguments ({_refused_words(refused)}), as it is on "
+                       "every rank of this setup: no rank is its cause")
+            msg = f"{msg}; {refusal}" if ended else refusal
             fix = _REFUSED_FIX
             errors = refused[:1] + [ev for ev in errors if ev is not refused[0]]
         elif not causes and (usage := [ev for ev in errors if ev.data.get("category") == USAGE_ERROR]):
@@ -86,7 +86,7 @@ class UnclassifiedFailure(BaseDetector):
             fix = _USAGE_FIX
             errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
         elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
-            msg += f"; NCCL's communicator setup failed ({_said(setup[0])}) before any collective could run"
+            msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
             errors = setup[:1] + [ev for ev in errors if ev is not setup[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
@@ -105,8 +105,3 @@ def _refused_words(events) -> str:
             return f"'{text.strip()}'"
     return "its text is below the NCCL error"
 
-
-def _said(ev) -> str:
-    """What the line says: its parsed message where there is one (an NCCL WARN's words, not its prefix)."""
-    said = ev.data.get("message") if isinstance(ev.data.get("message"), str) else None
-    return clip((said or ev.text).strip(), 120)
