@@ -130,7 +130,7 @@ class NetworkError(BaseDetector):
             msg += " — a consequence: another rank failed or timed out first, closing its connections"
         conf = Confidence.MEDIUM if hard else Confidence.LOW
         yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3],
-                           _FIX_P2P if p2p else _FIX, cause=cause)
+                           _FIX_P2P if p2p else _fix(_peer(lead), lead), cause=cause)
 
 
 def _peer(ev) -> str | None:
@@ -150,5 +150,16 @@ _FIX_P2P = ("the GPUs have no peer-to-peer path: run with NCCL_P2P_DISABLE=1 (NC
             "and turn off the custom all-reduce of vLLM/SGLang/TensorRT-LLM (`--disable-custom-all-reduce`) where "
             "they use CUDA IPC; to get P2P back, disable PCIe ACS on the switches (BIOS or `setpci`) and set the "
             "IOMMU to passthrough (`iommu=pt`), then check `nvidia-smi topo -p2p r`.")
-_FIX = ("check the link and host of the peer named above (ibstat, dmesg for link flaps, switch logs); for socket "
-        "errors check firewalls and NCCL_SOCKET_IFNAME; raise NCCL_IB_TIMEOUT on a flaky fabric.")
+_FIX = ("check the link and host of {where} (ibstat, dmesg for link flaps, switch logs); for socket errors check "
+        "firewalls and NCCL_SOCKET_IFNAME; raise NCCL_IB_TIMEOUT on a flaky fabric.")
+
+
+def _fix(peer: str | None, lead) -> str:
+    """The network fix, naming what the line names: its peer, else the host (and device) that reported it."""
+    if peer:
+        where = f"the peer {peer} and of the host that reported it"
+    else:
+        device = lead.data.get("device") if isinstance(lead.data.get("device"), str) else None
+        host = lead.host or "the host that reported it"
+        where = f"{host}{f' ({device})' if device else ''}"
+    return _FIX.format(where=where)

@@ -110,3 +110,13 @@ def test_an_amd_crash_gets_no_nvidia_advice(tmp_path):
     verdict = console_verdict(tmp_path, _AMD_GPU_HANG)
     assert verdict.cls == "dropped_rank" and "ROCm/HIP" in verdict.summary, verdict.summary
     assert "Xid" not in verdict.fix and "amdgpu" in verdict.fix, verdict.fix
+
+
+def test_the_network_fix_names_the_peer_or_else_the_host_that_reported_it(tmp_path):
+    """N401's fix said `the peer named above` on an IB port event that names no peer: it names what the line names."""
+    port = console_verdict(tmp_path, "node7:1234:1240 [0] NCCL WARN NET/IB : Got async event : port error\n")
+    assert port.cls == "network_error", port.summary
+    assert "named above" not in port.fix and "node7" in port.fix, port.fix
+    peer = console_verdict(tmp_path, "node2:88:90 [1] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
+                                     "10.0.0.5<43211> failed : Connection refused\n")
+    assert "10.0.0.5:43211" in peer.fix, peer.fix
