@@ -144,7 +144,7 @@ class DroppedRank(BaseDetector):
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
-            msg = f"{who} died: {clip(first.text.strip(), 160)}"
+            msg = f"{who} died: {clip(first.text.strip(), 160).rstrip('.')}"
         if not ranks:
             msg += "; no line says which rank it was"
         conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nccl_forensics.model import clip
+from nccl_forensics.model import Event, clip
 from nccl_forensics.outputs.diagnosis_terminal import verdict_panel
 from nccl_forensics.outputs.display import fr_entry
-from nccl_forensics.pipeline.reduce import diagnose
+from nccl_forensics.pipeline.reduce import diagnose, diagnose_events
 
 from .consoles import PROGRESS, console_verdict
 
@@ -120,3 +120,11 @@ def test_the_network_fix_names_the_peer_or_else_the_host_that_reported_it(tmp_pa
     peer = console_verdict(tmp_path, "node2:88:90 [1] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to "
                                      "10.0.0.5<43211> failed : Connection refused\n")
     assert "10.0.0.5:43211" in peer.fix, peer.fix
+
+
+def test_a_death_line_s_own_full_stop_does_not_meet_the_next_clause():
+    """`…fallen off the bus.; no line says which rank` read as two stops: the quoted line's own is dropped."""
+    ev = Event(kind="xid", source="kernel", file="dmesg.log", line=3, text="NVRM: GPU 0000:3b:00.0: GPU has fallen off "
+               "the bus.", data={"meaning": "failure", "implies": "dropped_rank", "message_id": "kernel.gpu_off_bus"})
+    summary = diagnose_events([ev]).verdict.summary
+    assert ".;" not in summary, summary
