@@ -135,8 +135,9 @@ class DroppedRank(BaseDetector):
             return
         ranks = sorted({r for ev in died for r in _ranks_named(ev)})
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
-        # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE)
-        first = (signalled or sorted(died, key=lambda ev: bool(ev.data.get("ranks_at_fault"))))[0]
+        # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE),
+        # an Xid's words before its register dump
+        first = (signalled or sorted(died, key=lambda ev: (bool(ev.data.get("ranks_at_fault")), _registers(ev))))[0]
         who = f"rank {ranks_text(ranks)}" if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")
@@ -144,7 +145,7 @@ class DroppedRank(BaseDetector):
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
-            msg = f"{who} died: {clip(first.text.strip(), 160).rstrip('.')}"
+            msg = f"{who} died: {_death_said(first)}"
         if not ranks:
             msg += "; no line says which rank it was"
         conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW
@@ -298,6 +299,24 @@ _FIX_REPORTED_AMD = ("find that process's own output (its rank's log, `dmesg` on
 def _ranks_named(ev: Event) -> list[int]:
     """The ranks a death line names: its own, or those it lists as the dead (NCCL RAS's missing ranks)."""
     return ev.data.get("ranks_at_fault") or ([ev.rank] if ev.rank is not None else [])
+
+
+def _death_said(ev: Event) -> str:
+    """What a line that reports a death says, for a sentence: an Xid as the driver's report (its code, GPU and words,
+    not the syslog stamp and host before them), any other line as it reads."""
+    data = ev.data
+    if ev.kind == "xid" and data.get("xid") is not None:
+        gpu = f" on GPU {data['bus_id']}" if data.get("bus_id") else ""
+        pid = f", pid {data['pid']}" if str(data.get("pid") or "").isdigit() else ""
+        reason = clip(str(data.get("reason") or "").strip().rstrip(".,"), 120)
+        return f"the NVIDIA driver reported Xid {data['xid']}{gpu}" + (f" ({reason}{pid})" if reason or pid else "")
+    return clip(ev.text.strip(), 160).rstrip(".")
+
+
+def _registers(ev: Event) -> bool:
+    """Is this Xid line the driver's register dump of an exception (`Graphics Exception: ESR 0x...=0x...`), which
+    the lines after it put in words?"""
+    return ev.kind == "xid" and "ESR 0x" in str(ev.data.get("reason") or "")
 
 
 def _crash_signal(data: dict) -> bool:
