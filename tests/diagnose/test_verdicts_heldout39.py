@@ -1,5 +1,5 @@
 """Held-out set 39: consoles of 2025-2026 training stacks (TRL, torchtitan, NeMo-RL, Megatron-Bridge, nanotron,
-OpenRLHF, LLaMA-Factory, DeepSpeed; NCCL 2.23 - 2.29 on H100/H200). One verdict test per case, then the families it
+OpenRLHF, LLaMA-Factory with Unsloth, DeepSpeed; NCCL 2.23 - 2.29 on H100/H200). One verdict test per case, then the families it
 missed or said wrong, each in the forms it arrives in:
 
 - vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp CUDA_CHECK) prints a failed cuMem* call as
@@ -79,6 +79,8 @@ CASES = [
     ("pytorch/pytorch#178085", ("unclassified_failure", "dropped_rank"), None,
      "[rank3]: self.reducer = dist.Reducer(\n"
      "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered"),
+    ("hiyouga/LlamaFactory#8113", "unclassified_failure", None,
+     "[rank0]:     patch_trl_rl_trainers()\n[rank0]: RuntimeError: No backend type associated with device type cpu"),
     # the runs that did not fail
     ("pytorch/torchtitan#1232", ("none", "inconclusive"), None,
      "[rank0]:[titan] 2025-05-28 21:14:39,054 - root - INFO - step:  2  loss: -1.0000  memory: 42.78GiB(54.06%)  "
@@ -92,6 +94,11 @@ CASES = [
      "barrier as devices used by this process are currently unknown. This can potentially cause a hang if this rank "
      "to GPU mapping is incorrect. Specify device_ids in barrier() to force use of a particular device, or call "
      "init_process_group() with a device_id."),
+    ("bmaltais/kohya_ss#3260", ("none", "inconclusive"), None,
+     "accelerator device: cuda:1\n"
+     "[rank1]:[W529 23:30:43.921166898 ProcessGroupNCCL.cpp:4715] [PG ID 0 PG GUID 0 Rank 1]  using GPU 1 as device "
+     "used by this process is currently unknown. This can potentially cause a hang if this rank to GPU mapping is "
+     "incorrect. You can pecify device_id in init_process_group() to force use of a particular device."),
 ]
 
 
