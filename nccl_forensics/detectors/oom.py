@@ -37,6 +37,10 @@ def _mib(nbytes) -> str:
     return f"{nbytes / 2 ** 20:.1f} MiB" if isinstance(nbytes, (int, float)) else "an unknown amount"
 
 
+# the catalogue's oom_kind values that are not the name of a memory (the entry that read them, not what ran out)
+_MEMORY_NAMES = {"cuda_error": "cuda", "cpu_allocator": "host"}
+
+
 class OutOfMemory(BaseDetector):
     code, name, cls = "M301", "oom", "oom"
     needs = ("oom", "errors")
@@ -63,7 +67,8 @@ class OutOfMemory(BaseDetector):
             need = _mib(d.get("requested_bytes"))
             gpu = f" on GPU {d.get('gpu')}" if d.get("gpu") is not None else ""
             who = f"rank {ev.rank}" if ev.rank is not None else "a process (no line names its rank)"
-            msg = f"{who} ran out of {d.get('oom_kind')} memory{gpu}: it tried to allocate {need}"
+            memory = _MEMORY_NAMES.get(str(d.get("oom_kind")), d.get("oom_kind"))
+            msg = f"{who} ran out of {memory} memory{gpu}: it tried to allocate {need}"
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
             yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _FIX)

@@ -20,9 +20,11 @@ Example:
     → ``unclassified_failure: ranks 1, 2 were terminated by torchrun after another rank failed; the first
     failure is not in the evidence``.
 
-    A CUDA call NCCL made that the runtime refused for its arguments (``Cuda failure 'invalid argument'``)
-    is said as such: every rank with that setup makes the same call, so it names no rank, and its fix is the
-    setup's (driver, NCCL build, NCCL's memory settings). So is a usage or setup error of the distributed API
+    A CUDA call NCCL made that the runtime refused for its arguments (``Cuda failure 'invalid argument'``) or
+    for the state of a resource it needs (``Cuda failure 401 'the operation cannot be performed in the present
+    state'``: NVLS on a node whose Fabric Manager is not ready) is said as such: every rank with that setup makes
+    the same call, so it names no rank, and its fix is the setup's (driver, NCCL build, NCCL's memory settings; the
+    Fabric Manager for a call of NCCL's NVLS transport). So is a usage or setup error of the distributed API
     (``Default process group has not been initialized``, ``No backend type associated with device type cpu``, an
     env:// rendezvous with no ``MASTER_ADDR``, a DeviceMesh larger than the world): every rank raises it, no rank is
     its cause.
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, shows_failure
-from ..sources.catalogue.cuda import refused_nccl_call
+from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context, said
 
@@ -54,6 +56,10 @@ _REFUSED_FIX = ("a setup that every rank shares: check that the driver supports 
                 "(nvidia-smi or rocm-smi; NCCL's `cudaDriverVersion` line), rerun with NCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the refused call, and try NCCL_CUMEM_ENABLE=0 (NCCL's cuMem "
                 "allocation) or another NCCL build.")
+# NCCL's refused call was in its NVLS transport (transport/nvls.cc: the cuMulticast* calls of NVLink SHARP)
+_NVLS_FIX = ("the node's NVLink SHARP (NVLS) setup: check the Fabric Manager and the NVSwitches (nvidia-smi -q's "
+             "Fabric state, the nvidia-fabricmanager service; reset the GPUs or reboot after a Fabric Manager "
+             "restart), or run with NCCL_NVLS_ENABLE=0 to go on without NVLS.")
 
 
 class UnclassifiedFailure(BaseDetector):
@@ -75,10 +81,12 @@ class UnclassifiedFailure(BaseDetector):
         refused = [ev for ev in ctx.events if id(ev) in unhandled or refused_nccl_call(ev.data)]
         msg, fix = "; ".join(parts), _FIX
         if not causes and refused:
-            refusal = (f"NCCL's own CUDA call was refused for its arguments ({_refused_words(refused)}), as it is on "
-                       "every rank of this setup: no rank is its cause")
+            words = _refused_words(refused)
+            why = "for the state of a resource it needs" if refused_for_state(words) else "for its arguments"
+            refusal = (f"NCCL's own CUDA call was refused {why} ({words}), as it is on every rank of this setup: no "
+                       "rank is its cause")
             msg = f"{msg}; {refusal}" if ended else refusal
-            fix = _REFUSED_FIX
+            fix = _NVLS_FIX if any(map(_in_nvls, refused)) else _REFUSED_FIX
             errors = refused[:1] + [ev for ev in errors if ev is not refused[0]]
         elif not causes and (usage := [ev for ev in errors if ev.data.get("category") == USAGE_ERROR]):
             msg += ("; the distributed API refused the program or its launch (a usage or setup error that every rank "
@@ -87,12 +95,18 @@ class UnclassifiedFailure(BaseDetector):
             errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
         elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
             msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
+            fix = _NVLS_FIX if _in_nvls(setup[0]) else fix
             errors = setup[:1] + [ev for ev in errors if ev is not setup[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
         yield self.finding(causes, msg, conf, evidence, fix)
+
+
+def _in_nvls(ev) -> bool:
+    """Is this NCCL line from its NVLS transport (transport/nvls.cc, or a catalogue entry of it)?"""
+    return "nvls" in str(ev.data.get("src_file") or "") or str(ev.data.get("message_id") or "").startswith("nccl.nvls")
 
 
 def _refused_words(events) -> str:

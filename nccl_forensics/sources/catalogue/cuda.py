@@ -64,6 +64,11 @@ PEER_UNSUPPORTED = ("peer access is not supported between these two devices",)
 # same answer. Such a line shows a failure, not a rank that died of its own, nor a class.
 CALL_REJECTED = ("invalid argument", "invalid pitch argument", "invalid device symbol", "invalid device pointer",
                  "invalid copy direction for memcpy", "invalid resource handle", "operation not supported")
+# cudaGetErrorString's text of a call the runtime refused because a resource it needs is not in a state to do it
+# (cudaErrorIllegalState 401, CUDA_ERROR_ILLEGAL_STATE to cuGetErrorString): returned by that call, not sticky. Under
+# NCCL's CUDACHECK it is the NVLS setup's cuMulticast* calls on a node whose Fabric Manager or NVSwitches are not in a
+# state to serve them (transport/nvls.cc), the same for every rank of that node: a refusal, as CALL_REJECTED's are.
+CALL_IN_WRONG_STATE = ("the operation cannot be performed in the present state",)
 # cudaGetErrorString texts that say this process got no GPU to work on (cudaErrorInvalidDevice 101 `invalid device
 # ordinal`: a device index at or past the visible count, e.g. more local ranks than GPUs or a CUDA_VISIBLE_DEVICES that
 # hides them; cudaErrorDevicesUnavailable 46: GPUs in exclusive-process mode already held, the text CUDA 10+ prints and
@@ -97,12 +102,19 @@ def reason_class(reason: str | None, message_id: str | None = None) -> dict[str,
 
 def rejected_call(text: str | None) -> bool:
     """Is this cudaGetErrorString text (or a text quoting it: `Cuda failure 1 'invalid argument'`) a call the runtime
-    refused for its arguments (CALL_REJECTED)?"""
+    refused, for its arguments (CALL_REJECTED) or for the state of a resource it needs (CALL_IN_WRONG_STATE)?"""
     words = (text or "").strip().lower()
     if "'" in words:                          # NCCL's `Cuda failure [N] '<text>'`: the quoted words
         words = words.split("'")[1]
     words = words.strip().rstrip(".:").strip()
-    return any(words == t or words.startswith(t + " ") for t in CALL_REJECTED)
+    return any(words == t or words.startswith(t + " ") for t in CALL_REJECTED + CALL_IN_WRONG_STATE)
+
+
+def refused_for_state(text: str | None) -> bool:
+    """Does this cudaGetErrorString text (or a text quoting it) say the call was refused for the state of a resource
+    it needs (CALL_IN_WRONG_STATE), not for its arguments?"""
+    words = (text or "").lower()
+    return any(t in words for t in CALL_IN_WRONG_STATE)
 
 
 def refused_nccl_call(data: dict) -> bool:

@@ -9,7 +9,7 @@ src/host/init (NVSHMEMI_ERROR_PRINT: `<file>:<line>: non-zero status: <n> <words
 megatron/core/{parallel_state.py, distributed/param_and_grad_buffer.py, rerun_state_machine.py},
 NVIDIA/nvidia-resiliency-ext straggler/, deepspeedai/DeepSpeed deepspeed/runtime/fp16/loss_scaler.py,
 NVIDIA/TransformerEngine transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT),
-vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py}, ray-project/ray
+vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py} and csrc/cumem_allocator.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
@@ -111,6 +111,19 @@ MESSAGES = [
       "vllm:vllm/v1/executor/multiproc_executor.py:start_worker_monitor, ray_executor_v2.py",
       "ERROR 11-26 16:54:45 [multiproc_executor.py:123] Worker proc VllmWorker-1 died unexpectedly, shutting down "
       "executor.", "Worker proc VllmWorker-1 died unexpectedly", anchor="died unexpectedly"),
+    # ---- vLLM's sleep-mode allocator (csrc/cumem_allocator.cpp CUDA_CHECK): a cuMem* call failed; it prints
+    # `CUDA Error: <cuGetErrorString> at <file>:<line>` to stderr and python_create_and_map / python_unmap_and_release
+    # raise it as RuntimeError (wake_up, sleep). ROCm builds print the same through the hip compat header
+    M("vllm.cumem_out_of_memory",
+      (r"CUDA Error: out of memory", r" at (?P<src_file>\S+):(?P<src_line>\d+)"),
+      "oom", "failure", "oom", "vLLM 0.7+ (sleep mode)", "vllm:csrc/cumem_allocator.cpp:CUDA_CHECK",
+      "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+      "CUDA Error: out of memory", data={"oom_kind": "cuda"}, anchor="CUDA Error: out of memory"),
+    M("vllm.cumem_cuda_error",
+      r"CUDA Error: (?!out of memory)(?P<reason>[a-z][^\n]*?) at (?P<src_file>\S*cumem_allocator\.cpp):(?P<src_line>\d+)",
+      "cuda_error", "failure", None, "vLLM 0.7+ (sleep mode)", "vllm:csrc/cumem_allocator.cpp:CUDA_CHECK",
+      "RuntimeError: CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:118",
+      "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:118", anchor="cumem_allocator.cpp:"),
     # (Ray's node marked dead is launchers.py's ray.node_marked_dead)
     # ---- Abseil's failure signal handler (Ray's workers install it: vLLM/SGLang Ray workers, RLHF actors; also any
     # gRPC/absl binary): its first line names the signal the process received, then `PC: @ ...` and the frames. Ray
