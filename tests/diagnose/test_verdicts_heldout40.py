@@ -11,6 +11,9 @@ container, P2P not enabled, and logs that show no failure. One verdict test per 
   mca_btl_tcp_endpoint_complete_connect] connect() to A failed: Connection refused (111)`): the network's. Its
   `received unexpected process identifier` (1.2 - 5.x) means another process answered at the peer's address, an
   address several hosts carry (docker0's 172.17.0.1): the interface choice (N402).
+- Hosts whose NCCL loads an external net plugin (HPC-X's `Plugin Path : .../libnccl-net.so`, `Loaded net plugin X`)
+  while others run NCCL's own (`Using internal network plugin`), or that use another network (`Using network IB` on
+  some, `Socket` on others), cannot connect: V501 reads it in diagnose, as topology check G008 did alone.
 """
 from __future__ import annotations
 
@@ -105,6 +108,9 @@ CASES = [
      "e53b7da88fea:2494:2756 [1] NCCL INFO comm 0x7f2bd8406d50 rank 1 nranks 4\n"
      "e53b7da88fea:2494:2756 [1] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
      "e53b7da88fea:2494:2756 [1] NCCL INFO NET : Using interface eth0:3.10.11.7<0>"),
+    ("NVIDIA/nccl#1634", "version_mismatch", None,
+     "HGX-H100-11:18226:18274 [5] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.\n"
+     "HGX-H100-04:589474:589541 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so"),
     ("NVIDIA/nccl-tests#117", ("inconclusive",), None,
      "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 validation: 1 \n"
      "#   Rank  0 Pid 871210 on 4090-INSTALL device  0 [0x01] NVIDIA GeForce RTX 4090\n"
@@ -182,3 +188,33 @@ def test_another_process_at_the_peers_address_is_the_interface_choice(line, got,
     assert hit.fields["got"] == got
     verdict = console_verdict(tmp_path, line, progress=PROGRESS)
     assert verdict.cls == "nic_misselection" and "docker0" in verdict.summary
+
+
+# ---- the network stack NCCL runs differs across hosts
+def _two_hosts(first: str, second: str) -> str:
+    return f"node-a:101:101 [0] NCCL INFO {first}\nnode-b:202:202 [0] NCCL INFO {second}\n"
+
+
+@pytest.mark.parametrize("first,second,words", [
+    ("NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+     "NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)", "net plugins differ"),
+    ("NET/Plugin : No plugin found (libnccl-net.so), using internal implementation",
+     "Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so", "net plugins differ"),
+    ("Using network IB", "Using network Socket", "networks differ"),
+])
+def test_hosts_on_different_network_stacks_are_a_mismatch(first, second, words, tmp_path):
+    verdict = console_verdict(tmp_path, _two_hosts(first, second), progress="")
+    assert verdict.cls == "version_mismatch" and words in verdict.summary
+
+
+@pytest.mark.parametrize("first,second", [
+    ("Initialized NET plugin IB", "NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin."),
+    ("Using network IB", "Using network IB"),
+])
+def test_one_network_stack_on_every_host_is_no_mismatch(first, second, tmp_path):
+    assert console_verdict(tmp_path, _two_hosts(first, second), progress="").cls != "version_mismatch"
+
+
+def test_one_host_with_two_networks_is_no_mismatch(tmp_path):
+    text = "node-a:101:101 [0] NCCL INFO Using network IB\nnode-a:102:102 [1] NCCL INFO Using network Socket\n"
+    assert console_verdict(tmp_path, text, progress="").cls != "version_mismatch"
