@@ -34,7 +34,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "errors": {"gloo_error", "warn", "dist_backend_error", "error_trace", "traceback", "cuda_error", "nccl_error",
                "cpp_terminate", "signal_report", "xid", "fingerprint_mismatch"},
     "nccl_init": {"bootstrap", "net_socket", "net_ib", "net_using"},
-    "versions": {"nccl_version", "fr_dump"},
+    "versions": {"nccl_version", "fr_dump", "net_plugin", "net_using"},
     "failures": None,                    # any line that shows a failure (model.shows_failure)
     "anything": None,                    # the health rule reads whatever there is
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",

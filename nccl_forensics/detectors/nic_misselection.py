@@ -9,7 +9,9 @@ What it detects:
     when no other interface is up or NCCL_SOCKET_IFNAME names it: src/misc/socket.cc ncclFindInterfaces tries
     ib*, then all but docker/lo, then docker, then lo) or IPv6 link-local (``Connect to fe80::…%enP7906s1<51577>
     failed``: an interface with no routable address); and torch's Gloo device falling back to loopback (``Using
-    the loopback address as fallback``) in a job whose Gloo mesh then failed to connect.
+    the loopback address as fallback``) in a job whose Gloo mesh then failed to connect. And Open MPI's TCP
+    BTL reaching another process than the expected one at a peer's address (``received unexpected process
+    identifier``): an address several hosts carry, such as docker0's 172.17.0.1 or virbr0's 192.168.122.1.
 
 Why it hangs or dies:
     Ranks on other hosts cannot reach a loopback or container-bridge address: init hangs in bootstrap,
@@ -47,6 +49,7 @@ _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|c
 # IPv6 link-local (fe80::/10): an address whose scope is one link, that a peer's socket address carries with the
 # *sender's* interface index (NCCL's ncclSocketAddress is the raw sockaddr_in6, sin6_scope_id included)
 _LINK_LOCAL = re.compile(r"^\[?fe[89ab][0-9a-f]?:", re.I)
+_SHARED = "shared_address"   # the catalogue's category for an address that reached another process than the peer
 
 
 class NicMisselection(BaseDetector):
@@ -55,6 +58,7 @@ class NicMisselection(BaseDetector):
 
     def check(self, ctx: Context):
         yield from self._no_interface(ctx)
+        yield from self._shared_address(ctx)
         yield from self._gloo_loopback(ctx)
         picked = list(self._picked(ctx))
         yield from picked or self._channels_over_virtual(ctx)
@@ -84,7 +88,7 @@ class NicMisselection(BaseDetector):
 
     def _no_interface(self, ctx: Context):
         hits = [ev for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback", "gloo_error")
-                if ev.data.get("implies") == "nic_misselection"]
+                if ev.data.get("implies") == "nic_misselection" and ev.data.get("category") != _SHARED]
         if not hits:
             return
         named = sorted({str(ev.data.get("value")) for ev in ctx.of("env")
@@ -97,6 +101,24 @@ class NicMisselection(BaseDetector):
         fix = ("set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to an interface that exists and connects the nodes on "
                "every host (`ip -br addr`), or unset it to let NCCL choose; a prefix like `eth` matches eth0, eth1…")
         yield self.finding(ranks, msg, Confidence.HIGH, hits[:3] + ctx.of("env")[:1], fix)
+
+    def _shared_address(self, ctx: Context):
+        """Open MPI's TCP BTL connected to a peer's advertised address and met another process there: the address is
+        not that peer's alone (a bridge address every host carries), so MPI's traffic took the wrong interface."""
+        hits = [ev for ev in ctx.of("warn") if ev.data.get("category") == _SHARED]
+        if not hits:
+            return
+        ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+        got = hits[0].data.get("got")
+        refused = [ev for ev in ctx.of("warn") if ev.data.get("message_id") == "ompi.btl_tcp_connect_errno"]
+        msg = ("Open MPI's TCP transport met another process" + (f" ({got})" if got else "") + " than the expected "
+               "peer at that peer's address" + (f", and its connect() to {refused[0].data.get('peer')} failed "
+               f"({refused[0].data.get('reason')})" if refused else "") + ": an address several hosts carry, as a "
+               "docker0 or virbr0 bridge does, not the peer's own")
+        fix = ("exclude the bridges from MPI's TCP transport (`--mca btl_tcp_if_exclude lo,docker0,virbr0` or "
+               "`--mca btl_tcp_if_include <the nodes' interface>`, and the same for oob_tcp), and set "
+               "NCCL_SOCKET_IFNAME to that interface")
+        yield self.finding(ranks, msg, Confidence.HIGH, hits[:2] + refused[:1], fix)
 
     def _unreachable_peer(self, ctx: Context):
         """An NCCL connect that failed to a peer address other hosts cannot reach: loopback (the peer bootstrapped

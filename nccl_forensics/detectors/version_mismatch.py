@@ -8,7 +8,10 @@ What it detects:
     '...'``, nccl-tests' and vLLM's CUDACHECK, torch < 1.0's THCudaCheck): ``CUDA driver version is insufficient for
     CUDA runtime version`` and its kin (a driver older than the build) or ``no kernel image is available for
     execution on the device`` / ``the provided PTX was compiled with an unsupported toolchain`` (a build without
-    code for this GPU), read by the message catalogue (sources/catalogue/cuda.py ``reason_class``).
+    code for this GPU), read by the message catalogue (sources/catalogue/cuda.py ``reason_class``). And hosts whose
+    NCCL runs another network stack than the others': ``Using network IB`` on some and ``Using network Socket`` on
+    others, or an external net plugin loaded on some (``Loaded net plugin ...``, HPC-X's ``Plugin Path : ...``) and
+    NCCL's own on others (``Using internal network plugin``), the rule of topology check G008.
 
 Why it hangs or dies:
     NCCL's wire protocol and algorithm choices change between releases: mixed versions can fail at init,
@@ -33,7 +36,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.versions import by_version
+from ..diagnosis.versions import by_version, net_plugins, networks
 from ..model import Confidence, clip, ranks_phrase
 from .base import BaseDetector, Context
 
@@ -60,6 +63,24 @@ class VersionMismatch(BaseDetector):
             conf = Confidence.HIGH if kind == "nccl_version" else Confidence.MEDIUM
             yield self.finding(ranks, msg, conf, evidence, f"run one {label} version everywhere: use one image/"
                                f"environment on every node (most ranks run {versions[0]}).")
+        yield from self._net_stack(ctx)
+
+    def _net_stack(self, ctx: Context):
+        """Hosts whose NCCL talks another network, or through another net plugin, than the others': their ranks
+        cannot connect to the rest (init or the first collective hangs), the same as a version apart."""
+        for label, pairs in (("networks", networks(ctx.of("net_using"))),
+                             ("net plugins", net_plugins(ctx.of("net_plugin", "nccl_info")))):
+            groups = by_version(pairs)
+            if len(groups) < 2 or len({ev.host for _, evs in groups for ev in evs}) < 2:
+                continue
+            odd = [ev for _, evs in groups[1:] for ev in evs]
+            ranks = sorted({ev.rank for ev in odd if ev.rank is not None})
+            parts = [f"{value} on {', '.join(sorted({str(ev.host) for ev in evs}))}" for value, evs in groups]
+            yield self.finding(ranks, f"NCCL {label} differ across hosts: " + "; ".join(parts), Confidence.MEDIUM,
+                               [evs[0] for _, evs in groups], "give every node the same NCCL network stack: the same "
+                               "NCCL_NET / NCCL_NET_PLUGIN and the same plugin library (one image, one "
+                               "LD_LIBRARY_PATH) on every host.")
+            return
 
     def _cuda_mismatch(self, ctx: Context):
         """The CUDA runtime said the driver is older than the build, or the build has no code for this GPU: every

@@ -820,6 +820,26 @@ MESSAGES = [
       "warn", "failure", "network_error", "Open MPI 3.0 - 5.x", "ompi:opal/mca/btl/tcp/help-mpi-btl-tcp.txt:client connect fail",
       "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This",
       "WARNING: Open MPI failed to TCP connect to a peer MPI process", anchor="failed to TCP connect to a peer"),
+    # the TCP BTL's own error lines (BTL_ERROR: `[host][[jobid,vpid],rank][btl_tcp_endpoint.c:line:function] `):
+    # before 3.0 a failed connect() printed its errno (3.0+ print the help text above); and a connection whose
+    # handshake names another process than the one expected at that address (1.2 - 4.x; 5.x adds `: got X expected
+    # Y`): the address is not the peer's alone, one that several hosts carry (docker0's 172.17.0.1, virbr0's
+    # 192.168.122.1), so the job's traffic was routed by an interface the hosts do not share
+    M("ompi.btl_tcp_connect_errno",
+      (r"btl_tcp_endpoint\.c:\d+:\w+\] connect\(\) to (?P<peer>\S+) failed", r": (?P<reason>[A-Za-z][\w ]*\w)",
+       r" \((?P<errno>\d+)\)"),
+      "warn", "failure", "network_error", "Open MPI 1.3 - 2.x", "ompi:opal/mca/btl/tcp/btl_tcp_endpoint.c:"
+      "mca_btl_tcp_endpoint_complete_connect (ompi/mca/btl/tcp before 2.0)",
+      "[node-1][[38971,1],2][btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() to 172.17.0.1 "
+      "failed: Connection refused (111)", "btl_tcp_endpoint.c:796:mca_btl_tcp_endpoint_complete_connect] connect() "
+      "to 172.17.0.1 failed", data={"category": "socket"}, anchor="btl_tcp_endpoint.c:"),
+    M("ompi.btl_tcp_unexpected_peer",
+      (r"received unexpected process identifier", r":? (?:got )?(?P<got>\[\[?\d+,\d+\],\d+\]|\S+)"),
+      "warn", "failure", "nic_misselection", "Open MPI 1.2 - 5.x (`: got %s expected %s` 5.x)",
+      "ompi:opal/mca/btl/tcp/btl_tcp_endpoint.c:mca_btl_tcp_endpoint_recv_connect_ack (ompi/mca/btl/tcp before 2.0)",
+      "[node-1][[39817,1],2][btl_tcp_endpoint.c:638:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected "
+      "process identifier [[39817,1],3]", "received unexpected process identifier",
+      data={"category": "shared_address"}, anchor="unexpected process identifier"),
     # mpirun could not start its daemons on the other hosts (ORTE's launch help text, as pasted from 1.6 to 4.x; the
     # help file itself not read here, and PRRTE's renamed `PRTE was ...` is the same text's assumed form): the remote
     # launch (ssh, the daemon's path or libraries, a firewall) failed before any rank ran

@@ -224,11 +224,18 @@ MESSAGES = [
       "NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
       "Your program may be hanging, this may be caused by a collective mismatch", data={"category": "other"},
       anchor="Your program may be hanging"),
+    # the bootstrap's own exchanges (bootstrap.cc socketRecv / socketSendRecv, 2.4+; 2.3's ncclSocketIrecv, which
+    # the bootstrap used too): each side sends a size NCCL's build fixes (peer info, ring and proxy addresses), so a
+    # larger one is no tensor of the program's but the two ends disagreeing on NCCL's own messages: ranks on
+    # different NCCL builds (V501 reads their versions), another process on the port, or an NCCL bug (2.19 - 2.20
+    # on some clusters). 2.29+ print the two sizes of a double exchange (`received 8,4 bytes instead of 4,4`)
     M("nccl.message_truncated",
-      (r"Message truncated ?: received (?P<received_bytes>\d+) bytes", r" instead of (?P<expected_bytes>\d+)"),
-      "warn", "failure", "shape_mismatch", "2.3 - 2.30", "nccl:src/transport/net_socket.cc / net_ib.cc",
-      "NCCL WARN Message truncated : received 4096 bytes instead of 2048", "Message truncated : received 4096 bytes",
-      data={"category": "other"}, anchor="Message truncated"),
+      (r"Message truncated ?: received (?P<received_bytes>\d+)(?:,\d+)? bytes",
+       r" instead of (?P<expected_bytes>\d+)(?:,\d+)?"),
+      "warn", "failure", None, "2.3 (net_socket.cu ncclSocketIrecv), 2.4 - 2.30 (bootstrap.cc; `%d,%d` form 2.29+)",
+      "nccl:src/bootstrap.cc:socketRecv / socketSendRecv / socketDoubleSendRecv (bootstrapNetRecv 2.4 - 2.18)",
+      "bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4",
+      "Message truncated : received 256 bytes", data={"category": "bootstrap"}, anchor="Message truncated"),
     # ---- device memory
     M("nccl.cuda_oom",
       r"Cuda failure(?: \d+)? '(?:out of memory|hipErrorOutOfMemory)'",   # RCCL with HIP < 5 printed the name
