@@ -15,8 +15,9 @@ Why it hangs or dies:
 
 Evidence it needs:
     torchrun's failure summary (exitcode/signal per rank), error.json, tracebacks, faulthandler output,
-    a flight-recorder dump missing for one rank, or NCCL's RAS report (``ncclras``, 2.24+): its DEAD processes and
-    the ranks the job-wide communicator misses from them.
+    a flight-recorder dump missing for one rank, or NCCL's RAS report (``ncclras``, 2.24+; ``-f json``, 2.28.7+): its
+    DEAD processes and the ranks the job-wide communicator misses from them. RAS's INFO line ``RAS declaring peer
+    <addr> as DEAD`` counts only beside a hang (a peer that exited cleanly is declared dead too), and names no rank.
 
 Example:
     ``ncclf diagnose sample_logs/bundles/real-dropped-rank`` →
@@ -43,7 +44,7 @@ from ..diagnosis.rank_state import (
 )
 from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
 from ..sources.catalogue.cuda import from_amd_runtime
-from .base import BaseDetector, Context
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
 _CAUSES: dict[str | None, str] = {      # RankState.end -> what happened
     "killed": "was killed by {signal}{code}", "crashed": "crashed: {detail}",
@@ -130,6 +131,7 @@ class DroppedRank(BaseDetector):
         without a rank: the death is certain, only its rank is unknown."""
         died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in consequences and (
             ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
+        died = died or _peers_gone_in_a_hang(ctx)
         if not died:
             yield from self._lone_exit(ctx)
             return
@@ -328,3 +330,11 @@ def _timer_kills(ctx: Context) -> set[int]:
     reads the overrun)."""
     reaped = timer_reaped_pids(ctx.of("agent_log"))
     return {id(ev) for ev in ctx.of(*_EXIT_KINDS) if reaped and (ev.pid in reaped or ev.data.get("pid") in reaped)}
+
+
+def _peers_gone_in_a_hang(ctx: Context) -> list[Event]:
+    """Lines that alone are no failure but say a peer process went away (NCCL RAS declaring a peer dead: a peer
+    that exited cleanly is declared dead too), once the job hangs: then the peer's going is why the others wait."""
+    hung = any(is_timeout(ev) for ev in ctx.of(*(NEEDS_KINDS["timeouts"] or ())))
+    return [ev for ev in ctx.events if hung and ev.data.get("meaning") == "benign"
+            and ev.data.get("implies") == "dropped_rank"] if hung else []

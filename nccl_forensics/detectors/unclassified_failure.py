@@ -71,6 +71,7 @@ class UnclassifiedFailure(BaseDetector):
         # an error path NCCL recovered from, the store that went away at the job's end
         recovered = ctx.recovered_traces | ctx.store_teardown
         errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS and id(ev) not in recovered]
+        errors.sort(key=lambda ev: ev.data.get("meaning") == "consequence")    # a failure before its consequences
         if not ended and not errors:
             return
         causes = sorted(st.rank for st in ended if st.cause)

@@ -19,7 +19,9 @@ Why it hangs or dies:
     (sequence numbers, timeouts, FR schema).
 
 Evidence it needs:
-    The NCCL version line of each rank (``NCCL_DEBUG=VERSION`` or higher), or FR dumps from each rank.
+    The NCCL version line of each rank (``NCCL_DEBUG=VERSION`` or higher), or FR dumps from each rank. For a build
+    without code for the GPU: the runtime's or a library's own line (HIP's missing code object, rocBLAS's missing
+    Tensile library for the gfx target; hipBLASLt's, which it survives, only once a GPU call of the job then fails).
 
 Example:
     ``ncclf diagnose logs/`` →
@@ -87,6 +89,8 @@ class VersionMismatch(BaseDetector):
         process on that machine fails at its first CUDA call, whichever rank it is."""
         said_so = [ev for ev in ctx.events if ev.data.get("implies") == "version_mismatch"   # one pass over the
                    and ev.data.get("meaning") == "failure"]                                 # events, not one a category
+        if not said_so:
+            said_so = _hints_before_gpu_failure(ctx)
         for category, (what, fix) in _CUDA.items():
             events = [ev for ev in said_so if ev.data.get("category") == category]
             if not events:
@@ -95,6 +99,14 @@ class VersionMismatch(BaseDetector):
             said = events[0].data.get("reason") or events[0].data.get("message") or events[0].text.strip()
             where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
             yield self.finding(ranks, f"{what}{where}: {clip(str(said), 160)}", Confidence.MEDIUM, events[:3], fix)
+
+
+def _hints_before_gpu_failure(ctx: Context) -> list:
+    """A library's benign report that it has no kernels for this GPU (hipBLASLt's `Cannot read` of its Tensile
+    library: it goes on) names the cause once the job then fails in a GPU call (a CUDA/HIP or BLAS error)."""
+    failed = any(ev.kind == "cuda_error" and ev.data.get("meaning") == "failure" for ev in ctx.events)
+    return [ev for ev in ctx.events if failed and ev.data.get("meaning") == "benign"
+            and ev.data.get("implies") == "version_mismatch"]
 
 
 _CUDA = {
@@ -108,4 +120,9 @@ _CUDA = {
                   "install a torch (and extension) build whose architecture list covers this GPU "
                   "(`torch.cuda.get_arch_list()` against `torch.cuda.get_device_capability()`), rebuild custom "
                   "CUDA extensions with TORCH_CUDA_ARCH_LIST set to it, or update the driver when PTX is the cause."),
+    "blas_arch": ("the GPU math library (rocBLAS, hipBLASLt) has no kernels for this GPU's architecture",
+                  "install the ROCm math libraries (or a torch ROCm build) that ship Tensile kernels for this GPU's "
+                  "gfx target (rocBLAS lists the files it found) and point ROCBLAS_TENSILE_LIBPATH / "
+                  "HIPBLASLT_TENSILE_LIBPATH at them if they live elsewhere; for hipBLASLt alone, torch can use "
+                  "hipBLAS instead (TORCH_BLAS_PREFER_HIPBLASLT=0)."),
 }

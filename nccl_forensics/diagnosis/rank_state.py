@@ -107,6 +107,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     after_network: set[int] = set()
     after_network_lines: set[tuple[str, int]] = set()
     machine: set[tuple[str, int]] = set()
+    no_code: set[int] = set()
     refused: set[int] = set()
     setup: set[int] = set()
     if any(ev.kind in _ERROR_KINDS for ev in events):          # what the error events below are read against
@@ -117,8 +118,9 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
         # P2P path), or a catalogue message a failure no rank's death explains (a parallel layout the world size
         # does not divide, a run whose numerics diverged: `implies` unclassified_failure): the traceback raised
         # there is that error, not an exception of the rank's own
+        no_code = _after_no_code_said(events)
         machine = {(ev.file, ev.line) for ev in events if ev.kind == "cuda_error" and names_the_machine(ev.data)
-                   or names_no_death(ev.data)}
+                   or names_no_death(ev.data) or id(ev) in no_code}
         refused = refused_nccl_calls(events)
         setup = setup_failures(events)
     if store_gone is None:
@@ -146,6 +148,9 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 _set_end(st, "comm_error", False, clip(f"{ev.data.get('exc_type') or 'error'}: "
                                                        f"{ev.data.get('message') or ''}", 160), ev)
+                continue
+            if id(ev) in no_code:                 # a library said it has no kernels for this GPU (V501)
+                _set_end(st, "comm_error", False, clip(f"{_gpu_error_label(ev)}: {ev.data.get('message')}", 160), ev)
                 continue
             if id(ev) in refused:
                 _set_end(st, "comm_error", False, "ncclUnhandledCudaError: a CUDA call NCCL made was refused for its "
@@ -449,6 +454,18 @@ def names_no_death(data: dict) -> bool:
     """Whether a line is a catalogue message of a failure that is no process's own death: the job's settings or its
     numerics, on every rank alike (`implies` unclassified_failure)."""
     return data.get("implies") == "unclassified_failure" and data.get("meaning") == "failure"
+
+
+def _after_no_code_said(events: list[Event]) -> set[int]:
+    """The GPU errors (by event id) of a rank whose process's library said it has no kernels for this GPU (hipBLASLt's
+    benign `Cannot read` of its Tensile library, `implies` version_mismatch): the install's, every rank alike (V501),
+    not the rank's own crash. A hint without a rank stands for every rank of its file."""
+    said = {(ev.file, ev.rank) for ev in events
+            if ev.data.get("meaning") == "benign" and ev.data.get("implies") == "version_mismatch"}
+    if not said:
+        return set()
+    return {id(ev) for ev in events if ev.kind == "cuda_error" and ev.data.get("meaning") == "failure"
+            and ((ev.file, ev.rank) in said or (ev.file, None) in said)}
 
 
 def _is_cuda_fault(ev: Event) -> bool:

@@ -32,6 +32,7 @@ from .nccltests import NccltestsParser
 from .pyspy import PyspyParser
 from .pyspy_json import read_pyspy_json
 from .ras import RasParser
+from .ras_json import RasJsonParser
 from .slurm import SlurmParser
 from .torch_log import TorchLogParser
 from .torchrun import TorchrunParser, read_error_json
@@ -68,6 +69,9 @@ _DEBUG_SECTION = re.compile(rb"^=== Rank \d+: \S+ ===$", re.M)   # torch.distrib
 _PICKLE_STARTS = {b"\x80" + bytes([protocol]) for protocol in range(2, 6)}   # PROTO opcode, protocol 2-5
 
 
+# NCCL RAS's JSON client output (ras_json.py): a report's first keys, or a monitor event's
+_RAS_JSON = re.compile(rb'\A\s*\{\s*"nccl_version":\s*"[^"]*",\s*"cuda_runtime_version"'
+                       rb'|"group":\s*"(?:LIFECYCLE|TRACE)",\s*"event":')
 # a JSON document's first bytes: an object's first key (or its end), an array's first value (or its end)
 _JSON_OPEN = re.compile(rb'\{\s*["}]|\[\s*(?:[\[{"\]\d-]|true\b|false\b|null\b)')
 _SPANS_LINES = re.compile(rb":\d+ \(")      # where `_NCCL_HEAD`'s `(function)` part may open (it may cross a newline)
@@ -247,6 +251,8 @@ def _slurm(head: Head) -> str | None:
 
 
 def _console(head: Head) -> str | None:
+    if head.json and _RAS_JSON.search(head.data):
+        return "NCCL RAS client JSON (ncclras -f json)"
     if head.nccl_lines or head.console or head.pyspy_head:
         return "console output"
     if head.name.endswith((".log", ".txt", ".out", ".err")) and _is_text(head.data):
@@ -267,7 +273,7 @@ def _is_text(data: bytes) -> bool:
 # others emitted).
 _TEXT_CHAIN: tuple[type[LineParser], ...] = (
     TracebackParser, TorchLogParser, TorchrunParser, FaulthandlerParser, PyspyParser, KernelParser,
-    SlurmParser, RasParser, FrtraceParser, NccltestsParser, MessageParser,
+    SlurmParser, RasParser, RasJsonParser, FrtraceParser, NccltestsParser, MessageParser,
 )
 
 FORMATS: tuple[Format, ...] = (

@@ -337,7 +337,7 @@ class NcclTransformer(Transformer):
                                "code": None, "errno": None, "thread": None, "message": f"Cuda failure {_s(ch[-1])}"}
 
     def ras(self, ch):
-        return "ras", {"section": None, "message": _s(ch[0]), "ranks": [], "state": None, "comm_hash": None}
+        return "ras", _info_meaning({"section": None, "message": _s(ch[0]), "ranks": [], "state": None, "comm_hash": None})
 
     def old_rank(self, ch):
         return "comm_init", {"phase": "info", "comm_ptr": None, "rank": int(ch[0]), "nranks": int(ch[2]),

@@ -237,6 +237,34 @@ MESSAGES = [
       "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
       "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
+    # rocBLAS (library/src/tensile_host.cpp, TensileHost::initialize) when its Tensile kernel library has no file for
+    # this GPU's architecture (` for GPU arch : gfxN` and the list of the files it has from ROCm 5.x): it then prints
+    # `Could not initialize Tensile host` / `library` and calls rocblas_abort (SIGABRT) at the first GEMM
+    M("cuda.rocblas_tensile_missing",
+      (r"rocBLAS error: Cannot read (?P<path>\S*TensileLibrary\S*?):", r" (?P<os_error>[^\n]+?) for GPU arch : (?P<target>gfx\w+)"),
+      "cuda_error", "failure", "version_mismatch", "ROCm 4 - 7 (rocBLAS)", "rocblas:library/src/tensile_host.cpp",
+      "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU "
+      "arch : gfx1151", "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat:",
+      data={"category": "blas_arch"}, anchor="rocBLAS error: Cannot read "),
+    # hipBLASLt's copy of that code (tensile_host.cpp, `rocblaslt error: Cannot read`, then `Could not load`): it goes
+    # on (its rocblaslt_abort is commented out) and torch falls back or fails later in a hipblasLt call. Alone no
+    # failure; before a GPU library error of the job it says the install has no kernels for this GPU (V501)
+    M("cuda.hipblaslt_library_missing",
+      (r"rocblaslt error: Cannot read \"?(?P<path>[^\s\"]*TensileLibrary\S*?)\"?:", r" (?P<os_error>[^\n]+)"),
+      "cuda_error", "benign", "version_mismatch", "ROCm 6 - 7 (hipBLASLt)",
+      "hipblaslt:library/src/amd_detail/rocblaslt/src/tensile_host.cpp",
+      "rocblaslt error: Cannot read \"/opt/rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1201.dat\": No such file or "
+      "directory", "rocblaslt error: Cannot read", data={"category": "blas_arch"}, anchor="rocblaslt error: Cannot read"),
+    # torch's BLAS checks on ROCm (CUDABlas.cpp hipified: `CUDA error: HIPBLAS_STATUS_... when calling ...`): the
+    # GEMM failed in hipBLAS/hipBLASLt; which ranks is the traceback's
+    M("cuda.hipblas_status",
+      r"HIPBLAS_STATUS_(?P<status_name>EXECUTION_FAILED|INTERNAL_ERROR|NOT_INITIALIZED|ARCH_MISMATCH|INVALID_VALUE|"
+      r"NOT_SUPPORTED|HANDLE_IS_NULLPTR|UNKNOWN)",
+      "cuda_error", "failure", None, "torch 2.0 - 2.13 (ROCm builds)", "pytorch:aten/src/ATen/cuda/CUDABlas.cpp",
+      "RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasLtMatmulAlgoGetHeuristic( ltHandle, "
+      "computeDesc.descriptor(), Adesc.descriptor(), Bdesc.descriptor(), Cdesc.descriptor(), Cdesc.descriptor(), "
+      "preference.descriptor(), 1, &heuristicResult, &returnedResult)`", "HIPBLAS_STATUS_NOT_SUPPORTED",
+      anchor="HIPBLAS_STATUS_"),
     # the later clr's fat-binary loader (hipamd/src/hip_fatbin.cpp, LogPrintfError: printed whatever AMD_LOG_LEVEL,
     # `, value of HIP_FORCE_SPIRV_CODEOBJECT: N` appended where SPIR-V is supported): no code object for this GPU's
     # target; the launch that needs it then fails (invalid device function) or the process crashes

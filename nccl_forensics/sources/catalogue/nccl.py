@@ -93,7 +93,7 @@ def _ib_event_fault(fields: dict) -> dict:
 
 # The entries NCCL prints at INFO level. The NCCL parser reads their lines (an `nccl_info` event, which the
 # catalogue's pass over every line leaves to it) and gives the event the entry's meaning itself.
-INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing"})
+INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing", "nccl.ras_peer_dead"})
 
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
@@ -797,6 +797,15 @@ MESSAGES = [
       "warn", "failure", "version_mismatch", "2.24 - 2.30", "nccl:src/ras/ras.cc:rasMsgHandleConnInit",
       "NCCL WARN NCCL version mismatch with remote peer 10.0.0.4<35621> (local: 22703, remote 22605)",
       "NCCL version mismatch with remote peer", data={"category": "init"}),
+    M("nccl.ras_peer_dead",
+      # RAS (2.24+, logged with NCCL_DEBUG_SUBSYS=RAS or ALL): a peer process unreachable for 60 s (rasnet.cc connect
+      # retry timeout) or reported dead by another (ras.cc rasMsgHandleBCDeadPeer). A peer that exited cleanly is
+      # declared dead too, 60 s after, by a process that outlives it (RAS stops only at process exit, ras.cc
+      # rasTerminate): alone no failure; beside a hang it says a process went away (R201)
+      (r"RAS declaring peer (?P<peer>\S+) as DEAD", r"; rasDeadPeersHash 0x[0-9a-f]+"),
+      "warn", "benign", "dropped_rank", "2.24 - 2.30", "nccl:src/ras/peers.cc:rasPeerDeclareDead",
+      "NCCL INFO RAS declaring peer 10.0.0.4<35621> as DEAD; rasDeadPeersHash 0x3f9e2a11c04b7d65",
+      "RAS declaring peer 10.0.0.4<35621> as DEAD", anchor="RAS declaring peer "),
     # ---- host memory NCCL could not get (include/alloc.h ncclCalloc/ncclRealloc 2.3 - 2.30; misc/utils.cc's
     # ncclMemoryStack aborts the process on a NULL malloc 2.13 - 2.30; the SHM transport's /dev/shm file could not be
     # allocated or mapped: SYSCHECK's `Call to %s failed : %s` in include/shm.h 2.3 - 2.11, where docker's 64 MB
