@@ -10,7 +10,7 @@ import pytest
 
 from nccl_forensics.errors import BadInput, NoEvidence
 from nccl_forensics.model import SourceKind
-from nccl_forensics.sources.discover import discover, sniff
+from nccl_forensics.sources.discover import discover, iter_files, list_files, sniff
 
 NCCL = "node1:12345:12345 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" * 20
 PYSPY = ('Process 4242: python train.py\nPython v3.11.7 (/usr/bin/python3.11)\n\n'
@@ -65,6 +65,24 @@ def test_missing_and_empty_inputs(tmp_path):
         discover([str(tmp_path / "missing")])
     with pytest.raises(NoEvidence):
         discover([str(tmp_path)])
+
+
+def test_list_files_is_iter_files_with_its_errors(tmp_path):
+    """One walk: list_files gives what iter_files yields (sorted, hidden skipped, a link cycle once), and says which
+    path is missing where iter_files passes over it, before any walk."""
+    for name in ("b/rank1.log", "a/rank0.log", ".hidden/rank9.log", "a/.x.log", "one.log"):
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(NCCL)
+    (tmp_path / "b" / "up").symlink_to(tmp_path, target_is_directory=True)
+    paths = [str(tmp_path / "one.log"), str(tmp_path)]
+    assert list_files(paths) == list(iter_files(paths))
+    assert [p.split(str(tmp_path))[1] for p in list_files(paths)] == ["/one.log", "/one.log", "/a/rank0.log",
+                                                                      "/b/rank1.log"]
+    gone = str(tmp_path / "gone")
+    assert list(iter_files([*paths, gone])) == list_files(paths)
+    with pytest.raises(BadInput, match="gone: no such file"):
+        list_files([*paths, gone])
 
 
 def test_directories_are_walked_in_sorted_order_and_hidden_files_skipped(tmp_path):

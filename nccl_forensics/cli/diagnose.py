@@ -41,13 +41,21 @@ def report_context(paths: list[str]) -> dict:
 
 
 @contextmanager
+def _importing():
+    """Around the command's heavy imports: they make only long-lived objects, so the collector's passes over them free
+    nothing (it is off), and numpy's OpenBLAS starts one thread (options.one_blas_thread)."""
+    from ..sources.gc_pause import gc_paused
+    with gc_paused(), one_blas_thread():
+        yield
+
+
+@contextmanager
 def _reduce_loaded(shared):
     """`reduce.diagnose`, imported while `shared`'s workers start, warm up and read the files `pool_for` gave them
     (pandas and the detectors are only the parent's: a 4,096-file job's workers no longer wait for them), and the
     pool, stopped on leaving."""
-    from ..sources.gc_pause import gc_paused
     with shared:
-        with gc_paused(), one_blas_thread():
+        with _importing():
             from ..pipeline.reduce import diagnose
         yield diagnose, shared
 
@@ -88,9 +96,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
       cat rank*.log | ncclf diagnose -
       ncclf diagnose --ray 10.0.0.1:6379 /local/logs      # logs on each node's own disk
     """
-    from ..sources.gc_pause import gc_paused
-    # the imports make only long-lived objects: the collector's passes over them free nothing
-    with gc_paused(), one_blas_thread():
+    with _importing():
         from ..pipeline.map import fr_tail_entries
         from ..pipeline.read import pool_for
 

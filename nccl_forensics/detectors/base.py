@@ -18,7 +18,7 @@ from ..diagnosis.rank_state import (
 )
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure
+from ..model import Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure, shows_health
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS: dict[str, set[str] | None] = {
@@ -124,15 +124,28 @@ class Context:
 
 
     def launcher_success(self) -> list[Event]:
-        """The launchers' lines that say every worker succeeded: torchrun's worker group SUCCEEDED, and DeepSpeed's
-        `Process P exits successfully.` where there is one for every process of the world it stated."""
-        torchrun = [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))]
-        return torchrun + _every_process_exited(self.by_kind.get("launcher_world", []),
-                                                self.by_kind.get("worker_exit", []))
+        """The one answer to "did the whole job succeed?": the lines that say every worker did. A scheduler's or
+        launcher's line for the whole job (the catalogue's `scope: job`: LSF's report, SkyPilot, torchx) comes first,
+        then the other rankless healthy lines (torchrun's worker group success, a whole nccl-tests run; not a
+        `scope: process` line, one process's exit), torchrun's SUCCEEDED, and DeepSpeed's `Process P exits
+        successfully.` where there is one for every process of the world it stated. Only a `scope: job` line covers a
+        job whose world no line states (the health rule)."""
+        return list(self._job_success)
+
+    @cached_property
+    def _job_success(self) -> list[Event]:
+        rankless = [ev for ev in self.events
+                    if ev.rank is None and shows_health(ev) and ev.data.get("scope") != "process"]
+        rankless.sort(key=lambda ev: ev.data.get("scope") != "job")
+        said = {id(ev) for ev in rankless}
+        torchrun = [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))
+                    and id(ev) not in said]
+        return rankless + torchrun + _every_process_exited(self.by_kind.get("launcher_world", []),
+                                                           self.by_kind.get("worker_exit", []))
 
     def completed(self) -> bool:
         """Is there a sign the job finished normally (every rank's last collective completed or its
-        communicator destroyed, or torchrun reported success)?"""
+        communicator destroyed, or `launcher_success`: a line that the whole job succeeded)?"""
         if self.launcher_success():
             return True
         destroyed = {ev.rank for ev in self.by_kind.get("comm_destroy", []) if ev.rank is not None}

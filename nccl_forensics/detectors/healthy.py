@@ -108,9 +108,9 @@ class Healthy(BaseDetector):
 
 
 def job_success(ctx: Context) -> Event | None:
-    """A scheduler's or launcher's line that the whole job succeeded (`scope: job`: LSF's `Successfully completed.`,
-    SkyPilot's and torchx's SUCCEEDED), whatever its size: every rank of it, seen or not, ended well."""
-    return next((ev for ev in ctx.events if ev.data.get("scope") == "job" and shows_health(ev)), None)
+    """The line of `Context.launcher_success` that covers the whole job whatever its size (`scope: job`: LSF's
+    `Successfully completed.`, SkyPilot's and torchx's SUCCEEDED): every rank of it, seen or not, ended well."""
+    return next((ev for ev in ctx.launcher_success() if ev.data.get("scope") == "job"), None)
 
 
 def _world_reasons(ctx: Context, finished: dict[int, Evidence], whole_job: Event | None) -> list[str]:
@@ -144,11 +144,10 @@ def _expected(ctx: Context) -> list[int]:
 
 
 def finished_ranks(ctx: Context) -> dict[int, Evidence]:
-    """Ranks that show they finished: a healthy-meaning line of their own (or of the whole job), communicators
-    destroyed, the launcher's success, every collective their flight recorder enqueued completed."""
+    """Ranks that show they finished: a healthy-meaning line of their own, the whole job's success
+    (`Context.launcher_success`), communicators destroyed, every collective their flight recorder enqueued completed."""
     out: dict[int, Evidence] = {}
-    job = [ev for ev in ctx.events if ev.rank is None and shows_health(ev) and ev.data.get("scope") != "process"]
-    job += ctx.launcher_success()
+    job = ctx.launcher_success()
     if job:
         for rank in _expected(ctx):
             out.setdefault(rank, cite(job[0]))

@@ -30,7 +30,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, clip, ranks_text
+from ..model import Confidence, clip, ranks_phrase, ranks_text
 from .base import BaseDetector, Context
 
 # The classes a line may imply that no dedicated detector reads from the line alone, with the verdict class each
@@ -73,13 +73,12 @@ class ReportedClass(BaseDetector):
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             where = f" (rank {ranks_text(ranks)})" if ranks else ""
-            # a report that lists every rank's value names the ranks that differ from the rest (`odd_ranks`)
-            odd = sorted({r for ev in events for r in ev.data.get("odd_ranks") or ()})
-            if odd:
-                where += f"; rank {', '.join(map(str, odd))} differs from the others"
-            # a report that names the ranks at fault (NCCL RAS: the ranks that sent no data) names the culprits
-            odd = odd or sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
-            finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}: "
+            # a report that names the ranks at fault (a shape report's odd ones, a straggler report's slow ones, NCCL
+            # RAS's that sent no data) names the culprits
+            blamed = sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
+            if blamed:
+                where += f"; it names {ranks_phrase(blamed)}"
+            finding = self.finding(blamed, f"the software reported {_SAYS[cls]}{where}: "
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding

@@ -78,8 +78,6 @@ def _exited_cleanly(ctx: Context) -> bool:
     completed entries: a dump is written while the job runs)."""
     if ctx.launcher_success():
         return True
-    if any(ev.rank is None and shows_health(ev) for ev in ctx.events):
-        return True
     clean = {ev.rank for ev in ctx.events if ev.rank is not None and shows_health(ev)}
     return bool(ctx.world) and clean >= set(ctx.world)
 

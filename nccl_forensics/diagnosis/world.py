@@ -22,6 +22,7 @@ from typing import Iterable
 
 from ..limits import LISTED_RANKS, listed_world
 from ..model import Event, Evidence, Source
+from .rows import nccl_group
 
 _READ_ERRORS = (("permission denied", "unreadable"), ("cannot read", "unreadable"), ("refus", "refused"),
                 ("truncated", "truncated"), ("corrupt", "corrupt"), ("binary", "binary"))
@@ -157,6 +158,25 @@ def _merged(claims: Iterable[Claim]) -> list[Claim]:
 # NCCL's lines that state a communicator's size: its init, and its end (`comm 0x… rank 1 nranks 2 … - Destroy
 # COMPLETE`, Abort, Revoke), which a log cut to its last lines may hold alone
 _COMM_LINES = frozenset({"comm_init", "comm_destroy", "comm_abort", "comm_revoke"})
+
+
+# torch's default process group (every rank's): the timelines name it `0` (the flight recorder's pg_name, the
+# watchdog's PG ID and GUID, rows.watchdog_group)
+WORLD_GROUP = "0"
+
+
+def stated_group_sizes(events: Iterable[Event], groups: Iterable[str], world_size: int | None) -> dict[str, int]:
+    """Each timeline group's size where a line states it: NCCL's `nranks` for its communicator's group, the stated
+    world's for torch's default group. A group no line sizes is left out (its members seen are all that is known)."""
+    groups = set(groups)
+    out = {WORLD_GROUP: world_size} if world_size and WORLD_GROUP in groups else {}
+    for ev in events:
+        comm, size = ev.comm or ev.data.get("comm_id"), ev.data.get("nranks")
+        if ev.kind in _COMM_LINES and comm and isinstance(size, int):
+            name = nccl_group(comm, None, None, None, None)
+            if name in groups:
+                out[name] = max(out.get(name, 0), size)
+    return out
 
 
 def _claims(events: list[Event], sources: Iterable[Source]):

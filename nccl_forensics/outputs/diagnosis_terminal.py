@@ -73,8 +73,9 @@ def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
     for g in shown:
         seq = tl.last_common.get(g)
         what = seq_text(seq) if seq is not None else "no collective recorded (point-to-point only, or none)"
-        size = len(tl.members[g])
-        out.append(f"group {g} ({size} rank{'s' if size != 1 else ''}): {what}"
+        seen, size = len(tl.members[g]), d.group_sizes.get(g, 0)
+        count = f"{seen} of {size} ranks seen" if size > seen else f"{seen} rank{'s' if seen != 1 else ''}"
+        out.append(f"group {g} ({count}): {what}"
                    + {"even": "", "uneven": ", members at different points", "empty": ""}[state[g]])
     if rest:
         uneven = sum(1 for g in rest if state[g] == "uneven")

@@ -31,7 +31,7 @@ from ..diagnosis.rank_state import RankState, rank_states, store_teardown_errors
 from ..diagnosis.rows import RowBuffer, add_event, comm_ids_of
 from ..diagnosis.timeline import Timelines, build_timelines, frame_from_packed, frame_of
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
-from ..diagnosis.world import UNKNOWN_RANK, World, expected_world
+from ..diagnosis.world import UNKNOWN_RANK, World, expected_world, stated_group_sizes
 from ..libc import M_MMAP_THRESHOLD, mallopt
 from ..model import Event, Evidence, Finding, Source, SourceKind
 from ..sources.capture_manifest import MANIFEST_NAME, rank_env
@@ -78,6 +78,7 @@ class Diagnosis:
                                                            # telling first (wavefront.GroupFront.to_dict())
     quiet_groups: int = 0                                  # the other groups: every member at the same point
     environment: list[Setting] = field(default_factory=list)   # the variables the evidence says were set, per rank
+    group_sizes: dict[str, int] = field(default_factory=dict)  # each group's size where a line states it
 
     @property
     def failed(self) -> bool:
@@ -314,6 +315,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
                        list(errors.values()), world, [*(warnings or ()), *report.warnings])
     result.explaining, result.quiet_groups = explaining_groups(ctx, verdict.culprit_ranks)
     result.environment = settings(stated(events))
+    result.group_sizes = stated_group_sizes(events, timelines.members, world.size)
     return result
 
 

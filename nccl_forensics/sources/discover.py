@@ -42,11 +42,10 @@ def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Sou
 def list_files(paths: Iterable[str]) -> list[str]:
     """Every file under `paths` (discover's first step): BadInput for a missing path, NoEvidence for none."""
     paths = list(paths)
-    files: list[str] = []
-    for path in paths:
-        if not os.path.exists(path):
-            raise BadInput(f"{path}: no such file or directory")
-        files.extend(_expand(path))
+    gone = next((path for path in paths if not os.path.exists(path)), None)
+    if gone is not None:
+        raise BadInput(f"{gone}: no such file or directory")
+    files = list(iter_files(paths))
     if not files:
         raise NoEvidence(f"{', '.join(map(str, paths))}: no files found")
     return files

@@ -327,7 +327,7 @@ class MessageParser(LineParser):
 
     def _read_shapes(self, line: Line) -> bool:
         """Lines of accelerate's shape report: each process's shape; the processes whose shape differs from the one
-        a majority holds go on the report's event as `odd_ranks` (its process index is the rank)."""
+        a majority holds go on the report's event as `ranks_at_fault` (its process index is the rank)."""
         ev = self._shapes
         assert ev is not None
         if _SHAPES_HEAD.match(line.text):
@@ -338,7 +338,7 @@ class MessageParser(LineParser):
             return False
         shapes = ev.data["process_shapes"] = {**(ev.data.get("process_shapes") or {}), int(one.group(1)): one.group(2)}
         common, held_by = Counter(shapes.values()).most_common(1)[0]
-        ev.data["odd_ranks"] = sorted(r for r, shape in shapes.items() if shape != common) \
+        ev.data["ranks_at_fault"] = sorted(r for r, shape in shapes.items() if shape != common) \
             if 2 * held_by > len(shapes) else []
         return True
 
@@ -398,7 +398,7 @@ class MessageParser(LineParser):
         self._held.remove(held)
         # torch's CUDA_LAUNCH_BLOCKING hint (tail_only) says less than an error the parser read with its own class
         if "message_id" not in ev.data and not (held.data.get("tail_only") and ev.data.get("implies")):
-            for key in ("message_id", "meaning", "implies", "category", "process_shapes", "odd_ranks"):
+            for key in ("message_id", "meaning", "implies", "category", "process_shapes", "ranks_at_fault"):
                 if key in held.data:
                     ev.data[key] = held.data[key]
             if ev.kind == "traceback":      # the traceback parser reads the frames, the catalogue the message's fields
@@ -464,7 +464,7 @@ def _fill_common(ev: Event) -> None:
         if gaps:
             d["missing_ranks"] = gaps
     if ev.kind == "straggler_report" and isinstance(d.get("ranks"), str):
-        d["odd_ranks"] = _rank_list(d.pop("ranks").strip("[]{}()"))      # the ranks the report names as slow
+        d["ranks_at_fault"] = _rank_list(d.pop("ranks").strip("[]{}()"))   # the ranks the report names as slow
     if ev.kind == "fingerprint_mismatch":
         for who in ("", "other_"):
             shape = d.pop(f"{who}shape", None)

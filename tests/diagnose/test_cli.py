@@ -28,6 +28,28 @@ def test_healthy_exits_0():
 
 
 @needs_bundles
+def test_the_imports_pause_the_collector_and_the_command_leaves_it_on(monkeypatch):
+    import gc
+    from contextlib import contextmanager
+
+    from nccl_forensics.cli import diagnose as command
+    paused = []
+    real = command._importing
+
+    @contextmanager
+    def watched():
+        with real():
+            paused.append(not gc.isenabled())
+            yield
+    with command._importing():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    monkeypatch.setattr(command, "_importing", watched)
+    assert _run(["diagnose", str(BUNDLES / "healthy-nccl"), "-j", "2"]).return_value == 0
+    assert paused == [True, True] and gc.isenabled()        # the body's imports, then reduce's beside the workers
+
+
+@needs_bundles
 def test_diagnosed_exits_1_and_json_follows_the_contract():
     res = _run(["diagnose", str(BUNDLES / "dtype-mismatch-nccl"), "--format", "json", "-j", "1"])
     assert res.return_value == 1

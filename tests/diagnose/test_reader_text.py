@@ -77,6 +77,31 @@ def test_a_group_of_one_and_a_cascade_of_one_read_as_words(tmp_path):
     assert "cascade (consequences): rank 4" in panel
 
 
+def test_a_group_seen_in_part_says_the_size_its_evidence_states(tmp_path):
+    # one rank of an 8-rank job left its console: the world it states (nranks 8) is torch's default group, group 0
+    stated = ("gpu-r07:88121:88121 [4] NCCL INFO comm 0x5603 rank 4 nranks 8 cudaDev 4 nvmlDev 4 busId 1b000 commId "
+              "0x9a - Init COMPLETE\n")
+    panel = _panel(tmp_path, stated + _ONE_RANK_TIMED_OUT)
+    assert "group 0 (1 of 8 ranks seen): seq 473096" in panel
+
+
+def test_an_nccl_communicator_seen_in_part_says_its_nranks(tmp_path):
+    bundle = Path(__file__).resolve().parents[2] / "sample_logs" / "bundles" / "healthy-nccl"
+    (one,) = bundle.glob("nccl.rank0.*.log")
+    (tmp_path / one.name).write_bytes(one.read_bytes())
+    lines = [line for line in _lines(tmp_path) if "last common collective" in line]
+    assert lines == ["last common collective: group nccl:0xd8dcb35f94c662cd (1 of 8 ranks seen): seq 143"], lines
+    for log in bundle.glob("nccl.rank*.log"):
+        (tmp_path / log.name).write_bytes(log.read_bytes())
+    assert "group nccl:0xd8dcb35f94c662cd (8 ranks): seq 143" in "\n".join(_lines(tmp_path))
+
+
+def _lines(path: Path) -> list[str]:
+    buf = io.StringIO()
+    Console(file=buf, width=400, color_system=None).print(verdict_panel(diagnose([str(path)], jobs=1)))
+    return [line.strip("│ ") for line in buf.getvalue().splitlines()]
+
+
 def test_what_to_collect_is_said_once_in_the_panel(tmp_path):
     panel = " ".join(line.strip("│ ") for line in _panel(tmp_path, _ONE_RANK_TIMED_OUT).splitlines())
     assert panel.count("py-spy dumps of every rank while it hangs") == 1, panel

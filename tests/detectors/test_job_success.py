@@ -1,0 +1,62 @@
+"""Context.launcher_success is the one answer to "did the whole job succeed?": Context.completed(), the health rule
+(H001's unstated world and its finished ranks) and the straggler's clean exit all ask it."""
+from __future__ import annotations
+
+import pandas as pd
+
+from nccl_forensics.detectors.base import Context
+from nccl_forensics.detectors.healthy import job_success
+from nccl_forensics.diagnosis.timeline import COLUMNS, Timelines
+from nccl_forensics.model import Event
+from nccl_forensics.pipeline.collect import parse_paths
+
+
+def _context(events: list[Event], world: list[int] = ()) -> Context:
+    return Context(events, Timelines(pd.DataFrame(columns=COLUMNS)), pd.DataFrame(), {}, list(world))
+
+
+def _line(kind: str, line: int, rank: int | None = None, **data) -> Event:
+    return Event(kind, "console", "job.out", line, rank=rank, data=data)
+
+
+def _parsed(tmp_path, text: str) -> list[Event]:
+    (tmp_path / "job.out").write_text(text)
+    return list(parse_paths([str(tmp_path)], jobs=1).events)
+
+
+def test_a_job_scope_success_is_the_jobs_completion_whatever_its_message_says():
+    # the rule is the line's scope, not a word of its message
+    lsf = _line("agent_log", 4, meaning="healthy", scope="job", message="Successfully completed.")
+    ctx = _context([lsf], world=[0, 1])
+    assert ctx.launcher_success() == [lsf]
+    assert ctx.completed()
+    assert job_success(ctx) is lsf
+
+
+def test_the_health_rule_and_completed_ask_the_same_question(tmp_path):
+    for text in ("Sender: LSF System\n\nSuccessfully completed.\n",
+                 "torchx 2024-05-10 10:05:40 INFO     Job finished: SUCCEEDED\n",
+                 "SKY INFO: Job finished (status: SUCCEEDED).\n"):
+        ctx = _context(_parsed(tmp_path, text))
+        whole = job_success(ctx)
+        assert whole is not None and whole.data["scope"] == "job", text
+        assert ctx.launcher_success()[0] is whole and ctx.completed(), text
+
+
+def test_torchrun_s_success_in_either_wording_is_the_jobs(tmp_path):
+    for text in ("INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. "
+                 "Waiting 300 seconds for other agents to finish.\n",
+                 "I1126 13:40:35.118955 139795 torch/distributed/elastic/agent/server/api.py:879] [default] Local "
+                 "worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish\n"):
+        ctx = _context(_parsed(tmp_path, text))
+        assert ctx.completed(), text
+        assert job_success(ctx) is None, text              # one node's agent: no whole job whose world is unknown
+
+
+def test_one_process_s_exit_is_not_the_jobs_success():
+    one = _line("worker_exit", 3, meaning="healthy", scope="process", pid=24905)
+    world = _line("launcher_world", 1, meaning="benign", nranks=2)
+    ctx = _context([world, one])
+    assert ctx.launcher_success() == [] and not ctx.completed() and job_success(ctx) is None
+    both = _line("worker_exit", 4, meaning="healthy", scope="process", pid=24906)
+    assert _context([world, one, both]).launcher_success() == [one]        # every process of the stated world
