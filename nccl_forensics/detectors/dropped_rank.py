@@ -6,7 +6,9 @@ What it detects:
     exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others; or a
     node whose elastic agent was stopped from outside (a death signal) while the other agents found the
     rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
-    SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts.
+    SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts. Nor is one
+    exception raised word for word by two or more ranks while no rank ended otherwise (torch.compile's tracing and
+    compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's).
 
 Why it hangs or dies:
     A dead rank never enters the next collective. On NCCL its peers wait until the watchdog timeout; on

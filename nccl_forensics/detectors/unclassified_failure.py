@@ -28,6 +28,8 @@ Example:
     (``Default process group has not been initialized``, ``No backend type associated with device type cpu``, an
     env:// rendezvous with no ``MASTER_ADDR``, a DeviceMesh larger than the world): every rank raises it, no rank is
     its cause.
+    So is one exception that two or more ranks raised word for word while no rank ended otherwise (a Dynamo or
+    Inductor error of the compiled program, ``FailOnRecompileLimitHit`` with fullgraph=True).
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -40,8 +42,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import refused_nccl_calls
-from ..model import Confidence, shows_failure
+from ..diagnosis.rank_state import refused_nccl_calls, shared_exception
+from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context, said
@@ -52,6 +54,9 @@ _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --t
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
 _USAGE_FIX = ("fix the call or the launch the message names (its traceback's innermost frame of your code): "
               "torch.distributed raised it before any collective ran, so no rank is behind another.")
+_SHARED_FIX = ("fix what the exception names (the innermost frame of your code in its traceback; for torch.compile, "
+               "TORCHDYNAMO_VERBOSE=1 and TORCH_LOGS=\"+dynamo\" show where): every rank fails the same way, so no "
+               "rank is behind another.")
 _REFUSED_FIX = ("a setup that every rank shares: check that the driver supports the CUDA runtime and the NCCL in use "
                 "(nvidia-smi or rocm-smi; NCCL's `cudaDriverVersion` line), rerun with NCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the refused call, and try NCCL_CUMEM_ENABLE=0 (NCCL's cuMem "
@@ -94,6 +99,10 @@ class UnclassifiedFailure(BaseDetector):
                     "makes the same way): no rank is its cause")
             fix = _USAGE_FIX
             errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
+        elif not causes and (shared := shared_exception(ctx.ranks)):
+            msg = (f"{ranks_phrase([st.rank for st in shared])} raised the same exception ({shared[0].end_detail}): "
+                   "the program or its setup fails alike on every rank that gets there, so no rank is its cause")
+            fix = _SHARED_FIX
         elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
             msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
             fix = _NVLS_FIX if _in_nvls(setup[0]) else fix

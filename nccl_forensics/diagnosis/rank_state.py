@@ -167,6 +167,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                          "(a consequence: NCCL aborted the communicator under its running kernels)", ev)
                 continue
             _note_error(st, ev)
+    _shared_exception(states)
     _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
@@ -527,6 +528,25 @@ def _failure_tables(events: list[Event]) -> dict[int, str]:
 def _signal_of(ev: Event) -> str | None:
     code = ev.data.get("exitcode")
     return ev.data.get("signal") or signals.of_exit_code(code)
+
+
+def shared_exception(states: dict[int, RankState]) -> list[RankState]:
+    """The ranks that raised one exception word for word, where two or more did and no rank ended otherwise (no
+    crash, no kill, no peer left waiting in a collective): a program, data or setup error alike on every rank that
+    got there (torch.compile's tracing and compile errors, a refused set-up call), not one rank's own death that the
+    others followed. Empty otherwise."""
+    ended = [st for st in states.values() if st.end]
+    raised = [st for st in ended if st.end == "exception"]
+    if len(raised) < 2 or len({st.end_detail for st in raised}) != 1:
+        return []
+    if any(st.end not in ("exception", "terminated", "exited") or st.end == "exited" and st.cause for st in ended):
+        return []
+    return raised
+
+
+def _shared_exception(states: dict[int, RankState]) -> None:
+    for st in shared_exception(states):
+        st.cause = False
 
 
 def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:

@@ -1050,11 +1050,14 @@ MESSAGES += [
       "pytorch:torch/csrc/distributed/rpc/tensorpipe_agent.cpp (tensorpipe core/pipe_impl.cc, transport/uv)",
       "RuntimeError: pipe closed (this error originated at tensorpipe/core/pipe_impl.cc:356)",
       "pipe closed (this error originated at tensorpipe/", anchor="(this error originated at tensorpipe/"),
-    # ---- symmetric memory (2.5+ CUDA backend, 2.8+ NVSHMEM backend): set-up refusals, the same on every rank
+    # ---- symmetric memory (2.5+ CUDA backend, 2.8+ NVSHMEM backend): set-up refusals, the same on every rank (the
+    # CUDA allocator's rendezvous also refuses ranks that report one device: each masked to its own GPU, or no
+    # set_device, so every rank is on device 0)
     M("pytorch.symm_mem_rendezvous_refused",
       r"(?P<backend>CUDA|NVSHMEM|NCCL)SymmetricMemory(?:Allocator)?::(?P<function>rendezvous|get_buffer|get_signal_pad|"
       r"alloc): (?P<reason>`group_name` is neither specified|ranks have mismatched NVLink clique_ids|"
-      r"the requested size \(\d+ bytes\) exceeds the allocated size|must not be called with a group_name)",
+      r"the requested size \(\d+ bytes\) exceeds the allocated size|must not be called with a group_name|"
+      r"detected allocations from overlapping devices from different ranks)",
       "traceback", "failure", "unclassified_failure", "2.5 - 2.13", _SYMM + "CUDASymmetricMemory.cu, "
       "NVSHMEMSymmetricMemory.cu", "RuntimeError: CUDASymmetricMemory::rendezvous: `group_name` is neither "
       "specified during allocation nor passed to rendezvous().", "CUDASymmetricMemory::rendezvous: `group_name` is neither specified",
@@ -1067,4 +1070,82 @@ MESSAGES += [
       "RuntimeError: /pytorch/torch/csrc/distributed/c10d/symm_mem/NVSHMEMSymmetricMemory.cu:286 nvshmemx_init_attr "
       "failed. Error code: 7", "NVSHMEMSymmetricMemory.cu:286 nvshmemx_init_attr failed. Error code: 7",
       data={"category": "nvshmem_init"}, anchor="NVSHMEMSymmetricMemory.cu:"),
+]
+
+# ---- torch.compile in a multi-rank job and the newest process-group calls (catalogue round srcmined16). Read in
+# pytorch/pytorch: torch/_dynamo/convert_frame.py (the recompile limit: `cache_size_limit` to 2.5, `recompile_limit`
+# from 2.6; FailOnRecompileLimitHit from 2.5), torch/_dynamo/backends/distributed.py (DDPOptimizer),
+# torch/csrc/distributed/c10d/Utils.hpp (getCvar*: the pre-TORCH_ names), ProcessGroupNCCL.cpp (its constructor's
+# notes; shrink and checkNoPendingWork, 2.9+), torch/distributed/distributed_c10d.py (split_group). Dynamo's and
+# Inductor's own exceptions name no class by themselves: the same program fails alike on every rank (rank_state's
+# shared_exception), a rank-dependent shape fails on one rank only, and an OOM inside them is M301's.
+_DYNAMO = "pytorch:torch/_dynamo/"
+_COMPILE = {"category": "torch_compile"}
+MESSAGES += [
+    # the frame has been recompiled as often as the limit allows: Dynamo warns once and runs it eagerly from then on
+    M("pytorch.dynamo_recompile_limit",
+      r"torch\._dynamo hit config\.(?P<limit>(?:accumulated_)?(?:recompile_limit|cache_size_limit)) \((?P<count>\d+)\)",
+      "warn", "benign", None, "2.2 - 2.9 (`cache_size_limit` to 2.5, `recompile_limit` from 2.6)",
+      _DYNAMO + "convert_frame.py:_compile (log.warning)",
+      "[rank0]:W1127 03:11:40.200000 5000 torch/_dynamo/convert_frame.py:964] [0/8] torch._dynamo hit "
+      "config.recompile_limit (8)", "torch._dynamo hit config.recompile_limit (8)",
+      data=_COMPILE, anchor="torch._dynamo hit config."),
+    # ... unless config.fail_on_recompile_limit_hit or fullgraph=True make it a hard error (raised on the rank whose
+    # shapes ran out of recompiles: all of them when the program does, one when its data does)
+    M("pytorch.dynamo_fail_on_recompile_limit",
+      r"(?:(?P<limit>(?:accumulated_)?(?:recompile_limit|cache_size_limit)) reached(?:, because "
+      r"fail_on_recompile_limit_hit = True this is a HARD failure| with (?:one_graph|fullgraph)=True)|"
+      r"Hard failure due to (?:fail_on_recompile_limit_hit|fullgraph=True))",
+      "traceback", "failure", None, "2.5 - 2.9 (`one_graph=True`, then `fullgraph=True`, then `Hard failure due to ...`; releases not "
+      "checked)",
+      _DYNAMO + "convert_frame.py:_compile (FailOnRecompileLimitHit)",
+      "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True. Excessive "
+      "recompilations can degrade performance", "recompile_limit reached with fullgraph=True",
+      data=_COMPILE, anchor=" reached|Hard failure due to "),
+    # DDPOptimizer splits the compiled graph at DDP's bucket boundaries: notes of how, printed at the first compile
+    M("pytorch.ddp_optimizer_buckets",
+      r"DDPOptimizer used bucket cap (?P<bucket_bytes>\d+) and (?:created (?P<count>\d+) buckets|produced the "
+      r"following buckets|split graphs into)", "warn", "benign", None, "2.0 - 2.9 (three wordings; the release of each not checked)",
+      _DYNAMO + "backends/distributed.py:pretty_print_buckets, DDPOptimizer.compile_fn",
+      "I1127 03:11:02.500000 5000 torch/_dynamo/backends/distributed.py:91] [0/0] DDPOptimizer used bucket cap "
+      "26214400 and created 7 buckets. Enable debug logs for detailed bucket info.",
+      "DDPOptimizer used bucket cap 26214400 and created 7 buckets", data=_COMPILE, anchor="DDPOptimizer used bucket cap "),
+    M("pytorch.ddp_optimizer_extended_buckets",
+      r"Some buckets were extended beyond their requested parameter capacities", "warn", "benign", None, "2.1 - 2.9",
+      _DYNAMO + "backends/distributed.py:pretty_print_buckets",
+      "W1127 03:11:02.500000 5000 torch/_dynamo/backends/distributed.py:100] [0/0] Some buckets were extended beyond "
+      "their requested parameter capacities in order to ensure each subgraph has an output node",
+      "Some buckets were extended beyond their requested parameter capacities", data=_COMPILE),
+    # the pre-2.2 names of c10d's settings still work; getCvar* says which name replaced them (once per name)
+    M("pytorch.deprecated_nccl_env",
+      r"Environment variable (?P<old>\w+) is deprecated; use (?P<new>\w+) instead",
+      "warn", "benign", None, "2.2 - 2.9", "pytorch:torch/csrc/distributed/c10d/Utils.hpp:getCvarString/Int/Bool",
+      "[W Utils.hpp:133] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use "
+      "TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarInt)",
+      "Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead",
+      anchor="is deprecated; use "),
+    M("pytorch.avoid_record_streams_default",
+      (r"TORCH_NCCL_AVOID_RECORD_STREAMS is the default now", r", this environment variable is thus deprecated"),
+      "warn", "benign", None, "2.7 - 2.9 (first release not checked)", _PG + ":ProcessGroupNCCL (TORCH_WARN_ONCE)",
+      "[W1127 03:10:09.771034112 ProcessGroupNCCL.cpp:981] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default "
+      "now, this environment variable is thus deprecated. (function operator())",
+      "TORCH_NCCL_AVOID_RECORD_STREAMS is the default now"),
+    # split_group needs the default (parent) group bound to a device (init_process_group(device_id=...))
+    M("pytorch.split_group_no_device",
+      (r"No device associated with the (?P<group>default|parent) pg, not safe to split", r" any process groups"),
+      "traceback", "failure", "unclassified_failure", "2.5 - 2.9 (`parent pg` in its first form; not checked)",
+      _C10D + ":split_group",
+      "RuntimeError: No device associated with the default pg, not safe to split any process groups",
+      "No device associated with the default pg, not safe to split", data=_USAGE,
+      anchor="pg, not safe to split"),
+    # shrink_group -> ProcessGroupNCCL::shrink's checks (ncclCommShrink needs NCCL 2.27): refused before any
+    # communicator changes, alike on every remaining rank
+    M("pytorch.nccl_shrink_refused",
+      r"(?P<reason>nccl2 shrink requires NCCL 2\.27 or later|ranks_to_exclude cannot be empty|Cannot exclude all ranks "
+      r"from an NCCL communicator|NCCL communicator membership cannot change while work is pending)",
+      "traceback", "failure", "unclassified_failure", "2.9 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::shrink, checkNoPendingWork",
+      "RuntimeError: nccl2 shrink requires NCCL 2.27 or later", "nccl2 shrink requires NCCL 2.27 or later",
+      data=_USAGE, anchor="nccl2 shrink requires|ranks_to_exclude cannot be empty|Cannot exclude all ranks from|"
+      "membership cannot change while work is pending"),
 ]
