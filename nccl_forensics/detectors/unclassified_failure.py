@@ -42,7 +42,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..diagnosis.rank_state import refused_nccl_calls, shared_exception
+from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
@@ -99,7 +99,7 @@ class UnclassifiedFailure(BaseDetector):
                     "makes the same way): no rank is its cause")
             fix = _USAGE_FIX
             errors = usage[:1] + [ev for ev in errors if ev is not usage[0]]
-        elif not causes and (shared := shared_exception(ctx.ranks)):
+        elif not causes and (shared := [st for st in ctx.ranks.values() if st.shared]):
             msg = (f"{ranks_phrase([st.rank for st in shared])} raised the same exception ({shared[0].end_detail}): "
                    "the program or its setup fails alike on every rank that gets there, so no rank is its cause")
             fix = _SHARED_FIX

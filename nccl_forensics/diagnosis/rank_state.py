@@ -50,6 +50,7 @@ class RankState:
     end: str | None = None            # see module doc; None = no sign it ended
     end_detail: str = ""
     cause: bool = False               # its end is a cause (not a consequence of another rank's failure)
+    shared: bool = False              # its exception is most ranks' word for word (shared_exception): the program's
     evidence: list[Evidence] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -167,7 +168,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                          "(a consequence: NCCL aborted the communicator under its running kernels)", ev)
                 continue
             _note_error(st, ev)
-    _shared_exception(states)
+    _shared_exception(states, terminated_pids - {None})
     _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
@@ -530,23 +531,25 @@ def _signal_of(ev: Event) -> str | None:
     return ev.data.get("signal") or signals.of_exit_code(code)
 
 
-def shared_exception(states: dict[int, RankState]) -> list[RankState]:
-    """The ranks that raised one exception word for word, where two or more did and no rank ended otherwise (no
-    crash, no kill, no peer left waiting in a collective): a program, data or setup error alike on every rank that
-    got there (torch.compile's tracing and compile errors, a refused set-up call), not one rank's own death that the
-    others followed. Empty otherwise."""
+def shared_exception(states: dict[int, RankState], processes: int = 0) -> list[RankState]:
+    """The ranks that raised one exception word for word, where two or more did, at least half the processes known
+    (the ranks, or `processes`: those a launcher's SIGTERMs name, which may reach a rank before it raises), and no
+    rank ended in another way (no crash, no kill, no peer left waiting in a collective): a program or setup error
+    alike on every rank that got there (torch.compile's tracing and compile errors, a refused set-up call), not one
+    rank's own death that the others followed. A few ranks of many raising it (a bad shard of data) stay those ranks'
+    own. Empty otherwise."""
     ended = [st for st in states.values() if st.end]
     raised = [st for st in ended if st.end == "exception"]
-    if len(raised) < 2 or len({st.end_detail for st in raised}) != 1:
+    if len(raised) < 2 or 2 * len(raised) < max(len(states), processes) or len({st.end_detail for st in raised}) != 1:
         return []
     if any(st.end not in ("exception", "terminated", "exited") or st.end == "exited" and st.cause for st in ended):
         return []
     return raised
 
 
-def _shared_exception(states: dict[int, RankState]) -> None:
-    for st in shared_exception(states):
-        st.cause = False
+def _shared_exception(states: dict[int, RankState], terminated_pids: set) -> None:
+    for st in shared_exception(states, len(terminated_pids) + 1 if terminated_pids else 0):
+        st.cause, st.shared = False, True
 
 
 def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:

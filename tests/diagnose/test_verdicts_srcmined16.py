@@ -115,6 +115,11 @@ CASES = {
     "ddp_optimizer_rank_still_compiling": (
         "".join(_DDP_OPT.format(r=r) for r in range(4)) + _timeouts([0, 1, 2], 2, "ALLREDUCE", "[Rank {}]")
         + _ended(0, [3], -6), ["stuck_rank", "timeout_unknown", "straggler"], None),
+    # the limit of rank_state.shared_exception: two ranks of eight raising one error about their own data, the rest
+    # stopped by torchrun's SIGTERM, are those two ranks' own failure, not the program's on every rank
+    "same_data_error_on_two_of_eight": (
+        _failed([2, 5], 8, "ValueError: sample 118203 of shard /data/shard-00017.bin has 0 tokens"),
+        ["dropped_rank"], [2, 5]),
     "compiled_fsdp_allgather_one_rank_silent": (
         _recompile_warning(6) + _timeouts([0, 1, 2, 3, 4, 5, 7], 118, "_ALLGATHER_BASE") + _ended(0, [6], -6),
         ["stuck_rank", "timeout_unknown"], None),
