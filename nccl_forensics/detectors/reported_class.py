@@ -79,7 +79,18 @@ class ReportedClass(BaseDetector):
                 where += f"; rank {', '.join(map(str, odd))} differs from the others"
             # a report that names the ranks at fault (NCCL RAS: the ranks that sent no data) names the culprits
             odd = odd or sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
-            finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}: "
+            finding = self.finding(odd, f"the software reported {_SAYS[cls]}{where}{_tally(events)}: "
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
+
+
+def _tally(events) -> str:
+    """How many of how many arrived, where the line counts them (a store barrier's `world_size=2048,
+    worker_count=1792`, `7/8 clients joined`): at thousands of ranks the count is the finding, and the quoted line
+    is cut before it."""
+    for ev in events:
+        count, world = ev.data.get("count"), ev.data.get("nranks")
+        if isinstance(count, int) and isinstance(world, int) and 0 <= count < world:
+            return f"; {count} of {world} arrived, {world - count} never did"
+    return ""
