@@ -12,6 +12,8 @@ reading such consoles:
   wrapper like the one before a traceback.
 - A launcher's ChildFailedError is no rank's own line (a paste of one table entry gave it that entry's rank), and an
   exception line with no message of its own is said once (`ChildFailedError`, not `ChildFailedError: ChildFailedError`).
+- A rank that received another's flight-recorder dump signal (`Received a dump signal due to a collective timeout
+  from rank N`, c10d 2.4+) did not time out itself: rank N did.
 - A store that counted the ranks says how many came: `1792 of 2048 arrived, 256 never did` stands before the quoted
   line, which at that size is cut before its counts.
 """
@@ -23,6 +25,14 @@ from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.sources import parse_source
 
 from .consoles import PROGRESS, check_case, console_verdict, failure_table
+
+_DUMP_SIGNAL = ("[rank{rank}]:[E804 23:05:54.816499929 ProcessGroupNCCL.cpp:1849] [PG ID 0 PG GUID 0(default_pg) Rank {rank}] "
+                "Observed flight recorder dump signal from another rank via TCPStore.\n"
+                "[rank{rank}]:[E804 23:05:54.817424543 ProcessGroupNCCL.cpp:1914] [PG ID 0 PG GUID 0(default_pg) Rank {rank}] "
+                "Received a dump signal due to a collective timeout from  rank 13 and we will try our best to dump the "
+                "debug info. Last enqueued NCCL work: 1261, last completed NCCL work: 1259.This is most likely caused "
+                "by incorrect usages of collectives, e.g., wrong sizes used across ranks, the order of collectives is "
+                "not same for all ranks or the scheduled collective, for some reason, didn't run.")
 
 # ---- one verdict per case of the set (the decisive lines as pasted)
 CASES = [
@@ -60,6 +70,16 @@ CASES = [
      "ProcessGroupNCCL.cpp:565 (most recent call first):"),
     ("pytorch/ao#3841", "unclassified_failure", None,
      "  Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error 401"),
+    ("databricks/megablocks#62", ("dropped_rank", "unclassified_failure"), None,
+     "  File \"/anaconda3/envs/moe/lib/python3.10/site-packages/megablocks/backend/kernels.py\", line 118, in "
+     "padded_gather\n    output_rows = padded_bins[-1].cpu().item()\n"
+     "RuntimeError: CUDA error: an illegal memory access was encountered"),
+    ("bytedance/flux#40", ("dropped_rank", "unclassified_failure"), None,
+     "[rank0]:[E907 22:34:22.823452114 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 0] Process group watchdog "
+     "thread terminated with exception: CUDA error: an illegal memory access was encountered\n"
+     "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+     "incorrect."),
+    ("PrimeIntellect-ai/prime-rl#3186", ("timeout_unknown", "stuck_rank"), None, _DUMP_SIGNAL.format(rank=0)),
 ]
 
 
@@ -155,3 +175,9 @@ def test_an_exception_without_a_message_is_said_once(tmp_path):
                               "[rank2]:   File \"train.py\", line 3, in <module>\n[rank2]:     raise EOFError\n"
                               "[rank2]: EOFError")
     assert verdict.cls == "dropped_rank" and verdict.summary.endswith("rank 2 raised EOFError"), verdict.summary
+
+
+# ---- a rank that received another's dump signal did not time out itself
+def test_the_rank_that_timed_out_is_the_one_the_dump_signal_names(tmp_path):
+    verdict = console_verdict(tmp_path, "\n".join(_DUMP_SIGNAL.format(rank=r) for r in (0, 3, 5)))
+    assert verdict.cls == "timeout_unknown" and "rank 13 timed out" in verdict.summary, verdict.summary
