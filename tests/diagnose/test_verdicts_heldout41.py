@@ -12,6 +12,8 @@ reading such consoles:
   wrapper like the one before a traceback.
 - A launcher's ChildFailedError is no rank's own line (a paste of one table entry gave it that entry's rank), and an
   exception line with no message of its own is said once (`ChildFailedError`, not `ChildFailedError: ChildFailedError`).
+- A Ray actor's prefix names its node by host name as well as by address (`(WorkerDict pid=1230,
+  ip=train-...-worker-0) `), and a log collector's bracketed time may stand before it or before `[rankN]:`.
 - A rank that received another's flight-recorder dump signal (`Received a dump signal due to a collective timeout
   from rank N`, c10d 2.4+) did not time out itself: rank N did.
 - A store that counted the ranks says how many came: `1792 of 2048 arrived, 256 never did` stands before the quoted
@@ -33,6 +35,15 @@ _DUMP_SIGNAL = ("[rank{rank}]:[E804 23:05:54.816499929 ProcessGroupNCCL.cpp:1849
                 "debug info. Last enqueued NCCL work: 1261, last completed NCCL work: 1259.This is most likely caused "
                 "by incorrect usages of collectives, e.g., wrong sizes used across ranks, the order of collectives is "
                 "not same for all ranks or the scheduled collective, for some reason, didn't run.")
+
+_RAY_MESH_TP = (
+    "[2025-05-10 00:18:21] (WorkerDict pid=1230, ip=train-1316148307689748608-9zzm714v3bpc-worker-0) [rank15]:[E510 "
+    "00:18:19.328053719 ProcessGroupNCCL.cpp:629] [Rank 1] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=3, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800041 milliseconds "
+    "before timing out.\n"
+    "[2025-05-10 00:18:21] (WorkerDict pid=1230, ip=train-1316148307689748608-9zzm714v3bpc-worker-0) [rank15]:[E510 "
+    "00:18:19.328151517 ProcessGroupNCCL.cpp:2168] [PG ID 4 PG GUID 20(mesh_tp) Rank 1]  failure detected by watchdog "
+    "at work sequence id: 3 PG status: last enqueued work: 3, last completed work: 2")
 
 # ---- one verdict per case of the set (the decisive lines as pasted)
 CASES = [
@@ -80,6 +91,7 @@ CASES = [
      "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
      "incorrect."),
     ("PrimeIntellect-ai/prime-rl#3186", ("timeout_unknown", "stuck_rank"), None, _DUMP_SIGNAL.format(rank=0)),
+    ("verl-project/verl#1309", ("timeout_unknown", "stuck_rank"), None, _RAY_MESH_TP),
 ]
 
 
@@ -181,3 +193,9 @@ def test_an_exception_without_a_message_is_said_once(tmp_path):
 def test_the_rank_that_timed_out_is_the_one_the_dump_signal_names(tmp_path):
     verdict = console_verdict(tmp_path, "\n".join(_DUMP_SIGNAL.format(rank=r) for r in (0, 3, 5)))
     assert verdict.cls == "timeout_unknown" and "rank 13 timed out" in verdict.summary, verdict.summary
+
+
+def test_a_ray_actor_on_a_named_host_behind_a_collectors_time_keeps_its_rank(tmp_path):
+    """verl-project/verl#1309: `[time] (Actor pid=N, ip=<host name>) [rank15]:` ... `[Rank 1]` is the rank in mesh_tp."""
+    verdict = console_verdict(tmp_path, _RAY_MESH_TP)
+    assert "rank 15 timed out" in verdict.summary, verdict.summary
