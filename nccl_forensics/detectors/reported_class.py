@@ -78,7 +78,18 @@ class ReportedClass(BaseDetector):
             blamed = sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
             if blamed:
                 where += f"; it names {ranks_phrase(blamed)}"
-            finding = self.finding(blamed, f"the software reported {_SAYS[cls]}{where}: "
+            finding = self.finding(blamed, f"the software reported {_SAYS[cls]}{where}{_tally(events)}: "
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
+
+
+def _tally(events) -> str:
+    """How many of how many arrived, where the line counts them (a store barrier's `world_size=2048,
+    worker_count=1792`, `7/8 clients joined`): at thousands of ranks the count is the finding, and the quoted line
+    is cut before it."""
+    for ev in events:
+        count, world = ev.data.get("count"), ev.data.get("nranks")
+        if isinstance(count, int) and isinstance(world, int) and 0 <= count < world:
+            return f"; {count} of {world} arrived, {world - count} never did"
+    return ""

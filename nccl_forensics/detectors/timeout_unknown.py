@@ -42,6 +42,16 @@ _COLLECT = {
 }
 
 
+def _timed_out_rank(ev) -> int | None:
+    """The rank whose collective timed out: a rank that only received another's flight-recorder dump signal
+    (`Received a dump signal due to a collective timeout from rank N`, c10d 2.4+: N is the global rank the timed-out
+    watchdog wrote to the store) names that rank, not itself."""
+    origin = ev.data.get("signal_from_rank") if ev.kind == "work_status" else None
+    if isinstance(origin, str) and origin.isdigit():       # as a catalogue entry captures it
+        origin = int(origin)
+    return origin if isinstance(origin, int) else ev.rank
+
+
 class TimeoutUnknown(BaseDetector):
     code, name, cls = "T601", "timeout-unknown", "timeout_unknown"
     needs = ("timeouts",)
@@ -52,7 +62,7 @@ class TimeoutUnknown(BaseDetector):
         if not timeouts and not suspects:
             return
         missing = [text for need, text in _COLLECT.items() if not ctx.has(need)]
-        reporters = sorted({ev.rank for ev in timeouts if ev.rank is not None})
+        reporters = sorted({rank for rank in map(_timed_out_rank, timeouts) if rank is not None})
         parts = []
         if reporters:
             parts.append(f"rank{'s' if len(reporters) > 1 else ''} {ranks_text(reporters)} timed out")

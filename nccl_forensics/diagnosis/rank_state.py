@@ -654,7 +654,7 @@ def _note_error(st: RankState, ev: Event) -> None:
     if ev.kind == "traceback" and not d.get("exc_type") and not d.get("message"):
         st.evidence.append(cite(ev))       # cut before its exception line: it says where, not what or why
         return
-    message = f"{d.get('exc_type') or ''}: {d.get('message') or ev.text}"
+    message = _exception_said(d.get("exc_type"), d.get("message"), ev.text)
     # it reports other ranks (a barrier naming who never came, DDP's parameter check across ranks), in a traceback or
     # as a bare exception line the catalogue read
     own = d.get("category") in OWN_PROCESS       # its own process's failure (its DataLoader), whatever the words
@@ -668,6 +668,14 @@ def _note_error(st: RankState, ev: Event) -> None:
         _set_end(st, "exception", False, clip(message.strip(": "), 160), ev)
     else:
         _set_end(st, "exception", True, clip(message.strip(": "), 160), ev)
+
+
+def _exception_said(exc_type: str | None, message: str | None, text: str) -> str:
+    """`Type: message`; an exception with no message is its type alone (`EOFError`, not `EOFError: [rank2]: EOFError`:
+    the line's text repeats the type behind its wrapper); with neither, the line's text."""
+    if message:
+        return f"{exc_type or ''}: {message}"
+    return exc_type or text
 
 
 _END_RANK = {"oom_killed": 0, "oom": 1, "killed": 2, "crashed": 3, "exception": 4, "comm_error": 5,

@@ -41,7 +41,7 @@ WRAPPER_RE = re.compile(
     | (?:(?P<stream_host>[A-Za-z0-9][\w.-]*)\ \[(?:stdout|stderr)\]\ )
     | (?:(?:stdout|stderr):\ |>\ ?(?=\S))
     | (?:\[(?P<plain_rank>\d+)\]\ )
-    | (?:\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[0-9a-fA-F.:]+))?\)\ )
+    | (?:\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[\w.:-]+))?\)\ )
     | (?:\ +(?=\[rank\d+\]:|\[[A-Za-z_][A-Za-z_-]*?\d+\]:))
     """,
     re.X,
@@ -49,14 +49,22 @@ WRAPPER_RE = re.compile(
 
 # A host prefix (`pdsh`/`clush`: `node7: `, `srun --label`: `3: `) is only stripped when what follows is
 # recognisably a program line, because `RuntimeError: boom` has the same shape (DeepSpeed's logger, which its pdsh
-# runner's lines carry: `[2024-03-01 10:00:02,000] [INFO] [launch.py:163:main] `).
+# runner's lines carry: `[2024-03-01 10:00:02,000] [INFO] [launch.py:163:main] `). A C++ abort's lines are program
+# lines too: libstdc++'s verbose terminate handler (`terminate called after throwing an instance of 'X'`, then
+# `  what():  ` and the message) and c10::Error's backtrace (`Exception raised from f at file:line`, `frame #N: `).
+_ABORT_LINE = r"terminate called after throwing | *what\(\): |frame #\d+: |Exception raised from "
 HOST_PREFIX_RE = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*): (?=\S+:\d+:\d+ |\[rank\d+\]:|\[default\d+\]:|Traceback |\[E\d{4} |\[W\d{4} |\[I\d{4} "
-                            r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[[A-Z]+\] \[\w+\.py:\d+:)")
-SRUN_LABEL_RE = re.compile(r"(?P<label>\d{1,6}): (?=\S+:\d+:\d+ |Traceback |\[rank\d+\]:)")
-# A leading log timestamp (Python logging, ISO) is stripped only before an NCCL prefix or a rank wrapper.
+                            r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[[A-Z]+\] \[\w+\.py:\d+:|" + _ABORT_LINE + ")")
+SRUN_LABEL_RE = re.compile(r"(?P<label>\d{1,6}): (?=\S+:\d+:\d+ |Traceback |\[rank\d+\]:|\[E\d{4} |\[W\d{4} |"
+                           + _ABORT_LINE + ")")
+# A leading log timestamp (Python logging, ISO) is stripped only before an NCCL prefix or a rank wrapper; one in
+# brackets (a log collector's `[2025-05-10 00:18:21] `) only before a rank wrapper or a Ray actor's prefix, since NCCL
+# 2.2x prints its own timestamp in brackets before its prefix (NCCL_DEBUG_TIMESTAMP_FORMAT).
 LEADING_TS_RE = re.compile(
-    r" *(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
+    r" *(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)"
     r"(?:\s+-\s+[A-Z]+\s+-)?\s+(?=\S+:\d+:\d+ (?:\[\d+\] )?(?:\S+:\d+ )?NCCL |\[rank\d+\]:|\[default\d+\]:)"
+    r"|\[(?P<bracket_ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?)\]\s+"
+    r"(?=\[rank\d+\]:|\[default\d+\]:|\([\w.:<>-]+ pid=\d+[,)]))"
 )
 
 

@@ -326,6 +326,7 @@ class TorchLogParser(LineParser):
         self._last_rank: int | None = None   # wrapper rank of the last c10d line (desync lines carry none)
         self._wrapped: list[Line] = []       # the physical lines of a message that may be hard-wrapped
         self._provisional: Msg | None = None  # what the first of them gives alone (a generic c10d line)
+        self._ungrouped: dict[tuple, Any] = {}  # watchdog timeouts whose line names no process group, by rank and seq
 
     def feed(self, line: Line) -> bool:
         if self._wrapped:
@@ -387,10 +388,40 @@ class TorchLogParser(LineParser):
             ev.rank = ev.data["reporter_rank"]   # in the numbering of the ranks it names (the barrier's group)
         elif msg.kind == "desync_report" and text[:1] in "\t ":
             ev.rank = self._last_rank         # a continuation line of the same LOG message
+        if msg.kind == "watchdog_timeout" and not any(ev.data.get(k) is not None for k in _GROUP_KEYS):
+            self._ungrouped[_work_key(line, ev)] = ev
+            if len(self._ungrouped) > _MAX_UNGROUPED:
+                del self._ungrouped[next(iter(self._ungrouped))]
+        elif msg.kind == "work_status" and ev.data.get("trigger") in ("failure_detected", "timeout"):
+            self._group_timeout(line, ev)
+
+    def _group_timeout(self, line: Line, status) -> None:
+        """checkTimeout's line (`[Rank N] Watchdog caught ... WorkNCCL(SeqNum=S, ...)`) names the rank inside its
+        group but not the group; the watchdog then logs the same work with its group's prefix (`[PG ID 3 PG GUID
+        30(desc) Rank N] Exception ... detected by watchdog at work: S`, 2.2+; `failure detected by watchdog at work
+        sequence id: S`, 2.4+; ProcessGroupNCCL::watchdogHandler). That names the timeout's group: without it every
+        group's sequence numbers would be compared as the default group's."""
+        timeout = self._ungrouped.pop(_work_key(line, status), None)
+        if timeout is None or all(status.data.get(k) is None for k in _GROUP_KEYS):
+            return
+        for key in _GROUP_KEYS:
+            if status.data.get(key) is not None:
+                timeout.data[key] = status.data[key]
+        if line.rank is None and _default_pg_rank(timeout.data) is None:
+            timeout.rank = None               # read as the default group's rank; the group says it is not
 
     def finish(self) -> None:
         if self._wrapped:
             self._give_up_wrapped()
+
+
+_GROUP_KEYS = ("pg_id", "pg_uid", "pg_name")
+_MAX_UNGROUPED = 4096
+
+
+def _work_key(line: Line, ev) -> tuple:
+    """One rank's one work: its wrapper rank, the work's sequence number and its rank inside the group."""
+    return line.rank, ev.data.get("seq"), ev.data.get("group_rank")
 
 
 def _default_pg_rank(data: dict[str, Any]) -> int | None:

@@ -47,8 +47,24 @@ TABLE = [
     ("stderr: " + NCCL, NCCL, None, None, None),
     ("> " + NCCL, NCCL, None, None, None),
     ("> [rank3]: Traceback (most recent call last):", "Traceback (most recent call last):", 3, None, None),
+    # a host or srun label before a C++ abort's lines (libstdc++'s terminate handler, c10::Error's backtrace)
+    ("mpi-rc1ou1aw-launcher: terminate called after throwing an instance of 'c10::DistBackendError'",
+     "terminate called after throwing an instance of 'c10::DistBackendError'", None, "mpi-rc1ou1aw-launcher", None),
+    ("mpi-rc1ou1aw-launcher:   what():  [PG 1 Rank 5] x", "  what():  [PG 1 Rank 5] x", None, "mpi-rc1ou1aw-launcher",
+     None),
+    ("node7: frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x1a0", "frame #2: c10d::ProcessGroupNCCL::"
+     "watchdogHandler() + 0x1a0", None, "node7", None),
+    ("12: Exception raised from checkTimeout at x.cpp:565 (most recent call first):",
+     "Exception raised from checkTimeout at x.cpp:565 (most recent call first):", 12, None, None),
+    ("12: [E1010 11:50:05.315 x.cpp:632] y", "[E1010 11:50:05.315 x.cpp:632] y", 12, None, None),
+    # a Ray actor whose node address is a host name; a log collector's bracketed time before it or a rank wrapper
+    ("(WorkerDict pid=1230, ip=train-1316-worker-0) [rank15]:[E510 x.cpp:629] y", "[E510 x.cpp:629] y", 15,
+     "train-1316-worker-0", None),
+    ("[2025-05-10 00:18:21] (WorkerDict pid=1230, ip=10.0.0.9) [rank15]:" + NCCL, NCCL, 15, "10.0.0.9", None),
+    ("[2025-05-10 00:18:21] [rank3]:" + NCCL, NCCL, 3, None, None),
     # not wrappers
     ("RuntimeError: boom", "RuntimeError: boom", None, None, None),
+    ("node7: what is this", "node7: what is this", None, None, None),
     (NCCL, NCCL, None, None, None),
     ("[2025-03-01 12:00:00] " + NCCL, "[2025-03-01 12:00:00] " + NCCL, None, None, None),
     ("[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x",
@@ -93,7 +109,7 @@ class WrapperFields(Transformer):
     def indent(self, c): return ("ts", None)
 
     def ray_actor(self, c):
-        m = re.search(r"ip=([0-9a-fA-F.:]+)", c[0])
+        m = re.search(r"ip=([\w.:-]+)", c[0])
         return ("host", m.group(1)) if m else ("ray", None)
 
 
