@@ -24,7 +24,7 @@ from .options import end_without_teardown, format_option, jobs_option, note, pat
 @jobs_option
 def command(paths, fmt, inventory, limit, jobs):
     """Parse NCCL/RCCL logs, py-spy dumps, flight-recorder dumps, torch/torchrun output, tracebacks,
-    kernel and Slurm logs into events. PATHS may be files or directories (read recursively, .gz too).
+    gdb backtraces, kernel and Slurm logs into events. PATHS may be files or directories (read recursively, .gz too).
 
     \b
     Examples:

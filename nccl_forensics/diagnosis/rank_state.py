@@ -21,6 +21,7 @@ from ..model import Event, Evidence, clip
 from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime, refused_nccl_call, rejected_call
 from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS, USAGE_ERROR
+from .native_stacks import communication_call
 
 COLLECTIVE_FUNCS = {
     "all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base", "reduce_scatter",
@@ -138,6 +139,11 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
         if ev.kind == "pyspy_thread" and _is_main(ev) and st.where is None:
             st.where, st.op, st.at = classify_stack(ev.data.get("frames") or [], ev.data.get("state"))
             st.evidence.append(cite_frame(ev, st.at))
+        elif ev.kind == "native_thread" and st.where is None:
+            call = communication_call(ev.data.get("frames") or [])
+            if call:                                    # a gdb backtrace: a thread blocked in NCCL, c10d or gloo
+                st.where, st.op = "collective", call
+                st.evidence.append(cite(ev))
         elif ev.kind == "faulthandler" and ev.data.get("reason") is None and st.where is None:
             frames = _current_thread(ev)             # a live stack dump (torch's debug server, dump_traceback)
             if frames:

@@ -23,6 +23,7 @@ from .debug_server import read_debug_server_dump
 from .faulthandler import FaulthandlerParser
 from .flight_recorder import read_flight_recorder
 from .frtrace import FrtraceParser
+from .gdb import GdbParser
 from .inspector import read_inspector
 from .kernel import KernelParser
 from .lines import count_newlines
@@ -272,7 +273,7 @@ def _is_text(data: bytes) -> bool:
 # What a console can hold, in the order a line is offered (the message catalogue last: it sees what the
 # others emitted).
 _TEXT_CHAIN: tuple[type[LineParser], ...] = (
-    TracebackParser, TorchLogParser, TorchrunParser, FaulthandlerParser, PyspyParser, KernelParser,
+    TracebackParser, TorchLogParser, TorchrunParser, FaulthandlerParser, PyspyParser, GdbParser, KernelParser,
     SlurmParser, RasParser, RasJsonParser, FrtraceParser, NccltestsParser, MessageParser,
 )
 
@@ -283,7 +284,8 @@ FORMATS: tuple[Format, ...] = (
     Format(SourceKind.NCCL_INSPECTOR, _inspector, reader=read_inspector),
     Format(SourceKind.PYSPY_JSON, _pyspy_json, reader=read_pyspy_json),
     Format(SourceKind.DEBUG_SERVER, _debug_server, reader=read_debug_server_dump, text=True),
-    Format(SourceKind.PYSPY, _pyspy, parsers=(PyspyParser, TracebackParser, FaulthandlerParser), text=True),
+    Format(SourceKind.PYSPY, _pyspy, parsers=(PyspyParser, TracebackParser, FaulthandlerParser, MessageParser),
+           text=True),
     Format(SourceKind.NCCL, _nccl, parsers=(NcclParser, *_TEXT_CHAIN), text=True),
     Format(SourceKind.KERNEL, _kernel, parsers=(KernelParser, SlurmParser, MessageParser), text=True),
     Format(SourceKind.SLURM, _slurm, parsers=(SlurmParser, KernelParser, NcclParser, *_TEXT_CHAIN[:3],

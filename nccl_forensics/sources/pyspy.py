@@ -21,6 +21,7 @@ from .pyspy_json import frame_dict, read_pyspy_json  # noqa: F401  (re-exported 
 _THREAD_HEAD = re.compile(r'Thread (?:0x[0-9A-Fa-f]+|\d+)(?: \((?:idle|active|active\+gil|gil)\))?(?:: "|$)')
 _PREFIXES = ("Process ", "Python v", "Parent Process ", "Thread ", "    ", "Error:", "Permission Denied",
              "Caused by:", "Reason:", "----------")
+_FRAME_INDENT = "    "              # a frame line (grammars/pyspy.lark frame_line)
 _FIRST_CHARS = "PTE"                # Process/Thread/Error (any `_PREFIXES` line in a py-spy file)
 _HEADER_END = ("Python v", "Parent Process ", "Thread ", "Error:", "Permission Denied", "Process ", "----------")
 _ERROR_CONTINUATION = ("It looks like you are running in a docker container", "Stack backtrace:", " ")
@@ -134,6 +135,8 @@ class PyspyParser(LineParser):
     def feed(self, line: Line) -> bool:
         text = line.text
         if not self.busy:
+            if text.startswith(_FRAME_INDENT) and self._headless(line):
+                return True
             if (text[:1] not in _FIRST_CHARS and not self.whole_file) or not self._could_start(text):
                 return self._quoted_error(line)
         if self.header_lines and self.proc is not None and not text.startswith(_HEADER_END):
@@ -158,6 +161,18 @@ class PyspyParser(LineParser):
             return True
         self._end_dump()
         return False
+
+    def _headless(self, line: Line) -> bool:
+        """A dump pasted without its thread header (`Some ranks are stuck at:` then the frames): py-spy's frame
+        lines start one thread of no known id; a single frame-shaped line is dropped when it closes."""
+        parsed = classify(line.text)
+        if parsed is None or parsed[0] != "frame":
+            return False
+        self.thread = self._event("pyspy_thread", line, None, frames=[], thread_id_raw="", thread_id=None,
+                                  state=None, gil=False, thread_name=None, headless=True)
+        self.busy = True
+        self._on_frame(line, parsed[1])
+        return True
 
     def _quoted_error(self, line: Line) -> bool:
         """A py-spy error quoted anywhere in a line (a console or a report pasting what py-spy said): the evidence
@@ -270,7 +285,9 @@ class PyspyParser(LineParser):
         self._put_process()
         for attr in ("thread", "error"):
             ev = getattr(self, attr)
-            if ev is not None:
+            if ev is not None and ev.data.get("headless") and len(ev.data["frames"]) < 2:
+                setattr(self, attr, None)         # one stray frame-shaped line is no dump
+            elif ev is not None:
                 if ev.kind == "pyspy_error":
                     ev.data["category"] = error_category(ev.data["message"])
                 self._put(ev)

@@ -246,3 +246,17 @@ def test_json_bad_input_is_one_line_error(tmp_path, content):
     with pytest.raises(BadInput) as info:
         list(read_pyspy_json(Source(str(path), SourceKind.PYSPY_JSON)))
     assert "\n" not in str(info.value)
+
+
+def test_frames_pasted_without_their_thread_header_are_one_thread(tmp_path):
+    path = write(tmp_path, "Some processes stuck at\n    synchronize (torch/cuda/__init__.py:721)\n"
+                           "    stop (nemo/utils/timers.py:115)\n"
+                           'Thread 0x1502C1907640 (idle): "Thread-2 (_pin_memory_loop)"\n    select (selectors.py:415)\n')
+    threads = [e for e in parse(path, SourceKind.CONSOLE).events if e.kind == "pyspy_thread"]
+    assert [(e.line, e.data["thread_id"], [f["function"] for f in e.data["frames"]]) for e in threads] == [
+        (2, None, ["synchronize", "stop"]), (4, 0x1502C1907640, ["select"])]
+
+
+def test_one_frame_shaped_line_alone_is_no_dump(tmp_path):
+    path = write(tmp_path, "step 10\n    helper (tool.py:3)\nstep 11\n")
+    assert not [e for e in parse(path, SourceKind.CONSOLE).events if e.source == "pyspy"]

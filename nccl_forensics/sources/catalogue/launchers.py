@@ -908,6 +908,16 @@ MESSAGES = [
       "sglang:python/sglang/srt/managers/scheduler.py:Scheduler.watchdog_thread",
       "[2025-03-09 00:57:15 TP4] Watchdog timeout (self.watchdog_timeout=300)",
       "Watchdog timeout (self.watchdog_timeout=300)", anchor="Watchdog timeout (self.watchdog_timeout="),
+    # its successor, the ProcessWatchdog class shared by the scheduler and the tokenizer manager: it logs the
+    # process's debug info and a py-spy dump of the schedulers, then this line with its debug name and its soft flag,
+    # then SIGQUIT to the launcher. Soft (`self.soft=True`) only reports and the server runs on: not matched
+    M("sglang.process_watchdog_timeout",
+      r"Scheduler watchdog timeout \(self\.watchdog_timeout=(?P<timeout_s>\d+)(?:\.\d+)?, self\.soft=False\)",
+      "heartbeat", "failure", "stuck_rank", "SGLang late 2025+ (srt/utils/watchdog.py; first release not checked)",
+      "sglang:python/sglang/srt/utils/watchdog.py:ProcessWatchdog._watchdog_once",
+      "[2026-01-29 13:12:37 PP1 TP1] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
+      "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
+      anchor="Scheduler watchdog timeout (self.watchdog_timeout="),
     # the launcher's SIGQUIT handler (srt/entrypoints/engine.py, earlier server.py `sigquit_handler`, later
     # `launch_phase_sigquit_handler`; `proces.` in some 0.4 releases): a child (scheduler, detokenizer) failed and
     # asked it to end everything; the child's own lines say why
