@@ -250,9 +250,11 @@ def cite(file: str, line, is_dump: bool) -> str:
 def render(d: Diagnosis, console: Console | None = None) -> None:
     console = console or make_console()
     cut = console.is_terminal
-    parts: list[Panel | Table] = [verdict_panel(d)]
+    parts: list[Panel | Table | Text] = [verdict_panel(d)]
     if d.ranks:
-        parts.append(rank_table(d, cut))
+        table = rank_table(d, cut)
+        hidden, table.caption = table.caption, None       # one line under the table, not wrapped to its width
+        parts += [table, *([Text(str(hidden), style="dim")] if hidden else [])]
     notes = []
     if d.missing:
         notes.append("missing evidence: " + "; ".join(d.missing))

@@ -48,6 +48,7 @@ def test_a_1024_rank_100_group_verdict_fits_a_screen_and_the_json_keeps_everythi
     assert len(text.splitlines()) <= 40, text
     assert "group 6 (DATA_PARALLEL_GROUP_5, 11 ranks)" in text     # the group that explains it, by its pg_desc
     assert "99 other groups: every member at the same point" in text
+    assert "1023 more ranks not shown (--format json lists every rank)" in text.splitlines(), text   # one line
     doc = json.loads(diagnosis_json.render(d))
     assert len(doc["groups"]) == 100 and len(doc["ranks"]) == 1024
     assert [g["name"] for g in doc["groups"]][:12] == [str(i) for i in range(12)]     # numeric, not 0, 1, 10
