@@ -256,7 +256,7 @@ def render(d: Diagnosis, console: Console | None = None) -> None:
         hidden, table.caption = table.caption, None       # one line under the table, not wrapped to its width
         parts += [table, *([Text(str(hidden), style="dim")] if hidden else [])]
     notes = []
-    if d.missing:
+    if d.missing and not all(m in d.verdict.reason for m in d.missing):     # the confidence line said them
         notes.append("missing evidence: " + "; ".join(d.missing))
     notes += [f"read error: {e}" for e in d.errors[:5]]
     notes += [f"warning: {w}" for w in d.warnings[:5]]

@@ -89,6 +89,7 @@ def test_a_megatron_verdict_names_groups_by_their_desc_and_counts_the_quiet_ones
     assert any("(EXPERT_MODEL_PARALLEL_GROUP, 2 ranks)" in line for line in lines), text
     assert "with no collective recorded" in text and "every member at the same point" not in text, text
     assert "R203 missing-rank: rank 21\n" in text, text
+    assert text.count("py-spy dumps") == 1, text          # the confidence line names what is missing, once
     md = markdown_report.render(d)
     assert md.split("## Summary")[1].split("## ")[0].count("group 6") == 1      # its place said once
     table = md.split("## Diagnostic walk")[1].split("## ")[0]
