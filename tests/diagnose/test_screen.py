@@ -112,6 +112,20 @@ def test_a_mismatch_cites_the_culprits_own_dtype_and_count(tmp_path):
     assert "numel=1024 dtype=float64" in mine.text and "dtype=float32" in theirs.text, (mine, theirs)
 
 
+def test_a_stuck_rank_message_says_how_far_the_others_went_only_when_further(tmp_path):
+    """The others wait in the seq the stuck rank never joined: `(they went on to 28)` after `never joined seq 28`
+    says nothing; it is said only where they got further."""
+    job = Job(4, {})
+    for r in job.ranks:
+        for _ in range(3):
+            r.coll("all_reduce", [[64]])
+        if r.rank != 1:
+            r.coll("all_reduce", [[64]], state="started")
+    d = diagnose([str(job.write(tmp_path / "d"))], jobs=1)
+    [stuck] = [f for f in d.findings if f.id == "R202"]
+    assert "never joined seq" in stuck.message and "went on to" not in stuck.message, stuck.message
+
+
 def test_a_cell_keeps_the_message_and_drops_prefix_and_long_path():
     line = ("[default1]:[rank1]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] "
             "Connection closed by peer [127.0.0.1]:50089")
