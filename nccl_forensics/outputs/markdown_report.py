@@ -232,7 +232,8 @@ def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]
             where = markdown_code(cite(e["file"], e["line"], e["file"] in fr_files))
             quoted = _cell(evidence_text(e["text"] or "", e["file"] in fr_files))
             out.append(f"- rank {rank}: group {e['group']} {seq_text(e['seq'])}: {e['field']} "
-                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{where}`: {quoted}")
+                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{where}`"
+                       + (f": {quoted}" if quoted else ""))
     return out + [""]
 
 

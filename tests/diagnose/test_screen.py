@@ -110,6 +110,8 @@ def test_a_mismatch_cites_the_culprits_own_dtype_and_count(tmp_path):
     assert d.verdict.culprit_ranks == [2]
     mine, theirs = d.verdict.primary.evidence[:2]
     assert "numel=1024 dtype=float64" in mine.text and "dtype=float32" in theirs.text, (mine, theirs)
+    [first] = [line for line in markdown_report.render(d).splitlines() if line.startswith("- rank 2: group 0")]
+    assert first.endswith("entry 2`"), first                  # the entry has no text to quote: no dangling ': '
 
 
 def test_a_stuck_rank_message_says_how_far_the_others_went_only_when_further(tmp_path):
