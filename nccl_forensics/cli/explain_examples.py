@@ -5,6 +5,8 @@ SAMPLES are tried in order; a code's example is the first sample where its findi
 first where it is found at all. A code no sample shows has no example (its docstring says what it looks for)."""
 from __future__ import annotations
 
+import textwrap
+
 SAMPLES = ["sample_logs/bundles/real-stuck-rank", "sample_logs/bundles/real-dropped-rank",
            "sample_logs/bundles/real-shape-mismatch", "sample_logs/bundles/real-dtype-mismatch",
            "sample_logs/bundles/real-op-mismatch", "sample_logs/bundles/real-skipped-collective",
@@ -38,17 +40,18 @@ SAMPLES = ["sample_logs/bundles/real-stuck-rank", "sample_logs/bundles/real-drop
 # ]]]
 EXAMPLES = {
     'C101': ('sample_logs/bundles/real-shape-mismatch', 'shape_mismatch [1]', True,
-             ("C101 shape-mismatch: rank 1's allreduce at group 0 seq 11 used element count 5 where the same point "
-              'of its 2 earlier steps used 4 (no other rank recorded that collective)')),
+             ("C101 shape-mismatch: rank 1's allreduce at group 0 (default_pg) seq 11 used element count 5 where "
+              'the same point of its 2 earlier steps used 4 (no other rank recorded that collective)')),
     'C102': ('sample_logs/bundles/real-dtype-mismatch', 'dtype_mismatch [1]', True,
-             ("C102 dtype-mismatch: rank 1's allreduce at group 0 seq 11 used dtype float64 where the same point of"
-              ' its 2 earlier steps used float32 (no other rank recorded that collective)')),
+             ("C102 dtype-mismatch: rank 1's allreduce at group 0 (default_pg) seq 11 used dtype float64 where the "
+              'same point of its 2 earlier steps used float32 (no other rank recorded that collective)')),
     'C103': ('sample_logs/bundles/real-op-mismatch', 'op_mismatch [1]', True,
-             ('C103 op-mismatch: rank 1 used collective allgather at group 0 seq 11, where 1 of 2 ranks used '
-              'allreduce; rank 1 also broke its own step pattern there, the other rank did not')),
+             ('C103 op-mismatch: rank 1 used collective allgather at group 0 (default_pg) seq 11, where 1 of 2 '
+              'ranks used allreduce; rank 1 also broke its own step pattern there, the other rank did not')),
     'C104': ('sample_logs/bundles/real-skipped-collective', 'collective_skipped [1]', True,
-             ('C104 skipped-collective: rank 1 skipped a collective at group 0 seq 11: in every earlier step the '
-              'collective after its previous one had 4 elements, this time it was the one that comes after that')),
+             ('C104 skipped-collective: rank 1 skipped a collective at group 0 (default_pg) seq 11: in every '
+              'earlier step the collective after its previous one had 4 elements, this time it was the one that '
+              'comes after that')),
     'C105': ('sample_logs/evidence/torch', 'op_mismatch [3]', False,
              ('C105 analyzer-report: the desync report (TORCH_NCCL_DESYNC_DEBUG) names ranks 2, 3: finished '
               'collective #4 but never joined #5')),
@@ -92,5 +95,7 @@ def example(code: str) -> str | None:
         return None
     sample, verdict, primary, said = EXAMPLES[code]
     how = "its verdict" if primary else "a finding beside its verdict"
+    said = textwrap.fill(said, width=108, initial_indent="    ", subsequent_indent="      ", break_long_words=False,
+                         break_on_hyphens=False)          # as wide as the docstring's paragraphs
     return (f"Example: a real run on a shipped sample ({how}):\n    $ ncclf diagnose {sample}\n    verdict: {verdict}\n"
-            f"    {said}")
+            + said)

@@ -34,13 +34,16 @@ class FieldMismatch(BaseDetector):
     def _finding(self, ctx: Context, group: str, seq: int, at: pd.DataFrame):
         ranks = sorted(int(r) for r in at["rank"])
         row = at.iloc[0]
-        peers = ctx.timelines.colls
-        peers = peers[(peers["group"] == group) & (peers["seq"] == seq) & ~peers["rank"].isin(ranks)]
-        evidence = row_evidence(at) + row_evidence(peers.head(1)) + self.support(ctx, ranks)
+        colls = ctx.timelines.colls
+        there = colls[(colls["group"] == group) & (colls["seq"] == seq)]
+        mine = there[there["rank"].isin(ranks)]       # the culprits' own rows: their numel, dtype, state cited
+        peers = there[~there["rank"].isin(ranks)]
+        cited = mine.drop_duplicates("rank") if len(mine["rank"].unique()) == len(ranks) else at
+        evidence = row_evidence(cited) + row_evidence(peers.head(1)) + self.support(ctx, ranks)
         conf = Confidence.LOW if bool(row["tie"]) else Confidence.HIGH
         if not bool(row["tie"]) and int(row["count"]) < 3:
             conf = Confidence.MEDIUM
-        where = "DETAIL fingerprint check" if row["source"] == "fingerprint" else f"group {group}"
+        where = "DETAIL fingerprint check" if row["source"] == "fingerprint" else f"group {ctx.group_name(group)}"
         where += f" seq {seq}" if seq != NO_SEQ else ""
         if row.get("basis") == "self":
             message = (f"rank {ranks[0]}'s {row['op']} at {where} used {_WHAT[row['field']]} {row['value']} "

@@ -17,6 +17,7 @@ from ..diagnosis.rank_state import (
     store_teardown_errors,
 )
 from ..diagnosis.timeline import Timelines, row_text
+from ..diagnosis.wavefront import group_descs
 from ..diagnosis.world import World
 from ..model import Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure, shows_health
 
@@ -67,6 +68,16 @@ class Context:
             for ev in self.events:
                 grouped[ev.kind].append(ev)
             self.by_kind = dict(grouped)
+
+    @cached_property
+    def group_descs(self) -> dict[str, str]:
+        """Each timeline group's pg_desc where a flight-recorder dump gives one (wavefront.group_descs)."""
+        return group_descs(self.of("fr_dump"), self.timelines.members)
+
+    def group_name(self, group: str) -> str:
+        """`38 (DATA_PARALLEL_GROUP)` where the dumps describe the group, else its name: messages say `group …`."""
+        desc = self.group_descs.get(group)
+        return f"{group} ({desc})" if desc else str(group)
 
     def of(self, *kinds: str) -> list[Event]:
         out = [ev for kind in kinds for ev in self.by_kind.get(kind, [])]

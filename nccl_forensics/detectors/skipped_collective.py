@@ -93,15 +93,16 @@ class CollectiveSkipped(BaseDetector):
             seq = int(rows["seq"].min())
             verb = "skipped a collective" if shift > 0 else "issued an extra collective"
             how = "later" if shift > 0 else "earlier"
-            msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} at group {group} seq "
+            name = ctx.group_name(group)
+            msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} at group {name} seq "
                    f"{seq}: its later entries match the other ranks' entries one seq {how}")
             if (rows["basis"] == "ranks+self").all() and shift > 0:
                 msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} skipped a collective at "
-                       f"group {group} seq {seq}: there {'they' if len(ranks) > 1 else 'it'} issued "
+                       f"group {name} seq {seq}: there {'they' if len(ranks) > 1 else 'it'} issued "
                        f"{rows.iloc[0]['op']}, which in every earlier step came one collective later, where the "
                        f"other ranks issued {rows.iloc[0]['modal'] if rows.iloc[0]['field'] == 'op' else 'the usual one'}")
             if (rows["basis"] == "self").all():
-                msg = (f"rank {ranks[0]} {verb} at group {group} seq {seq}: in every earlier step the collective "
+                msg = (f"rank {ranks[0]} {verb} at group {name} seq {seq}: in every earlier step the collective "
                        f"after its previous one {_had(rows.iloc[0])}, this time it was "
                        f"{'the one that comes after that' if shift > 0 else 'a repeat of the previous one'}")
             yield self.finding(ranks, msg, Confidence.HIGH, row_evidence(rows.head(3)), _fix(rows.iloc[0]), group, seq)
@@ -119,7 +120,8 @@ class CollectiveSkipped(BaseDetector):
         colls = ctx.timelines.colls
         last = colls[(colls["group"] == group) & colls["rank"].isin(ranks)].sort_values("seq").groupby("rank").tail(1)
         verb = "stopped at" if side == "behind" else "went one collective past"
-        msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} seq {seq} of group {group} "
+        msg = (f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)} {verb} seq {seq} "
+               f"of group {ctx.group_name(group)} "
                f"while the others did not, yet {'they are' if len(ranks) > 1 else 'it is'} alive and not stuck "
                f"outside a collective: a collective was {'skipped' if side == 'behind' else 'added'} on "
                f"{'these ranks' if len(ranks) > 1 else 'this rank'}")

@@ -149,9 +149,9 @@ class StuckRank(BaseDetector):
             missed = int(waited["seq"].iloc[0]) if not waited.empty else seq
             head = int(seqs[others].max()) if len(others) else None
             many = len(quiet) > 1
-            msg = (f"rank{'s' if many else ''} {ranks_text(quiet)} stopped issuing collectives "
-                   f"after seq {seq} of group {group} and never joined seq {missed}, which the others reached (they "
-                   f"went on to {head}); ")
+            beyond = f" (they went on to {head})" if head is not None and missed is not None and head > missed else ""
+            msg = (f"rank{'s' if many else ''} {ranks_text(quiet)} stopped issuing collectives after seq {seq} of "
+                   f"group {ctx.group_name(group)} and never joined seq {missed}, which the others reached{beyond}; ")
             conf = Confidence.LOW
             if all(r in timed_out for r in quiet):       # every rank's watchdog reported where it waited
                 msg += (f"{'their' if many else 'its'} own watchdog timed out at seq {seq}, which the others had "

@@ -162,6 +162,14 @@ def desc_of(group: str, descs: dict[str, str]) -> str | None:
     return descs.get(group) or descs.get(group.split(":", 1)[0])
 
 
+def group_descs(dumps: list[Event], groups: Iterable[str]) -> dict[str, str]:
+    """Each timeline group's pg_desc where the flight recorder's pg_config gives one that says more than its name
+    (`TENSOR_MODEL_PARALLEL_GROUP`, not `undefined`): the renderers name a group by it."""
+    descs = _descs(dumps)
+    named = {g: desc_of(g, descs) for g in groups}
+    return {g: d for g, d in named.items() if d and d not in ("undefined", g)}
+
+
 def _fronts(fr: pd.DataFrame, members: dict[str, list[int]], dumped: set[int],
             descs: dict[str, str]) -> dict[str, GroupFront]:
     if fr.empty:

@@ -2,8 +2,8 @@
 
     {"schema_version": 1,
      "verdict":  {"class", "culprit_ranks", "confidence", "confidence_reason", "summary", "fix", ...},
-     "groups":   [{"name", "ranks", "last_common_seq", "positions": {"<rank>": "at|ahead|missing"},
-                   "last_seq": {"<rank>": int|null}}],
+     "groups":   [{"name", "desc": str|null, "size": int|null, "ranks", "last_common_seq",
+                   "positions": {"<rank>": "at|ahead|missing"}, "last_seq": {"<rank>": int|null}}],
      "findings": [{"id", "name", "class", "ranks", "message", "confidence", "evidence": [{"file","line","text"}],
                    "fix", "group", "seq", "cause"}],
      "ranks":    [{"rank", "host", "pids", "pyspy", "op", "at", "exitcode", "signal", "end", "end_detail",
@@ -53,7 +53,8 @@ def groups_of(d: Diagnosis) -> list[dict]:
         rows = at.get(name, ())
         keys = [str(int(r)) for r in ranks[rows]] if len(rows) else []
         out.append({
-            "name": name, "ranks": [int(r) for r in members],
+            "name": name, "desc": d.group_descs.get(name), "size": d.group_sizes.get(name),
+            "ranks": [int(r) for r in members],
             "last_common_seq": d.timelines.last_common.get(name),
             "positions": dict(zip(keys, position[rows], strict=True)) if len(rows) else {},
             "last_seq": dict(zip(keys, map(_int, last[rows]), strict=True)) if len(rows) else {},

@@ -61,28 +61,55 @@ def group_lines(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> list[str]:
     """The groups that explain the verdict (those holding a culprit, or whose members stand at different points),
     then one line for the rest: a job with a hundred communicators still fits a screen."""
     tl = d.timelines
-    names = sorted(tl.members, key=group_order)
     state = _group_state(d)
-    culprits = set(d.verdict.culprit_ranks)
-    telling = [g for g in names if state[g] == "uneven"] or [g for g in names if culprits & set(tl.members[g])]
-    telling.sort(key=lambda g: (not culprits & set(tl.members[g]), group_order(g)))
-    if len(names) <= limit:
-        telling = names
-    shown, rest = telling[:limit], [g for g in names if g not in telling[:limit]]
+    shown, rest = telling_groups(d, limit)
     out = []
     for g in shown:
         seq = tl.last_common.get(g)
         what = seq_text(seq) if seq is not None else "no collective recorded (point-to-point only, or none)"
         seen, size = len(tl.members[g]), d.group_sizes.get(g, 0)
         count = f"{seen} of {size} ranks seen" if size > seen else f"{seen} rank{'s' if seen != 1 else ''}"
-        out.append(f"group {g} ({count}): {what}"
+        out.append(f"group {g} ({group_desc(d, g)}{count}): {what}"
                    + {"even": "", "uneven": ", members at different points", "empty": ""}[state[g]])
     if rest:
-        uneven = sum(1 for g in rest if state[g] == "uneven")
-        how = ("every member at the same point" if not uneven
-               else f"{uneven} with members at different points (--format json lists them)")
-        out.append(f"{len(rest)} other group{'s' if len(rest) > 1 else ''}: {how}")
+        out.append(f"{len(rest)} other group{'s' if len(rest) > 1 else ''}: {_rest_states(rest, state)}")
     return out
+
+
+def _rest_states(rest: list[str], state: dict[str, str]) -> str:
+    """`every member at the same point`, or how many groups stand how: `3 with members at different points, 120
+    with every member at the same point, 5 with no collective recorded`."""
+    counts = {k: sum(1 for g in rest if state[g] == k) for k in ("uneven", "even", "empty")}
+    if counts["even"] == len(rest):
+        return "every member at the same point"
+    if counts["empty"] == len(rest):
+        return "no collective recorded (point-to-point only, or none)"
+    words = {"uneven": "with members at different points (--format json lists them)",
+             "empty": "with no collective recorded", "even": "with every member at the same point"}
+    return ", ".join(f"{n} {words[k]}" for k, n in counts.items() if n)
+
+
+def telling_groups(d: Diagnosis, limit: int = MAX_GROUP_LINES) -> tuple[list[str], list[str]]:
+    """(the groups to show, the rest): the group the verdict names first, then those holding a culprit, then
+    those whose members stand at different points; a culprit's group with no collective at all (P2P only, or
+    only completed entries dumped) only when nothing else tells."""
+    tl = d.timelines
+    names = sorted(tl.members, key=group_order)
+    if len(names) <= limit:
+        return names, []
+    state = _group_state(d)
+    culprits = set(d.verdict.culprit_ranks)
+    named = d.verdict.primary.group if d.verdict.primary else None
+    telling = [g for g in names if state[g] == "uneven"] or [g for g in names if culprits & set(tl.members[g])]
+    telling = [g for g in telling if state[g] != "empty"] or telling
+    telling.sort(key=lambda g: (g != named, not culprits & set(tl.members[g]), group_order(g)))
+    return telling[:limit], [g for g in names if g not in telling[:limit]]
+
+
+def group_desc(d: Diagnosis, group: str) -> str:
+    """`TENSOR_MODEL_PARALLEL_GROUP, ` where a flight recorder describes the group, else nothing."""
+    desc = d.group_descs.get(group)
+    return f"{desc}, " if desc else ""
 
 
 def _group_state(d: Diagnosis) -> dict[str, str]:
@@ -171,7 +198,8 @@ def _positions(where: list[tuple[str, str]], state: dict[str, str], groups: int)
     parts = [f"{g}:{p}" for g, p in odd[:3]] + ([f"+{len(odd) - 3} more"] if len(odd) > 3 else [])
     level = sum(1 for _, p in where if p == "at") - sum(1 for _, p in odd if p == "at")
     if level:
-        parts.append(f"at in {level} group{'s' if level > 1 else ''}" if len(where) > 3 or not odd
+        parts.append((f"at in {level} other group{'s' if level > 1 else ''}" if odd
+                      else "at" if level == 1 else f"at in all {level} groups") if len(where) > 3 or not odd
                      else ", ".join(f"{g}:{p}" for g, p in where if (g, p) not in odd and p == "at"))
     return ", ".join(parts)
 
@@ -198,7 +226,8 @@ def evidence_lines(d: Diagnosis, cut: bool = True) -> list[tuple[Text, bool]]:
     fr_files = {s.path for s in d.sources if s.kind is SourceKind.FLIGHT_RECORDER}
     lines = [(Text("Evidence", style="italic"), False)]
     for f in ordered:
-        lines.append((Text(f"{f.id} {f.name}" + ("" if f.cause else " (consequence)"), style="bold"), False))
+        about = f": {ranks_phrase(f.ranks)}" if f.ranks else ""
+        lines.append((Text(f"{f.id} {f.name}{about}" + ("" if f.cause else " (consequence)"), style="bold"), False))
         for e in f.evidence[:4]:
             lines.append((Text(f"  {citation(e, fr_files)}"), True))
             said = evidence_text(e.text, e.file in fr_files)
@@ -221,11 +250,13 @@ def cite(file: str, line, is_dump: bool) -> str:
 def render(d: Diagnosis, console: Console | None = None) -> None:
     console = console or make_console()
     cut = console.is_terminal
-    parts: list[Panel | Table] = [verdict_panel(d)]
+    parts: list[Panel | Table | Text] = [verdict_panel(d)]
     if d.ranks:
-        parts.append(rank_table(d, cut))
+        table = rank_table(d, cut)
+        hidden, table.caption = table.caption, None       # one line under the table, not wrapped to its width
+        parts += [table, *([Text(str(hidden), style="dim")] if hidden else [])]
     notes = []
-    if d.missing:
+    if d.missing and not all(m in d.verdict.reason for m in d.missing):     # the confidence line said them
         notes.append("missing evidence: " + "; ".join(d.missing))
     notes += [f"read error: {e}" for e in d.errors[:5]]
     notes += [f"warning: {w}" for w in d.warnings[:5]]

@@ -10,7 +10,7 @@ from ..hygiene import markdown_code, markdown_text
 from ..model import SourceKind, ranks_text
 from ..pipeline.reduce import Diagnosis
 from .diagnosis_json import divergence_of, groups_of
-from .diagnosis_terminal import MAX_GROUP_LINES, cite, group_lines, missing_rank_lines
+from .diagnosis_terminal import MAX_GROUP_LINES, cite, group_lines, missing_rank_lines, telling_groups
 from .display import evidence_text, prose, seq_text
 
 
@@ -104,9 +104,15 @@ def _summary(d: Diagnosis) -> str:
         else "no single rank"
     where = _collective(d)
     head = f"**{_words(v.cls).capitalize()}, {who}:** {what}"
-    if where and where not in what:
+    if where and where not in what and not _names_its_place(v.primary, what):
         head += f" ({where})"
     return f"{head.rstrip('.')}. Confidence {reason}."
+
+
+def _names_its_place(f, what: str) -> bool:
+    """The finding's message already says its group and seq (`at group 0 (default_pg) seq 6`): not said twice."""
+    return (f is not None and f.group is not None and f.seq is not None
+            and f"group {f.group}" in what and f"seq {f.seq}" in what)
 
 
 def _collective(d: Diagnosis) -> str:
@@ -205,16 +211,15 @@ def _environment(d: Diagnosis, fr_files: set[str], limit: int = 24) -> list[str]
 def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]:
     """The groups that explain the verdict as a table (members, the last seq every member reached, which ranks
     are past it, at it, or without a record), one line for the rest, then the first divergent entries."""
-    shown = {line.split(" ", 2)[1] for line in group_lines(d) if line.startswith("group ")}
-    if len(groups) <= MAX_GROUP_LINES:
-        shown = {g["name"] for g in groups}
+    by_name = {g["name"]: g for g in groups}
     out = ["| group | members | last seq every member reached | ranks past it | ranks at it | ranks without a record |",
            "|---|---|---|---|---|---|"]
-    for g in (g for g in groups if g["name"] in shown):
+    for g in (by_name[name] for name in telling_groups(d)[0]):
         by = {p: [int(r) for r, q in g["positions"].items() if q == p] for p in ("ahead", "at", "missing")}
         empty = g["last_common_seq"] is None and not by["ahead"] and not by["at"]
         seq = g["last_common_seq"] if g["last_common_seq"] is not None else "none (no collective recorded)"
-        out.append(f"| {_cell(g['name'])} | {len(g['ranks'])} ({_span(g['ranks'])}) | {seq} | "
+        name = g["name"] + (f" ({g['desc']})" if g["desc"] else "")
+        out.append(f"| {_cell(name)} | {len(g['ranks'])} ({_span(g['ranks'])}) | {seq} | "
                    f"{_span(by['ahead']) or '-'} | {_span(by['at']) or '-'} | "
                    f"{'-' if empty else _span(by['missing']) or '-'} |")
     rest = [line for line in group_lines(d) if not line.startswith("group ")]
@@ -227,7 +232,8 @@ def _timeline(d: Diagnosis, groups: list[dict], fr_files: set[str]) -> list[str]
             where = markdown_code(cite(e["file"], e["line"], e["file"] in fr_files))
             quoted = _cell(evidence_text(e["text"] or "", e["file"] in fr_files))
             out.append(f"- rank {rank}: group {e['group']} {seq_text(e['seq'])}: {e['field']} "
-                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{where}`: {quoted}")
+                       f"`{markdown_code(e['value'])}` (others `{markdown_code(e['modal'])}`) — `{where}`"
+                       + (f": {quoted}" if quoted else ""))
     return out + [""]
 
 

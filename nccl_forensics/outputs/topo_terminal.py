@@ -64,8 +64,10 @@ def _comm_body(comm: Communicator, chans: list[int], highlight, warnings, compac
         hint = f"  (+{more} more: --channel N or --all)" if compact and more > 0 else ""
         body.append(Text(f"Rings{hint}", style="bold"))
         broken = broken_channels(comm, warnings)
-        body += [_ring_line(comm, c, marked, highlight, broken.get(c)) for c in chans]
-    trees = [_tree(comm, c) for c in chans if any(k[0] == c for k in comm.trees)]
+        lines = [_ring_line(comm, c, marked, highlight, broken.get(c)) for c in chans]
+        body += _same_rings_once(chans, lines) if compact else lines
+    with_trees = [c for c in chans if any(k[0] == c for k in comm.trees)]
+    trees = [_tree(comm, same) for same in (_same_trees(comm, with_trees) if compact else [[c] for c in with_trees])]
     if trees:
         body.append(Text("Trees", style="bold"))
         body += trees
@@ -140,6 +142,25 @@ def _ring_line(comm: Communicator, channel: int, marked: set, highlight, broken:
     return text
 
 
+def _same_rings_once(chans: list[int], lines: list[Text]) -> list[Text]:
+    """Channels whose ring lines read the same after `ch N: ` share one line, labelled with their channels as runs
+    (`ch 0-15: …`): a 16-channel ring printed once, not 16 times."""
+    prefix = len("  ch NN: ")
+    same: dict[str, list[int]] = {}
+    first: dict[str, Text] = {}
+    for c, line in zip(chans, lines, strict=True):
+        key = line.plain[prefix:]
+        same.setdefault(key, []).append(c)
+        first.setdefault(key, line)
+    if len(same) == len(lines):
+        return lines
+    out = []
+    for key, members in same.items():
+        label = Text(f"  ch {rank_span(members)}: ", style="bold")
+        out.append(label + first[key][prefix:] if len(members) > 1 else first[key])
+    return out
+
+
 def _rank(rank: int, highlight, style: str = "bold") -> Text:
     if rank == highlight:
         return Text(f"[{rank}]", style="bold white on red")
@@ -156,9 +177,21 @@ def _hop(comm: Communicator, channel: int, src: int, dst: int, marked: bool) -> 
     return Text(arrow, style="bold white on red" if marked else (f"bold {colour}" if inter else colour))
 
 
-def _tree(comm: Communicator, channel: int) -> Tree:
+def _same_trees(comm: Communicator, chans: list[int]) -> list[list[int]]:
+    """The channels grouped by their tree's shape (each rank's parent and children): one tree drawn per shape."""
+    same: dict[tuple, list[int]] = {}
+    for channel in chans:
+        shape = tuple(sorted((rank, t.parent, tuple(t.children)) for (c, rank), t in comm.trees.items()
+                             if c == channel))
+        same.setdefault(shape, []).append(channel)
+    return list(same.values())
+
+
+def _tree(comm: Communicator, channels: list[int]) -> Tree:
+    """The tree of `channels` (the same shape on each: folded by _same_trees)."""
+    channel = channels[0]
     entries = {rank: t for (c, rank), t in comm.trees.items() if c == channel}
-    root = Tree(Text(f"tree ch {channel}", style="bold"))
+    root = Tree(Text(f"tree ch {rank_span(channels)}", style="bold"))
     roots = sorted(r for r, t in entries.items() if t.parent < 0 or t.parent not in entries)
     seen: set[int] = set()
     for r in roots:

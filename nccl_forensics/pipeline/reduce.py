@@ -79,6 +79,7 @@ class Diagnosis:
     quiet_groups: int = 0                                  # the other groups: every member at the same point
     environment: list[Setting] = field(default_factory=list)   # the variables the evidence says were set, per rank
     group_sizes: dict[str, int] = field(default_factory=dict)  # each group's size where a line states it
+    group_descs: dict[str, str] = field(default_factory=dict)  # each group's pg_desc where a dump gives one
 
     @property
     def failed(self) -> bool:
@@ -316,6 +317,7 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     result.explaining, result.quiet_groups = explaining_groups(ctx, verdict.culprit_ranks)
     result.environment = settings(stated(events))
     result.group_sizes = stated_group_sizes(events, timelines.members, world.size)
+    result.group_descs = ctx.group_descs
     return result
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..model import Evidence
+from ..model import Evidence, ranks_text
 from ..model import rank_span as _ranks
 from .model import Communicator, Process, TopoWarning
 
@@ -43,7 +43,8 @@ def _label(comm: Communicator) -> str:
 
 
 def _channels(chans: list[int]) -> str:
-    return ("channel " if len(chans) == 1 else "channels ") + ", ".join(str(c) for c in chans)
+    """`channel 3`, `channels 0, 2`; past a few, as runs (`channels 0-31`): one sentence at any channel count."""
+    return ("channel " if len(chans) == 1 else "channels ") + ranks_text(chans)
 
 
 def _each(comms: list[Communicator], check: Callable) -> list[TopoWarning]:

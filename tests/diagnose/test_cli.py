@@ -137,6 +137,15 @@ def test_explain_prints_the_docstring():
         assert heading in res.output
 
 
+def test_explain_examples_wrap_like_the_docstring_around_them():
+    """A real run's finding is one long sentence: printed wrapped at the docstring's width, continued indented."""
+    from nccl_forensics.cli.explain_examples import EXAMPLES, example
+    for code in EXAMPLES:
+        lines = example(code).splitlines()
+        assert all(len(line) <= 110 for line in lines), (code, lines)
+        assert all(line.startswith("      ") for line in lines[4:]), (code, lines)
+
+
 def test_explain_list_and_unknown(capsys):
     res = _run(["explain", "--list"])
     assert "C101  shape-mismatch" in res.output and "T601" in res.output

@@ -53,6 +53,22 @@ def test_terminal_compact_all_and_channel(topo):
     assert "G009 gdr-disabled" in compact and "nodeA" in compact and "nodeB" in compact
 
 
+def test_terminal_draws_the_same_ring_and_tree_once_for_all_their_channels():
+    """Ten channels that lack rank 7 alike (G003 shows each broken one): one ring line `ch 0-9` and one tree
+    `tree ch 0-9` in the compact view, each channel its own with --all; the warning names them as a run."""
+    logs = job_logs(nchannels=10)
+    for channel in range(10):
+        reprint_ring(logs, channel, list(range(7)))
+    comms = build_topology(all_events(logs))
+    warnings = check_topology(comms)
+    compact = render("rich", comms, warnings)
+    assert compact.count("ch 0-9: BROKEN (G003) 0 ─") == 1 and "ch  1:" not in compact, compact
+    assert "tree ch 0-9" in compact and "tree ch 1" not in compact
+    assert "the ring of channels 0-9 lacks rank" in " ".join(w.message for w in warnings)
+    every = render("rich", comms, warnings, all_channels=True)
+    assert all(f"ch  {c}: BROKEN" in every for c in range(10)) and "tree ch 9" in every
+
+
 def test_terminal_highlight_marks_rank_and_hops(topo):
     text = render("rich", *topo, highlight=4)
     assert "═NET/IB⇒✗ [4] ─P2P→✗ 5" in text
