@@ -51,9 +51,8 @@ def _importing():
 
 @contextmanager
 def _reduce_loaded(shared):
-    """`reduce.diagnose`, imported while `shared`'s workers start, warm up and read the files `pool_for` gave them
-    (pandas and the detectors are only the parent's: a 4,096-file job's workers no longer wait for them), and the
-    pool, stopped on leaving."""
+    """`reduce.diagnose`, imported while `shared`'s workers start and warm up (pandas and the detectors are only the
+    parent's: a 4,096-file job's workers no longer wait for them), and the pool, stopped on leaving."""
     with shared:
         with _importing():
             from ..pipeline.reduce import diagnose
@@ -110,8 +109,7 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:
-        with stdin_as_file(paths) as readable, \
-                _reduce_loaded(pool_for(readable, jobs, options["window_mb"], keep_text=False)) as (diagnose, shared), \
+        with stdin_as_file(paths) as readable, _reduce_loaded(pool_for(readable, jobs)) as (diagnose, shared), \
                 progress("reading evidence") as on_file:
             result = diagnose(readable, progress=on_file, shared=shared, **options)
             from ..outputs.display import relabel

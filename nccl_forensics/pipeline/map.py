@@ -55,48 +55,16 @@ class Digest:
     p2p: list = field(default_factory=list)                # fr_semantics.P2POp of the dump (rank filled later)
 
     def __reduce__(self):
-        """Sent from a worker with its P2P ops as plain tuples (pickle writes a namedtuple through a Python call each
-        way: a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows) and its rows' arrays in one
-        buffer (`_arrays_out`). Every field goes."""
+        """Sent from a worker with its P2P ops as plain tuples: pickle writes a namedtuple through a Python call
+        each way (a 256-rank pipeline job's ~100 ops a dump cost more to send than its rows). Every field goes."""
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         state["p2p"] = list(map(tuple, self.p2p))
-        state["rows"] = _arrays_out(self.rows)
         return _digest_of, (state,)
 
 
 def _digest_of(state: dict) -> Digest:
     state["p2p"] = list(map(P2POp._make, state["p2p"]))
-    state["rows"] = _arrays_in(*state["rows"])
     return Digest(**state)
-
-
-def _arrays_out(rows: dict) -> tuple[dict, list[tuple], bytes]:
-    """`rows` with the array that ends a column's part (a number column, a category column's codes) moved into one
-    buffer holding them all: (the parts without it, where each lies: (column, dtype, byte offset, length), the
-    buffer). Pickle spends as long on a small array as on a thousand of its numbers: a 4,096-rank job's digests
-    carry twelve arrays of ~200 rows each."""
-    kept: dict = {}
-    places: list[tuple] = []
-    pieces: list[bytes] = []
-    at = 0
-    for name, part in rows.items():
-        if type(part) is tuple and type(part[-1]) is np.ndarray:
-            data = part[-1].tobytes()
-            places.append((name, part[-1].dtype.str, at, len(part[-1])))
-            pieces.append(data + bytes(-len(data) % 8))             # the next array starts 8-byte aligned
-            at += len(pieces[-1])
-            part = part[:-1]
-        kept[name] = part
-    return kept, places, b"".join(pieces)
-
-
-def _arrays_in(rows: dict, places: list[tuple], buffer: bytes) -> dict:
-    """`_arrays_out` undone: each column's array back at the end of its part (views of one writable copy of the
-    buffer)."""
-    whole = bytearray(buffer)
-    for name, dtype, at, length in places:
-        rows[name] = (*rows[name], np.frombuffer(whole, dtype, length, at))
-    return rows
 
 
 def sniff_and_digest(path: str, window_mb: float | None, keep_text: bool = True) -> Digest | Source:

@@ -8,41 +8,32 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Callable, Iterable
 
 import numpy as np
 
-from ..errors import NcclfError, NoEvidence
+from ..errors import NoEvidence
 from ..model import Source, SourceKind
 from ..sources import warm_up
 from ..sources.capture_manifest import MANIFEST_NAME
-from ..sources.discover import discover, evidence_sources, list_files, sniff
+from ..sources.discover import discover, evidence_sources, iter_files, list_files, sniff
 from ..sources.gc_pause import gc_paused
 from ..sources.lines import TAIL_BASE, resolve_tail_line
-from .engines.local import SharedPool, imap_sources, worker_count
+from .engines.local import SharedPool, default_jobs, imap_sources, worker_count
 from .map import WINDOW_MB, Digest, digest_source, set_windows, sniff_and_digest
 from .summary import write_summary
 
 
-def pool_for(paths: list[str], jobs: int = 0, window_mb: float | None = WINDOW_MB,
-             keep_text: bool = True) -> SharedPool:
+def pool_for(paths: list[str], jobs: int = 0) -> SharedPool:
     """A SharedPool for reading `paths` (pass it to `reduce.diagnose`), its workers started now where the files are
     several, each first building what parsing needs (`sources.warm_up`): the caller loads what only it needs
-    meanwhile (the CLI: the reduce, pandas, the detectors), instead of before the workers start. Where the files
-    take `read_inputs`' one pass, they go to the workers now too, to be read while the caller loads: a
-    `read_inputs` with the same arguments takes their digests."""
+    meanwhile (the CLI: the reduce, pandas, the detectors), instead of before the workers start."""
     shared = SharedPool()
-    try:
-        files = list_files(paths)
-    except NcclfError:                  # a missing path: `read_inputs` says so, as it would without this pool
-        return shared
-    workers = worker_count(jobs, len(files))
+    workers = worker_count(jobs, sum(1 for _ in islice(iter_files(paths), jobs or default_jobs())))
     if workers > 1:
         with gc_paused():               # the workers keep the collector off, as those a diagnosis starts do
             shared.start(workers, warm_up)
-            if _one_pass(files, workers):
-                digests = _read_once(files, window_mb, keep_text, jobs, shared)
-                shared.ahead((tuple(paths), window_mb, keep_text), (files, digests))
     return shared
 
 
@@ -79,31 +70,21 @@ def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progre
     workers once each (`sniff_and_digest`): a 4,096-rank job's files were sent out twice (to be sniffed, then
     digested), with a wait for the last sniff between. A capture bundle's manifest names the hosts and ranks of
     the files beside it before they are digested (`discover`), so a bundle takes the two steps."""
-    kept = shared.take((tuple(paths), window_mb, keep_text)) if shared is not None else None
-    files, ahead = kept if kept is not None else (list_files(paths), None)
-    if ahead is None and not _one_pass(files, worker_count(jobs, len(files))):
+    files = list_files(paths)
+    fused = worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
+        and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
+    if not fused:
         sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared, files)
         digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text, shared)
         return sources, usable, windowed, digests
-    done = _gather(ahead or _read_once(files, window_mb, keep_text, jobs, shared), len(files), progress)
+    done = _gather(imap_sources(partial(sniff_and_digest, window_mb=window_mb, keep_text=keep_text), files, jobs,
+                                shared), len(files), progress)
     done.sort(key=lambda item: item.result.source.path if isinstance(item, Digest) else item.path)
     sources = [item.result.source if isinstance(item, Digest) else item for item in done]
     usable = evidence_sources(sources)
     if not usable:
         raise _no_evidence(paths, sources)
     return sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)]
-
-
-def _one_pass(files: list[str], workers: int) -> bool:
-    """Are `files` sniffed and digested in one task each (`read_inputs`): thousands of them, in several workers,
-    and no capture manifest among them (it names the files' hosts and ranks before they are digested)."""
-    return workers > 1 and len(files) >= PARALLEL_SNIFF and not any(os.path.basename(f) == MANIFEST_NAME
-                                                                     for f in files)
-
-
-def _read_once(files: list[str], window_mb: float | None, keep_text: bool, jobs: int,
-               shared: SharedPool | None) -> Iterator[Digest | Source]:
-    return imap_sources(partial(sniff_and_digest, window_mb=window_mb, keep_text=keep_text), files, jobs, shared)
 
 
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,

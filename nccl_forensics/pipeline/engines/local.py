@@ -12,7 +12,7 @@ import logging
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from ...libc import die_with_parent
 
@@ -51,24 +51,23 @@ def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> list
 def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
                  shared: SharedPool | None = None) -> Iterator[R]:
     """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order.
-    With `shared`, its workers run the items (started on first use, stopped by its `with` block). The items go
-    to the workers at this call, not at the first result asked for (`SharedPool.ahead`)."""
+    With `shared`, its workers run the items (started on first use, stopped by its `with` block)."""
     items = list(items)
     jobs = worker_count(jobs, len(items))
-    pool = None if jobs == 1 else shared.executor(jobs) if shared is not None else _new_pool(jobs)
+    if jobs == 1:
+        yield from map(fn, items)
+        return
+    pool = shared.executor(jobs) if shared is not None else _new_pool(jobs)
     if pool is None:
-        return map(fn, items)
-    return _results(pool, pool.map(fn, items, chunksize=chunk_size(len(items), jobs)), own=shared is None)
-
-
-def _results(pool: ProcessPoolExecutor, results: Iterator[R], own: bool) -> Iterator[R]:
+        yield from map(fn, items)
+        return
     try:
-        yield from results
+        yield from pool.map(fn, items, chunksize=chunk_size(len(items), jobs))
     except BaseException:                   # Ctrl-C, an error, a consumer that stopped: stop the workers now,
         _terminate(pool)                    # not after they finish a multi-GB file
         raise
     finally:
-        if own:
+        if shared is None:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -89,7 +88,6 @@ class SharedPool:
         self.pool: ProcessPoolExecutor | None = None
         self.jobs = 0
         self.failed = False
-        self.kept: tuple[object, Any] | None = None
 
     def executor(self, jobs: int) -> ProcessPoolExecutor | None:
         """The pool, started with `jobs` workers on first use (None: no pool can start here); a later call that
@@ -107,23 +105,6 @@ class SharedPool:
             self.failed = self.pool is None
         if self.pool is not None:
             self.pool.submit(os.getpid)         # a pool forks its workers at its first task (all of them: fork)
-
-    def ahead(self, key: object, results: Any) -> None:
-        """Keep `results` (holding an `imap_sources` with this pool, its items already with the workers) for the
-        caller that asks for `key`: the workers read while the parent goes on (the CLI imports the reduce)."""
-        self.kept = (key, results)
-
-    def take(self, key: object) -> Any:
-        """The results kept for `key`, or None. Results kept for another key cannot be called back from the workers'
-        queue: the workers are stopped, and the next `executor` call starts new ones."""
-        kept, self.kept = self.kept, None
-        if kept is None or kept[0] == key:
-            return kept and kept[1]
-        if self.pool is not None:
-            _terminate(self.pool)
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
-        return None
 
     def __enter__(self) -> SharedPool:
         return self
