@@ -46,6 +46,8 @@ PREVENTION = {
                         "`NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL`"],
 }
 
+_FR_SETTING = "TORCH_FR_BUFFER_SIZE"      # a prevention line that turns the flight recorder on
+
 # Each kind of missing evidence (pipeline/reduce.py's names, matched by their first words) → how to collect it.
 COLLECT = {
     "per-collective records": "set `TORCH_FR_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1` (flight-recorder "
@@ -74,7 +76,8 @@ def render(d: Diagnosis, context: dict | None = None) -> str:
         out += ["## Root cause", ""] + _root_cause(d, fr_files)
         out += ["## Consequences", ""] + _consequences(d, fr_files)
         out += ["## Fix", "", _fix(v), ""]
-        prevention = [p for p in PREVENTION.get(v.cls, []) if not _names_missing(p, d.missing)]
+        prevention = [p for p in PREVENTION.get(v.cls, []) if not _names_missing(p, d.missing)
+                      and not (fr_files and _FR_SETTING in p)]      # the job ran with the flight recorder on
         if prevention:
             out += ["## Prevention", ""] + [f"- {p}" for p in prevention] + [""]
     if d.missing:

@@ -167,3 +167,10 @@ def test_a_finding_of_the_verdicts_own_class_backs_the_root_cause_and_is_no_cons
         if f is not v.primary and f.cls == v.primary.cls:
             assert f"Corroborated by **{f.id} {f.name}**" in md.split("## Consequences", 1)[0]
             assert f"**{f.id} {f.name}**" not in consequences
+
+
+def test_prevention_asks_for_no_flight_recorder_where_the_job_ran_with_it(report):
+    d, md = report
+    prevention = md.split("## Prevention", 1)[1].split("\n## ", 1)[0] if "## Prevention" in md else ""
+    if any(s.kind.value == "flight_recorder" for s in d.sources):
+        assert "TORCH_FR_BUFFER_SIZE" not in prevention, prevention
