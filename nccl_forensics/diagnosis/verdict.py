@@ -66,7 +66,7 @@ def decide(findings: list[Finding], cascade_ranks: Iterable[int] = (), root_caus
     same = [f for f in ordered if f.cls == primary.cls]
     culprits = sorted({r for f in same for r in f.ranks})
     others = [f for f in ordered if f.cls != primary.cls]
-    supporting = [f for f in others if set(f.ranks) & set(culprits) and not _consequence(f, primary)]
+    supporting = [f for f in others if set(f.ranks) & set(culprits) and not consequence_of(f, primary)]
     consequences = [f for f in others if f not in supporting]
     confidence, reason = _confidence(primary, same, supporting, list(missing))
     cascade = sorted(set(cascade_ranks) - set(culprits))
@@ -79,7 +79,9 @@ def decide(findings: list[Finding], cascade_ranks: Iterable[int] = (), root_caus
                    consequences, cascade)
 
 
-def _consequence(f: Finding, primary: Finding) -> bool:
+def consequence_of(f: Finding, primary: Finding) -> bool:
+    """Is finding `f` (of another class than the primary) a consequence of it, not a failure of its own: its end is
+    no cause, or it is a weak class under a strong primary."""
     if f.cls == "straggler":
         return False                                  # context for a hang, never its consequence
     return not f.cause or f.cls in _WEAK and primary.cls not in _WEAK

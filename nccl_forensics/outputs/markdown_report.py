@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..diagnosis.verdict import consequence_of
 from ..hygiene import markdown_code, markdown_text
 from ..model import SourceKind, ranks_text
 from ..pipeline.reduce import Diagnosis
@@ -266,7 +267,12 @@ def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
     if v.cascade_ranks:
         after = "the culprit" if v.culprit_ranks else "the first failure"
         out += [f"{_ranks(v.cascade_ranks).capitalize()} failed after {after}, because of it.", ""]
-    for f in later:
+    also = [f for f in later if v.primary is not None and not consequence_of(f, v.primary)]
+    for f in [f for f in later if f not in also]:
+        out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
+    if also:                        # failures of their own, which the root cause does not explain
+        out += ["Also found, not a consequence of the root cause:", ""]
+    for f in also:
         out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
     return out
 

@@ -103,3 +103,17 @@ def test_two_failed_ranks_of_a_16_rank_moe_job_are_both_named(tmp_path, fault, d
     faults, cls = TWO_FAILED[fault]
     v = _verdict(tmp_path, "moe16", faults, **DUMPS[dump]).verdict
     assert (v.cls, v.culprit_ranks) == (cls, [3, 12]), v.summary
+
+
+def test_a_second_failure_of_its_own_is_not_filed_as_a_consequence(tmp_path):
+    """Rank 5 stuck and rank 12's dump never collected: whichever leads the verdict, the postmortem lists the other
+    as a failure of its own, not under the root cause's consequences."""
+    from nccl_forensics.outputs import markdown_report
+    job = MegatronJob(**LAYOUTS["moe16"]).run(3, {5: Fault("stuck", step=1, at=4)})
+    folder = job.write(tmp_path / "fr", version="2.10")
+    (folder / "nccl_trace_rank_12").unlink()
+    d = diagnose([str(folder)], jobs=1)
+    other = next(f for f in d.findings if f.cls != d.verdict.cls and f.cause)
+    section = markdown_report.render(d).split("## Consequences", 1)[1].split("\n## ", 1)[0]
+    assert "Also found, not a consequence of the root cause:" in section
+    assert section.index("Also found") < section.index(f"**{other.id} {other.name}**")
