@@ -32,6 +32,31 @@ from .consoles import (
     torchrun_traceback,
 )
 
+_DCP = "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint"
+# dcp.load's traceback on each rank, down to the coordinator's re-raise of the ranks' planning failures
+_DCP_LOAD = ('Traceback (most recent call last):\n  File "/ckpt/resume.py", line 71, in <module>\n'
+             '    dcp.load(state, checkpoint_id=args.ckpt)\n'
+             f'  File "{_DCP}/logger.py", line 87, in wrapper\n    result = func(*args, **kwargs)\n'
+             f'  File "{_DCP}/state_dict_loader.py", line 175, in load\n    _load_state_dict(\n'
+             f'  File "{_DCP}/state_dict_loader.py", line 234, in _load_state_dict\n'
+             '    central_plan: LoadPlan = distW.reduce_scatter("plan", local_step, global_step)\n'
+             f'  File "{_DCP}/utils.py", line 219, in reduce_scatter\n    raise result\n')
+
+
+def _planner_failure(line: int, raised: str, error: str) -> str:
+    """One rank's failure in DCP's load planner (default_planner.create_default_local_load_plan at `line`)."""
+    return (f'  File "{_DCP}/utils.py", line 192, in reduce_scatter\n    local_data = map_fun()\n'
+            f'  File "{_DCP}/logger.py", line 87, in wrapper\n    result = func(*args, **kwargs)\n'
+            f'  File "{_DCP}/state_dict_loader.py", line 223, in local_step\n    local_plan = planner.create_local_plan()\n'
+            f'  File "{_DCP}/default_planner.py", line 321, in create_local_plan\n'
+            '    return create_default_local_load_plan(\n'
+            f'  File "{_DCP}/default_planner.py", line {line}, in create_default_local_load_plan\n    {raised}\n{error}\n')
+
+
+def _missing_key(error: str) -> str:
+    return _planner_failure(428, 'raise RuntimeError(f"Missing key in checkpoint state_dict: {fqn}.")', error)
+
+
 # name -> (console lines, accepted classes, culprit ranks or None)
 CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
     'c10d_src_autograd_kernel_warning_healthy': (
@@ -48,57 +73,13 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
     'dcp_src_missing_key_all_ranks': (
         'Loading checkpoint from /ckpt/step-2000\n'
         + per_rank(
-            'Traceback (most recent call last):\n'
-            '  File "/ckpt/resume.py", line 71, in <module>\n'
-            '    dcp.load(state, checkpoint_id=args.ckpt)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-            '    result = func(*args, **kwargs)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 175, in load\n'
-            '    _load_state_dict(\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 234, in _load_state_dict\n'
-            '    central_plan: LoadPlan = distW.reduce_scatter("plan", local_step, global_step)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 219, in reduce_scatter\n'
-            '    raise result\n'
-            + checkpoint_exception(
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 192, in reduce_scatter\n'
-                '    local_data = map_fun()\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-                '    result = func(*args, **kwargs)\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 223, in local_step\n'
-                '    local_plan = planner.create_local_plan()\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 321, in create_local_plan\n'
-                '    return create_default_local_load_plan(\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 428, in create_default_local_load_plan\n'
-                '    raise RuntimeError(f"Missing key in checkpoint state_dict: {fqn}.")\n'
-                'RuntimeError: Missing key in checkpoint state_dict: optimizer.state.tok_embeddings.weight.exp_avg.\n', [0, 1, 2, 3]), [0, 1])
+            _DCP_LOAD + checkpoint_exception(_missing_key('RuntimeError: Missing key in checkpoint state_dict: optimizer.state.tok_embeddings.weight.exp_avg.'), [0, 1, 2, 3]), [0, 1])
         + torchrun_traceback()
         + failure_table('resume.py', '2025-06-11_09:14:52', 'trn-4', 0, 0, 1, 50112, NO_TRACEBACK),
         {'unclassified_failure'}, None),
     'dcp_src_missing_key_one_rank': (
         per_rank(
-            'Traceback (most recent call last):\n'
-            '  File "/ckpt/resume.py", line 71, in <module>\n'
-            '    dcp.load(state, checkpoint_id=args.ckpt)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-            '    result = func(*args, **kwargs)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 175, in load\n'
-            '    _load_state_dict(\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 234, in _load_state_dict\n'
-            '    central_plan: LoadPlan = distW.reduce_scatter("plan", local_step, global_step)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 219, in reduce_scatter\n'
-            '    raise result\n'
-            + checkpoint_exception(
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 192, in reduce_scatter\n'
-                '    local_data = map_fun()\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-                '    result = func(*args, **kwargs)\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 223, in local_step\n'
-                '    local_plan = planner.create_local_plan()\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 321, in create_local_plan\n'
-                '    return create_default_local_load_plan(\n'
-                '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 428, in create_default_local_load_plan\n'
-                '    raise RuntimeError(f"Missing key in checkpoint state_dict: {fqn}.")\n'
-                'RuntimeError: Missing key in checkpoint state_dict: model.layers.31.mlp.w3.weight.\n', [3]), [0, 1])
+            _DCP_LOAD + checkpoint_exception(_missing_key('RuntimeError: Missing key in checkpoint state_dict: model.layers.31.mlp.w3.weight.'), [3]), [0, 1])
         + torchrun_traceback()
         + failure_table('resume.py', '2025-06-11_09:14:52', 'trn-9', 0, 0, 1, 3301, NO_TRACEBACK),
         {'unclassified_failure'}, None),
@@ -138,42 +119,10 @@ CASES: dict[str, tuple[str, set[str], list[int] | None]] = {
         {'none', 'inconclusive'}, None),
     'dcp_src_size_mismatch': (
         per_rank(
-            'Traceback (most recent call last):\n'
-            '  File "/ckpt/resume.py", line 71, in <module>\n'
-            '    dcp.load(state, checkpoint_id=args.ckpt)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-            '    result = func(*args, **kwargs)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 175, in load\n'
-            '    _load_state_dict(\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 234, in _load_state_dict\n'
-            '    central_plan: LoadPlan = distW.reduce_scatter("plan", local_step, global_step)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 219, in reduce_scatter\n'
-            '    raise result\n'
-            'torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([0, 1])\n'
-            'Traceback (most recent call last): (RANK 0)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 192, in reduce_scatter\n'
-            '    local_data = map_fun()\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-            '    result = func(*args, **kwargs)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 223, in local_step\n'
-            '    local_plan = planner.create_local_plan()\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 321, in create_local_plan\n'
-            '    return create_default_local_load_plan(\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 446, in create_default_local_load_plan\n'
-            '    raise ValueError(\n'
-            'ValueError: Size mismatch between saved torch.Size([128256, 4096]) and current: torch.Size([128256, 2048]) for model.tok_embeddings.weight\n'
-            'Traceback (most recent call last): (RANK 1)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 192, in reduce_scatter\n'
-            '    local_data = map_fun()\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/logger.py", line 87, in wrapper\n'
-            '    result = func(*args, **kwargs)\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 223, in local_step\n'
-            '    local_plan = planner.create_local_plan()\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 321, in create_local_plan\n'
-            '    return create_default_local_load_plan(\n'
-            '  File "/opt/conda/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py", line 446, in create_default_local_load_plan\n'
-            '    raise ValueError(\n'
-            'ValueError: Size mismatch between saved torch.Size([128256, 4096]) and current: torch.Size([128256, 2048]) for model.tok_embeddings.weight', [0, 1]),
+            _DCP_LOAD + checkpoint_exception(
+                _planner_failure(446, 'raise ValueError(', 'ValueError: Size mismatch between saved torch.Size([128256, 4096]) and current: '
+                                 'torch.Size([128256, 2048]) for model.tok_embeddings.weight'), [0, 1]),
+            [0, 1]),
         {'unclassified_failure'}, None),
     'devicemesh_src_bigger_than_world': (
         per_rank(
