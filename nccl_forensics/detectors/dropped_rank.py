@@ -337,6 +337,6 @@ def _timer_kills(ctx: Context) -> set[int]:
 def _peers_gone_in_a_hang(ctx: Context) -> list[Event]:
     """Lines that alone are no failure but say a peer process went away (NCCL RAS declaring a peer dead: a peer
     that exited cleanly is declared dead too), once the job hangs: then the peer's going is why the others wait."""
-    hung = any(is_timeout(ev) for ev in ctx.of(*(NEEDS_KINDS["timeouts"] or ())))
-    return [ev for ev in ctx.events if hung and ev.data.get("meaning") == "benign"
-            and ev.data.get("implies") == "dropped_rank"] if hung else []
+    if not any(is_timeout(ev) for ev in ctx.of(*(NEEDS_KINDS["timeouts"] or ()))):
+        return []
+    return [ev for ev in ctx.events if ev.data.get("meaning") == "benign" and ev.data.get("implies") == "dropped_rank"]

@@ -104,9 +104,10 @@ class VersionMismatch(BaseDetector):
 def _hints_before_gpu_failure(ctx: Context) -> list:
     """A library's benign report that it has no kernels for this GPU (hipBLASLt's `Cannot read` of its Tensile
     library: it goes on) names the cause once the job then fails in a GPU call (a CUDA/HIP or BLAS error)."""
-    failed = any(ev.kind == "cuda_error" and ev.data.get("meaning") == "failure" for ev in ctx.events)
-    return [ev for ev in ctx.events if failed and ev.data.get("meaning") == "benign"
-            and ev.data.get("implies") == "version_mismatch"]
+    if not any(ev.data.get("meaning") == "failure" for ev in ctx.of("cuda_error")):
+        return []
+    return [ev for ev in ctx.events
+            if ev.data.get("meaning") == "benign" and ev.data.get("implies") == "version_mismatch"]
 
 
 _CUDA = {
