@@ -136,6 +136,8 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
         st.host = st.host or ev.host
         if ev.pid:
             st.pids.add(ev.pid)
+        if ev.kind not in _STATE_KINDS:                # most events: init and topology lines
+            continue
         if ev.kind == "pyspy_thread" and _is_main(ev) and st.where is None:
             st.where, st.op, st.at = classify_stack(ev.data.get("frames") or [], ev.data.get("state"))
             st.evidence.append(cite_frame(ev, st.at))
@@ -192,8 +194,10 @@ def timer_reaped_pids(events: list[Event]) -> dict[int, Event]:
     """pid -> the elastic timer server's line reaping that worker (catalogue torchrun.timer_reaped)."""
     out: dict[int, Event] = {}
     for ev in events:
+        if ev.data.get("category") != "timer_expired":
+            continue
         pid = str(ev.data.get("worker_pid") or "")
-        if ev.data.get("category") == "timer_expired" and pid.isdigit():
+        if pid.isdigit():
             out.setdefault(int(pid), ev)
     return out
 
@@ -201,6 +205,9 @@ def timer_reaped_pids(events: list[Event]) -> dict[int, Event]:
 # the events that may end a rank with an error of its own (rank_states)
 _ERROR_KINDS = frozenset({"traceback", "gloo_error", "oom", "faulthandler", "fingerprint_mismatch", "watchdog_timeout",
                           "dist_backend_error", "cuda_error", "nccl_error"})
+# the kinds rank_states reads past a rank's host and pids
+_STATE_KINDS = _ERROR_KINDS | {"pyspy_thread", "native_thread", "child_failed", "worker_failed", "error_json",
+                               "slurm_exit"}
 
 
 def faults_after_network_failure(events: list[Event]) -> set[int]:

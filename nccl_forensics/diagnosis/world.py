@@ -171,8 +171,10 @@ def stated_group_sizes(events: Iterable[Event], groups: Iterable[str], world_siz
     groups = set(groups)
     out = {WORLD_GROUP: world_size} if world_size and WORLD_GROUP in groups else {}
     for ev in events:
+        if ev.kind not in _COMM_LINES:
+            continue
         comm, size = ev.comm or ev.data.get("comm_id"), ev.data.get("nranks")
-        if ev.kind in _COMM_LINES and comm and isinstance(size, int):
+        if comm and isinstance(size, int):
             name = nccl_group(comm, None, None, None, None)
             if name in groups:
                 out[name] = max(out.get(name, 0), size)
@@ -182,6 +184,8 @@ def stated_group_sizes(events: Iterable[Event], groups: Iterable[str], world_siz
 def _claims(events: list[Event], sources: Iterable[Source]):
     seen_sizes: set[tuple[str, int]] = set()
     for ev in events:
+        if ev.kind not in _CLAIM_KINDS:
+            continue
         d = ev.data
         if ev.kind in _COMM_LINES and isinstance(d.get("nranks"), int) and d["nranks"] > 0:
             key = ("nranks", d["nranks"])
@@ -214,6 +218,8 @@ def _claims(events: list[Event], sources: Iterable[Source]):
                     Evidence(by_name[0].path, 0, by_name[0].path))
 
 
+_CLAIM_KINDS = _COMM_LINES | {"launcher_world", "fr_dump", "agent_log", "child_failed", "fingerprint_mismatch",
+                              "monitored_barrier", "desync_report"}      # the kinds `_claims` reads
 _AGENT_SIZES = re.compile(r"^\s*global_world_sizes=\[(\d+)")
 _AGENT_RANKS = re.compile(r"^\s*global_ranks=\[([\d, ]*)\]")
 

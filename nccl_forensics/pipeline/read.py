@@ -7,9 +7,10 @@ Nothing here loads pandas or a detector: `ncclf summarize` runs without them, an
 from __future__ import annotations
 
 import os
+import re
 from functools import partial
-from itertools import islice
-from typing import Callable, Iterable
+from itertools import cycle, islice
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -20,9 +21,9 @@ from ..sources.capture_manifest import MANIFEST_NAME
 from ..sources.discover import discover, evidence_sources, iter_files, list_files, sniff
 from ..sources.gc_pause import gc_paused
 from ..sources.lines import TAIL_BASE, resolve_tail_line
-from .engines.local import SharedPool, default_jobs, imap_sources, worker_count
+from .engines.local import SharedPool, chunk_size, default_jobs, imap_sources, worker_count
 from .map import WINDOW_MB, Digest, digest_source, set_windows, sniff_and_digest
-from .summary import write_summary
+from .summary import RowBlock, joined_rows, write_summary
 
 
 def pool_for(paths: list[str], jobs: int = 0) -> SharedPool:
@@ -64,27 +65,70 @@ def _sniff_files(files: list[str], jobs: int, shared: SharedPool | None = None) 
     return list(imap_sources(sniff, files, jobs if len(files) >= PARALLEL_SNIFF else 1, shared))
 
 
+class Inputs(NamedTuple):
+    sources: list[Source]        # every file found
+    usable: list[Source]         # the evidence files
+    windowed: list[Source]       # those read at their head and tail
+    digests: list[Digest]        # the evidence's digests (summaries left to the reduce)
+    blocks: list[RowBlock]       # row blocks holding the rows of digests whose own `rows` are empty (join=True)
+
+
 def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progress=None, keep_text: bool = True,
-                shared: SharedPool | None = None) -> tuple[list[Source], list[Source], list[Source], list[Digest]]:
+                shared: SharedPool | None = None, join: bool = False) -> Inputs:
     """`map_inputs`, then the digests of the evidence that is not a summary (`_map`). Thousands of files go to the
-    workers once each (`sniff_and_digest`): a 4,096-rank job's files were sent out twice (to be sniffed, then
-    digested), with a wait for the last sniff between. A capture bundle's manifest names the hosts and ranks of
-    the files beside it before they are digested (`discover`), so a bundle takes the two steps."""
+    workers once each, in batches of neighbouring names (`sniff_and_digest_batch`): a 4,096-rank job's files were
+    sent out twice (to be sniffed, then digested), with a wait for the last sniff between. With `join`, a batch's
+    rows come back as row blocks (summary.joined_rows: a few arrays a column per batch, one part of the reduce's
+    frame each), else in their digests. A capture bundle's manifest names the hosts and ranks of the files beside
+    it before they are digested (`discover`), so a bundle takes the two steps."""
     files = list_files(paths)
     fused = worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
         and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
     if not fused:
         sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared, files)
         digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text, shared)
-        return sources, usable, windowed, digests
-    done = _gather(imap_sources(partial(sniff_and_digest, window_mb=window_mb, keep_text=keep_text), files, jobs,
-                                shared), len(files), progress)
+        return Inputs(sources, usable, windowed, digests, [])
+    blocks: list[RowBlock] = []
+    batch = partial(sniff_and_digest_batch, window_mb=window_mb, keep_text=keep_text, join=join)
+    batches = imap_sources(batch, _batches(files, jobs), jobs, shared)
+    done = _gather(_unbatched(batches, blocks), len(files), progress)
     done.sort(key=lambda item: item.result.source.path if isinstance(item, Digest) else item.path)
     sources = [item.result.source if isinstance(item, Digest) else item for item in done]
     usable = evidence_sources(sources)
     if not usable:
         raise _no_evidence(paths, sources)
-    return sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)]
+    return Inputs(sources, usable, [s for s in usable if s.window], [d for d in done if isinstance(d, Digest)], blocks)
+
+
+def sniff_and_digest_batch(paths: list[str], window_mb: float | None, keep_text: bool = True,
+                           join: bool = False) -> tuple[list[Digest | Source], list[RowBlock]]:
+    """`sniff_and_digest` of each path (a worker's task), and, with `join`, their rows as row blocks."""
+    items = [sniff_and_digest(path, window_mb, keep_text) for path in paths]
+    return items, joined_rows([d for d in items if isinstance(d, Digest)]) if join else []
+
+
+def _batches(files: list[str], jobs: int) -> list[list[str]]:
+    """The files in batches of `chunk_size`, in the order of their names' numbers (`nccl.rank10.log` after
+    `nccl.rank9.log`): a batch of one job's per-rank files holds neighbouring ranks, so that its row block is in
+    rank order, as the reduce takes a block whole."""
+    ordered = sorted(files, key=_numbers_in_name)
+    size = chunk_size(len(files), worker_count(jobs, len(files)))
+    return [ordered[at:at + size] for at in range(0, len(ordered), size)]
+
+
+def _numbers_in_name(path: str) -> list:
+    """The path's text and numbers, alternately (split's odd parts are the numbers, compared as such)."""
+    return [int(part) if odd else part for odd, part in zip(cycle((False, True)), _DIGITS.split(path))]
+
+
+_DIGITS = re.compile(r"(\d{1,18})", re.ASCII)
+
+
+def _unbatched(batches: Iterable[tuple[list, list[RowBlock]]], blocks: list[RowBlock]) -> Iterator:
+    """Each batch's items, its blocks added to `blocks`."""
+    for items, joined in batches:
+        blocks.extend(joined)
+        yield from items
 
 
 def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | None = WINDOW_MB,
@@ -93,7 +137,7 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     to `out` (pipeline/summary.py) for `diagnose` to reduce with other nodes' summaries. Lines read from a tail
     window get their true numbers here (this node has the files)."""
     paths = list(paths)
-    sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress)
+    sources, usable, windowed, digests, _ = read_inputs(paths, window_mb, jobs, progress)
     tails = {s.path: s.window[1] for s in windowed if s.window}
     for d in digests:
         if d.result.source.path in tails:

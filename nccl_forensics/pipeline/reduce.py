@@ -127,12 +127,12 @@ def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: 
 def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None,
                      shared: SharedPool | None) -> Diagnosis:
     with shared or SharedPool() as pool:             # stopped once the files are read: idle workers hold memory
-        sources, usable, windowed, digests = read_inputs(paths, window_mb, jobs, progress, False, pool)
+        sources, usable, windowed, digests, blocks = read_inputs(paths, window_mb, jobs, progress, False, pool,
+                                                                 join=True)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:
         _map_large_blocks()
-    blocks: list[RowBlock] = []
     for summary in summaries:                                   # other nodes' map steps
         theirs, their_digests, their_blocks = read_summary_blocks(summary.path)
         sources += theirs

@@ -360,6 +360,18 @@ def _untagger(data: memoryview, types: dict, copy: bool = True, sources: list[So
     return hook
 
 
+def joined_rows(digests: list) -> list[RowBlock]:
+    """The digests' packed rows as row blocks (`_row_blocks`), each digest's own rows then emptied (`share()` gives
+    it views of them back): a worker sends a few arrays per column for a batch of files, and the reduce frames a
+    block as one part, not one per file."""
+    blocks = [RowBlock(b["columns"], [(digests[i], start, end) for i, start, end in b["digests"]])
+              for b in _row_blocks(digests)]
+    for block in blocks:
+        for d, _, _ in block.spans:
+            d.rows = {}
+    return blocks
+
+
 def _row_blocks(digests: list) -> list[dict]:
     """The digests whose rows are all packed columns (numbers, codes, nothing), grouped by the shape of their
     columns, each group's rows concatenated (codes over the union of their categories)."""
@@ -380,11 +392,18 @@ def _row_blocks(digests: list) -> list[dict]:
 
 
 def _shape_of(rows: dict) -> tuple | None:
-    if not rows or any(type(part) is not tuple or part[0] not in ("num", "cat", "none") for part in rows.values()):
-        return None
-    if any(part[0] == "cat" and not all(type(c) in (str, int, type(None)) for c in part[1]) for part in rows.values()):
-        return None                                          # categories JSON may not give back as themselves
-    return tuple((name, part[0], part[1].dtype.kind if part[0] == "num" else "") for name, part in rows.items())
+    """Each column's (name, kind, numpy kind of its numbers); None where a column is not packed, or holds categories
+    that JSON may not give back as themselves."""
+    shape = []
+    for name, part in rows.items():
+        kind = part[0] if type(part) is tuple else None
+        if kind == "cat" and not set(map(type, part[1])) <= _JSON_CATEGORIES or kind not in ("num", "cat", "none"):
+            return None
+        shape.append((name, kind, part[1].dtype.kind if kind == "num" else ""))
+    return tuple(shape) if shape else None
+
+
+_JSON_CATEGORIES = frozenset({str, int, type(None)})
 
 
 def _first_rank(rows: dict) -> float:
@@ -405,14 +424,14 @@ def _joined(parts: list[tuple]) -> tuple:
         return ("none", sum(p[1] for p in parts))
     if kind == "num":
         return ("num", np.concatenate([p[1] for p in parts]))
-    cats = list(dict.fromkeys(c for p in parts for c in p[1]))
+    keys = [tuple(p[1]) for p in parts]                     # category lists compared by content: a job's files
+    lists = list(dict.fromkeys(keys))                       # mostly hold the same one
+    cats = list(dict.fromkeys(c for key in lists for c in key))
+    if len(lists) == 1:                                     # the parts' codes are the block's already
+        return ("cat", cats, np.concatenate([p[2] for p in parts]).astype(code_type(len(cats))))
     index = {c: i for i, c in enumerate(cats)}
-    tables = {}
-    for p in parts:
-        key = id(p[1])
-        if key not in tables:
-            tables[key] = np.array([index[c] for c in p[1]] + [-1], np.int64)
-    codes = np.concatenate([tables[id(p[1])][p[2]] for p in parts])
+    tables = {key: np.array([index[c] for c in key] + [-1], np.int64) for key in lists}   # code -1 stays -1
+    codes = np.concatenate([tables[key][p[2]] for key, p in zip(keys, parts, strict=True)])
     return ("cat", cats, codes.astype(code_type(len(cats))))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nccl_forensics.diagnosis.rows import values_of
 from nccl_forensics.errors import NoEvidence
 from nccl_forensics.pipeline import read
 from nccl_forensics.pipeline.map import WINDOW_MB
@@ -40,7 +41,9 @@ def job(tmp_path_factory) -> Path:
     return root
 
 
-def _fingerprint(sources, usable, windowed, digests):
+def _fingerprint(sources, usable, windowed, digests, blocks):
+    for block in blocks:
+        block.share()
     return ([(s.path, s.kind, s.reason, s.rank, s.size, s.window) for s in sources],
             [s.path for s in usable], [s.path for s in windowed],
             [(d.result.source.path, len(d.result.events), d.result.lines, sorted(d.rows)) for d in digests])
@@ -53,11 +56,42 @@ def test_the_fused_path_reads_what_the_two_steps_read(job, monkeypatch):
     assert len(fused[1]) == RANKS and len(fused[0]) == RANKS + 3
 
 
-def test_the_verdict_is_the_same_with_one_job_and_two(job):
+def test_joined_rows_are_the_rows_of_their_digests(job):
+    """A batch's rows sent as row blocks (join=True, as diagnose reads: rows without their text) are each digest's
+    rows, in blocks of neighbouring ranks."""
+    plain = read_inputs([str(job)], WINDOW_MB, jobs=2, keep_text=False)
+    joined = read_inputs([str(job)], WINDOW_MB, jobs=2, keep_text=False, join=True)
+    assert joined.blocks and not any(d.rows for d in joined.digests)
+    for block in joined.blocks:
+        ranks = block.columns["rank"][1]
+        assert (ranks[1:] >= ranks[:-1]).all()            # in rank order: the reduce takes the block whole
+        block.share()
+    assert _fingerprint(*joined) == _fingerprint(*plain)
+    for mine, theirs in zip(joined.digests, plain.digests, strict=True):
+        assert _values(mine.rows) == _values(theirs.rows)
+
+
+def _values(rows: dict) -> list:
+    return [list(map(repr, values_of(rows[name]))) for name in sorted(rows)]     # repr: nan == nan
+
+
+def test_batches_hold_neighbouring_numbers():
+    files = [f"/job/host{h}/nccl.rank{r}.log" for h in (10, 9) for r in (12, 3, 100)]
+    batches = read._batches(files, jobs=2)
+    assert [f for batch in batches for f in batch] == [f"/job/host{h}/nccl.rank{r}.log"
+                                                       for h in (9, 10) for r in (3, 12, 100)]
+
+
+def test_the_verdict_and_the_rows_are_the_same_with_one_job_and_two(job):
+    """Two jobs read in batches whose rows come back as row blocks; one job reads file by file."""
     one, two = diagnose([str(job)], jobs=1), diagnose([str(job)], jobs=2)
     assert (two.verdict.cls, two.verdict.culprit_ranks) == (one.verdict.cls, one.verdict.culprit_ranks)
     assert two.verdict.culprit_ranks == [RANKS - 1]
     assert [s.path for s in two.sources] == [s.path for s in one.sources]
+    columns = ["rank", "group", "seq", "op", "numel", "dtype", "state", "file", "line"]
+    frames = [d.timelines.colls[columns].sort_values(["file", "line"]).reset_index(drop=True).astype(str)
+              for d in (one, two)]
+    assert frames[0].equals(frames[1])
 
 
 def test_workers_started_early_read_what_a_diagnosis_s_own_would(job):
@@ -84,8 +118,8 @@ def test_a_capture_manifest_takes_the_two_steps(job, tmp_path, monkeypatch):
     """The manifest names hosts and ranks before the files are digested: no fused pass where one lies."""
     (job / "manifest.json").write_text(json.dumps({"host": "node0000"}))
     try:
-        monkeypatch.setattr(read, "sniff_and_digest", None)         # would fail if the fused path ran
-        sources, usable, _, digests = read_inputs([str(job)], WINDOW_MB, jobs=2)
+        monkeypatch.setattr(read, "sniff_and_digest_batch", None)   # would fail if the fused path ran
+        sources, usable, _, digests, _ = read_inputs([str(job)], WINDOW_MB, jobs=2)
         assert len(digests) == len(usable) == RANKS
     finally:
         (job / "manifest.json").unlink()
