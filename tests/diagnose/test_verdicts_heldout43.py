@@ -10,6 +10,9 @@ the set showed:
 - rccl-tests' HIPCHECK (`Test HIP failure common.cu:N '<hip error>'`, 2019 - March 2024) was not read, and the HIP
   of those years printed the error's name (`hipErrorInvalidDevice`), not its text: a name now classifies as the CUDA
   runtime's text hipify maps it to (no usable GPU, no code for the GPU, ...).
+- Lightning's line before each process's init_process_group (`initializing ddp: GLOBAL_RANK: R, MEMBER: R+1/W`,
+  0.7 - 1.4; `Initializing distributed: ...` 1.5+ and Lightning 2.x) was not read: it now states the world and the
+  rank that printed it, so a 2-node init hang whose nodes both took ranks 0-3 names ranks 4-7 as never seen.
 - clr's `Cannot retrieve Static function, error: 218` (hip_platform.cpp, with HIP_ENABLE_DEFERRED_LOADING=0) is a
   binary without code for this GPU, then abort.
 """
@@ -93,6 +96,18 @@ CASES = [
     ("deepspeedai/DeepSpeedExamples#380", ("unclassified_failure", "dropped_rank"), None,
      "[2023-04-21 03:07:23,960] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 22610\n"
      f"[2023-04-21 03:07:25,713] [ERROR] [launch.py:434:sigkill_handler] {_DS_CMD} exits with return code = 1\n"),
+    ("ByteDance-Seed/VeOmni#131", ("network_error",), None,
+     "[rank9]: torch.distributed.DistBackendError: NCCL error in /root/source/pytorch/torch/csrc/distributed/c10d/"
+     "NCCLUtils.cpp:77, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.6\n"
+     "[rank9]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+     "[rank9]: Last error:\n[rank9]: socketPollConnect poll() returned 1, no POLLOUT events\n"),
+    ("pytorch/examples#1257", ("unclassified_failure",), None,
+     "as07r1b31:3011779:3012101 [0] init.cc:871 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA "
+     "device 1b000\nas07r1b31:3011783:3012102 [0] init.cc:871 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 "
+     "both on CUDA device 1b000\n"),
+    ("Lightning-AI/pytorch-lightning#4389", ("stuck_rank", "inconclusive"), None,
+     "".join(f"LOCAL_RANK: {r} - CUDA_VISIBLE_DEVICES: [0,1,2,3]\ninitializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8\n"
+             for r in (1, 1, 2, 2, 3, 3, 0, 0))),
     ("deepspeedai/DeepSpeed#4907", ("unclassified_failure", "network_error"), None,
      '  File "/root/anaconda3/envs/DS/lib/python3.9/subprocess.py", line 373, in check_call\n'
      "    raise CalledProcessError(retcode, cmd)\nsubprocess.CalledProcessError: Command 'ssh -o "
@@ -151,3 +166,14 @@ def test_the_older_static_function_wording_without_a_code(tmp_path):
     verdict = console_verdict(tmp_path, "Cannot Retrieve Static function\nAborted (core dumped)\n", progress="")
     assert verdict.cls in ("version_mismatch", "unclassified_failure"), verdict.summary
     assert verdict.cls != "none"
+
+
+# ---- Lightning's init line states the world and the rank that printed it
+@pytest.mark.parametrize("line", ["initializing ddp: GLOBAL_RANK: {r}, MEMBER: {m}/8",
+                                  "initializing ddp (SLURM): GLOBAL_RANK: {r}, MEMBER: {m}/8",
+                                  "[rank: {r}] Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {m}/8"])
+def test_lightning_init_lines_name_the_ranks_never_seen(line, tmp_path):
+    text = "".join(line.format(r=r, m=r + 1) + "\n" for r in range(4))
+    verdict = console_verdict(tmp_path, text, progress="")
+    assert verdict.cls == "inconclusive", verdict.summary
+    assert "ranks 4-7" in verdict.summary
