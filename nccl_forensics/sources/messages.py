@@ -444,7 +444,8 @@ def _fill_common(ev: Event) -> None:
             and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")
-    if isinstance(rank, int) and ev.kind in ("child_failed", "worker_failed", "slurm_exit") and ev.rank is None:
+    if isinstance(rank, int) and ev.kind in ("child_failed", "worker_failed", "slurm_exit", "launcher_world") \
+            and ev.rank is None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]

@@ -2,8 +2,13 @@
 
 A completed run is health evidence: `# Out of bounds values : 0 OK` and `# Avg bus bandwidth : B` make one
 `nccltests_done` event per rank of its `#  Rank R Group G Pid P on HOST device D` lines (meaning "healthy", with the
-bus bandwidth). A run whose table stops before those lines is a hang at the last size printed (`nccltests_incomplete`,
-meaning "failure"); wrong values (`# Out of bounds values : N FAILED`, or a row's #wrong) are a failure too.
+bus bandwidth). That footer covers the whole run (`scope: job`): rank 0 prints it only after every thread of its
+process joined and, in an MPI build, after an MPI_Allreduce of the error count over MPI_COMM_WORLD (src/common.cu,
+every version since 2017; rccl-tests the same), so every rank of the run finished every size. The two footer lines
+are distinctive enough to be read without the header, as a paste that starts mid-table holds them. A run whose
+table stops before those lines is a hang at the last size printed (`nccltests_incomplete`, meaning "failure");
+wrong values (`# Out of bounds values : N FAILED`, a row's #wrong, `Avg bus bandwidth : B FAILED` below
+NCCL_TESTS_MIN_BW) are a failure too.
 """
 from __future__ import annotations
 
@@ -34,10 +39,9 @@ class NccltestsParser(LineParser):
         text = line.text.strip()
         if text.startswith("# nThread ") or text.startswith("#  Rank ") or text.startswith("# Rank "):
             return self._parse(line, text)
-        if not self._started:
-            return False
-        if text.startswith("# Out of bounds values") or text.startswith("# Avg bus bandwidth") \
-                or _ROW.match(line.text):
+        if text.startswith("# Out of bounds values") or text.startswith("# Avg bus bandwidth"):
+            return self._parse(line, text)
+        if self._started and _ROW.match(line.text):
             return self._parse(line, text)
         return False
 
@@ -66,12 +70,13 @@ class NccltestsParser(LineParser):
                       meaning="healthy" if ok else "failure", implies=None if ok else "data_corruption")
         elif kind == "avg_bw_line":
             self._done = True
-            healthy = not self._oob
+            healthy = not self._oob and "FAILED" not in values[1:]     # below NCCL_TESTS_MIN_BW: FAILED
             ranks: list[tuple[int | None, int | None, str | None, int | None]] = list(self._ranks) \
                 or [(None, None, None, None)]
             for on_rank, on_pid, on_host, _device in ranks:
                 ev = self.emit("nccltests_done", line, avg_busbw=float(values[0]), out_of_bounds=self._oob,
-                               meaning="healthy" if healthy else "failure")
+                               meaning="healthy" if healthy else "failure", scope="job",
+                               message=f"the nccl-tests run completed (Avg bus bandwidth {values[0]})")
                 ev.rank, ev.pid, ev.host = on_rank, on_pid, on_host or ev.host
         return True
 

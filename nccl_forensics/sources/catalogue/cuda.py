@@ -81,6 +81,15 @@ NO_USABLE_GPU = ("invalid device ordinal", "CUDA-capable device(s) is/are busy o
                  # cudaErrorSystemNotReady (802): the system's CUDA setup is not up yet (on NVSwitch machines, the
                  # fabric manager is not running); every process on the node gets it at its first CUDA call
                  "system not yet initialized")
+# HIP's error names, which hipGetErrorName prints and hipGetErrorString printed too in the HIP of 2019-2021 (clr
+# hipamd/src/hip_error.cpp; rccl-tests' HIPCHECK quotes it): the CUDA runtime's text of the error hipify maps each to
+# (hipErrorInvalidDevice <-> cudaErrorInvalidDevice, ...), so a name classifies as its text does
+HIP_ERROR_TEXTS = {"hiperrorinvaliddevice": "invalid device ordinal",
+                   "hiperrornodevice": "no ROCm-capable device is detected",
+                   "hiperrorinvaliddevicefunction": "invalid device function",
+                   "hiperrornobinaryforgpu": "no kernel image is available for execution on the device",
+                   "hiperrorpeeraccessunsupported": "peer access is not supported between these two devices",
+                   "hiperrorinsufficientdriver": "CUDA driver version is insufficient for CUDA runtime version"}
 # the catalogue entries that quote NCCL's CUDACHECK: a CUDA call NCCL itself made
 NCCL_CUDA_CHECKS = frozenset({"nccl.cuda_failure", "nccl.rccl_hip_failure"})
 
@@ -91,6 +100,7 @@ def reason_class(reason: str | None, message_id: str | None = None) -> dict[str,
     NCCL made (`message_id` one of NCCL_CUDA_CHECKS) that the runtime refused for its arguments names no class and no
     rank of its own: `unclassified_failure`."""
     text = (reason or "").strip().rstrip(".").lower()
+    text = HIP_ERROR_TEXTS.get(text, text).lower()
     if text and message_id in NCCL_CUDA_CHECKS and rejected_call(text):
         return {"implies": "unclassified_failure"}
     if text:
@@ -146,18 +156,22 @@ MESSAGES = [
       _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert",
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
       anchor=_FRONT_ANCHORS),
-    # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first) and of
-    # the code that copied NCCL's examples (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex:
-    # `Failed: Cuda error %s:%d '%s'`): cudaGetErrorString's text between quotes, then the process exits
+    # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first), its
+    # rccl-tests port's HIPCHECK (`%s: Test HIP failure %s:%d '%s'`, hipGetErrorString's text, from the port in 2019
+    # until rccl-tests hipified the CUDA sources in March 2024) and of the code that copied NCCL's examples
+    # (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex: `Failed: Cuda error %s:%d '%s'`): the runtime's
+    # error text between quotes, then the process exits
     M("cuda.check_macro",
-      (r"(?:Test CUDA failure|Failed: (?:CUDA|Cuda) error|C(?:uda|UDA) failure) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
-       r" '(?P<reason>[^']*)'?"),
-      "cuda_error", "failure", "dropped_rank", "nccl-tests 1.0 - 2.17; vLLM 0.3+, SGLang, TensorRT-LLM custom all-reduce",
+      (r"(?:Test (?:CUDA|HIP) failure|Failed: (?:CUDA|Cuda) error|C(?:uda|UDA) failure) "
+       r"(?P<src_file>[^\s:']+):(?P<src_line>\d+)", r" '(?P<reason>[^']*)'?"),
+      "cuda_error", "failure", "dropped_rank",
+      "nccl-tests 1.0 - 2.17; rccl-tests 2019 - 2024-03 (Test HIP failure); vLLM 0.3+, SGLang, TensorRT-LLM custom "
+      "all-reduce",
       "nccl-tests:src/common.h:CUDACHECK (`Cuda failure %s:%d '%s'` before 2.0, as NCCL's own examples print it); "
-      "vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
+      "rccl-tests:src/common.h:HIPCHECK; vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
       "gpu5: Test CUDA failure common.cu:1045 'an illegal memory access was encountered'",
       "gpu5: Test CUDA failure common.cu:1045",
-      anchor="Test CUDA failure|Failed: CUDA error|Failed: Cuda error|Cuda failure|CUDA failure"),
+      anchor="Test CUDA failure|Test HIP failure|Failed: CUDA error|Failed: Cuda error|Cuda failure|CUDA failure"),
     # torch < 1.0's THC check (aten/src/THC/THCGeneral.cpp `__THCudaCheck`), printed once before its
     # `cuda runtime error (N) : <text>` exception
     M("cuda.thc_check",
@@ -237,6 +251,16 @@ MESSAGES = [
       "cuda_error", "failure", "version_mismatch", "ROCm 4 - 6", "rocm:clr/hipamd/src/hip_code_object.cpp",
       "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
       "hipErrorNoBinaryForGpu: Unable to find code object", data={"category": "cuda_arch"}),
+    # the HIP runtime registering a kernel of the binary (clr hipamd/src/hip_platform.cpp __hipRegisterFunction) with
+    # deferred loading off (HIP_ENABLE_DEFERRED_LOADING=0): no function for a device of the machine in the code
+    # objects (218, hipErrorNoBinaryForGpu: a build without code for this GPU). `guarantee` prints it behind ClPrint's
+    # prefix and aborts (SIGABRT); the older clr printed `Cannot Retrieve Static function` without the error code
+    M("cuda.hip_static_function_missing",
+      (r"Cannot [Rr]etrieve Static function", r", error: ?(?P<code>\d+)"),
+      "cuda_error", "failure", "version_mismatch", "ROCm 4 - 7 (clr/hipamd; `, error: N` in the later clr)",
+      "rocm:clr/hipamd/src/hip_platform.cpp:__hipRegisterFunction",
+      "Cannot retrieve Static function, error: 218", "Cannot retrieve Static function",
+      data={"category": "cuda_arch"}, anchor="Static function"),
     # rocBLAS (library/src/tensile_host.cpp, TensileHost::initialize) when its Tensile kernel library has no file for
     # this GPU's architecture (` for GPU arch : gfxN` and the list of the files it has from ROCm 5.x): it then prints
     # `Could not initialize Tensile host` / `library` and calls rocblas_abort (SIGABRT) at the first GEMM

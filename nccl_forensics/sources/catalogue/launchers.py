@@ -705,6 +705,17 @@ MESSAGES = [
       "[rank: 1] Child process with PID 9487 terminated with code -9. Forcefully terminating all other processes to "
       "avoid zombies 🧟", "Child process with PID 9487 terminated with code -9",
       anchor="Child process with PID"),
+    # every process says its rank and the world just before its init_process_group (one line each, at INFO):
+    # `initializing ddp: GLOBAL_RANK: R, MEMBER: R+1/W` (PyTorch Lightning's DDP backends and accelerators, 0.7 - 1.4;
+    # `initializing ddp (SLURM):` in the SLURM backend), `Initializing distributed: ...` from 1.5 (the DDP strategies,
+    # then lightning.fabric's _init_dist_connection, 2.x): the world's size, and the rank of the process that printed
+    M("lightning.init_distributed",
+      r"[Ii]nitializing (?:ddp(?: \(SLURM\))?|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: \d+/(?P<nranks>\d+)",
+      "launcher_world", "benign", None, "PyTorch Lightning 0.7 - 1.4 (`initializing ddp`), 1.5+ and Lightning 2.x",
+      "lightning:src/lightning/fabric/utilities/distributed.py:_init_dist_connection; "
+      "pytorch_lightning/accelerators/ddp_backend.py (older)",
+      "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8", "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8",
+      anchor="GLOBAL_RANK: "),
     # PyTorch Lightning's process reconciliation (PL_RECONCILE_PROCESS=1, strategies/ddp.py reconciliate_processes,
     # 1.4 - 1.9): the rank that raised kills the other ranks' processes and raises this with its own traceback
     M("lightning.deadlock_detected",
