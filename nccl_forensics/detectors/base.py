@@ -81,7 +81,7 @@ class Context:
 
     def of(self, *kinds: str) -> list[Event]:
         out = [ev for kind in kinds for ev in self.by_kind.get(kind, [])]
-        return sorted(out, key=_order) if len(kinds) > 1 else out
+        return sorted(out, key=event_order) if len(kinds) > 1 else out
 
     def has(self, need: str) -> bool:
         if need == "timeline":
@@ -182,7 +182,8 @@ def _every_process_exited(worlds: list[Event], exits: list[Event]) -> list[Event
     return exits[:1] if isinstance(size, int) and len(exited) >= size else []
 
 
-def _order(ev: Event):
+def event_order(ev: Event):
+    """The order of Context.events: by rank (rankless last), file and line."""
     return (ev.rank if ev.rank is not None else 1 << 30, ev.file, ev.line)
 
 

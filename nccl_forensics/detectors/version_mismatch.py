@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from ..diagnosis.versions import by_version, net_plugins, networks
 from ..model import Confidence, clip, ranks_phrase
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, event_order
 
 
 class VersionMismatch(BaseDetector):
@@ -71,7 +71,7 @@ class VersionMismatch(BaseDetector):
         """Hosts whose NCCL talks another network, or through another net plugin, than the others': their ranks
         cannot connect to the rest (init or the first collective hangs), the same as a version apart."""
         for label, pairs in (("networks", networks(ctx.of("net_using"))),
-                             ("net plugins", net_plugins(ctx.of("net_plugin", "nccl_info")))):
+                             ("net plugins", net_plugins(_plugin_lines(ctx)))):
             groups = by_version(pairs)
             if len(groups) < 2 or len({ev.host for _, evs in groups for ev in evs}) < 2:
                 continue
@@ -99,6 +99,13 @@ class VersionMismatch(BaseDetector):
             said = events[0].data.get("reason") or events[0].data.get("message") or events[0].text.strip()
             where = f" (rank {', '.join(map(str, ranks[:8]))})" if ranks else ""
             yield self.finding(ranks, f"{what}{where}: {clip(str(said), 160)}", Confidence.MEDIUM, events[:3], fix)
+
+
+def _plugin_lines(ctx: Context) -> list:
+    """What `net_plugins` reads, in the events' order: the net_plugin lines and the `Plugin Path` INFO lines (sorting
+    every INFO line of a 4,096-rank job with them cost more than the rest of the check)."""
+    paths = [ev for ev in ctx.of("nccl_info") if ev.data.get("topic") == "plugin_path"]
+    return sorted([*ctx.of("net_plugin"), *paths], key=event_order) if paths else ctx.of("net_plugin")
 
 
 def _hints_before_gpu_failure(ctx: Context) -> list:

@@ -102,7 +102,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     `store_teardown_errors` where the caller has them."""
     states = {r: RankState(r) for r in world}
     terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
-    own_aborts = not any(_collective_error(ev) for ev in events)
+    own_aborts = not any(map(_collective_error, events))
     tables = _failure_tables(events)
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
     timer_pids = timer_reaped_pids(events)
@@ -194,7 +194,7 @@ def timer_reaped_pids(events: list[Event]) -> dict[int, Event]:
     """pid -> the elastic timer server's line reaping that worker (catalogue torchrun.timer_reaped)."""
     out: dict[int, Event] = {}
     for ev in events:
-        if ev.data.get("category") != "timer_expired":
+        if ev.kind != "agent_log" or ev.data.get("category") != "timer_expired":
             continue
         pid = str(ev.data.get("worker_pid") or "")
         if pid.isdigit():
@@ -585,8 +585,8 @@ _COLLECTIVE_ERROR_KINDS = frozenset({"watchdog_timeout", "dist_backend_error", "
 
 
 def _collective_error(ev: Event) -> bool:
-    return ev.kind in _COLLECTIVE_ERROR_KINDS or ev.kind == "warn" and ev.data.get("meaning") in ("failure",
-                                                                                                  "consequence")
+    kind = ev.kind
+    return kind in _COLLECTIVE_ERROR_KINDS or kind == "warn" and ev.data.get("meaning") in ("failure", "consequence")
 
 
 def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "", own_aborts: bool = False) -> None:
