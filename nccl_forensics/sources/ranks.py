@@ -170,8 +170,8 @@ def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
            for ev in events):
         return
     for ev in events:
-        task = str(ev.data.get("task") or "")
-        if ev.kind == "slurm_oom" and ev.rank is None and task.isdigit():
+        task = str(ev.data.get("task") or "") if ev.kind == "slurm_oom" and ev.rank is None else ""
+        if task.isdigit():
             ev.rank = int(task)
 
 
