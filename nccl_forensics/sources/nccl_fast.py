@@ -422,6 +422,8 @@ class BlockScanner:
         if INVALID in distinct or any(ctx.rank is None for ctx in distinct):
             return None
         n = len(rows)
+        if any(stamps) and not _plain_stamps(set(stamps)):
+            return None
         times: list[float | None] = list(map(parse_timestamp, stamps)) if any(stamps) else [None] * n
         if self.buffers:
             sendbuffs = list(sends)
@@ -498,7 +500,7 @@ class BlockScanner:
                 continue
             ts, head, opc, sb, rb, cnt, tail = m.groups()
             ctx = nccl.coll_cache.get((head, tail)) or coll_context(nccl, head, tail)
-            if ctx is INVALID:
+            if ctx is INVALID or ts and not _as_read(ts):
                 yield from self._offer_text(text)
                 continue
             self.no += 1
@@ -551,7 +553,8 @@ class BlockScanner:
         skipped = 0                                 # the last of the lines just skipped (0: none)
         pos, size, tried = 0, len(text), 0          # tried: a topology run that failed its checks ends there
         while pos < size:
-            if may_skip and not busy and pos >= tried:
+            end = text.find("\n", pos)
+            if may_skip and not busy and pos >= tried and _topology_head(text, pos, end):
                 run = TOPOLOGY_RUN_RE.match(text, pos)   # a run of topology lines: skipped at once, or one by one
                 if run is not None:
                     if self._unread_topology_run(run):
@@ -559,7 +562,7 @@ class BlockScanner:
                         skipped, pos = self.no, run.end() + 1
                         continue
                     tried = run.end()
-            start, end = pos, text.find("\n", pos)
+            start = pos
             raw = text[pos:end] if end >= 0 else text[pos:]
             pos = end + 1 if end >= 0 else size
             self.no += 1
@@ -660,6 +663,15 @@ class BlockScanner:
         self.stats["skipped_line"] = last               # the lines come in order
 
 
+def _topology_head(text: str, pos: int, end: int) -> bool:
+    """May TOPOLOGY_LINE_RE match the line at `pos` (ending at `end`, -1: the text's end)? Its message follows the
+    line's first ` NCCL INFO ` (no space in the host before it) and starts with one of _TOPOLOGY_HEADS: the test
+    spares the regex most init lines."""
+    at = text.find(" NCCL INFO ", pos, end if end >= 0 else len(text))
+    return at >= 0 and text.startswith(_TOPOLOGY_HEADS, at + 11)
+
+
+_TOPOLOGY_HEADS = ("Channel", "Ring", "Trees", "Connected all")   # _TOPOLOGY_MSG's first words
 _FIELDS = {(False, True): COLL_LINE_RE, (True, True): WRAPPED_COLL_LINE_RE,       # (wrapped, buffers) -> regex
            (False, False): COLL_NUMBERS_RE, (True, False): WRAPPED_COLL_NUMBERS_RE}
 
@@ -702,11 +714,22 @@ def first_coll_line(block: str, wrapped: bool = False) -> re.Match | None:
     return None
 
 
+def _as_read(text: str) -> bool:
+    """Is this part of a COLL line what the line dispatcher reads too (make_line, lines.clean: it drops control
+    characters and escape sequences, and cuts a line at MAX_LINE)? Else the line goes through the parser chain."""
+    return text.isprintable() and len(text) < MAX_LINE // 2
+
+
+def _plain_stamps(stamps: set[str]) -> bool:
+    """`_as_read` of every distinct timestamp of a block (a stamp is a few dozen characters)."""
+    return "".join(stamps).isprintable() and max(map(len, stamps)) < 256
+
+
 def coll_context(nccl, head: str, tail: str):
     """The CollContext of COLL lines with this head and tail (INVALID when HEAD_RE/TAIL_RE refuse them);
     cached in `nccl.coll_cache` until the next line that is not a plain COLL line."""
     h, t = HEAD_RE.fullmatch(head), TAIL_RE.fullmatch(tail)
-    if h is None or t is None:
+    if h is None or t is None or not _as_read(head + tail):
         nccl.coll_cache[(head, tail)] = INVALID
         return INVALID
     host, pid, tid, dev, op_raw = h.groups()

@@ -117,6 +117,24 @@ def test_runs_without_buffers_give_the_line_dispatchers_events(tmp_path, monkeyp
     assert fast == slow
 
 
+@pytest.mark.parametrize("odd", [COLL[3].replace("other-host", "n\x97de1"),          # a C1 control in the host
+                                 COLL[0].replace("stream 0x55d4b0", "stream 0x55d4b0\x07"),   # BEL in the tail
+                                 COLL[1].replace(".123]", ".123\x1b]")])                  # ESC in the stamp
+@pytest.mark.parametrize("bulk, buffers", [(False, True), (True, False)])
+def test_coll_lines_with_control_characters_read_as_the_line_dispatcher_reads_them(tmp_path, monkeypatch, odd, bulk,
+                                                                                   buffers):
+    """A COLL line the dispatcher cleans (lines.clean drops control characters) goes through it on the block path
+    too: no control character reaches an event, in a whole block or one among other lines (found by Hypothesis)."""
+    monkeypatch.setattr(nccl_fast, "RUN_MIN", 2)
+    for lines in ([INIT, *(COLL[0].format(n=n, s=n) for n in range(3)), odd.format(n=3, s=3)],
+                  [INIT, COLL[0].format(n=0, s=0), "RuntimeError: x", odd.format(n=1, s=1), "Traceback"]):
+        path = tmp_path / "nccl.node-1.4100.log"
+        path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+        slow, fast, _ = both(path, bulk=bulk, buffers=buffers)
+        assert fast == slow
+        assert not any(ch in str(ev) for ev in fast for ch in "\x97\x07\x1b")
+
+
 @pytest.mark.parametrize("prefix", ["", "[default0]:"])
 def test_a_run_without_buffers_reads_them_from_its_block(tmp_path, prefix):
     """The buffer columns of a run read without them are the eager run's, once asked for."""
