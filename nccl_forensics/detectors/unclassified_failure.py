@@ -46,7 +46,7 @@ from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
-from .base import BaseDetector, Context, said
+from .base import BaseDetector, Context, is_timeout, said
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
@@ -75,7 +75,7 @@ class UnclassifiedFailure(BaseDetector):
         ended = [st for st in ctx.ranks.values() if st.end]
         # an error path NCCL recovered from, the store that went away at the job's end
         recovered = ctx.recovered_traces | ctx.store_teardown
-        errors = [ev for ev in ctx.events if shows_failure(ev) and ev.kind not in _TIMEOUTS and id(ev) not in recovered]
+        errors = [ev for ev in ctx.events if shows_failure(ev) and not _timeout_kind(ev) and id(ev) not in recovered]
         errors.sort(key=lambda ev: ev.data.get("meaning") == "consequence")    # a failure before its consequences
         if not ended and not errors:
             return
@@ -112,6 +112,11 @@ class UnclassifiedFailure(BaseDetector):
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
         yield self.finding(causes, msg, conf, evidence, fix)
+
+
+def _timeout_kind(ev) -> bool:
+    """T601's: a line of a timeout kind, save a watchdog status line written for an NCCL error (not a timeout)."""
+    return ev.kind in _TIMEOUTS and (ev.kind != "work_status" or is_timeout(ev))
 
 
 def _in_nvls(ev) -> bool:

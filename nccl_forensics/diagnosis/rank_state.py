@@ -52,6 +52,8 @@ class RankState:
     end_detail: str = ""
     cause: bool = False               # its end is a cause (not a consequence of another rank's failure)
     shared: bool = False              # its exception is most ranks' word for word (shared_exception): the program's
+    usage: bool = False               # its end is the distributed API refusing the call (catalogue usage_error)
+    end_kind: str | None = None       # the event kind its end was read from
     evidence: list[Evidence] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -155,8 +157,12 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts)
         elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
-                _set_end(st, "comm_error", False, clip(f"{ev.data.get('exc_type') or 'error'}: "
-                                                       f"{ev.data.get('message') or ''}", 160), ev)
+                # the distributed API refused the call (catalogue usage_error, whatever its words: `NCCL
+                # Communicator`, a DistBackendError): an exception of the program's, no communication failed;
+                # _usage_left_peers weighs it
+                usage = ev.data.get("category") == USAGE_ERROR
+                _set_end(st, "exception" if usage else "comm_error", False,
+                         clip(f"{ev.data.get('exc_type') or 'error'}: {ev.data.get('message') or ''}", 160), ev, usage)
                 continue
             if id(ev) in no_code:                 # a library said it has no kernels for this GPU (V501)
                 _set_end(st, "comm_error", False, clip(f"{_gpu_error_label(ev)}: {ev.data.get('message')}", 160), ev)
@@ -177,6 +183,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                 continue
             _note_error(st, ev)
     _shared_exception(states, terminated_pids - {None})
+    _usage_left_peers(states)
     _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
@@ -565,6 +572,23 @@ def _shared_exception(states: dict[int, RankState], terminated_pids: set) -> Non
         st.cause, st.shared = False, True
 
 
+# the ends of a rank that waited in a collective until its timeout
+_WAITED = frozenset({"watchdog_timeout", "work_status", "heartbeat", "wait_timeout", "monitored_barrier"})
+
+
+def _usage_left_peers(states: dict[int, RankState]) -> None:
+    """A usage error that some ranks raised while every other rank that ended timed out waiting in a collective:
+    the peers never got to the refused call, so the ranks that did left the collective they waited in, its cause."""
+    usage = [st for st in states.values() if st.usage and st.end == "exception" and not st.shared]
+    ended = [st for st in states.values() if st.end and not st.usage]
+    if not usage or not ended or any(st.cause for st in states.values()):
+        return
+    if all(st.end_kind in _WAITED or st.end in ("terminated", "aborted") for st in ended) \
+            and any(st.end_kind in _WAITED for st in ended):
+        for st in usage:
+            st.end, st.cause = "exception", True
+
+
 def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:
     """torchrun's Root Cause entry cut before its exit code: the rank it names failed first, unless another rank
     shows a cause of its own (its Root Cause is the first to *exit*, which can be a peer of a killed rank)."""
@@ -695,8 +719,8 @@ _END_RANK = {"oom_killed": 0, "oom": 1, "killed": 2, "crashed": 3, "exception": 
              "aborted": 6, "terminated": 7, "exited": 8}
 
 
-def _set_end(st: RankState, end: str, cause: bool, detail: str, ev: Event) -> None:
+def _set_end(st: RankState, end: str, cause: bool, detail: str, ev: Event, usage: bool = False) -> None:
     """Keep the most telling end: a cause beats a consequence; the first of equal rank wins."""
     st.evidence.append(cite(ev))
     if st.end is None or _END_RANK[end] < _END_RANK[st.end]:
-        st.end, st.cause, st.end_detail = end, cause, detail
+        st.end, st.cause, st.end_detail, st.end_kind, st.usage = end, cause, detail, ev.kind, usage

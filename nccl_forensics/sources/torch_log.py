@@ -51,6 +51,7 @@ _ANCHOR = re.compile(
     r"\[[FEWIV]\d{3,4} \d\d:\d\d:|\[[FEWIV] [^\]\s]+\.(?:cpp|cc|hpp):\d+\]|\[PG |\[Rank \d|\[TC\]\[rank="
     r"|Watchdog caught|(?:Process group|NCCL) watchdog thread terminated|Detected mismatch between collectives"
     r"|failure detected by watchdog|Exception \(either an error or timeout\)|Timeout at NCCL work"
+    r"|(?:Work timeout|NCCL error) is detected by watchdog"
     r"|Received a dump signal|ProcessGroupNCCL's watchdog got stuck|Rank \d+ failed to pass monitoredBarrier"
     r"|Heartbeat monitor timed out")
 # Lines that begin something else (never the continuation of a hard-wrapped c10d message)
@@ -177,6 +178,9 @@ class TorchTransformer(Transformer):
 
     def exception_detected(self, seq, pair): return self._status("failure_detected", seq, *pair)
     def timeout_at_work(self, seq, pair): return self._status("timeout", seq, *pair)
+    def timeout_detected(self, seq, pair): return self._status("timeout", seq, *pair)
+    # an NCCL error (not a timeout) on the work's communicator: its text is the watchdog's exception, logged later
+    def error_detected(self, seq, pair): return self._status("nccl_error", seq, *pair)
 
     def dump_signal(self, origin, enqueued, completed, *_text):
         msg = self._status("dump_signal", None, enqueued, completed)
@@ -398,8 +402,9 @@ class TorchLogParser(LineParser):
     def _group_timeout(self, line: Line, status) -> None:
         """checkTimeout's line (`[Rank N] Watchdog caught ... WorkNCCL(SeqNum=S, ...)`) names the rank inside its
         group but not the group; the watchdog then logs the same work with its group's prefix (`[PG ID 3 PG GUID
-        30(desc) Rank N] Exception ... detected by watchdog at work: S`, 2.2+; `failure detected by watchdog at work
-        sequence id: S`, 2.4+; ProcessGroupNCCL::watchdogHandler). That names the timeout's group: without it every
+        30(desc) Rank N] Exception ... detected by watchdog at work: S`, 2.2 - 2.5; `Work timeout is detected by
+        watchdog at work: S`, the 2.6.0.dev nightlies; `failure detected by watchdog at work sequence id: S`, 2.6+;
+        ProcessGroupNCCL::watchdogHandler). That names the timeout's group: without it every
         group's sequence numbers would be compared as the default group's."""
         timeout = self._ungrouped.pop(_work_key(line, status), None)
         if timeout is None or all(status.data.get(k) is None for k in _GROUP_KEYS):

@@ -53,6 +53,14 @@ VALID = [
     ("[PG 0 (default_pg) Rank 12] Exception (either an error or timeout) detected by watchdog at work: 40, last "
      "enqueued NCCL work: 41, last completed NCCL work: 39.",
      "work_status", {"pg_name": "default_pg", "group_rank": 12, "trigger": "failure_detected"}),
+    # the late-2024 main (2.6.0.dev nightlies): the line names the failure, a timeout or an NCCL error
+    ("[E1127 03:24:51.101224 ProcessGroupNCCL.cpp:1763] [PG ID 2 PG GUID 5(TENSOR_PARALLEL) Rank 3] Work timeout is "
+     "detected by watchdog at work: 41, last enqueued NCCL work: 42, last completed NCCL work: 40.",
+     "work_status", {"seq": 41, "last_enqueued": 42, "last_completed": 40, "pg_id": 2, "pg_name": "TENSOR_PARALLEL",
+                     "group_rank": 3, "trigger": "timeout"}),
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 2] NCCL error is detected by watchdog at work: 1203, last enqueued NCCL "
+     "work: 1204, last completed NCCL work: 1202.",
+     "work_status", {"seq": 1203, "last_enqueued": 1204, "last_completed": 1202, "trigger": "nccl_error"}),
     ("[PG ID 0 PG GUID 0(default_pg) Rank 0] Received a dump signal due to a collective timeout from  rank 1 and we "
      "will try our best to dump the debug info. Last enqueued NCCL work: 5, last completed NCCL work: 5.This is most "
      "likely caused by incorrect usages of collectives.",

@@ -177,6 +177,24 @@ MESSAGES = [
       "work_status", "failure", None, "2.2 - 2.13", _PG + ":ProcessGroupNCCL::watchdogHandler",
       "[PG 3 Rank 1] Timeout at NCCL work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
       "Timeout at NCCL work: 12", data={"trigger": "timeout"}),
+    # main between the 2.5 and 2.6 releases (the 2.6.0.dev nightlies of late 2024; no release prints them: 2.5 has
+    # the `Exception (either ...)`/`Timeout at NCCL work` pair, 2.6 `failure detected by watchdog`) split the watchdog's
+    # line by cause: checkTimeout's timeout, or an NCCL error checkAndSetException found (its text is the watchdog's
+    # exception, logged after it; this line says only that one happened)
+    M("pytorch.work_timeout_detected",
+      r"Work timeout is detected by watchdog at work: (?P<seq>\d+)(?:, last enqueued NCCL work: (?P<last_enqueued>-?\d+))?"
+      r"(?:, last completed NCCL work: (?P<last_completed>-?\d+))?",
+      "work_status", "failure", None, "2.6.0.dev nightlies (main, late 2024)", _PG + ":ProcessGroupNCCL::watchdogHandler",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 3] Work timeout is detected by watchdog at work: 41, last enqueued NCCL "
+      "work: 41, last completed NCCL work: 40.",
+      "Work timeout is detected by watchdog at work: 41", data={"trigger": "timeout"}),
+    M("pytorch.nccl_error_detected",
+      r"NCCL error is detected by watchdog at work: (?P<seq>\d+)(?:, last enqueued NCCL work: (?P<last_enqueued>-?\d+))?"
+      r"(?:, last completed NCCL work: (?P<last_completed>-?\d+))?",
+      "work_status", "failure", None, "2.6.0.dev nightlies (main, late 2024)", _PG + ":ProcessGroupNCCL::watchdogHandler",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 2] NCCL error is detected by watchdog at work: 1203, last enqueued NCCL "
+      "work: 1204, last completed NCCL work: 1202.",
+      "NCCL error is detected by watchdog at work: 1203", data={"trigger": "nccl_error"}),
     M("pytorch.dump_signal",
        (r"Received a dump signal",
         r" (?:due to a collective timeout )?from\s+(?:this local rank|rank (?P<signal_from_rank>\d+))"),
@@ -530,6 +548,38 @@ MESSAGES = [
       "traceback", "failure", "unclassified_failure", "1.0 - 2.13", _PG + ":check_gpu_single_tensor",
       "ValueError: Tensors must be CUDA and dense", "Tensors must be CUDA and dense", data=_USAGE,
       anchor="Tensors must be "),
+    # getNCCLComm's checks of the devices a call names (both say "NCCL Communicator" and are raised as
+    # DistBackendError, yet no communication ran): a call that names no device (an empty tensor list; 1.x
+    # runtime_error, then TORCH_CHECK, 2.2+ DistBackendError), and, once init_process_group(device_id=...) bound the
+    # group to one device (2.3+), a tensor on another device (the LOG line, then the exception)
+    M("pytorch.nccl_devices_not_known",
+      (r"Not able to create/get the NCCL Communicator since the GPU devices", r" are not known"),
+      "traceback", "failure", "unclassified_failure", "1.x - 2.9", _PG + ":ProcessGroupNCCL::getNCCLComm",
+      "torch.distributed.DistBackendError: Not able to create/get the NCCL Communicator since the GPU devices are not "
+      "known", "Not able to create/get the NCCL Communicator since the GPU devices", data=_USAGE),
+    M("pytorch.nccl_bound_device_log",
+      r"Tensor found on device (?P<device>[\w:]+) but backend constrained to (?P<bound_device>[\w:]+)",
+      "c10d_log", "failure", "unclassified_failure", "2.3 - 2.9 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::getNCCLComm (bound_device_id_)",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 1] Tensor found on device cuda:0 but backend constrained to cuda:1",
+      "Tensor found on device cuda:0 but backend constrained to cuda:1", data=_USAGE,
+      anchor="but backend constrained to"),
+    M("pytorch.nccl_bound_device_mismatch",
+      (r"Attempt to perform collective on tensor not on device passed", r" to init_process_group"),
+      "traceback", "failure", "unclassified_failure", "2.3 - 2.9 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::getNCCLComm (bound_device_id_)",
+      "torch.distributed.DistBackendError: Attempt to perform collective on tensor not on device passed to "
+      "init_process_group", "Attempt to perform collective on tensor not on device passed", data=_USAGE),
+    # the registry of group names the functional collectives and DTensor resolve (GroupRegistry.cpp resolve_group):
+    # a name this process never registered, or a group the program destroyed and then used again
+    M("pytorch.group_name_unresolved",
+      r"Could not resolve the process group registered under the name (?P<group>\S+)"
+      r"|Process group registered under the name (?P<group1>\S+) has already been destroyed",
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.9 (first release not checked)",
+      "pytorch:torch/csrc/distributed/c10d/GroupRegistry.cpp:GroupRegistry::resolve_group",
+      "RuntimeError: Process group registered under the name 3 has already been destroyed.",
+      "Process group registered under the name 3 has already been destroyed", data=_USAGE,
+      anchor="Could not resolve the process group registered under the name|has already been destroyed"),
     M("pytorch.init_pg_twice",
       r"trying to initialize the default process group twice",
       "traceback", "failure", "unclassified_failure", "1.0 - 2.13 (RuntimeError in 1.x, ValueError in 2.x)",
@@ -1102,6 +1152,22 @@ MESSAGES += [
       "torch._dynamo.exc.FailOnRecompileLimitHit: recompile_limit reached with fullgraph=True. Excessive "
       "recompilations can degrade performance", "recompile_limit reached with fullgraph=True",
       data=_COMPILE, anchor=" reached|Hard failure due to "),
+    # compiled autograd refused: DDP's C++ reducer cannot be traced (reducer.cpp's compiled-args hook, a TORCH_CHECK
+    # from 2.5; its first form was an assert that never fired), and it cannot be switched on while a backward runs
+    # (autograd engine.cpp set_compiled_autograd). Alike on every rank
+    M("pytorch.compiled_autograd_ddp_reducer",
+      r"Compiled autograd is not compatible with C\+\+ DDP Reducer",
+      "traceback", "failure", "unclassified_failure", "2.5 - 2.9 (first release not checked)",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::initialize_buckets (compiled args hook)",
+      'RuntimeError: Compiled autograd is not compatible with C++ DDP Reducer, please use '
+      'torch._dynamo.config.optimize_ddp="python_reducer".', "Compiled autograd is not compatible with C++ DDP Reducer",
+      data=_USAGE),
+    M("pytorch.compiled_autograd_threads",
+      r"compiled_autograd\.enable\(\) requires no threads in backwards\(\)",
+      "traceback", "failure", "unclassified_failure", "2.2 - 2.9 (first release not checked)",
+      "pytorch:torch/csrc/autograd/engine.cpp:set_compiled_autograd",
+      "RuntimeError: compiled_autograd.enable() requires no threads in backwards()",
+      "compiled_autograd.enable() requires no threads in backwards()", data=_COMPILE),
     # DDPOptimizer splits the compiled graph at DDP's bucket boundaries: notes of how, printed at the first compile
     M("pytorch.ddp_optimizer_buckets",
       r"DDPOptimizer used bucket cap (?P<bucket_bytes>\d+) and (?:created (?P<count>\d+) buckets|produced the "
