@@ -16,8 +16,8 @@ nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption; openpbs/openpb
 termination reasons (lsbatch.h, as its job report prints them); skypilot-org/skypilot cloud_vm_ray_backend.py and
 skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; open-mpi/ompi v4.1 orterun help and openpmix/prrte
 help-prun.txt / help-errmgr-base.txt; the serving
-stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py and
-entrypoints/engine.py) and bash's job report (jobs.c).
+stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py,
+entrypoints/engine.py and model_executor/model_runner.py) and bash's job report (jobs.c).
 """
 from __future__ import annotations
 
