@@ -77,7 +77,7 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
                                                "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx",
                                                "colossalai", "vllm", "ssh", "mpich", "sglang", "bash", "lightning",
                                                "accelerate", "submitit", "kubeflow", "k8s", "dcgm", "deepep", "nvshmem",
-                                               "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot",
+                                               "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot", "trtllm",
                                                "torchx")
     hits = catalogue.match(msg.example)
     # a frame (`file.cc:N WARN …`) or a wider message of the same kind may read the example in its place

@@ -16,8 +16,8 @@ nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption; openpbs/openpb
 termination reasons (lsbatch.h, as its job report prints them); skypilot-org/skypilot cloud_vm_ray_backend.py and
 skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; open-mpi/ompi v4.1 orterun help and openpmix/prrte
 help-prun.txt / help-errmgr-base.txt; the serving
-stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py and
-entrypoints/engine.py) and bash's job report (jobs.c).
+stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py,
+entrypoints/engine.py and model_executor/model_runner.py) and bash's job report (jobs.c).
 """
 from __future__ import annotations
 
@@ -929,6 +929,19 @@ MESSAGES = [
       "[2026-01-29 13:12:37 PP1 TP1] Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
       "Scheduler watchdog timeout (self.watchdog_timeout=300, self.soft=False)",
       anchor="Scheduler watchdog timeout (self.watchdog_timeout="),
+    # its model runner's barrier after loading the weights (srt/model_executor/model_runner.py load_model, later
+    # model_executor/load_model_utils.py dist_barrier_after_load): a gloo monitored_barrier over the TP group's CPU
+    # group (wait_all_ranks) past UNBALANCED_MODEL_LOADING_TIMEOUT_S, re-raised `from None`, so the ranks that never
+    # came (dead, out of memory, or slow) go unnamed: the TP rank that raises it is the one that loaded
+    M("sglang.other_ranks_did_not_load",
+      (r"TP rank (?P<tp_rank>\d+) could finish the model loading, but there are other ranks that didn't finish loading",
+       r"\. It is likely due to unexpected failures"),
+      "monitored_barrier", "failure", "missing_rank", "SGLang 0.4 - 0.5 (first release not checked)",
+      "sglang:python/sglang/srt/model_executor/model_runner.py:ModelRunner.load_model",
+      "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading. It is "
+      "likely due to unexpected failures (e.g., OOM) or a slow node.",
+      "TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading",
+      data={"state": "failed", "reports_others": True}, anchor="could finish the model loading, but there are other ranks"),
     # the launcher's SIGQUIT handler (srt/entrypoints/engine.py, earlier server.py `sigquit_handler`, later
     # `launch_phase_sigquit_handler`; `proces.` in some 0.4 releases): a child (scheduler, detokenizer) failed and
     # asked it to end everything; the child's own lines say why

@@ -1,6 +1,6 @@
 """The distributed-training stack around torch and NCCL: the libraries a job's ranks run on top of them (DeepEP and
 NVSHMEM, Megatron-core and NVIDIA's resiliency extension, the DeepSpeed runtime, TransformerEngine's userbuffers,
-vLLM's executors and Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
+vLLM's executors and parallel config, TensorRT-LLM's CUDA checks, Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
 UCX's own memory registration and endpoint errors).
 
 Read in deepseek-ai/DeepEP csrc/kernels/{internode,intranode,internode_ll}.cu and csrc/deep_ep.cpp (every release
@@ -9,7 +9,9 @@ src/host/init (NVSHMEMI_ERROR_PRINT: `<file>:<line>: non-zero status: <n> <words
 megatron/core/{parallel_state.py, distributed/param_and_grad_buffer.py, rerun_state_machine.py},
 NVIDIA/nvidia-resiliency-ext straggler/, deepspeedai/DeepSpeed deepspeed/runtime/fp16/loss_scaler.py,
 NVIDIA/TransformerEngine transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT),
-vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py} and csrc/cumem_allocator.cpp, ray-project/ray
+vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py}, vllm/config/parallel.py and
+csrc/cumem_allocator.cpp, NVIDIA/TensorRT-LLM cpp/include/tensorrt_llm/common/cudaUtils.h and
+cpp/tensorrt_llm/common/tllmException.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
@@ -124,6 +126,41 @@ MESSAGES = [
       "cuda_error", "failure", None, "vLLM 0.7+ (sleep mode)", "vllm:csrc/cumem_allocator.cpp:CUDA_CHECK",
       "RuntimeError: CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:118",
       "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:118", anchor="cumem_allocator.cpp:"),
+    # ---- vLLM's parallel config: more ranks asked for (TP x PP) than this node's GPUs, with no other node's to
+    # draw on (the Ray cluster never took the second node in, or multiprocessing without --nnodes); raised at start
+    # by pydantic's validator (`Value error, ...`), before any worker exists: a launch setting
+    M("vllm.world_larger_than_gpus",
+      (r"(?:Tensor parallel size|World size) \((?P<requested>\d+)\) (?:cannot be larger|is larger) than the number "
+       r"of available GPUs", r" \((?P<gpus>\d+)\)"),
+      "traceback", "failure", "unclassified_failure",
+      "vLLM 0.11 - 0.12 (`Tensor parallel size (N) cannot be larger ...`, seen in reports), `World size (N) is larger "
+      "... in this node` after (read at HEAD)",
+      "vllm:vllm/config/parallel.py:ParallelConfig.__post_init__",
+      "Value error, Tensor parallel size (16) cannot be larger than the number of available GPUs (8)",
+      "Tensor parallel size (16) cannot be larger than the number of available GPUs", data={"category": "setup"},
+      anchor="than the number of available GPUs"),
+    # ---- TensorRT-LLM's CUDA check (cpp/include/tensorrt_llm/common/cudaUtils.h `check`, TLLM_CUDA_CHECK): the
+    # runtime's error text after the call that failed, and TllmException appends ` (<file>:<line>)`; the error text
+    # decides the class as torch's `CUDA error:` does (catalogue/cuda.py reason_class: `invalid device ordinal` is a
+    # launch that gave a rank no GPU), out of memory its own
+    M("trtllm.cuda_out_of_memory",
+      (r"\[TensorRT-LLM\]\[ERROR\] CUDA runtime error in (?P<call>\S.*?\)): out of memory",
+       r" \((?P<src_file>[^\s:()]+):(?P<src_line>\d+)\)"),
+      "oom", "failure", "oom", "TensorRT-LLM 0.5 - 1.x (every release read)",
+      "tensorrt_llm:cpp/include/tensorrt_llm/common/cudaUtils.h:check, cpp/tensorrt_llm/common/tllmException.cpp",
+      "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory (tllmBuffers.h:125)",
+      "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMalloc(ptr, n): out of memory", data={"oom_kind": "cuda"},
+      anchor="[TensorRT-LLM][ERROR] CUDA runtime error in "),
+    M("trtllm.cuda_runtime_error",
+      # the words before the call decide (a call failed); the call's name can be long enough to wrap the line
+      (r"\[TensorRT-LLM\]\[ERROR\] CUDA runtime error in (?![^\n]*\): out of memory)",
+       r"(?P<call>\S.*?\)): (?P<reason>[a-z][^()\n]*?)(?= \(\S+:\d+\)|\s*$)",
+       r" \((?P<src_file>[^\s:()]+):(?P<src_line>\d+)\)"),
+      "cuda_error", "failure", "dropped_rank", "TensorRT-LLM 0.5 - 1.x (every release read)",
+      "tensorrt_llm:cpp/include/tensorrt_llm/common/cudaUtils.h:check, cpp/tensorrt_llm/common/tllmException.cpp",
+      "[TensorRT-LLM][ERROR] CUDA runtime error in cudaStreamIsCapturing(stream, &status): an illegal memory access "
+      "was encountered (../include/tensorrt_llm/common/cudaUtils.h:157)",
+      "[TensorRT-LLM][ERROR] CUDA runtime error in ", anchor="[TensorRT-LLM][ERROR] CUDA runtime error in "),
     # (Ray's node marked dead is launchers.py's ray.node_marked_dead)
     # ---- Abseil's failure signal handler (Ray's workers install it: vLLM/SGLang Ray workers, RLHF actors; also any
     # gRPC/absl binary): its first line names the signal the process received, then `PC: @ ...` and the frames. Ray
