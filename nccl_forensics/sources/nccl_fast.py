@@ -404,7 +404,9 @@ class BlockScanner:
             whole = rows and len(rows) == newlines + (block[-1] != "\n")
             run = self._columns(rows, block, wrapped) if whole else None
             del rows                        # freed here: left for after the `with`, they would count as new
-            return run                      # objects and set off a collection when it re-enables the GC
+            if run is not None:             # objects and set off a collection when it re-enables the GC
+                self.nccl.skip_info_line()  # the parser as the run's INFO lines leave it (an RCCL version block ends)
+            return run
 
     def _columns(self, rows: list[tuple], block: str, wrapped: bool) -> CollRun | None:
         if self.buffers:
@@ -504,6 +506,7 @@ class BlockScanner:
                 yield from self._offer_text(text)
                 continue
             self.no += 1
+            nccl.skip_info_line()           # as feeding the line would leave the parser (an RCCL version block ends)
             tm = parse_timestamp(ts) if ts else None
             if ctx.rank is None or nccl.held:   # as `_offer_text` would take it: the NCCL parser, then the catalogue
                 yield from self._drain()

@@ -135,6 +135,19 @@ def test_coll_lines_with_control_characters_read_as_the_line_dispatcher_reads_th
         assert not any(ch in str(ev) for ev in fast for ch in "\x97\x07\x1b")
 
 
+@pytest.mark.parametrize("bulk, buffers", [(False, True), (True, False)])
+def test_a_coll_run_ends_an_rccl_version_block_as_its_lines_would(tmp_path, monkeypatch, bulk, buffers):
+    """RCCL's version block (`RCCL version`, then `HIP version : ...`) ends at an NCCL line: a run of COLL lines taken
+    on the block path ends it too, so a `HIP version` line after them is no part of it (found by Hypothesis)."""
+    monkeypatch.setattr(nccl_fast, "RUN_MIN", 2)
+    lines = [INIT, "RCCL version : 2.22.3-HEAD:271856d", COLL[0].format(n=1, s=1), COLL[0].format(n=2, s=2),
+             "HIP version  : 6.4.43482-0f2d60242"]
+    path = tmp_path / "nccl.node-1.4100.log"
+    path.write_text("\n".join(lines) + "\n")
+    slow, fast, _ = both(path, bulk=bulk, buffers=buffers)
+    assert fast == slow
+
+
 @pytest.mark.parametrize("prefix", ["", "[default0]:"])
 def test_a_run_without_buffers_reads_them_from_its_block(tmp_path, prefix):
     """The buffer columns of a run read without them are the eager run's, once asked for."""
