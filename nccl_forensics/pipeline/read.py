@@ -7,9 +7,8 @@ Nothing here loads pandas or a detector: `ncclf summarize` runs without them, an
 from __future__ import annotations
 
 import os
-import re
 from functools import partial
-from itertools import cycle, islice
+from itertools import islice
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
@@ -108,20 +107,18 @@ def sniff_and_digest_batch(paths: list[str], window_mb: float | None, keep_text:
 
 
 def _batches(files: list[str], jobs: int) -> list[list[str]]:
-    """The files in batches of `chunk_size`, in the order of their names' numbers (`nccl.rank10.log` after
-    `nccl.rank9.log`): a batch of one job's per-rank files holds neighbouring ranks, so that its row block is in
-    rank order, as the reduce takes a block whole."""
-    ordered = sorted(files, key=_numbers_in_name)
+    """The files in batches of `chunk_size`, a folder's names shortest first (`nccl.rank10.log` after
+    `nccl.rank9.log`, as their numbers go where only the number differs): a batch of one job's per-rank files holds
+    neighbouring ranks, so that the blocks of its rows follow each other in rank order, as the reduce frames them
+    without a sort. (A key of a few C calls a path: 100,000 paths split into their numbers cost 0.7 s.)"""
+    ordered = sorted(files, key=_shortest_first)
     size = chunk_size(len(files), worker_count(jobs, len(files)))
     return [ordered[at:at + size] for at in range(0, len(ordered), size)]
 
 
-def _numbers_in_name(path: str) -> list:
-    """The path's text and numbers, alternately (split's odd parts are the numbers, compared as such)."""
-    return [int(part) if odd else part for odd, part in zip(cycle((False, True)), _DIGITS.split(path))]
-
-
-_DIGITS = re.compile(r"(\d{1,18})", re.ASCII)
+def _shortest_first(path: str) -> tuple[str, int, str]:
+    folder, _, name = path.rpartition(os.sep)
+    return folder, len(name), name
 
 
 def _unbatched(batches: Iterable[tuple[list, list[RowBlock]]], blocks: list[RowBlock]) -> Iterator:

@@ -76,10 +76,11 @@ def _values(rows: dict) -> list:
 
 
 def test_batches_hold_neighbouring_numbers():
-    files = [f"/job/host{h}/nccl.rank{r}.log" for h in (10, 9) for r in (12, 3, 100)]
+    """A folder's names shortest first: where only a number differs, in its order (folders in path order)."""
+    files = [f"/job/{host}/nccl.rank{r}.log" for host in ("b", "a") for r in (12, 3, 100, 7)]
     batches = read._batches(files, jobs=2)
-    assert [f for batch in batches for f in batch] == [f"/job/host{h}/nccl.rank{r}.log"
-                                                       for h in (9, 10) for r in (3, 12, 100)]
+    assert [f for batch in batches for f in batch] == [f"/job/{host}/nccl.rank{r}.log"
+                                                       for host in ("a", "b") for r in (3, 7, 12, 100)]
 
 
 def test_the_verdict_and_the_rows_are_the_same_with_one_job_and_two(job):
