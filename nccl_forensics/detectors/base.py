@@ -145,8 +145,10 @@ class Context:
 
     @cached_property
     def _job_success(self) -> list[Event]:
-        rankless = [ev for ev in self.events
-                    if ev.rank is None and shows_health(ev) and ev.data.get("scope") != "process"]
+        # a `scope: job` line covers the whole job whoever printed it (nccl-tests' footer is cited on every rank its
+        # device list names; rank 0 prints it after every rank finished)
+        rankless = [ev for ev in self.events if shows_health(ev) and (
+                    ev.data.get("scope") == "job" or (ev.rank is None and ev.data.get("scope") != "process"))]
         rankless.sort(key=lambda ev: ev.data.get("scope") != "job")
         said = {id(ev) for ev in rankless}
         torchrun = [ev for ev in self.by_kind.get("agent_log", []) if "SUCCEEDED" in str(ev.data.get("message"))

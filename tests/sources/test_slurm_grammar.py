@@ -39,6 +39,7 @@ LINES = [
     ("srun: error: node12: tasks 0-7: Terminated", "slurm_exit", {"task": "0-7", "signal": "SIGTERM"}, "node12"),
     ("srun: error: node12: task 5: Segmentation fault (core dumped)", "slurm_exit", {"signal": "SIGSEGV"}, "node12"),
     ("srun: error: Node failure on jean-zay-iam37", "slurm_exit", {"task": None}, "jean-zay-iam37"),
+    ("salloc: error: Node failure on worker-1", "slurm_exit", {"task": None}, "worker-1"),
 ]
 
 

@@ -638,8 +638,12 @@ MESSAGES = [
       anchor="xceeded step memory limit|xceeded job memory limit|exceeded memory limit|exceeded virtual memory limit|"
              "KB memory limit, being killed|KB virtual memory limit|cgroup out-of-memory handler"),
     M("slurm.node_failure",
-      r"srun: error: Node failure on (?P<node>\S+)",
-      "slurm_exit", "failure", "dropped_rank", "Slurm 14 - 24", "slurm:src/srun/srun_job.c / launch.c (node fail)",
+      # the controller's SRUN_NODE_FAIL message, logged by whichever client holds the allocation under its own
+      # name: srun (libslurm api/step_launch.c _node_fail_handler, srun's allocate.c) and salloc (salloc.c
+      # _node_fail_handler, an interactive allocation whose steps ran on the lost node)
+      r"(?:srun|salloc): error: Node failure on (?P<node>\S+)",
+      "slurm_exit", "failure", "dropped_rank", "Slurm 1.2 - 25 (salloc and srun)",
+      "slurm:src/api/step_launch.c, src/srun/allocate.c, src/salloc/salloc.c (_node_fail_handler)",
       "srun: error: Node failure on gpu-07", "srun: error: Node failure on gpu-07", anchor="Node failure on"),
     M("slurm.step_aborted",
       r"srun: (?:Job step aborted: Waiting up to \d+ seconds|forcing job termination|"
