@@ -7,12 +7,12 @@ source and put in a console written around it (NCCL 2.19 - 2.30, RCCL of ROCm 6.
   UDS calls and polls (proxy.cc), a revoked communicator (enqueue.cc, 2.29+), ncclAsyncJobComplete (group.cc), and
   commReclaim's cleanup error during an abort (init.cc 2.14+: the abort's, not a failed setup).
 - RCCL: a collective the build left out (enqueue.cc), HIP's `no ROCm-capable device` (a launch setting: no rank of
-  its own), MSCCL's missing algorithm files (a warning; MSCCL stays off).
-- gloo: printConnectivityInfo's lines (tcp/context.cc), Pair::verifyConnected's `Pair is not connected`, and a
-  pair's read failing with a broken link's strerror (`Connection timed out`: the network's failure, not a peer's
-  exit).
+  its own), MSCCL's missing algorithm files or channel limit (warnings; MSCCL stays off).
+- gloo: printConnectivityInfo's lines (tcp/context.cc), Pair::verifyConnected's `Pair is not connected`, a pair's
+  read failing with a broken link's strerror (`Connection timed out`: the network's failure, not a peer's exit), and
+  the uv transport's `Cannot lock pointer to unbound buffer` (a buffer the program released first: a consequence).
 - torch elastic: the exit barrier's error after a node's own success (benign: another agent was slower or failed),
-  and worker-group restarts after a killed rank.
+  worker-group restarts after a killed rank, and a restart for new nodes (a membership change, no failure).
 """
 from __future__ import annotations
 
@@ -65,6 +65,10 @@ _UNBUILT = ("appendWorkElemP2p: unsupported collective. Please ensure the collec
 _NO_DEVICE = "HIP failure 'no ROCm-capable device is detected'"
 _MSCCL = ("MSCCL Internal Scheduler:  Unable to find algorithm files in /opt/rocm/lib/msccl-algorithms. Please ensure "
           "that RCCL has been installed properly")
+_MSCCL_OFF = ("NCCL_MAX_NCHANNELS:16 is lesser than number of channels required by MSCCL:32, so disabling MSCCL for "
+              "allreduce between minBytes:0 and maxBytes:1048576 from file: /opt/rocm/lib/msccl-algorithms/"
+              "allreduce-allpairs-8n-32cs.xml")
+_ALIGN = "Window address must be suitably aligned."
 _INVALID_USAGE = "ncclInvalidUsage: This usually reflects invalid usage of NCCL library."
 _REMOTE = ("ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.")
 
@@ -174,8 +178,27 @@ CASES = {
         "".join(_raised([r], "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Read error "
                              f"[10.8.0.{21 + r}]:{45112 + r}: Connection timed out") for r in (0, 2))
         + _ended(0, (1, 2, 3)), ("network_error",), None),
+    "rccl_msccl_channel_limit_then_timeout": (
+        "".join(_warn(r, "msccl/msccl_lifecycle.cc:132", _MSCCL_OFF, host="mi300x-n07") for r in range(4)) + PROGRESS
+        + "".join(_record(r, 311) for r in (0, 1, 3)) + _ended(0, (1, 3), exitcode=-6, host="mi300x-n07"),
+        ("stuck_rank", "timeout_unknown"), None),
+    "window_address_not_aligned_every_rank": (
+        "".join(_warn(r, "dev_runtime.cc:881", _ALIGN) for r in range(4))
+        + _backend_error(range(4), 231, "invalid argument (run with NCCL_DEBUG=WARN for details)", "2.28.9",
+                         "ncclInvalidArgument: Invalid value for an argument.", _ALIGN) + _ended(0, (1, 2, 3)),
+        ("unclassified_failure",), None),
+    "gloo_uv_unbound_buffer_abort": (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at "
+        "../third_party/gloo/gloo/transport/uv/pair.cc:338] buf. Cannot lock pointer to unbound buffer\n"
+        + _ended(1, (0, 2, 3), exitcode=-6), ("unclassified_failure", "dropped_rank"), None),
     # ---- torch elastic
     "exit_barrier_error_after_own_success": (_EXIT_BARRIER, ("inconclusive",), None),
+    "new_nodes_restart_then_success": (
+        f"I1127 03:20:01.120000 4411 {_AGENT}:740] [default] Detected 1 new nodes from group_rank=0; will restart "
+        f"worker group\n{PROGRESS}I1127 05:02:11.421000 4411 {_AGENT}:950] Local worker group finished "
+        "(WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish\n"
+        f"I1127 05:02:14.003000 4411 {_AGENT}:964] Done waiting for other agents. Elapsed: 2.5819 seconds\n",
+        ("none", "inconclusive"), None),
     "worker_group_restarts_rank_killed": (
         _restart(2, 5101) + PROGRESS + _restart(1, 5111) + PROGRESS + _ended(1, (0, 2, 3), exitcode=-9),
         ("dropped_rank", "oom"), [1]),

@@ -160,6 +160,8 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     # NCCL 2.28+'s symmetric-window space prints its sizes in hex
     ("allocator.cc:218 NCCL WARN Allocation failed. No suitable space found to accommodate size=0x200000 within "
      "limit=0x2000000000", "nccl.window_space_exhausted", {"requested_bytes": 2097152, "oom_kind": "nccl_window"}),
+    ("  what():  [enforce fail at C:\\actions-runner\\_work\\pytorch\\pytorch\\third_party\\gloo\\gloo\\transport\\uv\\"
+     "pair.cc:242] op.buf. Cannot lock pointer to unbound buffer", "gloo.unbound_buffer_gone", {"category": "unbound_buffer"}),
     ("init.cc:1863 NCCL WARN commReclaim: cleanup comm 0x7f00aa0 rank 5 failed in destroy/abort, error 6",
      "nccl.comm_reclaim_failed", {"rank": 5, "code": 6, "category": "abort"}),
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Write timeout [10.0.0.2]:5312",

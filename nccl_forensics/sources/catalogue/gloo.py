@@ -178,4 +178,15 @@ MESSAGES = [
       "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/pair.cc:787] state_ >= CONNECTED. 1 vs 2. "
       "Pair is not connected ([10.0.3.12]:40217 <--> [10.0.3.14]:35561)", "Pair is not connected",
       data={"category": "connect"}),
+    # the libuv transport (transport/uv/pair.cc, 2019-08+: torch's Gloo on Windows and macOS) holds a pending send or
+    # recv by a weak pointer to its UnboundBuffer; a peer's message for a buffer the program already released (its
+    # wait timed out or was aborted) fails GLOO_ENFORCE in the loop thread and terminates the process: what that
+    # earlier give-up left, not a failure of its own
+    M("gloo.unbound_buffer_gone",
+      r"Cannot lock pointer to unbound buffer",
+      "gloo_error", "consequence", None, "gloo uv transport (torch 1.4 - 2.13)", "gloo:gloo/transport/uv/pair.cc:"
+      "Pair::onNotifyRecvReady / onNotifySendReady",
+      "what():  [enforce fail at ../third_party/gloo/gloo/transport/uv/pair.cc:338] buf. Cannot lock pointer to "
+      "unbound buffer", "Cannot lock pointer to unbound buffer", data={"category": "unbound_buffer"}),
 ]
+
