@@ -184,7 +184,7 @@ MESSAGES = [
     # earlier give-up left, not a failure of its own
     M("gloo.unbound_buffer_gone",
       r"Cannot lock pointer to unbound buffer",
-      "gloo_error", "consequence", None, "gloo uv transport (torch 1.4 - 2.13)", "gloo:gloo/transport/uv/pair.cc:"
+      "gloo_error", "consequence", None, "gloo uv transport 2019-08+ (first torch release not checked)", "gloo:gloo/transport/uv/pair.cc:"
       "Pair::onNotifyRecvReady / onNotifySendReady",
       "what():  [enforce fail at ../third_party/gloo/gloo/transport/uv/pair.cc:338] buf. Cannot lock pointer to "
       "unbound buffer", "Cannot lock pointer to unbound buffer", data={"category": "unbound_buffer"}),
