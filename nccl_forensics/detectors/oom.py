@@ -25,7 +25,8 @@ Known limits:
 
 Suggested fix:
     Reduce that rank's memory (batch size, activation checkpointing, CPU offload), raise the cgroup/job
-    memory limit, and check for a leak growing step by step.
+    memory limit, and check for a leak growing step by step. NCCL 2.28+'s symmetric-window space full
+    (`Allocation failed. No suitable space found`): register fewer or smaller windows, or raise NCCL_WIN_STRIDE.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def _mib(nbytes) -> str:
 
 
 # the catalogue's oom_kind values that are not the name of a memory (the entry that read them, not what ran out)
-_MEMORY_NAMES = {"cuda_error": "cuda", "cpu_allocator": "host"}
+_MEMORY_NAMES = {"cuda_error": "cuda", "cpu_allocator": "host", "nccl_window": "NCCL symmetric-window address"}
 
 
 class OutOfMemory(BaseDetector):
@@ -71,7 +72,7 @@ class OutOfMemory(BaseDetector):
             msg = f"{who} ran out of {memory} memory{gpu}: it tried to allocate {need}"
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
-            yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _FIX)
+            yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _fix_for(d))
         shm: dict[tuple, list] = {}                # a process's /dev/shm failure: its lines, one finding
         for ev in ctx.of("warn"):
             if ev.data.get("implies") != "oom":      # the catalogue's NCCL allocation failures
@@ -111,9 +112,14 @@ class OutOfMemory(BaseDetector):
         """NCCL could not allocate device memory (`Cuda failure 'out of memory'`, `Failed to CUDA calloc`): the
         process on that GPU ran out; its rank where any line maps (host, pid) or (host, GPU) to one."""
         rank, who = _process(ctx, ev)
-        msg = f"{who} ran out of GPU memory inside NCCL: {ev.data.get('message')}"
+        what = "its symmetric-window address space" if ev.data.get("oom_kind") == "nccl_window" else "GPU memory"
+        msg = f"{who} ran out of {what} inside NCCL: {ev.data.get('message')}"
         conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM
-        return self.finding([rank] if rank is not None else [], msg, conf, [ev], _FIX)
+        return self.finding([rank] if rank is not None else [], msg, conf, [ev], _fix_for(ev.data))
+
+
+def _fix_for(data: dict) -> str:
+    return _FIX_WINDOW if data.get("oom_kind") == "nccl_window" else _FIX
 
 
 def _process(ctx: Context, ev) -> tuple[int | None, str]:
@@ -134,6 +140,10 @@ def _process(ctx: Context, ev) -> tuple[int | None, str]:
 
 _FIX = ("reduce that rank's memory use (batch size, activation checkpointing, offload) or raise its memory limit; "
         "watch memory per step for a leak (torch.cuda.max_memory_allocated / RSS).")
+# NCCL 2.28+ places every symmetric window of a rank in one address space of NCCL_WIN_STRIDE bytes (by default the
+# largest GPU's memory): more or larger windows than it holds fail to register
+_FIX_WINDOW = ("register fewer or smaller symmetric-memory windows on that rank (free the ones no longer used), or "
+               "raise NCCL_WIN_STRIDE, the address space NCCL reserves per rank for them.")
 _FIX_SHM = ("give /dev/shm room for NCCL's segments: run the container with `--ipc=host` or `--shm-size=8g` (Docker; "
             "a Kubernetes pod: an emptyDir with medium Memory at /dev/shm), and clear stale /dev/shm/nccl-* files; "
             "NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost")

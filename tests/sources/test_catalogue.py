@@ -150,6 +150,20 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [10.0.0.2]:5312: Connection reset "
      "by peer", "gloo.read_reset", {"peer": "10.0.0.2:5312"}),
     ("Read error [10.0.0.2]:5312: No route to host", "gloo.read_error", {"reason": "No route to host"}),
+    # a broken link is the network's failure; a peer that closed its end (EPIPE) keeps the entry's own meaning
+    # (a consequence)
+    ("Read error [10.8.0.21]:45112: Connection timed out", "gloo.read_error", {"meaning": "failure"}),
+    ("writev [10.0.0.2]:5312: Broken pipe", "gloo.write_error", {"reason": "Broken pipe", "meaning": None}),
+    ("RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/pair.cc:787] state_ >= CONNECTED. 1 vs 2. "
+     "Pair is not connected ([10.0.3.12]:40217 <--> [10.0.3.14]:35561)", "gloo.pair_not_connected",
+     {"local": "[10.0.3.12]:40217", "peer": "10.0.3.14:35561"}),
+    # NCCL 2.28+'s symmetric-window space prints its sizes in hex
+    ("allocator.cc:218 NCCL WARN Allocation failed. No suitable space found to accommodate size=0x200000 within "
+     "limit=0x2000000000", "nccl.window_space_exhausted", {"requested_bytes": 2097152, "oom_kind": "nccl_window"}),
+    ("  what():  [enforce fail at C:\\actions-runner\\_work\\pytorch\\pytorch\\third_party\\gloo\\gloo\\transport\\uv\\"
+     "pair.cc:242] op.buf. Cannot lock pointer to unbound buffer", "gloo.unbound_buffer_gone", {"category": "unbound_buffer"}),
+    ("init.cc:1863 NCCL WARN commReclaim: cleanup comm 0x7f00aa0 rank 5 failed in destroy/abort, error 6",
+     "nccl.comm_reclaim_failed", {"rank": 5, "code": 6, "category": "abort"}),
     ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:523] Write timeout [10.0.0.2]:5312",
      "gloo.io_timeout", {"op": "Write", "peer": "10.0.0.2:5312"}),
     # NCCL before 2.12.10 printed its IB size check without request, tag or peer

@@ -11,6 +11,17 @@ from __future__ import annotations
 from . import Message as M
 
 _PEER = r"(?: \[(?P<host>[^\]]*)\]:(?P<port>\d+))?"
+# strerror texts of a socket read/write that say the link itself failed (ETIMEDOUT: the kernel gave up retransmitting
+# or its keepalive went unanswered; EHOSTUNREACH, ENETUNREACH, ENETDOWN): the path to the peer's host is gone, not a
+# peer that closed its end after failing (ECONNRESET, EPIPE: the consequence the entries keep by default)
+_LINK_FAILED = ("connection timed out", "no route to host", "network is unreachable", "network is down")
+
+
+def _link_failed(fields: dict) -> dict:
+    """A gloo pair's read or write failed with the strerror of a broken link: the network's failure, not a peer's."""
+    reason = str(fields.get("reason") or "").strip().lower()
+    return {"meaning": "failure"} if reason.startswith(_LINK_FAILED) else {}
+
 
 MESSAGES = [
     M("gloo.connection_closed",
@@ -52,12 +63,12 @@ MESSAGES = [
       r"Read error \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?!Connection reset by peer)(?P<reason>[A-Z][\w ]+)",
       "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::read",
       "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Read error [10.0.0.2]:5312: No route to host",
-      "Read error [10.0.0.2]:5312: No", data={"category": "read_error"}, anchor="Read error ["),
+      "Read error [10.0.0.2]:5312: No", data={"category": "read_error"}, anchor="Read error [", refine=_link_failed),
     M("gloo.write_error",
       r"writev \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?P<reason>[A-Z][\w ]*)",
       "gloo_error", "consequence", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:Pair::write",
       "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:337] writev [10.0.0.2]:5312: Broken pipe",
-      "writev [10.0.0.2]:5312: B", data={"category": "write_error"}, anchor="writev ["),
+      "writev [10.0.0.2]:5312: B", data={"category": "write_error"}, anchor="writev [", refine=_link_failed),
     M("gloo.io_timeout",
       r"(?P<op>Read|Write|Connect) timeout \[(?P<host>[^\]]*)\]:(?P<port>\d+)",
       "gloo_error", "failure", "timeout_unknown", "gloo (torch 1.0 - 2.13)",
@@ -157,4 +168,25 @@ MESSAGES = [
       "loopback address as fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. "
       "(function operator())", "Unable to resolve hostname to a (local) address. Using the loopback address as fallback",
       data={"category": "loopback_fallback"}, anchor="Unable to resolve hostname to a (local) address"),
+    # Pair::verifyConnected (tcp/pair.cc, since 2017-02): an operation on a pair whose TCP connection to the peer never
+    # reached CONNECTED (GLOO_ENFORCE_GE: `state_ >= CONNECTED. <state> vs <CONNECTED>. Pair is not connected (self
+    # <--> peer)`): the link to that peer was never made; which end failed is not said
+    M("gloo.pair_not_connected",
+      (r"Pair is not connected", r" \((?P<local>\[[^\]]*\]:\d+) <--> \[(?P<host>[^\]]*)\]:(?P<port>\d+)\)"),
+      "gloo_error", "failure", "network_error", "gloo (torch 1.0 - 2.13)", "gloo:gloo/transport/tcp/pair.cc:"
+      "Pair::verifyConnected",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/pair.cc:787] state_ >= CONNECTED. 1 vs 2. "
+      "Pair is not connected ([10.0.3.12]:40217 <--> [10.0.3.14]:35561)", "Pair is not connected",
+      data={"category": "connect"}),
+    # the libuv transport (transport/uv/pair.cc, 2019-08+: torch's Gloo on Windows and macOS) holds a pending send or
+    # recv by a weak pointer to its UnboundBuffer; a peer's message for a buffer the program already released (its
+    # wait timed out or was aborted) fails GLOO_ENFORCE in the loop thread and terminates the process: what that
+    # earlier give-up left, not a failure of its own
+    M("gloo.unbound_buffer_gone",
+      r"Cannot lock pointer to unbound buffer",
+      "gloo_error", "consequence", None, "gloo uv transport 2019-08+ (first torch release not checked)", "gloo:gloo/transport/uv/pair.cc:"
+      "Pair::onNotifyRecvReady / onNotifySendReady",
+      "what():  [enforce fail at ../third_party/gloo/gloo/transport/uv/pair.cc:338] buf. Cannot lock pointer to "
+      "unbound buffer", "Cannot lock pointer to unbound buffer", data={"category": "unbound_buffer"}),
 ]
+

@@ -63,6 +63,12 @@ def _driver_too_old(fields: dict) -> dict:
     return {}
 
 
+def _window_bytes(fields: dict) -> dict:
+    """ncclSpaceAlloc prints the window's size in hex: the bytes it asked for."""
+    size = fields.get("size_hex")
+    return {"requested_bytes": int(size, 16)} if size else {}
+
+
 # strerror texts of a socket call that say the peer's end is gone (EPIPE: a write to a socket the peer closed;
 # ECONNRESET: the peer's host reset it, as when its process exits): like a closed connection, what the peer did
 # after it failed or exited, not the link's own failure
@@ -882,4 +888,24 @@ MESSAGES = [
       "warn", "failure", None, "RCCL 2.13 - 2.2x (ROCm 5.4 - 6.x)", "rccl:src/misc/rocmwrap.cc:rocmLibraryInit",
       "NCCL WARN Failed to find ROCm runtime library in /opt/rocm/lib (RCCL_ROCR_PATH=/opt/rocm/lib)",
       "Failed to find ROCm runtime library", data={"category": "init", "setup": True}),
+    # The symmetric-memory runtime (dev_runtime.cc symMemoryObtain, 2.28+) places each registered window in one flat
+    # address space per rank, NCCL_WIN_STRIDE bytes or the largest GPU's memory (ncclSpaceAlloc, allocator.cc): more
+    # or larger windows than that space holds end the registration (ncclInternalError) on the rank that asked
+    M("nccl.window_space_exhausted",
+      (r"Allocation failed\. No suitable space found to accommodate", r" size=0x(?P<size_hex>[0-9a-fA-F]+)",
+       r" within limit=0x(?P<limit_hex>[0-9a-fA-F]+)"),
+      "warn", "failure", "oom", "2.28 - 2.30", "nccl:src/allocator.cc:ncclSpaceAlloc (dev_runtime.cc symMemoryObtain)",
+      "allocator.cc:228 NCCL WARN Allocation failed. No suitable space found to accommodate size=0x40000000 within "
+      "limit=0x100000000", "Allocation failed. No suitable space found to accommodate",
+      data={"category": "alloc", "oom_kind": "nccl_window"}, refine=_window_bytes),
+    # ncclCommAbort/ncclCommDestroy's commReclaim (init.cc, 2.14+) tearing down a communicator that already failed: a
+    # cleanup error of the abort, after whatever made the caller abort (a watchdog timeout, a peer's failure)
+    M("nccl.comm_reclaim_failed",
+      (r"commReclaim: cleanup comm 0x[0-9a-fA-F]+ rank (?P<rank>\d+) failed in destroy/abort",
+       r", error (?P<code>\d+)"),
+      "warn", "consequence", None, "2.14 - 2.30", "nccl:src/init.cc:commReclaim",
+      "init.cc:2199 NCCL WARN commReclaim: cleanup comm 0x55ab1c00e700 rank 0 failed in destroy/abort, error 3",
+      "commReclaim: cleanup comm 0x55ab1c00e700 rank 0 failed in destroy/abort", data={"category": "abort"},
+      anchor="failed in destroy/abort"),
 ]
+
