@@ -22,7 +22,8 @@ Example:
 
 Known limits:
     One line names the class, rarely the rank at fault: confidence is low, and every dedicated detector's finding
-    ranks above this one's.
+    ranks above this one's. A store barrier's count names the absent ranks only when every arrival reported it and
+    the console shows no rank beyond the barrier's size (a subgroup's barrier pasted alone would read as the world's).
 
 Suggested fix:
     The fix of the class it names; collect the flight recorder (TORCH_FR_BUFFER_SIZE=2000) to see every rank's
@@ -78,10 +79,30 @@ class ReportedClass(BaseDetector):
             blamed = sorted({r for ev in events for r in ev.data.get("ranks_at_fault") or ()})
             if blamed:
                 where += f"; it names {ranks_phrase(blamed)}"
+            elif cls == "stuck_rank" and (blamed := _absent_from_count(events, ctx)):
+                where += f"; the one(s) that did not report: {ranks_phrase(blamed)}"
             finding = self.finding(blamed, f"the software reported {_SAYS[cls]}{where}{_tally(events)}: "
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
+
+
+def _absent_from_count(events, ctx: Context) -> list[int]:
+    """The ranks a count of arrivals left out: a store barrier counts its arrivals, and every rank that arrived
+    waits there and times out, so where the ranks that reported the timeout are as many as the count says arrived,
+    and the console shows no rank at or above the barrier's size (nor states another world), the barrier is the
+    world's and the ranks below its size that did not report never arrived. Nothing where the counts disagree.
+    Limit: a subgroup's barrier (new_group) of the same size pasted without its other ranks would read the same."""
+    counted = [ev for ev in events if isinstance(ev.data.get("count"), int) and isinstance(ev.data.get("nranks"), int)]
+    counts = {(ev.data["count"], ev.data["nranks"]) for ev in counted}
+    if len(counts) != 1:
+        return []
+    count, world = counts.pop()
+    reporters = {ev.rank for ev in counted if ev.rank is not None}
+    stated = ctx.expected.size if ctx.expected is not None else None
+    if len(reporters) != count or stated not in (None, world) or any(r >= world for r in set(ctx.world) | reporters):
+        return []
+    return sorted(set(range(world)) - reporters)
 
 
 def _tally(events) -> str:

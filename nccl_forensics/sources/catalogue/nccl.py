@@ -503,9 +503,10 @@ MESSAGES = [
       "NCCL WARN NET/Socket : socket progress error", "NET/Socket : socket progress error",
       data={"category": "socket"}, anchor="socket progress error|NET/Socket : unable to allocate"),
     M("nccl.socket_retries_exhausted",
-      r"(?:(?P<func>\w+): )?(?:connect to " + _PEER + r" returned (?P<reason>[^,]+), exceeded error retry count"
+      # 2.24 - 2.26 name no address (`<function>: connect returned %s, exceeded error retry count (%d)`), 2.27+ do
+      r"(?:(?P<func>\w+): )?(?:connect(?: to " + _PEER + r")? returned (?P<reason>[^,]+), exceeded error retry count"
       r"|(?:\w*)Accept(?: failed)?:? (?:exceeded error retry count|failed: (?P<reason2>.+)))",
-      "warn", "failure", "network_error", "2.12 - 2.30 (`Accept failed`), 2.24 - 2.30 (`exceeded error retry count`)", "nccl:src/misc/socket.cc:socketPollConnect / socketTryAccept",
+      "warn", "failure", "network_error", "2.12 - 2.30 (`Accept failed`), 2.24 - 2.30 (`exceeded error retry count`; no address to 2.26)", "nccl:src/misc/socket.cc:socketPollConnect / socketTryAccept",
       "NCCL WARN socketPollConnect: connect to 10.0.0.2<45123> returned Connection refused, exceeded error retry count "
       "after 35 attempts", "socketPollConnect: connect to 10.0.0.2<45123> returned Connection refused, exceeded error retry count",
       data={"category": "socket"}, anchor="exceeded error retry count|Accept failed"),
@@ -551,6 +552,14 @@ MESSAGES = [
       "NCCL WARN Mismatched NCCL version detected : rank 0 version 22105 rank 4 version 21805",
       "Mismatched NCCL version detected : rank 0 version 22105 rank 4", data={"category": "init"},
       anchor="Mismatched NCCL version detected"),
+    # NCCL_COMM_ID that does not parse as `<ipv4>:<port>`, `[<ipv6>]:<port>` or `<hostname>:<port>` (bootstrap.cc:
+    # ncclGetUniqueId and bootstrapNetInit; the same words since 2.4): ncclInvalidArgument on every rank that reads
+    # it, a setting of the launch, no rank's or network's failure
+    M("nccl.comm_id_invalid",
+      r"Invalid NCCL_COMM_ID, please use format",
+      "warn", "failure", None, "2.4 - 2.30", "nccl:src/bootstrap.cc:bootstrapNetInit / ncclGetUniqueId",
+      "NCCL WARN Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>",
+      "Invalid NCCL_COMM_ID, please use format", data={"category": "init"}),
     M("nccl.rank_config_error",
       r"Invalid rank requested : (?P<rank>\d+)/(?P<nranks>\d+)|Bootstrap Root : (?:rank (?P<rank2>\d+) of (?P<nranks2>\d+) "
       r"ranks has already checked in|mismatch in (?:rank count|info) from procs)|improper usage of ncclCommInitRank"
