@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import NO_TRACEBACK, PROGRESS, console_verdict, failure_table, per_rank
+from .consoles import NO_TRACEBACK, PROGRESS, check_case, console_verdict, failure_table, per_rank
 
 HEALTHY = ("none", "inconclusive")
 _PG = "[PG ID 0 PG GUID 0(default_pg) Rank {r}]"
@@ -189,11 +189,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", CASES)
 def test_verdict(name, tmp_path):
-    text, accept, culprits = CASES[name]
-    verdict = console_verdict(tmp_path, text, PROGRESS)
-    assert verdict.cls in accept, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, CASES[name])
 
 
 @pytest.mark.parametrize("name", ["bound_device_three_ranks", "communicator_devices_not_known", "funcol_group_destroyed"])

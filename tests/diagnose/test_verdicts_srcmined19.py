@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import PROGRESS, console_verdict, failure_table, per_rank
+from .consoles import check_case, console_verdict, failure_table, per_rank
 
 _TERM = "W1127 03:14:51.861000 4411 torch/distributed/elastic/multiprocessing/api.py:897] Sending process {} closing " \
         "signal SIGTERM\n"
@@ -116,11 +116,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", CASES)
 def test_verdict(name, tmp_path):
-    text, accept, culprits = CASES[name]
-    verdict = console_verdict(tmp_path, text, PROGRESS)
-    assert verdict.cls in accept, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, CASES[name])
 
 
 def test_a_count_short_of_its_reporters_names_no_one(tmp_path):
