@@ -75,7 +75,8 @@ class UnclassifiedFailure(BaseDetector):
         ended = [st for st in ctx.ranks.values() if st.end]
         # an error path NCCL recovered from, the store that went away at the job's end
         recovered = ctx.recovered_traces | ctx.store_teardown
-        errors = [ev for ev in ctx.events if shows_failure(ev) and not _timeout_kind(ev) and id(ev) not in recovered]
+        errors = [ev for ev in ctx.events if shows_failure(ev) and not _timeout_kind(ev) and not _live_dump(ev)
+                  and id(ev) not in recovered]
         errors.sort(key=lambda ev: ev.data.get("meaning") == "consequence")    # a failure before its consequences
         if not ended and not errors:
             return
@@ -117,6 +118,12 @@ class UnclassifiedFailure(BaseDetector):
 def _timeout_kind(ev) -> bool:
     """T601's: a line of a timeout kind, save a watchdog status line written for an NCCL error (not a timeout)."""
     return ev.kind in _TIMEOUTS and (ev.kind != "work_status" or is_timeout(ev))
+
+
+def _live_dump(ev) -> bool:
+    """A faulthandler dump with no `Fatal Python error`/`Timeout` header: a stack snapshot (dump_traceback, torch's
+    debug dump), where a rank stood, not how it ended (rank_state reads its position)."""
+    return ev.kind == "faulthandler" and ev.data.get("reason") is None
 
 
 def _in_nvls(ev) -> bool:

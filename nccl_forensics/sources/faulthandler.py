@@ -2,9 +2,9 @@
 
 A dump starts at `Fatal Python error: X`, `Timeout (h:mm:ss)!`, a `[Current t|T]hread 0x… (most recent
 call first):` header or `Stack (most recent call first):`, and ends at `Extension modules: …` or at the first
-line that is not part of it. One event per dump, on its first line, with every thread's frames innermost
-first. Thread ids are ints (faulthandler prints them zero-padded lower-case hex; py-spy's hex ids are the
-same numbers).
+line that is not part of it (the blank line CPython writes between two thread blocks is part of it). One event
+per dump, on its first line, with every thread's frames innermost first. Thread ids are ints (faulthandler
+prints them zero-padded lower-case hex; py-spy's hex ids are the same numbers).
 """
 from __future__ import annotations
 
@@ -74,6 +74,11 @@ class FaulthandlerParser(LineParser):
 
     def feed(self, line: Line) -> bool:
         text = line.text
+        if self.busy and self.dump is not None and self.dump["threads"]:
+            if not text.strip():
+                return True                     # the blank line faulthandler writes between two thread blocks
+            if text.startswith(_FRAME[1:]):     # `[rank0]:  File "…"`: the rank prefix took one indent space
+                text = " " + text
         if not self.busy:
             if text.startswith(_FRAME):
                 return self._headless(line)
