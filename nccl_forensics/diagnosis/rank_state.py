@@ -586,7 +586,7 @@ def _usage_left_peers(states: dict[int, RankState]) -> None:
     if all(st.end_kind in _WAITED or st.end in ("terminated", "aborted") for st in ended) \
             and any(st.end_kind in _WAITED for st in ended):
         for st in usage:
-            st.end, st.cause = "exception", True
+            st.cause = True
 
 
 def _root_cause_cut(states: dict[int, RankState], events: list[Event], tables: dict[int, str]) -> None:

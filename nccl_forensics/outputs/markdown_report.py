@@ -250,10 +250,9 @@ def _root_cause(d: Diagnosis, fr_files: set[str]) -> list[str]:
     if not v.culprit_ranks and v.cls in ("timeout_unknown", "inconclusive"):
         out.append("Not determined from this evidence (see Missing evidence); what it shows:")
         out.append("")
-    out += [f"**{v.primary.id} {v.primary.name}**: {_unmissing(v.primary.message)}", ""]
-    out += _citations(v.primary, fr_files)
+    out += _finding(v.primary, fr_files)
     for f in _corroborating(d):
-        out += [f"Corroborated by **{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
+        out += _finding(f, fr_files, "Corroborated by ")
     return out
 
 
@@ -269,12 +268,17 @@ def _consequences(d: Diagnosis, fr_files: set[str]) -> list[str]:
         out += [f"{_ranks(v.cascade_ranks).capitalize()} failed after {after}, because of it.", ""]
     also = [f for f in later if v.primary is not None and not consequence_of(f, v.primary)]
     for f in [f for f in later if f not in also]:
-        out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
+        out += _finding(f, fr_files)
     if also:                        # failures of their own, which the root cause does not explain
         out += ["Also found, not a consequence of the root cause:", ""]
     for f in also:
-        out += [f"**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
+        out += _finding(f, fr_files)
     return out
+
+
+def _finding(f, fr_files: set[str], lead: str = "") -> list[str]:
+    """A finding's code, name and message, then the lines it rests on."""
+    return [f"{lead}**{f.id} {f.name}**: {_unmissing(f.message)}", ""] + _citations(f, fr_files)
 
 
 def _corroborating(d: Diagnosis) -> list:

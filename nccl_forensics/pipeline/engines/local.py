@@ -61,14 +61,23 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
     if pool is None:
         yield from map(fn, items)
         return
+    size = chunk_size(len(items), jobs)
+    futures = [pool.submit(_run_chunk, fn, items[at:at + size]) for at in range(0, len(items), size)]
     try:
-        yield from pool.map(fn, items, chunksize=chunk_size(len(items), jobs))
+        for future in futures:
+            yield from future.result()
     except BaseException:                   # Ctrl-C, an error, a consumer that stopped: stop the workers now,
         _terminate(pool)                    # not after they finish a multi-GB file
         raise
     finally:
         if shared is None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=True)
+
+
+def _run_chunk(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
+    """One worker task: `fn` over a few neighbouring items. The futures are never cancelled: a cancelled future
+    that the pool later fails (its workers stopped) makes CPython 3.11's manager thread raise."""
+    return [fn(item) for item in chunk]
 
 
 def _new_pool(jobs: int, warm: Callable[[], None] | None = None) -> ProcessPoolExecutor | None:
@@ -115,7 +124,7 @@ class SharedPool:
             return
         if kind is not None:
             _terminate(self.pool)
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown(wait=True)
 
 
 def chunk_size(items: int, jobs: int) -> int:
