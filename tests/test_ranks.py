@@ -91,3 +91,13 @@ def test_one_host_whose_pid_is_claimed_by_two_ranks_is_a_conflict():
                                      data={"rank": r, "nranks": 16}) for r in (1, 5)])
     assert any("(node-a, 7)" in c or "7 is claimed" in c for c in hints.conflicts)
     assert hints.rank_of("node-a", 7) is None
+
+
+def test_a_conflict_inside_one_file_is_said_once_when_the_files_merge():
+    a = result([ev("comm_init", rank=r, host="n", pid=7, nranks=4) for r in (1, 2)], "a.log")
+    b = result([ev("comm_init", rank=1, host="n", pid=7, nranks=4)], "b.log")
+    for order in ([a, b], [b, a]):
+        hints = assign_ranks(order)
+        assert all("-1" not in msg for msg in hints.conflicts)
+        assert any("claimed by ranks 1 and 2" in msg for msg in hints.conflicts)
+        assert hints.rank_of("n", 7) is None

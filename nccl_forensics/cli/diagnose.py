@@ -109,7 +109,8 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
         note(f"read on {len(result.ray_nodes)} Ray node{'s' if len(result.ray_nodes) > 1 else ''}, "
              f"{with_evidence} with evidence")
     else:
-        with stdin_as_file(paths) as readable, _reduce_loaded(pool_for(readable, jobs)) as (diagnose, shared), \
+        with stdin_as_file(paths) as readable, \
+                _reduce_loaded(pool_for(readable, jobs, options["window_mb"])) as (diagnose, shared), \
                 progress("reading evidence") as on_file:
             result = diagnose(readable, progress=on_file, shared=shared, **options)
             from ..outputs.display import relabel

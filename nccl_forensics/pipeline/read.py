@@ -8,33 +8,51 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from itertools import islice
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from ..errors import NoEvidence
+from ..errors import NcclfError, NoEvidence
 from ..model import Source, SourceKind
 from ..sources import warm_up
 from ..sources.capture_manifest import MANIFEST_NAME
-from ..sources.discover import discover, evidence_sources, iter_files, list_files, sniff
+from ..sources.discover import discover, evidence_sources, list_files, sniff
 from ..sources.gc_pause import gc_paused
 from ..sources.lines import TAIL_BASE, resolve_tail_line
-from .engines.local import SharedPool, chunk_size, default_jobs, imap_sources, worker_count
+from .engines.local import SharedPool, chunk_size, imap_sources, worker_count
 from .map import WINDOW_MB, Digest, digest_source, set_windows, sniff_and_digest
 from .summary import RowBlock, joined_rows, write_summary
 
 
-def pool_for(paths: list[str], jobs: int = 0) -> SharedPool:
-    """A SharedPool for reading `paths` (pass it to `reduce.diagnose`), its workers started now where the files are
-    several, each first building what parsing needs (`sources.warm_up`): the caller loads what only it needs
-    meanwhile (the CLI: the reduce, pandas, the detectors), instead of before the workers start."""
+def pool_for(paths: list[str], jobs: int = 0, window_mb: float | None = WINDOW_MB) -> SharedPool:
+    """A SharedPool for `reduce.diagnose(paths, jobs, window_mb=window_mb, shared=...)`, its workers started now
+    where the files are several, each first building what parsing needs (`sources.warm_up`), and handed the files
+    at once where they go out in batches (`read_inputs`): the caller loads what only it needs meanwhile (the CLI:
+    the reduce, pandas, the detectors), instead of before the workers start or while they wait."""
     shared = SharedPool()
-    workers = worker_count(jobs, sum(1 for _ in islice(iter_files(paths), jobs or default_jobs())))
+    try:
+        files = list_files(paths)
+    except NcclfError:                  # said by the read itself
+        return shared
+    workers = worker_count(jobs, len(files))
     if workers > 1:
         with gc_paused():               # the workers keep the collector off, as those a diagnosis starts do
             shared.start(workers, warm_up)
+    if _fused(files, jobs):
+        batch = partial(sniff_and_digest_batch, window_mb=window_mb, keep_text=False, join=True)
+        shared.prefetch(_batched_read(files, window_mb, False, True), batch, _batches(files, jobs), jobs)
     return shared
+
+
+def _fused(files: list[str], jobs: int) -> bool:
+    """Are `files` sniffed and digested in one pass, in batches (`read_inputs`)?"""
+    return worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
+        and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
+
+
+def _batched_read(files: list[str], window_mb: float | None, keep_text: bool, join: bool) -> tuple:
+    """What a batched read's results depend on: its prefetch's key (SharedPool.prefetch)."""
+    return "batches", tuple(files), window_mb, keep_text, join
 
 
 def map_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, shared: SharedPool | None = None,
@@ -81,15 +99,13 @@ def read_inputs(paths: list[str], window_mb: float | None, jobs: int = 1, progre
     frame each), else in their digests. A capture bundle's manifest names the hosts and ranks of the files beside
     it before they are digested (`discover`), so a bundle takes the two steps."""
     files = list_files(paths)
-    fused = worker_count(jobs, len(files)) > 1 and len(files) >= PARALLEL_SNIFF \
-        and not any(os.path.basename(f) == MANIFEST_NAME for f in files)
-    if not fused:
+    if not _fused(files, jobs):
         sources, usable, windowed = map_inputs(paths, window_mb, jobs, shared, files)
         digests = _map([s for s in usable if s.kind is not SourceKind.SUMMARY], jobs, progress, keep_text, shared)
         return Inputs(sources, usable, windowed, digests, [])
     blocks: list[RowBlock] = []
     batch = partial(sniff_and_digest_batch, window_mb=window_mb, keep_text=keep_text, join=join)
-    batches = imap_sources(batch, _batches(files, jobs), jobs, shared)
+    batches = imap_sources(batch, _batches(files, jobs), jobs, shared, _batched_read(files, window_mb, keep_text, join))
     done = _gather(_unbatched(batches, blocks), len(files), progress)
     done.sort(key=lambda item: item.result.source.path if isinstance(item, Digest) else item.path)
     sources = [item.result.source if isinstance(item, Digest) else item for item in done]
@@ -106,14 +122,15 @@ def sniff_and_digest_batch(paths: list[str], window_mb: float | None, keep_text:
     return items, joined_rows([d for d in items if isinstance(d, Digest)]) if join else []
 
 
-def _batches(files: list[str], jobs: int) -> list[list[str]]:
+def _batches(files: list[str], jobs: int) -> Iterator[list[str]]:
     """The files in batches of `chunk_size`, a folder's names shortest first (`nccl.rank10.log` after
     `nccl.rank9.log`, as their numbers go where only the number differs): a batch of one job's per-rank files holds
     neighbouring ranks, so that the blocks of its rows follow each other in rank order, as the reduce frames them
     without a sort. (A key of a few C calls a path: 100,000 paths split into their numbers cost 0.7 s.)"""
-    ordered = sorted(files, key=_shortest_first)
+    ordered = sorted(files, key=_shortest_first)     # (on the first batch taken: a prefetched read takes none)
     size = chunk_size(len(files), worker_count(jobs, len(files)))
-    return [ordered[at:at + size] for at in range(0, len(ordered), size)]
+    for at in range(0, len(ordered), size):
+        yield ordered[at:at + size]
 
 
 def _shortest_first(path: str) -> tuple[str, int, str]:

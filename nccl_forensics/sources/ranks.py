@@ -47,12 +47,21 @@ class RankHints:
             table[key] = -1  # poisoned: never used
 
     def merge(self, other: "RankHints") -> None:
+        """Add another file's hints. A key it poisoned stays poisoned here; its conflict is among its own, said
+        once (not again as claimed by a rank and -1)."""
         for name in ("by_host_pid", "by_host_local"):
             mine, theirs = getattr(self, name), getattr(other, name)
             for key, rank in theirs.items():
-                self.add(mine, key, rank, name.removeprefix("by_").replace("_", "/"))
+                if rank == -1:
+                    mine[key] = -1
+                else:
+                    self.add(mine, key, rank, name.removeprefix("by_").replace("_", "/"))
         for pid, rank in other.by_pid.items():
-            self.add_pid(pid, other.pid_hosts.get(pid), rank)
+            if rank == -1:
+                self.by_pid[pid] = -1
+                self.pid_hosts.setdefault(pid, other.pid_hosts.get(pid))
+            else:
+                self.add_pid(pid, other.pid_hosts.get(pid), rank)
         self.conflicts.extend(other.conflicts)
 
     def rank_of(self, host: str | None, pid: int | None, local_rank: int | None = None) -> int | None:

@@ -11,6 +11,7 @@ import pytest
 from nccl_forensics.diagnosis.rows import values_of
 from nccl_forensics.errors import NoEvidence
 from nccl_forensics.pipeline import read
+from nccl_forensics.pipeline.engines import local
 from nccl_forensics.pipeline.map import WINDOW_MB
 from nccl_forensics.pipeline.read import PARALLEL_SNIFF, pool_for, read_inputs
 from nccl_forensics.pipeline.reduce import diagnose
@@ -105,6 +106,27 @@ def test_workers_started_early_read_what_a_diagnosis_s_own_would(job):
         assert not any(p.is_alive() for p in (shared.pool._processes or {}).values())
     assert (early.verdict.cls, early.verdict.culprit_ranks) == (own.verdict.cls, own.verdict.culprit_ranks)
     assert [s.path for s in early.sources] == [s.path for s in own.sources]
+
+
+def test_the_files_go_out_before_the_reduce_is_imported_and_the_diagnosis_takes_their_results(job, monkeypatch):
+    """read.pool_for hands the workers the batches at once; the diagnosis reads no file again."""
+    with pool_for([str(job)], jobs=2, window_mb=2.0) as shared:
+        assert len(shared.early) == 1
+        sent = []
+        monkeypatch.setattr(local, "_submit", lambda *args: sent.append(args))      # nothing sent out again
+        early = diagnose([str(job)], jobs=2, shared=shared, window_mb=2.0)
+        assert shared.early == {} and sent == []
+    assert early.verdict.culprit_ranks == [RANKS - 1] and len(early.sources) == RANKS + 3     # and 3 others
+
+
+def test_a_read_with_another_window_sends_the_files_again_and_the_prefetch_is_dropped(job):
+    own = diagnose([str(job)], jobs=2, window_mb=None)
+    with pool_for([str(job)], jobs=2, window_mb=2.0) as shared:
+        (key, (_, futures)), = shared.early.items()
+        other = diagnose([str(job)], jobs=2, shared=shared, window_mb=None)
+        assert shared.early == {} and all(f.done() for f in futures)     # the pool stopped with the read
+    assert (other.verdict.cls, other.verdict.culprit_ranks) == (own.verdict.cls, own.verdict.culprit_ranks)
+    assert key[2] == 2.0 and other.window_mb is None
 
 
 def test_one_file_or_one_job_starts_no_workers(tmp_path):

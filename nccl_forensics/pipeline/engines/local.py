@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterable, Iterator, TypeVar
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Callable, Hashable, Iterable, Iterator, TypeVar
 
 from ...libc import die_with_parent
 
@@ -49,9 +49,14 @@ def map_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0) -> list
 
 
 def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
-                 shared: SharedPool | None = None) -> Iterator[R]:
+                 shared: SharedPool | None = None, key: Hashable = None) -> Iterator[R]:
     """`map_sources` as a stream: each result as soon as it and every earlier one are done, in item order.
-    With `shared`, its workers run the items (started on first use, stopped by its `with` block)."""
+    With `shared`, its workers run the items (started on first use, stopped by its `with` block); where
+    `shared.prefetch` sent out these items under `key` already, their results."""
+    early = shared.early.pop(key, None) if shared is not None and key is not None else None
+    if early is not None:
+        yield from _results(*early, own=False)
+        return
     items = list(items)
     jobs = worker_count(jobs, len(items))
     if jobs == 1:
@@ -61,8 +66,15 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
     if pool is None:
         yield from map(fn, items)
         return
+    yield from _results(pool, _submit(pool, fn, items, jobs), own=shared is None)
+
+
+def _submit(pool: ProcessPoolExecutor, fn: Callable[[T], R], items: list[T], jobs: int) -> list[Future]:
     size = chunk_size(len(items), jobs)
-    futures = [pool.submit(_run_chunk, fn, items[at:at + size]) for at in range(0, len(items), size)]
+    return [pool.submit(_run_chunk, fn, items[at:at + size]) for at in range(0, len(items), size)]
+
+
+def _results(pool: ProcessPoolExecutor, futures: list[Future], own: bool) -> Iterator:
     try:
         for future in futures:
             yield from future.result()
@@ -70,7 +82,7 @@ def imap_sources(fn: Callable[[T], R], items: Iterable[T], jobs: int = 0,
         _terminate(pool)                    # not after they finish a multi-GB file
         raise
     finally:
-        if shared is None:
+        if own:
             pool.shutdown(wait=True)
 
 
@@ -97,6 +109,7 @@ class SharedPool:
         self.pool: ProcessPoolExecutor | None = None
         self.jobs = 0
         self.failed = False
+        self.early: dict[Hashable, tuple[ProcessPoolExecutor, list[Future]]] = {}   # prefetch's, by key
 
     def executor(self, jobs: int) -> ProcessPoolExecutor | None:
         """The pool, started with `jobs` workers on first use (None: no pool can start here); a later call that
@@ -115,6 +128,14 @@ class SharedPool:
         if self.pool is not None:
             self.pool.submit(os.getpid)         # a pool forks its workers at its first task (all of them: fork)
 
+    def prefetch(self, key: Hashable, fn: Callable[[T], R], items: Iterable[T], jobs: int) -> None:
+        """Send out `fn` over `items` now, for `imap_sources(..., key=key)` to stream later: the workers start on them
+        while the caller loads what it needs meanwhile (the CLI: the reduce), instead of waiting for it idle."""
+        pool = self.executor(jobs)
+        if pool is not None:
+            items = list(items)
+            self.early[key] = pool, _submit(pool, fn, items, worker_count(jobs, len(items)))
+
     def __enter__(self) -> SharedPool:
         return self
 
@@ -124,6 +145,11 @@ class SharedPool:
             return
         if kind is not None:
             _terminate(self.pool)
+        else:                                   # a prefetch nobody took: its tasks not begun are dropped
+            for _, futures in self.early.values():
+                for future in futures:
+                    future.cancel()
+        self.early.clear()
         self.pool.shutdown(wait=True)
 
 
