@@ -1,6 +1,6 @@
 """Held-out set 49: launchers and platforms around the job (mpirun's `[1,N]<stderr>:` prefix under Horovod, Kubeflow
-pods, Ray workers, torchrun across nodes), NCCL INFO interface lines, CUDA installs that do not fit the machine, and
-two healthy runs. One verdict test per case, then what the set showed:
+pods, Ray workers, torchrun and the DeepSpeed runner across nodes, pytest's `E` lines), NCCL INFO interface lines, CUDA
+installs that do not fit the machine, and two healthy runs. One verdict test per case, then what the set showed:
 
 - cudaErrorStubLibrary is no old driver: the process loaded the toolkit's link-time libcuda, so the fix is the
   library path, not a driver upgrade (still V501: the software does not fit the machine).
@@ -74,6 +74,20 @@ CASES = [
      '  File "/root/miniconda3/envs/vision/lib/python3.9/site-packages/torch/distributed/distributed_c10d.py", line '
      "611, in init_process_group\n    default_pg._set_sequence_number_for_group()\n"
      "RuntimeError: Connection reset by peer\n"),
+    ("hiyouga/LlamaFactory#2470", ("dropped_rank", "network_error"), None,
+     "gpu004:     work = default_pg.barrier(opts=opts)\n"
+     "gpu004: RuntimeError: [14] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+     "key-value store by key '0', but store->get('0') got error: Connection reset by peer. This may indicate a possible "
+     "application crash on rank 0 or a network set up issue.\n"),
+    ("bytedance/HLLM#20", ("stuck_rank", "timeout_unknown", "network_error"), None,
+     "[rank3]:[W1111 16:02:57.226522542 socket.cpp:428] [c10d] While waitForInput, poolFD failed with (errno: 0 - "
+     "Success).\n[rank3]: torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving "
+     "ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout\n"),
+    ("InternLM/InternEvo#285", ("stuck_rank", "timeout_unknown", "network_error"), None,
+     "  E       RuntimeError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+     "key-value store by key '0', but store->get('0') got error: Socket Timeout\n"
+     "  E       Exception raised from doWait at ../torch/csrc/distributed/c10d/TCPStore.cpp:445 (most recent call "
+     "first):\n"),
     ("ai4d-iasc/trixie#77", ("dropped_rank", "network_error"), None,
      "cn135:30932:30932 [0] NCCL INFO Bootstrap : Using ib0:10.11.0.135<0>\nNCCL version 2.10.3+cuda10.2\n"
      "cn135:30932:30993 [0] include/socket.h:423 NCCL WARN Net : Connection closed by remote peer "
