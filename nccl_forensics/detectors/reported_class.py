@@ -39,7 +39,7 @@ from .base import BaseDetector, Context
 _CLASS = {"shape_mismatch": "shape_mismatch", "missing_rank": "stuck_rank", "version_mismatch": "version_mismatch",
           "dtype_mismatch": "dtype_mismatch", "op_mismatch": "op_mismatch", "straggler": "straggler"}
 _READ_ELSEWHERE = frozenset({"gloo_error", "monitored_barrier"})      # C101/D-gloo and R203 read these
-_CUDA_MISMATCH = frozenset({"cuda_driver", "cuda_arch"})                # V501 reads the CUDA driver/build mismatches
+_CUDA_MISMATCH = frozenset({"cuda_driver", "cuda_stub", "cuda_arch"})   # V501 reads the CUDA driver/build mismatches
 _SAYS = {"shape_mismatch": "a message of another size than the one posted (the ranks disagree on a tensor size)",
          "stuck_rank": "fewer ranks than expected arrived (a rank never joined: stuck, slow to start or gone)",
          "version_mismatch": "the ranks run different NCCL versions",

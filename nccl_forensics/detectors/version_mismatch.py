@@ -6,9 +6,10 @@ What it detects:
     version (which follows the torch release) differs across ranks. And the CUDA runtime's own verdict that the
     software does not fit the machine, however it is printed (torch's ``CUDA error: ...``, NCCL's ``Cuda failure
     '...'``, nccl-tests' and vLLM's CUDACHECK, torch < 1.0's THCudaCheck): ``CUDA driver version is insufficient for
-    CUDA runtime version`` and its kin (a driver older than the build) or ``no kernel image is available for
-    execution on the device`` / ``the provided PTX was compiled with an unsupported toolchain`` (a build without
-    code for this GPU), read by the message catalogue (sources/catalogue/cuda.py ``reason_class``). And hosts whose
+    CUDA runtime version`` and its kin (a driver older than the build; the toolkit's stub libcuda loaded instead
+    of the driver's) or ``no kernel image is available for execution on the device`` / ``the provided PTX was
+    compiled with an unsupported toolchain`` / NCCL's ``named symbol not found`` (a build without code for this
+    GPU), read by the message catalogue (sources/catalogue/cuda.py ``reason_class``). And hosts whose
     NCCL runs another network stack than the others': ``Using network IB`` on some and ``Using network Socket`` on
     others, or an external net plugin loaded on some (``Loaded net plugin ...``, HPC-X's ``Plugin Path : ...``) and
     NCCL's own on others (``Using internal network plugin``), the rule of topology check G008.
@@ -123,6 +124,11 @@ _CUDA = {
                     "driver supports, `torch.version.cuda` the build's), or a torch/NCCL build for the driver's CUDA; "
                     "in a container, use an image whose CUDA the host driver supports (or the CUDA forward-"
                     "compatibility package on data-center GPUs), on every node."),
+    "cuda_stub": ("the process loaded CUDA's stub driver library (the toolkit's link-time libcuda), not the NVIDIA "
+                  "driver's",
+                  "take the toolkit's `stubs` directory out of LD_LIBRARY_PATH (and the loader's configuration) so the "
+                  "driver's libcuda.so.1 is found; in a container, start it with the NVIDIA container runtime so the "
+                  "host driver's libraries are mounted; on every node."),
     "cuda_arch": ("the build has no code this GPU can run (its architecture is missing from the build, or its PTX "
                   "is newer than the driver)",
                   "install a torch (and extension) build whose architecture list covers this GPU "

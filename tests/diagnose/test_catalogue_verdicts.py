@@ -136,7 +136,7 @@ def _printings(text: str) -> list[str]:
             f"THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=35 : {text}"]
 
 
-_REASONS = [(t, "version_mismatch", "driver") for t in cuda.DRIVER_TOO_OLD] \
+_REASONS = [(t, "version_mismatch", "driver") for t in cuda.DRIVER_TOO_OLD + cuda.STUB_DRIVER] \
     + [(t, "version_mismatch", "arch") for t in cuda.NO_CODE_FOR_GPU] \
     + [(t, "network_error", "NCCL_P2P_DISABLE") for t in cuda.PEER_UNSUPPORTED]
 

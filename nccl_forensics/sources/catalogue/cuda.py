@@ -36,16 +36,24 @@ _FATAL = ("an illegal memory access was encountered", "device-side assert trigge
           "system has unsupported display driver / cuda driver combination",
           "forward compatibility was attempted on non supported HW")
 # cudaGetErrorString texts that say the software does not fit the machine, not that a kernel faulted: the driver is
-# older than the CUDA runtime the job was built with (cudaErrorInsufficientDriver 35, cudaErrorStubLibrary 34,
-# cudaErrorCallRequiresNewerDriver 36, cudaErrorSystemDriverMismatch 803, cudaErrorCompatNotSupportedOnDevice 804),
-# or the build carries no code this GPU can run (cudaErrorNoKernelImageForDevice 209, cudaErrorUnsupportedPtxVersion
-# 222: PTX newer than the driver's JIT). Every rank on such a node fails the same way at its first CUDA call.
-DRIVER_TOO_OLD = ("CUDA driver version is insufficient for CUDA runtime version", "CUDA driver is a stub library",
+# older than the CUDA runtime the job was built with (cudaErrorInsufficientDriver 35, cudaErrorCallRequiresNewerDriver
+# 36, cudaErrorSystemDriverMismatch 803, cudaErrorCompatNotSupportedOnDevice 804), the process loaded no driver at all
+# (STUB_DRIVER), or the build carries no code this GPU can run (cudaErrorNoKernelImageForDevice 209,
+# cudaErrorUnsupportedPtxVersion 222: PTX newer than the driver's JIT). Every rank on such a node fails the same way
+# at its first CUDA call.
+DRIVER_TOO_OLD = ("CUDA driver version is insufficient for CUDA runtime version",
                   "API call is not supported in the installed CUDA driver",
                   "system has unsupported display driver / cuda driver combination",
                   "forward compatibility was attempted on non supported HW")
+# cudaErrorStubLibrary (34): the libcuda the process loaded is the toolkit's link-time stub (lib64/stubs), not the
+# driver's; every CUDA call returns it. The driver's age is not in question: the library path is.
+STUB_DRIVER = ("CUDA driver is a stub library",)
 NO_CODE_FOR_GPU = ("no kernel image is available for execution on the device",
                    "the provided PTX was compiled with an unsupported toolchain",
+                   # cudaErrorSymbolNotFound (500) from a query of a kernel of the library's own fatbinary: NCCL's
+                   # kernel attribute calls at init (enqueue.cc ncclInitKernelsForDevice, 2.9 - 2.27.6; silent from 2.27.7) print it when
+                   # the build has no code for this GPU (NVIDIA/nccl#1372: a build for sm_80 run on H100)
+                   "named symbol not found",
                    # cudaErrorInvalidDeviceFunction (98) / hipErrorInvalidDeviceFunction: "the requested device function
                    # does not exist or is not compiled for the proper device architecture"; what ROCm builds without
                    # this GPU's gfx target raise (HIP error: invalid device function), as CUDA < 9 builds did
@@ -143,7 +151,8 @@ def from_amd_runtime(message_id: str | None, text: str | None) -> bool:
     return str(message_id or "").startswith(_AMD_IDS) or any(w in (text or "") for w in _AMD_WORDS)
 
 
-_REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
+_REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (STUB_DRIVER, "version_mismatch", "cuda_stub"),
+                   (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
                    (PEER_UNSUPPORTED, "network_error", "p2p"), (NO_USABLE_GPU, "unclassified_failure", "cuda_setup"))
 
 MESSAGES = [

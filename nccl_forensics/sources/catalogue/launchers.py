@@ -415,6 +415,15 @@ MESSAGES = [
       "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal)", "ompi:opal/util/stacktrace.c:show_stackframe",
       "[gpu-07:04021] Signal: Segmentation fault (11)", "[gpu-07:04021] Signal: Segmentation fault (11)",
       anchor="] Signal: "),
+    # the frames that follow (opal/mca/backtrace/execinfo opal_backtrace_print: the same `[host:pid] ` prefix, then
+    # `[%2d] ` and backtrace_symbols_fd's `object(symbol+offset)[address]`): printed by the fatal-signal handler (and
+    # by MPI_Abort when opal_abort_print_stack is set), so frames alone, their header cut off, still end the process
+    M("ompi.signal_frame",
+      r"\[(?P<host>[^\s:\]]+):(?P<pid>\d{5,})\] \[ ?\d{1,2}\] (?:\[\d+,\d+\]<std(?:err|out)>:)?\S*[(\[]",
+      "signal_report", "failure", None, "Open MPI 1.x - 5.x (opal)",
+      "ompi:opal/mca/backtrace/execinfo/backtrace_execinfo.c:opal_backtrace_print",
+      "[gpu-07:04021] [ 1] /usr/lib/x86_64-linux-gnu/libc.so.6(+0x42520)[0x7f1d2a842520]",
+      "[gpu-07:04021] [ 1] /usr/lib/x86_64-linux-gnu/libc.so.6(", anchor="] [ "),
     # ---- UCX (under Open MPI, MPICH, NCCL's UCX plugin): its signal handler's fatal line, `[host:pid   :thread:tid] `
     # (`%-5d` pads the pid); SIGINT/SIGTERM reach it only when UCX_ERROR_SIGNALS names them, so only crash signals here
     M("ucx.caught_signal",

@@ -445,6 +445,15 @@ MESSAGES = [
       "nccl-rdma-sharp-plugins:src/sharp_plugin.c:ncclSharpConnect",
       "sharp_plugin.c:365 NCCL WARN NET/IB : SHARP coll init error: Cannot create SHARP job(-11)",
       "NET/IB : SHARP coll init error: Cannot create SHARP job(-11)", anchor="SHARP coll init error"),
+    # Google's FastSocket net plugin pairs each data socket with a flow queue by the CPU its packets arrive on; when
+    # SO_INCOMING_CPU cannot be read, or no pairing came after MAX_CONNECT_RETRY tries, it takes the first free socket
+    # and goes on (`Connected after N retries`). Only `Cannot find empty socket` fails the connect
+    M("nccl.fastsocket_pairing_fallback",
+      r"Cannot get incoming CPU\.|Maximum retry reached for (?:connect|accept) (?P<count>\d+)\.",
+      "warn", "benign", None, "nccl-fastsocket (google/nccl-fastsocket, 2021 - 2023)",
+      "nccl-fastsocket:net_fastsocket.cc:ncclSocketAsyncConnectV2 / ncclSocketAcceptV2",
+      "net_fastsocket.cc:785 NCCL WARN Maximum retry reached for accept 3.", "Maximum retry reached for accept 3.",
+      data={"category": "socket"}, anchor="Cannot get incoming CPU|Maximum retry reached for "),
     M("nccl.collnet_fallback",
       (r"Cannot initialize CollNet", r", using point-to-point network instead"),
       "warn", "benign", None, "2.12 - 2.30 (first release not checked)", "nccl:src/transport.cc:ncclTransportCollNetSetup",
