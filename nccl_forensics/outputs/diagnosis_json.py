@@ -169,7 +169,10 @@ def _emit(value, level: int, out: list[str]) -> None:
             if not any(isinstance(v, _CONTAINERS) and v for v in value.values()):
                 out.append(_whole(value, level, "{", "}"))
             else:
-                _members(list(value.items()), level, out, keyed=True)
+                out.append(_record(value, level) or "")
+                if not out[-1]:
+                    out.pop()
+                    _members(list(value.items()), level, out, keyed=True)
         else:                              # keys the encoder converts (numbers, None): the stdlib's own words
             out.append(json.dumps(value, indent=2, default=str).replace("\n", "\n" + "  " * level))
     else:
@@ -183,6 +186,55 @@ def _whole(value, level: int, opening: str, closing: str) -> str:
     """A container of scalars (and empty containers) at `level`, as _members writes it, in one encoder call (most
     of a report's containers: a rank's positions, a citation)."""
     return opening + "\n" + "  " * (level + 1) + _encoder(level + 1)(value)[1:-1] + "\n" + "  " * level + closing
+
+
+def _record(value: dict, level: int) -> str | None:
+    """A dict whose members are plain scalars or containers of them (a rank's record: 4,096 of them in a large job's
+    report), as _members writes it, a member at a time; None for any other member (_members writes it then)."""
+    inner = "\n" + "  " * (level + 1)
+    lines = []
+    for key, v in value.items():
+        text = _SCALAR_TEXT.get(type(v))
+        if text is not None:
+            lines.append(encode_basestring_ascii(key) + ": " + text(v))
+            continue
+        nested = _flat(v, level + 1) if type(v) in (list, dict) else None
+        if nested is None:
+            return None
+        lines.append(encode_basestring_ascii(key) + ": " + nested)
+    return "{" + inner + ("," + inner).join(lines) + "\n" + "  " * level + "}"
+
+
+def _flat(value: list | dict, level: int) -> str | None:
+    """A list or a dict of str keys holding only plain scalars, written at `level`; None for anything else."""
+    if not value:
+        return "[]" if type(value) is list else "{}"
+    inner = "\n" + "  " * (level + 1)
+    try:
+        if type(value) is list:
+            lines = [_SCALAR_TEXT[type(v)](v) for v in value]
+        elif all(type(k) is str for k in value):
+            lines = [encode_basestring_ascii(k) + ": " + _SCALAR_TEXT[type(v)](v) for k, v in value.items()]
+        else:                                     # keys the encoder converts
+            return None
+    except KeyError:                              # another type of value
+        return None
+    opening, closing = ("[", "]") if type(value) is list else ("{", "}")
+    return opening + inner + ("," + inner).join(lines) + "\n" + "  " * level + closing
+
+
+def _float_text(value: float) -> str:
+    """What the stdlib's encoder writes for a float."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+# the exact types the stdlib's encoder writes by themselves (a subclass, an IntEnum, goes the general way)
+_SCALAR_TEXT: dict[type, Callable] = {str: encode_basestring_ascii, int: int.__repr__, float: _float_text,
+                                      bool: lambda v: "true" if v else "false", type(None): lambda v: "null"}
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:

@@ -1,12 +1,15 @@
 """Renderers against golden files. Regenerate with NCCLF_UPDATE_GOLDEN=1 pytest tests/diagnose/test_render.py."""
 from __future__ import annotations
 
+import enum
 import io
 import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from nccl_forensics.outputs import (
@@ -71,12 +74,21 @@ def test_json_contract():
     assert [r["rank"] for r in doc["ranks"]] == [0, 1, 2, 3]
 
 
+class Code(enum.IntEnum):
+    ONE = 1
+
+
 def test_json_text_is_the_standard_indented_form():
     """The report's JSON is written through the C encoder (fast on 16,384 ranks), the same text as the stdlib's
     indenting encoder: nesting, empty containers, tuples, keys that are numbers, NaN, escapes, unknown objects."""
     value = {"a": [1, 2.5, None, True, "é\n\"", (3, [4, {}]), []], "b": {"x": {"y": [{"z": float("nan")}]}},
              "c": {1: "int key", None: "none key"}, "d": {3, 4}, "e": {}, "f": [[]], "g": 10 ** 30, "h": 1e-300,
-             "i": [{"rank": 3, "positions": {"0": "at"}, "pids": [7], "first_divergence": None}]}
+             "i": [{"rank": 3, "positions": {"0": "at"}, "pids": [7], "first_divergence": None}],
+             # records of scalars and containers of scalars (written a member at a time), and ones that are not
+             "j": [{"a": [float("inf"), -float("inf"), 0.1, False], "b": {"k": True, "l": None}, "c": [], "d": {},
+                    "e": "\u2028\x1b"},
+                   {"a": [1, (2, 3)], "b": 1}, {"a": {2: "int key"}, "b": 1}, {"a": [Code.ONE], "b": {"k": Code.ONE}},
+                   {"a": {"k": [1]}, "b": 1}, {"a": [{1, 2}], "b": 1}, {"a": Code.ONE, "b": [1]}]}
     assert diagnosis_json.pretty(value) == json.dumps(value, indent=2, default=str)
     for d in (diagnose_events(CASES[case]()) for case in sorted(CASES)):
         assert diagnosis_json.render(d) == json.dumps(diagnosis_json.to_dict(d), indent=2, default=str) + "\n"
@@ -137,3 +149,14 @@ def test_a_wait_slice_ends_at_the_rank_s_timeout():
     waits = [e for e in json.loads(perfetto.render(d))["traceEvents"] if e["ph"] == "X" and e["args"]["seq"] == 11]
     assert [(e["tid"], e["dur"]) for e in waits] == [(1, 5_000_000.0)]
     assert "timed out after 5 s" in waits[0]["name"]
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.text(max_size=4) | st.integers(), inner, max_size=4), max_leaves=24)
+
+
+@given(_VALUES)
+@settings(max_examples=300, deadline=None)
+def test_any_json_value_is_written_as_the_stdlib_writes_it(value):
+    assert diagnosis_json.pretty(value) == json.dumps(value, indent=2, default=str)
