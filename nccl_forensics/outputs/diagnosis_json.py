@@ -211,7 +211,7 @@ def _flat(value: list | dict, level: int) -> str | None:
         return "[]" if type(value) is list else "{}"
     inner = "\n" + "  " * (level + 1)
     try:
-        if type(value) is list:
+        if isinstance(value, list):
             lines = [_SCALAR_TEXT[type(v)](v) for v in value]
         elif all(type(k) is str for k in value):
             lines = [encode_basestring_ascii(k) + ": " + _SCALAR_TEXT[type(v)](v) for k, v in value.items()]
