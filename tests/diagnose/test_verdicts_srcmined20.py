@@ -6,13 +6,15 @@ in a console written around it.
   2.4 - 2.10: a teardown hang, alone no rank's fault; beside timeouts the same hang), the heartbeat monitor's failed
   `"should dump" flag` check when the store's host died (2.3 - 2.10, a consequence); NCCLUtils.cpp's
   TORCH_NCCL_NONBLOCKING_TIMEOUT warning and DebugInfoWriter's `Error opening file`; NanCheck.cu's device assert
-  (TORCH_NCCL_NAN_CHECK, 2.5+); distributed_c10d.split_group's refusals (2.5+); the agent's stub health check server.
+  (TORCH_NCCL_NAN_CHECK, 2.5+); distributed_c10d.split_group's refusals (2.5+); the agent's stub health check server;
+  the watchdog's `remote error detected from rank: N` (TORCH_NCCL_PROPAGATE_ERROR, 2.8+) and its 2.6+ `Failed to check
+  the signal exception_dump on TCPStore` (echoes of another rank's failure or of the store's host gone).
 - torchrun's launch configs (launcher/api.py, INFO): `min_nodes == max_nodes` fixes the world at max_nodes x
   nproc_per_node, so a one-node run's success is the whole job's.
 - NCCL 2.30 init.cc: `Detected mixed local Net/CollNet device counts across ranks` (a node with a NIC fewer).
 - RCCL rocm_smi_wrap.cc (`ARSMI_lib: <bus id> device index not found`, `ROCm SMI init failure`) and init.cc's MSCCL++
   warnings (RCCL 2.21+: the feature stays off, no failure).
-- DeepSpeed runner.py (ssh check, no GPU, hostfile entry, num_nodes without a hostfile) and comm.py (backend not set).
+- DeepSpeed runner.py (ssh check, no GPU, hostfile entry or duplicate host, num_nodes without a hostfile) and comm.py (backend not set).
 """
 from __future__ import annotations
 
@@ -145,6 +147,18 @@ CASES = {
     "noop_health_check_server_healthy": (
         _launch(1, 2) + "W1127 00:30:02.410000 700 torch/distributed/elastic/agent/server/health_check_server.py:49] No "
         "health check server started\n" + _epochs(range(2)) + _SUCCEEDED, ("none",), None),
+    "remote_error_detected_after_an_ib_completion_error": (
+        "gpu-n2-05:5105:5190 [5] transport/net_ib.cc:1700 NCCL WARN NET/IB : Got completion from peer 10.3.1.4<60022> "
+        "with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.3.1.5 remoteGids::ffff:10.3.1.4 hca "
+        "mlx5_3\n" + "".join(per_rank(f"[E1127 07:41:03.220114000 ProcessGroupNCCL.cpp:1992] {_PG.format(r=r)}  remote "
+                                      "error detected from rank: 5\n", [r], sep="") for r in (0, 1, 2, 3, 4, 6, 7))
+        + _ended(5, (), -6), ("network_error",), None),
+    "signal_check_fails_when_the_stores_node_is_gone": (
+        "".join(per_rank(f"[W1127 06:02:14.004401000 ProcessGroupNCCL.cpp:1899] {_PG.format(r=r)} Failed to check the "
+                         "signal exception_dump on TCPStore, Connection reset by peer\n", [r], sep="") for r in range(4, 8))
+        + "W1127 06:02:31.114000 4400 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1356] The node "
+        "'gpu-k-02_4400_0' has failed to send a keep-alive heartbeat to the rendezvous 'job-8812' due to an error of "
+        "type RendezvousConnectionError.\n", ("dropped_rank", "network_error"), None),
     # ---- NCCL 2.30's device counts
     "mixed_local_net_device_counts_230": (
         "".join(f"gpu-f-02:{40100 + r}:{40400 + r} [{r % 8}] NCCL INFO Rank {r} has 3 local Net devices (max 4).\n"
@@ -186,6 +200,9 @@ CASES = {
         _DS + "[2026-11-27 03:25:01,002] [ERROR] [runner.py:265:_parse_hostfile] Bad hostfile text: ['worker-0 "
         "slots=8\\n', 'worker-1 slot=8\\n']\n" + _DS_TB + "ValueError: Hostfile contains a bad entry: worker-1 slot=8, "
         "unable to proceed with launching\n", ("unclassified_failure",), None),
+    "deepspeed_hostfile_duplicate_host": (
+        _DS + _DS_TB + "ValueError: Hostfile contains multiple entries for worker-1, unable to proceed with launching\n",
+        ("unclassified_failure",), None),
     "deepspeed_num_nodes_without_hostfile": (
         _DS + _NO_HOSTFILE + _DS_TB + "ValueError: Num nodes is >1 but no extra nodes available via hostfile\n",
         ("unclassified_failure",), None),
