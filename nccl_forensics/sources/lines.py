@@ -51,8 +51,10 @@ WRAPPER_RE = re.compile(
 # recognisably a program line, because `RuntimeError: boom` has the same shape (DeepSpeed's logger, which its pdsh
 # runner's lines carry: `[2024-03-01 10:00:02,000] [INFO] [launch.py:163:main] `). A C++ abort's lines are program
 # lines too: libstdc++'s verbose terminate handler (`terminate called after throwing an instance of 'X'`, then
-# `  what():  ` and the message) and c10::Error's backtrace (`Exception raised from f at file:line`, `frame #N: `).
-_ABORT_LINE = r"terminate called after throwing | *what\(\): |frame #\d+: |Exception raised from "
+# `  what():  ` and the message), c10::Error's backtrace (`Exception raised from f at file:line`, `frame #N: `) and
+# abseil's failure signal handler (`*** SIGSEGV received at time=N on cpu C ***`, then `PC: @ 0x...`).
+_ABORT_LINE = (r"terminate called after throwing | *what\(\): |frame #\d+: |Exception raised from "
+               r"|\*\*\* SIG[A-Z]+ received at time=|PC: @ ")
 HOST_PREFIX_RE = re.compile(r"(?P<host>[A-Za-z0-9][\w.-]*): (?=\S+:\d+:\d+ |\[rank\d+\]:|\[default\d+\]:|Traceback |\[E\d{4} |\[W\d{4} |\[I\d{4} "
                             r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] \[[A-Z]+\] \[\w+\.py:\d+:|" + _ABORT_LINE + ")")
 SRUN_LABEL_RE = re.compile(r"(?P<label>\d{1,6}): (?=\S+:\d+:\d+ |Traceback |\[rank\d+\]:|\[E\d{4} |\[W\d{4} |"

@@ -449,8 +449,6 @@ def _fill_common(ev: Event) -> None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]
-    if ev.kind in ("slurm_exit", "slurm_oom") and ev.rank is None and isinstance(d.get("task"), int):
-        ev.rank = d["task"]
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
     if ev.kind == "monitored_barrier" and isinstance(d.get("reporter_rank"), int) and ev.rank is None:

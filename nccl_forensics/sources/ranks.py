@@ -179,7 +179,7 @@ def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
            for ev in events):
         return
     for ev in events:
-        task = str(ev.data.get("task") or "") if ev.kind == "slurm_oom" and ev.rank is None else ""
+        task = str(ev.data.get("task")) if ev.kind == "slurm_oom" and ev.rank is None else ""
         if task.isdigit():
             ev.rank = int(task)
 

@@ -118,6 +118,12 @@ _AGENT_ANCHOR = re.compile(r"Sending process \d+ closing signal|failed \(exitcod
 # `  global_world_sizes=[4, 4]`, ...): where the logger prefixes only the record's first line (Python logging's
 # `INFO:torch.distributed.elastic.agent.server.api:`), its fields follow unprefixed, two spaces in
 _RESULT_FIELD = re.compile(r"  [a-z_]+=\S")
+# The launch configs the launcher logs in one record before it starts the agent (launcher/api.py launch_agent, INFO,
+# 1.9+: `Starting elastic_operator with launch configs:` then `  min_nodes        : 2`, ...); a fixed node count
+# (min_nodes == max_nodes) states the world: max_nodes x nproc_per_node
+_LAUNCH_HEAD = "Starting elastic_operator with launch configs:"
+_LAUNCH_FIELD = re.compile(r"\s*([a-z_]+)\s+: (.*)$")
+_LAUNCH_SIZES = ("min_nodes", "max_nodes", "nproc_per_node")
 
 
 def _is_agent_line(text: str) -> bool:
@@ -144,6 +150,7 @@ class TorchrunParser(LineParser):
         self._traceback_end = 0        # the line of the quoted traceback's last line
         self._seen_section = False     # a Failures/Root Cause head was seen in this block
         self._in_result = False        # the agent's rendezvous `Result:` was the last line read
+        self._launch: dict[str, str] | None = None   # the launch configs read so far, while their record lasts
 
     def feed(self, line: Line) -> bool:
         if self.busy:
@@ -154,6 +161,9 @@ class TorchrunParser(LineParser):
                 self.emit("agent_log", line, message=text.strip())
                 return True
             self._in_result = False
+        if self._launch is not None and text.startswith("  ") and _LAUNCH_FIELD.match(text):
+            self._launch_field(text, line)       # a field of the record printed without the logger's prefix
+            return True
         after_rule, self._after_rule = self._after_rule, False
         if text[:3] == "===" and not text.strip("="):
             self._after_rule = True
@@ -170,8 +180,26 @@ class TorchrunParser(LineParser):
         kind, data = parsed
         ev = self.emit(kind, line, **data)
         ev.pid = data.get("pid")
-        self._in_result = kind == "agent_log" and str(data.get("message", "")).endswith("Result:")
+        message = str(data.get("message", "")) if kind == "agent_log" else ""
+        self._in_result = message.endswith("Result:")
+        if message.startswith(_LAUNCH_HEAD):
+            self._launch = {}
+        elif self._launch is not None:
+            self._launch_field(message, line)
         return True
+
+    def _launch_field(self, text: str, line: Line) -> None:
+        """One field of the launch configs; with the node and process counts read, the world they fix (if fixed)."""
+        field = _LAUNCH_FIELD.match(text)
+        if field is None or self._launch is None:
+            self._launch = None                   # not the record's field: the record is over
+            return
+        self._launch[field[1]] = field[2].strip()
+        sizes = [self._launch.get(name, "") for name in _LAUNCH_SIZES]
+        if all(sizes):
+            self._launch = None
+            if all(size.isdigit() for size in sizes) and sizes[0] == sizes[1]:
+                self.emit("launcher_world", line, nranks=int(sizes[1]) * int(sizes[2]))
 
     def _messages_inside(self, line: Line) -> bool:
         """The agent's messages wherever they stand in a line: behind a prefix cut short or unknown, or several on

@@ -480,7 +480,7 @@ MESSAGES = [
       "=   EXIT CODE: 139", "=   EXIT CODE: 139", anchor="EXIT CODE: "),
     # ---- Slurm
     M("slurm.task_exit",
-      r"srun: error: (?P<node>\S+): tasks? (?P<task>\d+)(?:[-,\d\[\]]*)?: (?:Exited with exit code (?P<exitcode>\d+)|"
+      r"srun: error: (?P<node>\S+): tasks? (?P<task>\d+[-,\d\[\]]*): (?:Exited with exit code (?P<exitcode>\d+)|"
       r"(?P<signal>Killed|Segmentation fault|Aborted|Bus error|Terminated))",
       "slurm_exit", "failure", None, "Slurm 17 - 24", "slurm:src/srun/srun_job.c / launch.c:_task_finish",
       "srun: error: gpu-07: task 3: Exited with exit code 1", "srun: error: gpu-07: task 3: Exited with exit code 1",

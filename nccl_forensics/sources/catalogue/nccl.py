@@ -775,6 +775,13 @@ MESSAGES = [
       "NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!",
       "Missing \"iommu=pt\" from kernel command line which can lead to", data={"category": "init"},
       anchor="which can lead to"),
+    # MSCCL++ asked for (RCCL_MSCCLPP_ENABLE=1) on a GPU, a build or an environment it does not support: the
+    # feature stays off and the communicator goes on with RCCL's own algorithms
+    M("nccl.rccl_mscclpp_unavailable",
+      (r"MSCCL\+\+: (?:Cannot enable MSCCL\+\+|Feature not enabled\.)", r" on (?P<arch>\S+) architecture"),
+      "warn", "benign", None, "RCCL 2.21+ (ROCm 6.3+)", "rccl:src/init.cc:ncclCommInitRankFunc",
+      "NCCL WARN MSCCL++: Cannot enable MSCCL++ on gfx90a:sramecc+:xnack- architecture",
+      "MSCCL++: Cannot enable MSCCL++", data={"category": "init"}, anchor="MSCCL++: "),
     # ---- the machine or the job's settings, the same for every rank of the setup (data `setup`: an NCCL result code
     # whose `Last error:` is one of these was not the rank's own crash)
     M("nccl.net_not_found",
