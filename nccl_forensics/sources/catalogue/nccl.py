@@ -155,14 +155,18 @@ MESSAGES = [
       refine=_peer_gone),
     M("nccl.socket_io_failed_pre210",
       # before the peer was printed: 2.3's SYSCHECKVAL around the socket's recv()/write() (include/core.h: `Call to `
-      # name ` failed : ` strerror), 2.4 - 2.9's socketProgressOpt (`Call to recv failed : `, for sends too). Only the
-      # socket I/O calls: the same macro names bind/listen/setsockopt, which are no peer's failure
-      r"Call to (?P<call>recv|write|send) failed ?: (?P<reason>Connection reset by peer|Broken pipe|Connection timed out"
-      r"|No route to host|[A-Z][\w ]+)",
-      "warn", "failure", "network_error", "2.3 - 2.9", "nccl:src/include/core.h:SYSCHECKVAL (2.3); "
-      "src/include/socket.h:socketProgressOpt (2.4 - 2.9)",
+      # name ` failed : ` strerror), 2.4 - 2.9's socketProgressOpt (`Call to recv failed : `, for sends too); 2.3's
+      # connectAddress retries refusals (SYSCHECKNTIMES: then `Call to connect timeout`) and fails any other errno
+      # of connect() at once (SYSCHECKVALEXP: `Call to connect failed : Connection timed out`, an address a peer
+      # published that this host cannot reach); 2.4+ say `Connect to <addr> failed`. Only the calls on a peer's
+      # socket: the same macros name bind/listen/setsockopt, which are no peer's failure
+      r"Call to (?P<call>recv|write|send|connect) failed ?: (?P<reason>Connection reset by peer|Broken pipe"
+      r"|Connection timed out|No route to host|[A-Z][\w ]+)",
+      "warn", "failure", "network_error", "2.3 - 2.9 (`connect` 2.3 only)", "nccl:src/include/core.h:SYSCHECKVAL, "
+      "SYSCHECKVALEXP (2.3; include/socket.h:connectAddress); src/include/socket.h:socketProgressOpt (2.4 - 2.9)",
       "NCCL WARN Call to write failed : Connection reset by peer", "Call to write failed : Connection reset",
-      data={"category": "socket"}, anchor="Call to recv failed|Call to write failed|Call to send failed",
+      data={"category": "socket"},
+      anchor="Call to recv failed|Call to write failed|Call to send failed|Call to connect failed",
       refine=_peer_gone),
     M("nccl.socket_connect_failed",
       # the peer as printed (`addr<port>`), or as a poster redacted it (`xxx`)
