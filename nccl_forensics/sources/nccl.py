@@ -524,7 +524,7 @@ def message_parse(text: str, m: re.Match | None = None) -> Parsed | None:
     if m is None:
         return None
     msg = m.group("msg")
-    if NCCL_LEVEL_RE.search(msg) is not None:
+    if "NCCL " in msg and NCCL_LEVEL_RE.search(msg) is not None:   # (the search only where it may find one)
         return None
     known = _network_message_once(msg) if msg.startswith(_NETWORK_HEADS) else None
     if known is not None:
@@ -578,7 +578,7 @@ class NcclParser(LineParser):
 
     def feed(self, line: Line) -> bool:
         text = line.text
-        if NCCL_LEVEL_RE.search(text) is None:
+        if "NCCL " not in text or NCCL_LEVEL_RE.search(text) is None:
             banner = _banner_start(text)
             if banner > 0:                     # the version banner behind a prefix nobody stripped
                 text = text[banner:]
