@@ -9,7 +9,9 @@ What it detects:
       the world, a scheduler or launcher says the whole job succeeded (LSF's ``Successfully completed.``,
       SkyPilot's and torchx's ``SUCCEEDED``: every rank of it, seen or not, ended well);
     - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, its
-      communicators destroyed, every collective it enqueued completed, a completed nccl-tests run), or
+      communicators destroyed, every collective it enqueued completed, a completed nccl-tests run; where the job
+      spans nodes, one node's torchrun success covers the ranks its file shows, and ``Done waiting for other
+      agents``, the exit barrier that every agent reaches only after its workers succeeded, covers all), or
       that it completed the last collective any rank reached in each of its groups (a flight-recorder
       state: an NCCL COLL line says only that a collective was enqueued, and every rank of a hang reaches
       the collective it hangs in);
@@ -48,6 +50,7 @@ from typing import Iterable, NamedTuple
 
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
+from ..sources.ranks import shows_other_nodes
 from .base import BaseDetector, Context
 
 _SHOWN = 3           # failure lines quoted in a reason
@@ -145,12 +148,20 @@ def _expected(ctx: Context) -> list[int]:
 
 def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     """Ranks that show they finished: a healthy-meaning line of their own, the whole job's success
-    (`Context.launcher_success`), communicators destroyed, every collective their flight recorder enqueued completed."""
+    (`Context.launcher_success`), communicators destroyed, every collective their flight recorder enqueued completed.
+    Where the job spans nodes, a node's agent saying its workers SUCCEEDED covers only the ranks its file shows (the
+    other nodes' may not have finished); torchrun's `Done waiting for other agents` (the exit barrier every agent
+    reaches only after its own workers succeeded) covers the job."""
     out: dict[int, Evidence] = {}
     job = ctx.launcher_success()
-    if job:
+    whole = [ev for ev in job if not _one_node_s(ev) or not _spans_nodes(ctx)]
+    if whole:
         for rank in _expected(ctx):
-            out.setdefault(rank, cite(job[0]))
+            out.setdefault(rank, cite(whole[0]))
+    nodes = {ev.file: ev for ev in job if _one_node_s(ev)} if not whole else {}
+    for ev in ctx.events:
+        if ev.rank is not None and ev.file in nodes:             # the ranks that node's agent started
+            out.setdefault(ev.rank, cite(nodes[ev.file]))
     for ev in ctx.events:
         if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"):
             out.setdefault(ev.rank, cite(ev))
@@ -163,6 +174,18 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
         if done and len(done) == len(evs):
             out.setdefault(rank, cite(done[0]))
     return out
+
+
+def _one_node_s(ev: Event) -> bool:
+    """Is this success line one node's (torchrun's agent: its own workers SUCCEEDED), not the whole job's?"""
+    return ev.kind == "agent_log" and ev.data.get("scope") != "job"
+
+
+def _spans_nodes(ctx: Context) -> bool:
+    """Does the evidence show the job on more than one node (two hosts, NCCL's `nNodes 2`, a global rank beside
+    another local one, torchrun's `max_nodes: 2`)? Then one node's success covers only the ranks it shows."""
+    hosts = {ev.host for ev in ctx.events if ev.host}
+    return len(hosts) > 1 or any(map(shows_other_nodes, ctx.events))
 
 
 def _all_completed(data: dict) -> bool:

@@ -195,4 +195,4 @@ def shows_other_nodes(ev: Event) -> bool:
     if ev.rank is not None and ev.local_rank is not None and ev.rank != ev.local_rank:
         return True
     nodes = ev.data.get("nnodes")
-    return ev.kind == "comm_init" and isinstance(nodes, int) and nodes > 1
+    return ev.kind in ("comm_init", "launcher_world") and isinstance(nodes, int) and nodes > 1

@@ -199,7 +199,7 @@ class TorchrunParser(LineParser):
         if all(sizes):
             self._launch = None
             if all(size.isdigit() for size in sizes) and sizes[0] == sizes[1]:
-                self.emit("launcher_world", line, nranks=int(sizes[1]) * int(sizes[2]))
+                self.emit("launcher_world", line, nranks=int(sizes[1]) * int(sizes[2]), nnodes=int(sizes[1]))
 
     def _messages_inside(self, line: Line) -> bool:
         """The agent's messages wherever they stand in a line: behind a prefix cut short or unknown, or several on

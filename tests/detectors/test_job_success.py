@@ -60,3 +60,42 @@ def test_one_process_s_exit_is_not_the_jobs_success():
     assert ctx.launcher_success() == [] and not ctx.completed() and job_success(ctx) is None
     both = _line("worker_exit", 4, meaning="healthy", scope="process", pid=24906)
     assert _context([world, one, both]).launcher_success() == [one]        # every process of the stated world
+
+
+_INIT = ("{host}:{pid}:{pid} [{local}] NCCL INFO comm 0x{pid} rank {rank} nRanks 8 nNodes 2 localRanks 4 "
+         "localRank {local} MNNVL 0\n")
+_NODE_DONE = ("INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. "
+              "Waiting 300 seconds for other agents to finish.\n")
+_ALL_DONE = "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed: 0.0011 seconds\n"
+
+
+def _node(host: str, first: int, *ends: str) -> str:
+    return "".join(_INIT.format(host=host, pid=1000 + r, local=r - first, rank=r)
+                   for r in range(first, first + 4)) + "".join(ends)
+
+
+def _verdict(tmp_path, **files: str):
+    from nccl_forensics.pipeline.reduce import diagnose
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    d = diagnose([str(tmp_path)], jobs=1)
+    return d.verdict.cls, d.verdict.summary
+
+
+def test_one_node_s_success_covers_only_its_ranks_where_the_job_spans_nodes(tmp_path):
+    """nNodes 2 and only node a's console: its agent's success says nothing of ranks 4-7 (no all-clear)."""
+    cls, why = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE)})
+    assert cls == "inconclusive" and "4-7" in why
+
+
+def test_every_node_s_success_covers_the_job(tmp_path):
+    cls, _ = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE),
+                                   "node-b.out": _node("node-b", 4, _NODE_DONE)})
+    assert cls == "none"
+
+
+def test_the_exit_barrier_passed_covers_every_node(tmp_path):
+    """`Done waiting for other agents`: every agent reached the exit barrier, which each does only after its own
+    workers succeeded."""
+    cls, _ = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE, _ALL_DONE)})
+    assert cls == "none"

@@ -124,6 +124,15 @@ MESSAGES = [
       "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 "
       "seconds for other agents to finish.", "worker group successfully finished",
       anchor="Local worker group finished|worker group successfully finished"),
+    # ... and when every agent of the job reached that exit barrier (each one does only after its own workers
+    # SUCCEEDED: a node whose workers failed never comes, and the others' wait ends in the error below), it logs this:
+    # every node's workers succeeded
+    M("torchrun.exit_barrier_passed",
+      r"Done waiting for other agents\. Elapsed: [\d.e-]+ seconds",
+      "agent_log", "healthy", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_exit_barrier",
+      "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed: 0.0013 seconds",
+      "Done waiting for other agents. Elapsed: 0.0013 seconds", data={"scope": "job"},
+      anchor="Done waiting for other agents"),
     # After its own workers SUCCEEDED the agent waits for every other agent at the exit barrier (store_util.barrier
     # under `_exit_barrier`, TORCHELASTIC exit_barrier_timeout, 300 s); when that wait ends in an error it logs this
     # with the store's error below it (log.exception: the traceback, then `DistStoreError: Socket Timeout`) and
