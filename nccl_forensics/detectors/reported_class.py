@@ -24,6 +24,9 @@ Known limits:
     One line names the class, rarely the rank at fault: confidence is low, and every dedicated detector's finding
     ranks above this one's. A store barrier's count names the absent ranks only when every arrival reported it and
     the console shows no rank beyond the barrier's size (a subgroup's barrier pasted alone would read as the world's).
+    A count above the world size (torch 1.9 - 2.0 wait for `worker_count == world_size`) is no missing rank but a
+    launch that started the script more times than the world (or two jobs on one store): it reads as
+    unclassified_failure, with that fix.
 
 Suggested fix:
     The fix of the class it names; collect the flight recorder (TORCH_FR_BUFFER_SIZE=2000) to see every rank's
@@ -71,6 +74,12 @@ class ReportedClass(BaseDetector):
                     or d.get("category") in _CUDA_MISMATCH:
                 continue
             found.setdefault(cls, []).append(ev)
+        over = _over_joined(found.get("stuck_rank", []))
+        if over:
+            found["stuck_rank"] = [ev for ev in found["stuck_rank"] if ev not in over]
+            if not found["stuck_rank"]:
+                del found["stuck_rank"]
+            yield self._over_joined_finding(over)
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             where = f" (rank {ranks_text(ranks)})" if ranks else ""
@@ -85,6 +94,28 @@ class ReportedClass(BaseDetector):
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
+
+
+    def _over_joined_finding(self, events):
+        count, world = events[0].data["count"], events[0].data["nranks"]
+        return self.finding([], f"more processes joined the store barrier than its world size ({count} for "
+                            f"world_size={world}): no rank is missing, the script was started more times than the "
+                            f"world has ranks{_tally(events)}: {clip(events[0].text.strip(), 160)}", Confidence.LOW,
+                            events[:3], _OVER_JOINED_FIX)
+
+
+_OVER_JOINED_FIX = ("start one process per rank: an srun/mpirun task count that matches a script which spawns no "
+                    "workers of its own (or one task per node that spawns its GPUs), and give each job its own store "
+                    "(a fresh MASTER_PORT or init file: a requeued job must not reuse the old one).")
+
+
+def _over_joined(events) -> list:
+    """The store-barrier timeouts whose count is above the world size. torch 1.9 - 2.0's `_store_based_barrier`
+    loops `while worker_count != world_size`, so once more processes than the world added themselves to the key
+    (a launcher that starts the script per task while the script spawns the world's workers, two jobs on one store,
+    a requeued job on its old file store) the barrier can never be met; no rank is missing."""
+    return [ev for ev in events if isinstance(ev.data.get("count"), int) and isinstance(ev.data.get("nranks"), int)
+            and ev.data["count"] > ev.data["nranks"]]
 
 
 def _absent_from_count(events, ctx: Context) -> list[int]:
@@ -113,4 +144,6 @@ def _tally(events) -> str:
         count, world = ev.data.get("count"), ev.data.get("nranks")
         if isinstance(count, int) and isinstance(world, int) and 0 <= count < world:
             return f"; {count} of {world} arrived, {world - count} never did"
+        if isinstance(count, int) and isinstance(world, int) and count > world:
+            return f"; {count - world} more than the world arrived"
     return ""

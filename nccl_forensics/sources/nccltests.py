@@ -6,7 +6,8 @@ bus bandwidth). That footer covers the whole run (`scope: job`): rank 0 prints i
 process joined and, in an MPI build, after an MPI_Allreduce of the error count over MPI_COMM_WORLD (src/common.cu,
 every version since 2017; rccl-tests the same), so every rank of the run finished every size. The two footer lines
 are distinctive enough to be read without the header, as a paste that starts mid-table holds them. A run whose
-table stops before those lines is a hang at the last size printed (`nccltests_incomplete`, meaning "failure");
+table stops before the footer's first line (`# Out of bounds values`) is a hang at the last size printed
+(`nccltests_incomplete`, meaning "failure");
 wrong values (`# Out of bounds values : N FAILED`, a row's #wrong, `Avg bus bandwidth : B FAILED` below
 NCCL_TESTS_MIN_BW) are a failure too.
 """
@@ -33,6 +34,7 @@ class NccltestsParser(LineParser):
         self._last: dict | None = None    # the last result row
         self._oob: int | None = None
         self._done = False
+        self._footer: Line | None = None  # the footer's first line, while no `Avg bus bandwidth` line followed it
         self._last_no = 0
 
     def feed(self, line: Line) -> bool:
@@ -53,6 +55,7 @@ class NccltestsParser(LineParser):
         values = [str(c) for c in tree.children if not isinstance(c, Tree)]
         kind = tree.data
         if kind == "config_line":
+            self._flush_footer()          # a run before this one that ended on its first footer line
             self._started, self._ranks, self._last, self._oob, self._done = True, [], None, None, False
             self.emit("nccltests_config", line, nthreads=int(values[0]), ngpus=int(values[1]),
                       min_bytes=int(values[2]), max_bytes=int(values[3]))
@@ -64,20 +67,16 @@ class NccltestsParser(LineParser):
         elif kind == "result_row":
             self._row(line, tree, values)
         elif kind == "oob_line":
-            self._oob = int(values[0])
+            # the footer's first line: printed after every size ran and (MPI builds) after the error count's
+            # MPI_Allreduce, so the table did not stop early even where the paste ends here (and mscclpp's test
+            # forks print no `Avg bus bandwidth` line at all)
+            self._oob, self._done, self._footer = int(values[0]), True, line
             ok = self._oob == 0 and values[1] == "OK"
             self.emit("nccltests_result", line, out_of_bounds=self._oob, status=values[1],
                       meaning="healthy" if ok else "failure", implies=None if ok else "data_corruption")
         elif kind == "avg_bw_line":
-            self._done = True
-            healthy = not self._oob and "FAILED" not in values[1:]     # below NCCL_TESTS_MIN_BW: FAILED
-            ranks: list[tuple[int | None, int | None, str | None, int | None]] = list(self._ranks) \
-                or [(None, None, None, None)]
-            for on_rank, on_pid, on_host, _device in ranks:
-                ev = self.emit("nccltests_done", line, avg_busbw=float(values[0]), out_of_bounds=self._oob,
-                               meaning="healthy" if healthy else "failure", scope="job",
-                               message=f"the nccl-tests run completed (Avg bus bandwidth {values[0]})")
-                ev.rank, ev.pid, ev.host = on_rank, on_pid, on_host or ev.host
+            self._footer = None
+            self._emit_done(line, float(values[0]), failed="FAILED" in values[1:])   # below NCCL_TESTS_MIN_BW
         return True
 
     def _row(self, line: Line, tree: Tree, values: list[str]) -> None:
@@ -90,7 +89,26 @@ class NccltestsParser(LineParser):
         if self._last["wrong"]:
             ev.data.update(meaning="failure", implies="data_corruption")
 
+    def _emit_done(self, line: Line, avg_busbw: float | None, failed: bool = False) -> None:
+        """One `nccltests_done` per rank of the run (the footer covers every rank: `scope: job`)."""
+        healthy = not self._oob and not failed
+        ranks: list[tuple[int | None, int | None, str | None, int | None]] = list(self._ranks) \
+            or [(None, None, None, None)]
+        said = f" (Avg bus bandwidth {avg_busbw:g})" if avg_busbw is not None else ""
+        for on_rank, on_pid, on_host, _device in ranks:
+            ev = self.emit("nccltests_done", line, avg_busbw=avg_busbw, out_of_bounds=self._oob,
+                           meaning="healthy" if healthy else "failure", scope="job",
+                           message=f"the nccl-tests run completed{said}")
+            ev.rank, ev.pid, ev.host = on_rank, on_pid, on_host or ev.host
+
+    def _flush_footer(self) -> None:
+        """The run ended on the footer's first line (no average line followed it): it completed all the same."""
+        if self._footer is not None:
+            self._emit_done(self._footer, None)
+            self._footer = None
+
     def finish(self) -> None:
+        self._flush_footer()
         if self._started and self._last is not None and not self._done:
             line = Line(self._last_no, "")
             ev = self.emit("nccltests_incomplete", line, text="", last_size=self._last["size"], meaning="failure",
