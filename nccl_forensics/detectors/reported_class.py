@@ -24,6 +24,7 @@ Known limits:
     One line names the class, rarely the rank at fault: confidence is low, and every dedicated detector's finding
     ranks above this one's. A store barrier's count names the absent ranks only when every arrival reported it and
     the console shows no rank beyond the barrier's size (a subgroup's barrier pasted alone would read as the world's).
+    Where the store's server reports it could not accept clients, the store's count names no one (they were refused).
 
 Suggested fix:
     The fix of the class it names; collect the flight recorder (TORCH_FR_BUFFER_SIZE=2000) to see every rank's
@@ -71,6 +72,8 @@ class ReportedClass(BaseDetector):
                     or d.get("category") in _CUDA_MISMATCH:
                 continue
             found.setdefault(cls, []).append(ev)
+        if _store_refused_clients(ctx):
+            found.pop("stuck_rank", None)                # the absent ranks were refused, not stuck (X901 reads it)
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             where = f" (rank {ranks_text(ranks)})" if ranks else ""
@@ -85,6 +88,12 @@ class ReportedClass(BaseDetector):
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
+
+
+def _store_refused_clients(ctx: Context) -> bool:
+    """Did the store's server report that it could not accept clients (the libuv server's failed accept, out of
+    file descriptors)? A store wait that counted too few ranks then names no rank that never arrived."""
+    return any(ev.data.get("category") == "store_refused" and ev.data.get("meaning") == "failure" for ev in ctx.events)
 
 
 def _absent_from_count(events, ctx: Context) -> list[int]:

@@ -10,8 +10,11 @@ put in a console written around it.
   device/fn maxSharedMem` (2.29.7+; `ncclMaxSharedMem` 2.26 - 2.29.2: ncclSystemError that is no network's), mixed
   graph-captured streams in a group (2.13+), FP8 reductions before sm90 (2.24+), IB resiliency without a replacement QP
   and on a one-NIC comm (2.29.7+, the latter advice only), `ncclProxyClientGetFd` after its peer died (2.19+).
+- NCCL round 2: `commDestroySync ... sync hostStream error` (2.24+, a teardown echo), `GIN Error detected` (2.29.7+,
+  ncclRemoteError), NCCL_NET_FORCE_MERGE's `Only matched N devices` (2.24+), PXN's `Could not find intermediate GPU`.
 - torch TCPStoreLibUvBackend (2.4+): `Error processing client message` from a stray connection, `Write to client
-  failed` to a dead client: neither is the failure.
+  failed` to a dead client: neither is the failure; `Failed to accept client due to ... EMFILE`: the store refused
+  clients, so a store wait's count names no rank that never arrived.
 - Linux mlx5 cmd.c wait_func's firmware command timeout; NVRM Xid 109 (CTX SWITCH TIMEOUT), its pid read to a rank;
   kernel/hung_task.c naming one rank's process while the others time out.
 """
@@ -140,7 +143,29 @@ CASES = {
         _comm("node9", 64000, 4) + "".join(
             f"node9:{64000 + r}:{64300 + r} [{r}] proxy.cc:1299 NCCL WARN ncclProxyClientGetFd call to tpRank 2 handle "
             "0x7f02e8000b20 failed : 6\n" for r in (0, 1, 3)) + _segv(2, 64002), ("dropped_rank",), [2]),
+    "comm_destroy_sync_error_after_an_illegal_address": (
+        per_rank("RuntimeError: CUDA error: an illegal memory access was encountered\n", [3])
+        + _warn([3], "init.cc:2742", "commDestroySync: comm 0x55f1e40a3b10 rank 3 sync hostStream error 1", 65000)
+        + failure_table("train.py", "2026-11-27_10:40:02", "node-d1", 3, 3, 1, 65003, _NO_TB) + "\n",
+        ("dropped_rank", "unclassified_failure"), [3]),
+    "gin_error_is_the_network": (
+        _warn([13], "init.cc:3470", "GIN Error detected", 66000) + per_rank(
+            f"[E1127 02:11:07.553001003 ProcessGroupNCCL.cpp:2057] {_PG.format(r=13)} Process group watchdog thread "
+            "terminated with exception: NCCL error: remote process exited or there was a network error, NCCL version "
+            "2.29.7\nncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+            "prematurely.\nLast error:\nGIN Error detected\n", [13]), ("network_error",), None),
+    "net_force_merge_names_a_missing_nic": (
+        _failed([0, 1], "topo.cc:1341", "TOPO/NET : Only matched 1 devices, 2 requested from mlx5_0,mlx5_9", "usage",
+                "2.26.5"), ("nic_misselection", "unclassified_failure"), None),
+    "pxn_intermediate_gpu_not_found": (
+        _failed([3], "paths.cc:657", "Could not find intermediate GPU between GPU rank 3 and NIC 2", "internal",
+                "2.21.5"), ("unclassified_failure", "nic_misselection"), None),
     # ---- torch libuv TCPStore server
+    "libuv_store_refusing_clients_names_no_missing_rank": (
+        "[W1127 01:02:11.004118220 TCPStoreLibUvBackend.cpp:1143] [c10d] Failed to accept client due to Failed to "
+        "accept socket. code: -24, name: EMFILE, message: too many open files\n"
+        + per_rank("torch.distributed.DistStoreError: wait timeout after 1800000ms, keys: /default_pg/0//cuda//0\n",
+                   [17]), ("unclassified_failure", "network_error", "timeout_unknown"), None),
     "libuv_store_stray_client_message": (
         "".join(f"[W1127 08:14:51.220481337 TCPStoreLibUvBackend.cpp:121] [c10d] Error processing client message: "
                 f"Invalid string size. size: {size}, max: 8192\n" for size in (5135603447292250196, 2314885530818453536))
