@@ -138,6 +138,8 @@ class DroppedRank(BaseDetector):
             yield from self._lone_exit(ctx)
             return
         ranks = sorted({r for ev in died for r in _ranks_named(ev)})
+        # a driver line that names the process by its pid (an Xid's `pid=N`): the rank whose own lines carry that pid
+        ranks = ranks or _ranks_of_pids(ctx, [ev for ev in died if ev.kind == "xid" and ev.data.get("pid")])
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
         # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE),
         # an Xid's words before its register dump

@@ -27,6 +27,7 @@ Known limits:
     A count above the world size (torch 1.9 - 2.0 wait for `worker_count == world_size`) is no missing rank but a
     launch that started the script more times than the world (or two jobs on one store): it reads as
     unclassified_failure, with that fix.
+    Where the store's server reports it could not accept clients, the store's count names no one (they were refused).
 
 Suggested fix:
     The fix of the class it names; collect the flight recorder (TORCH_FR_BUFFER_SIZE=2000) to see every rank's
@@ -80,6 +81,8 @@ class ReportedClass(BaseDetector):
             if not found["stuck_rank"]:
                 del found["stuck_rank"]
             yield self._over_joined_finding(over)
+        if _store_refused_clients(ctx):
+            found.pop("stuck_rank", None)                # the absent ranks were refused, not stuck (X901 reads it)
         for cls, events in found.items():
             ranks = sorted({ev.rank for ev in events if ev.rank is not None})
             where = f" (rank {ranks_text(ranks)})" if ranks else ""
@@ -94,7 +97,6 @@ class ReportedClass(BaseDetector):
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
             finding.cls = cls
             yield finding
-
 
     def _over_joined_finding(self, events):
         count, world = events[0].data["count"], events[0].data["nranks"]
@@ -116,6 +118,12 @@ def _over_joined(events) -> list:
     a requeued job on its old file store) the barrier can never be met; no rank is missing."""
     return [ev for ev in events if isinstance(ev.data.get("count"), int) and isinstance(ev.data.get("nranks"), int)
             and ev.data["count"] > ev.data["nranks"]]
+
+
+def _store_refused_clients(ctx: Context) -> bool:
+    """Did the store's server report that it could not accept clients (the libuv server's failed accept, out of
+    file descriptors)? A store wait that counted too few ranks then names no rank that never arrived."""
+    return any(ev.data.get("category") == "store_refused" and ev.data.get("meaning") == "failure" for ev in ctx.events)
 
 
 def _absent_from_count(events, ctx: Context) -> list[int]:

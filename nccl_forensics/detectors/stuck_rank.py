@@ -9,7 +9,10 @@ What it detects:
     whose flight recorder shows it entering a collective later than the timeout its peers hit waiting for
     it is the cause of that timeout (high confidence), never one of its consequences. A worker that
     torch.distributed.elastic.timer reaped (``Reaping worker_id=[PID]. Expired timers: [...]``) overran its
-    ``expires()`` block: stuck there, its SIGKILL the timer's (the rank whose pid torchrun's table names).
+    ``expires()`` block: stuck there, its SIGKILL the timer's (the rank whose pid torchrun's table names). A
+    rank whose process the kernel reports blocked (``INFO: task python:PID blocked for more than N seconds``, the
+    pid read to a rank from its own lines) while the others' watchdogs time out and it reports no timeout is the
+    rank they waited for (medium confidence).
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -41,7 +44,7 @@ import numpy as np
 from ..diagnosis.arrivals import arrivals
 from ..diagnosis.rank_state import cite, timer_reaped_pids
 from ..diagnosis.timeline import stragglers
-from ..model import Confidence, ranks_text
+from ..model import Confidence, Event, ranks_text
 from ._fronts import consequences
 from .base import BaseDetector, Context, lower, rank_list, row_evidence, timeout_seconds
 
@@ -50,7 +53,7 @@ _OUTSIDE = {"data_loading", "checkpointing", "busy", "waiting"}
 
 class StuckRank(BaseDetector):
     code, name, cls = "R202", "stuck-rank", "stuck_rank"
-    needs = ("pyspy", "timeline", "launcher_log")
+    needs = ("pyspy", "timeline", "launcher_log", "timeouts")
 
     def check(self, ctx: Context):
         yield from self._reaped_by_timer(ctx)
@@ -58,6 +61,7 @@ class StuckRank(BaseDetector):
         yield from self._from_pyspy(ctx)
         yield from self._from_timeline(ctx)
         yield from self._from_states(ctx)
+        yield from self._blocked_in_kernel(ctx)
 
     def _reaped_by_timer(self, ctx: Context):
         """torch.distributed.elastic.timer reaped a worker whose `expires()` block overran: that worker was stuck in
@@ -69,6 +73,27 @@ class StuckRank(BaseDetector):
             msg = (f"{who} overran its timed block{f' {scopes}' if scopes else ''}: the elastic timer server reaped "
                    "it, so it was stuck there (its SIGKILL is the timer's)")
             yield self.finding(ranks, msg, Confidence.HIGH if ranks else Confidence.MEDIUM, [cite(ev)], _TIMER_FIX)
+
+    def _blocked_in_kernel(self, ctx: Context):
+        """The kernel's hung-task report names a rank's process (by its pid) blocked uninterruptibly for minutes,
+        in the GPU driver or on storage, while other ranks' watchdogs time out in a collective and it reports no
+        timeout of its own: it is the rank they waited for."""
+        waiting = {int(ev.rank) for ev in ctx.of("watchdog_timeout") if ev.rank is not None}
+        blocked: dict[int, Event] = {}
+        for ev in ctx.of("hung_task"):
+            if ev.rank is not None and int(ev.rank) not in waiting:
+                blocked.setdefault(int(ev.rank), ev)
+        if not waiting or not blocked or len(blocked) >= len(waiting):
+            return
+        ranks = sorted(blocked)
+        first = next(iter(blocked.values()))
+        data = first.data
+        msg = (f"rank {rank_list(ranks)}'s process ({data.get('task')}, pid {data.get('pid')}) was blocked in the "
+               f"kernel for more than {data.get('seconds')} s (a hung task) while rank"
+               f"{'s' if len(waiting) > 1 else ''} {rank_list(sorted(waiting))} timed out waiting in a collective: it "
+               "never reached it")
+        evidence = [cite(ev) for ev in blocked.values()][:2] + [cite(ev) for ev in ctx.of("watchdog_timeout")][:1]
+        yield self.finding(ranks, msg, Confidence.MEDIUM, evidence, _KERNEL_FIX)
 
     def _late_past_timeout(self, ctx: Context):
         """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout
@@ -226,6 +251,9 @@ def _shortest_timeout(ctx: Context) -> float | None:
     return min(found) if found else None
 
 
+_KERNEL_FIX = ("read the kernel's stack of that task (the lines after `blocked for more than` in dmesg): a call into "
+               "the GPU driver (nvidia_ioctl: look for Xid lines, run nvidia-smi, the GPU may need a reset) or storage "
+               "I/O it waits on (a hung network filesystem); fix that, then rerun.")
 _STATE_FIX = ("look at what that rank ran before this collective (py-spy dump --native of its process, or its own "
               "earlier flight-recorder entries): a kernel or a CUDA sync that never returns, or a host-side stall "
               "between enqueueing and launching.")

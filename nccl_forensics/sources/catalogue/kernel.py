@@ -16,9 +16,9 @@ from __future__ import annotations
 from . import Message as M
 
 # Xids that end the GPU's work (the process on it dies or hangs); 13/31/43 are usually the application's own fault.
-_FATAL_XID = "(?:48|62|63|64|74|79|92|94|95|119|120|13|31|43|45|61|69|140)"
+_FATAL_XID = "(?:48|62|63|64|74|79|92|94|95|109|119|120|13|31|43|45|61|69|140)"
 # Xids after which the process on that GPU is gone or its NVLink traffic is (the entries below say which and why)
-_DIES = "(?:79|119|120|62|48|63|64|94|95|140|74|13|31|14[4-9]|150)"
+_DIES = "(?:79|119|120|62|48|63|64|94|95|140|74|13|31|109|14[4-9]|150)"
 _XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
 
 MESSAGES = [
@@ -80,6 +80,15 @@ MESSAGES = [
       "NVRM: Xid (PCI:0000:3b:00): 31, pid=4021, name=python, Ch 00000010, intr 10000000. MMU Fault: ENGINE GRAPHICS "
       "GPCCLIENT_T1_0 faulted @ 0x7f3a_3f200000. Fault is of type FAULT_PDE ACCESS_TYPE_READ",
       "NVRM: Xid (PCI:0000:3b:00): 31,", data={"category": "app_fault"}, anchor="NVRM: Xid"),
+    # Xid 109 (`errorString CTX SWITCH TIMEOUT`): the GPU did not switch away from a context in time; the driver
+    # tears that context's channels down (the process sees `unspecified launch failure` or hangs in its next call);
+    # a hung kernel, the driver or the GPU itself. The process on that GPU is the one that stopped
+    M("kernel.xid_ctx_switch_timeout",
+      _XID.format(codes="109"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver R470+ (`errorString` R525+)",
+      "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid catalogue 109",
+      "NVRM: Xid (PCI:0000:01:00): 109, pid=763199, name=python3, channel 0x0000001f, errorString CTX SWITCH TIMEOUT, "
+      "Info 0x1bc028", "NVRM: Xid (PCI:0000:01:00): 109,", data={"category": "gpu_hang"}, anchor="NVRM: Xid"),
     # Xid 63/64: the driver recorded (63) or failed to record (64) a page retirement / row remapping in the InfoROM
     # (`Row Remapper: New row marked for remapping, reset gpu to activate.`): the bookkeeping after a memory error, not
     # the error itself: an uncorrectable one is its own Xid beside it (48/94/95, which decides), and rows with

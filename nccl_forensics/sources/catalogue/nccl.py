@@ -371,6 +371,16 @@ MESSAGES = [
       "NCCL WARN NET/IB: Fatal error. Detected 1 failed devices out of 1 devices on the send communicator",
       "NET/IB: Fatal error. Detected 1 failed devices",
       data={"category": "ib"}, anchor="Got CQE with error|The error is fatal|failed devices|marked as failed"),
+    # IB resiliency (NCCL_IB_RESILIENCY) on a communicator with one NIC has nothing to fail over to: NCCL says so
+    # and goes on without it
+    M("nccl.ib_resiliency_single_device",
+      r"NET/IB: Resiliency is enabled on a (?P<side>send|recv) communicator \(comm=0x[0-9a-fA-F]+\) with a single "
+      r"device",
+      "warn", "benign", None, "2.29.7 - 2.30", "nccl:src/transport/net_ib/p2p_resiliency.cc",
+      "NCCL WARN NET/IB: Resiliency is enabled on a send communicator (comm=0x7f55a8001b20) with a single device. "
+      "This does not make sense since there is no other device to fail over to.",
+      "NET/IB: Resiliency is enabled on a send communicator (comm=0x7f55a8001b20) with a single device",
+      data={"category": "ib"}, anchor="Resiliency is enabled on a"),
     # ---- NCCL's argument check before a collective is enqueued (ncclInvalidArgument, 4): the program passed a
     # root outside the communicator, an unknown type or reduction, a NULL or foreign buffer. The call fails on
     # this rank only; its peers wait for it.
@@ -885,6 +895,25 @@ MESSAGES = [
       "warn", "failure", None, "2.21 - 2.30 (` status %d` with CUDA 12 builds)", "nccl:src/misc/cudawrap.cc:LOAD_SYM",
       "NCCL WARN Retrieve cuGetErrorString failed with 35 status 1", "Retrieve cuGetErrorString failed with 35",
       data={"category": "init", "setup": True}, anchor="Retrieve cu", refine=_driver_too_old),
+    # The runtime's loader of the driver's entry points (cudaPfnFuncLoader) found some missing: a driver older than
+    # the CUDA NCCL was built with (its newer entry points are absent). ncclUnhandledCudaError at init, every rank
+    M("nccl.cuda_pfn_missing",
+      r"CUDA some PFN functions not found(?: in the library)?",
+      "warn", "failure", "version_mismatch", "2.13 - 2.30", "nccl:src/misc/cudawrap.cc:ncclCudaLibraryInit",
+      "cudawrap.cc:292 NCCL WARN CUDA some PFN functions not found in the library",
+      "CUDA some PFN functions not found", data={"category": "cuda_driver", "setup": True},
+      anchor="PFN functions not found"),
+    # The shared memory NCCL's kernels need on this architecture is more than the device lets a block use: the build
+    # does not fit the GPU (ncclSystemError at init on every rank, no socket or peer involved). 2.26 - 2.29.2 print
+    # NCCL_MAX_SHARED_MEM's size (`ncclMaxSharedMem %d`; INFO and shrunk to fit before 2.26), 2.29.7+ the kernels'
+    M("nccl.kernel_smem_exceeds_device",
+      (r"cudaArch (?P<arch>\d+) (?:dynamic smem|ncclMaxSharedMem) (?P<smem>\d+) exceeds device/fn maxSharedMem",
+       r" (?P<device_smem>\d+)"),
+      "warn", "failure", None, "2.26 - 2.30 (`dynamic smem` 2.29.7+)",
+      "nccl:src/enqueue.cc:ncclInitKernelsForDevice",
+      "enqueue.cc:81 NCCL WARN cudaArch 900 dynamic smem 236544 exceeds device/fn maxSharedMem 232448",
+      "cudaArch 900 dynamic smem 236544 exceeds device/fn maxSharedMem", data={"category": "init", "setup": True},
+      anchor="exceeds device/fn maxSharedMem"),
     M("nccl.mnnvl_unavailable",
       # NCCL_MNNVL_ENABLE=1 on a system without multi-node NVLink (2.20 - 2.24), or an MNNVL clique whose IMEX
       # channels are not set up (2.25+)

@@ -336,6 +336,17 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/Utils.cpp:tcputil::connect (torch/lib/c10d/Utils.cpp before 1.8)",
       "ValueError: host not found: Name or service not known", "host not found: Name or service not known",
       data={"category": "store_resolve"}, anchor="host not found: "),
+    # The libuv store server (LibUVStoreDaemon::onConnect, the default server from 2.4) could not accept a client's
+    # connection (uv_accept's error: EMFILE when the store's host is out of file descriptors): that client never
+    # joins, and the ranks' store waits then time out as if a rank never arrived
+    M("pytorch.store_accept_failed",
+      (r"Failed to accept client due to Failed to accept socket\.", r" code: (?P<code>-?\d+), name: (?P<errno>\w+)"),
+      "dist_backend_error", "failure", None, "2.4 - 2.10 (libuv TCPStore server)",
+      "pytorch:torch/csrc/distributed/c10d/TCPStoreLibUvBackend.cpp:LibUVStoreDaemon::onConnect",
+      "[W1127 01:02:11.004118220 TCPStoreLibUvBackend.cpp:1143] [c10d] Failed to accept client due to Failed to accept "
+      "socket. code: -24, name: EMFILE, message: too many open files",
+      "Failed to accept client due to Failed to accept socket.", data={"category": "store_refused"},
+      anchor="Failed to accept client due to"),
     M("pytorch.store_addr_in_use",
       r"The server socket has failed to (?:listen on any local network address|bind to)",
       "dist_backend_error", "failure", None, "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
