@@ -21,6 +21,7 @@ gives ``last_common_seq`` 7 for group 0, rank 3 ``at`` it and ranks 0-2 ``ahead`
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable, Iterable
@@ -262,7 +263,7 @@ def build_timelines(frames: Iterable[pd.DataFrame], declared: dict[str, set[int]
             colls[name] = _without_unused(colls[name])
         else:
             colls[name] = colls[name].astype(object).astype("category")
-    colls = _best_source(colls)
+    colls = _best_source(_one_timeout_per_group(colls))
     span = _spans(colls)
     members = _members(span, declared or {})
     positions, last_common = last_common_collective(colls, members, span)
@@ -293,6 +294,41 @@ def sorted_by(keys: list[np.ndarray], strictly: bool) -> bool:
         later |= same & (after > before)
         same &= after == before
     return bool((later if strictly else later | same).all())
+
+
+def _one_timeout_per_group(colls: pd.DataFrame) -> pd.DataFrame:
+    """Leave out the watchdog timeouts of a rank that cannot be the group's. In one group a later work is enqueued
+    after an earlier one, so it cannot have run longer when both time out; one rank's timeouts in one group name
+    where a later seq ran longer (by over a minute) come from several groups (torch < 2.2 tags none) or several runs
+    of the job. Of such a rank's seqs, those other ranks timed out at too are this group's; the rest are left out
+    (none when no seq is shared: nothing says which is the group's)."""
+    timed = colls["source"].to_numpy() == "watchdog"
+    if timed.sum() < 3:
+        return colls
+    rows = colls[timed]
+    seqs = rows.groupby(["group", "rank"], observed=True)["seq"].nunique()
+    drop: list = []
+    for group, rank in seqs[seqs > 1].index:
+        in_group = rows[rows["group"] == group]
+        mine = in_group["rank"] == rank
+        if not _out_of_order(in_group[mine]):
+            continue
+        shared = set(in_group.loc[mine, "seq"]) & set(in_group.loc[~mine, "seq"])
+        if shared:
+            drop.extend(in_group.index[mine & ~in_group["seq"].isin(shared)])
+    return colls.drop(index=drop) if drop else colls
+
+
+_RAN_FOR = re.compile(r"ran for (\d+) milliseconds")
+_SLACK_MS = 60_000          # reports of one group printed a little apart: their elapsed times differ by that much
+
+
+def _out_of_order(rows: pd.DataFrame) -> bool:
+    """Does a later seq of these timeouts (one rank's, one group name) say it ran longer than an earlier one?"""
+    ran = [(seq, int(m.group(1))) for seq, text in zip(rows["seq"], rows["text"], strict=True)
+           if isinstance(text, str) and (m := _RAN_FOR.search(text))]
+    ran.sort()
+    return any(b[1] > a[1] + _SLACK_MS for a, b in zip(ran, ran[1:], strict=False) if b[0] > a[0])
 
 
 def _best_source(colls: pd.DataFrame) -> pd.DataFrame:

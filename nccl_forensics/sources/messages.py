@@ -236,7 +236,8 @@ class MessageParser(LineParser):
     def _event(self, line: Line, hit: catalogue.Hit) -> Event:
         msg = hit.message
         data = {**hit.fields}
-        ev = Event(msg.kind, _SOURCE.get(msg.kind, "catalogue"), self.file, line.no, line.rank, line.host,
+        rank = line.rank if line.rank is not None else _glued_rank(line.text, hit.start)
+        ev = Event(msg.kind, _SOURCE.get(msg.kind, "catalogue"), self.file, line.no, rank, line.host,
                    text=line.raw or line.text, data=data, local_rank=line.local_rank)
         annotate(ev, hit)
         _fill_common(ev)
@@ -430,6 +431,17 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
     for key, value in hit.fields.items():
         if ev.data.get(key) is None:
             ev.data[key] = value
+
+
+_GLUED_WRAPPER = re.compile(r"\[rank(\d+)\]:")
+
+
+def _glued_rank(text: str, end: int) -> int | None:
+    """The rank of the last torchrun `[rankN]:` wrapper glued inside a line before a message at `end`: two writers'
+    lines run together where one ended without a newline (a C++ frame list, then a rank's next warning), and the
+    message after the wrapper is that rank's. None without one (a wrapper at the line's start is the line's own)."""
+    glued = list(_GLUED_WRAPPER.finditer(text, 1, end))
+    return int(glued[-1].group(1)) if glued else None
 
 
 def _rank_list(text: str) -> list[int]:

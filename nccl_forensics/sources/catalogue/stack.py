@@ -15,7 +15,8 @@ cpp/tensorrt_llm/common/tllmException.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
-src/ucp/core/ucp_ep.c.
+src/ucp/core/ucp_ep.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA), apache/tvm-ffi
+src/ffi/traceback.cc.
 """
 from __future__ import annotations
 
@@ -179,6 +180,37 @@ MESSAGES = [
       "abseil:absl/debugging/failure_signal_handler.cc:WriteSignalMessage",
       "*** SIGTERM received at time=1759954468 on cpu 5 ***", "*** SIGTERM received at time=1759954468",
       anchor=" received at time="),
+    # ---- XLA's rendezvous (JAX, TensorFlow): the threads of one process, one per local device, meet before a
+    # collective or a clique's NCCL init; one that waited past the warning time logs which rendezvous and how many
+    # threads it expected. `not all of them arrived`: a participant never reached it (a device's thread, or a
+    # process that never issued the collective, held up elsewhere): a missing participant. `All N threads joined`:
+    # the leader's callback (the NCCL init or collective itself) hangs: a hang of unknown cause. 2022 - 2024 print
+    # no `[id=N] ` and exit(42) after the termination timeout; 2025+ prefix `[id=N] ` and LOG(FATAL) it
+    M("xla.rendezvous_not_arrived",
+      r"Expected (?P<threads>\d+) threads to join the rendezvous, but not all",
+      "wait_timeout", "failure", "missing_rank", "XLA 2022 - 2026 (`[id=N] ` and LOG(FATAL) from 2025; jaxlib, TF)",
+      "xla:xla/service/rendezvous.cc:AwaitAndLogIfStuck",
+      "E0729 17:14:59.920189 rendezvous.cc:38] This thread has been waiting for `initialize clique for rank 6; "
+      "clique=devices=[0,1]; stream=0; run_id=7` for 10 seconds and may be stuck. Expected 8 threads to join the "
+      "rendezvous, but not all of them arrived on time.",
+      "Expected 8 threads to join the rendezvous, but not all", data={"category": "rendezvous"},
+      anchor="threads to join the rendezvous, but not all"),
+    M("xla.rendezvous_leader_stuck",
+      r"All (?P<threads>\d+) threads joined the rendezvous, however the leader",
+      "wait_timeout", "failure", "timeout_unknown", "XLA 2025 - 2026", "xla:xla/service/rendezvous.cc:AwaitAndLogIfStuck",
+      "E0218 03:50:19.000000 rendezvous.cc:100] [id=1] This thread has been waiting for `acquire clique for rank 3; "
+      "clique=devices=[4,5,6,7]; is_p2p=0; run_id=-155` for 10 seconds and may be stuck. All 4 threads joined the "
+      "rendezvous, however the leader has not marked the rendezvous as completed.",
+      "All 4 threads joined the rendezvous, however the leader", data={"category": "rendezvous"},
+      anchor="threads joined the rendezvous, however the leader"),
+    # ---- TVM FFI's SIGSEGV handler (apache/tvm-ffi, on by default: TVM_FFI_BACKTRACE_ON_SEGFAULT), installed by a
+    # library constructor wherever FlashInfer or xgrammar is loaded (vLLM, SGLang): it prints this banner and the
+    # native frames, then re-raises the signal with the default action. The process's own crash
+    M("tvm_ffi.segfault",
+      r"!!!!!!! Segfault encountered !!!!!!!",
+      "signal_report", "failure", None, "apache/tvm-ffi 2025+ (src/ffi/backtrace.cc, later traceback.cc)",
+      "tvm_ffi:src/ffi/traceback.cc:TVMFFISegFaultHandler", "!!!!!!! Segfault encountered !!!!!!!",
+      "!!!!!!! Segfault encountered !!!!!!!", data={"signal": "SIGSEGV"}, anchor="Segfault encountered"),
     # ---- Open MPI's TCP transports: the peer's socket reset under a read (the peer process or its node is gone,
     # or the link failed): BTL (MPI traffic, Horovod's) and OOB (the daemons' control channel)
     M("ompi.tcp_readv_failed",
