@@ -307,15 +307,19 @@ def _one_timeout_per_group(colls: pd.DataFrame) -> pd.DataFrame:
         return colls
     rows = colls[timed]
     seqs = rows.groupby(["group", "rank"], observed=True)["seq"].nunique()
+    several = seqs[seqs > 1].index                 # (group, rank) pairs with more than one timeout: usually none
+    if several.empty:
+        return colls
+    # how many ranks timed out at each (group, seq); the pairs' rows split once (a 4,096-rank job: no row scan a pair)
+    ranks_at = rows.groupby(["group", "seq"], observed=True)["rank"].nunique().to_dict()
+    theirs = rows[pd.MultiIndex.from_arrays([rows["group"], rows["rank"]]).isin(several)]
     drop: list = []
-    for group, rank in seqs[seqs > 1].index:
-        in_group = rows[rows["group"] == group]
-        mine = in_group["rank"] == rank
-        if not _out_of_order(in_group[mine]):
+    for (group, _), mine in theirs.groupby(["group", "rank"], observed=True):
+        if not _out_of_order(mine):
             continue
-        shared = set(in_group.loc[mine, "seq"]) & set(in_group.loc[~mine, "seq"])
+        shared = {seq for seq in mine["seq"] if ranks_at.get((group, seq), 0) > 1}   # another rank's too
         if shared:
-            drop.extend(in_group.index[mine & ~in_group["seq"].isin(shared)])
+            drop.extend(mine.index[~mine["seq"].isin(shared)])
     return colls.drop(index=drop) if drop else colls
 
 
