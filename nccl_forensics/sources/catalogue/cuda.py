@@ -76,7 +76,12 @@ CALL_REJECTED = ("invalid argument", "invalid pitch argument", "invalid device s
 # (cudaErrorIllegalState 401, CUDA_ERROR_ILLEGAL_STATE to cuGetErrorString): returned by that call, not sticky. Under
 # NCCL's CUDACHECK it is the NVLS setup's cuMulticast* calls on a node whose Fabric Manager or NVSwitches are not in a
 # state to serve them (transport/nvls.cc), the same for every rank of that node: a refusal, as CALL_REJECTED's are.
-CALL_IN_WRONG_STATE = ("the operation cannot be performed in the present state",)
+# cudaErrorTooManyPeers (711; 60 before CUDA 10), `peer mapping resources exhausted`: cudaDeviceEnablePeerAccess or
+# cuMemSetAccess asked one GPU for more peer mappings than its hardware holds (8 PCIe peers), as a process, or NCCL's
+# allocator mapping its buffers to every GPU of the process, does when it drives more GPUs than that. Returned, not
+# sticky, and the same on every run of that launch: the node's peer-mapping resources, not a rank, refused the call.
+TOO_MANY_PEERS = ("peer mapping resources exhausted",)
+CALL_IN_WRONG_STATE = ("the operation cannot be performed in the present state",) + TOO_MANY_PEERS
 # cudaGetErrorString texts that say this process got no GPU to work on (cudaErrorInvalidDevice 101 `invalid device
 # ordinal`: a device index at or past the visible count, e.g. more local ranks than GPUs or a CUDA_VISIBLE_DEVICES that
 # hides them; cudaErrorDevicesUnavailable 46: GPUs in exclusive-process mode already held, the text CUDA 10+ prints and
@@ -153,7 +158,8 @@ def from_amd_runtime(message_id: str | None, text: str | None) -> bool:
 
 _REASON_CLASSES = ((DRIVER_TOO_OLD, "version_mismatch", "cuda_driver"), (STUB_DRIVER, "version_mismatch", "cuda_stub"),
                    (NO_CODE_FOR_GPU, "version_mismatch", "cuda_arch"),
-                   (PEER_UNSUPPORTED, "network_error", "p2p"), (NO_USABLE_GPU, "unclassified_failure", "cuda_setup"))
+                   (PEER_UNSUPPORTED, "network_error", "p2p"), (NO_USABLE_GPU, "unclassified_failure", "cuda_setup"),
+                   (TOO_MANY_PEERS, "unclassified_failure", "cuda_setup"))
 
 MESSAGES = [
     M("cuda.runtime_error",
