@@ -2,7 +2,8 @@
 init.cc's `ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER` and 2.29+ ncclCommGrow's argument
 checks (usage errors that name no rank), openxla/xla rendezvous.cc's stuck warnings and their `Thread is unstuck`
 / `This thread is unstuck waiting for` (the warning was a false positive: no failure) against a termination timeout,
-torch ProcessGroupGloo.cpp's `Cannot use ReduceOp.AVG with Gloo` and monitoredBarrier's `timed out ... Successfully
+torch ProcessGroupGloo.cpp's `Cannot use ReduceOp.AVG with Gloo`, `does not support reduce_scatter`, `Gloo
+connectFullMesh failed` after the loopback fallback (2.5+ prefix) and monitoredBarrier's `timed out ... Successfully
 processed ranks`, a libtorch_cuda `undefined symbol: ncclCommShrink` at import, and DeepSpeed launch.py's
 `process P spawned with command` placing a pid the kernel's OOM killer names.
 """
@@ -264,6 +265,55 @@ CASES = {
         '[2026-11-27 08:41:10,223] [INFO] [launch.py:335:sigkill_handler] Killing subprocess 5123\n'
         "[2026-11-27 08:41:10,300] [ERROR] [launch.py:341:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '--local_rank=3', '--deepspeed'] exits with return code = -9\n",
         ['dropped_rank', 'oom'], [2]),
+    'torch_gloo_reduce_scatter_unsupported': (
+        '[rank0]: Traceback (most recent call last):\n'
+        '[rank0]:   File "/app/zero_cpu.py", line 88, in step\n'
+        '[rank0]:     dist.reduce_scatter(shard, list(grad.chunk(world)), op=dist.ReduceOp.SUM)\n'
+        '[rank0]:   File "/usr/local/lib/python3.10/dist-packages/torch/distributed/c10d_logger.py", line 81, in wrapper\n'
+        '[rank0]:     return func(*args, **kwargs)\n'
+        '[rank0]:   File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", line 4211, in reduce_scatter\n'
+        '[rank0]:     work = group.reduce_scatter([output], [input_list], opts)\n'
+        '[rank0]: RuntimeError: ProcessGroupGloo does not support reduce_scatter\n'
+        '[rank1]: Traceback (most recent call last):\n'
+        '[rank1]:   File "/app/zero_cpu.py", line 88, in step\n'
+        '[rank1]:     dist.reduce_scatter(shard, list(grad.chunk(world)), op=dist.ReduceOp.SUM)\n'
+        '[rank1]:   File "/usr/local/lib/python3.10/dist-packages/torch/distributed/c10d_logger.py", line 81, in wrapper\n'
+        '[rank1]:     return func(*args, **kwargs)\n'
+        '[rank1]:   File "/usr/local/lib/python3.10/dist-packages/torch/distributed/distributed_c10d.py", line 4211, in reduce_scatter\n'
+        '[rank1]:     work = group.reduce_scatter([output], [input_list], opts)\n'
+        '[rank1]: RuntimeError: ProcessGroupGloo does not support reduce_scatter\n'
+        'W1127 07:15:40.552000 900 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 6611 closing signal SIGTERM\n'
+        'E1127 07:15:40.911000 900 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 6610) of binary: /usr/bin/python3\n'
+        'Traceback (most recent call last):\n'
+        '  File "/usr/local/bin/torchrun", line 8, in <module>\n'
+        '    sys.exit(main())\n'
+        '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", line 263, in launch_agent\n'
+        '    raise ChildFailedError(\n'
+        'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n'
+        '============================================================\n'
+        'train.py FAILED\n'
+        '------------------------------------------------------------\n'
+        'Failures:\n'
+        '  <NO_OTHER_FAILURES>\n'
+        '------------------------------------------------------------\n'
+        'Root Cause (first observed failure):\n'
+        '[0]:\n'
+        '  time      : 2026-11-27_07:15:40\n'
+        '  host      : cpu-node-1\n'
+        '  rank      : 0 (local_rank: 0)\n'
+        '  exitcode  : 1 (pid: 6610)\n'
+        '  error_file: <N/A>\n'
+        '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n'
+        '============================================================\n',
+        ['unclassified_failure'], None),
+    'torch25_gloo_connect_full_mesh_loopback': (
+        '[rank8]:[W1127 08:49:01.118123456 ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using the loopback address as fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. (function operator())\n'
+        '[rank8]:[E1127 08:50:03.441210377 ProcessGroupGloo.cpp:144] Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n'
+        '[rank8]: Traceback (most recent call last):\n'
+        '[rank8]:   File "/app/worker.py", line 31, in init_device\n'
+        '[rank8]:     dist.init_process_group(backend="gloo", rank=8, world_size=16)\n'
+        '[rank8]: RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n',
+        ['network_error', 'nic_misselection'], None),
 }
 
 
