@@ -72,6 +72,11 @@ _EXIT_BARRIER = "torchrun.exit_barrier_error"
 _EXIT_BARRIER_LINES = 30
 _SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
 _SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
+# XLA's rendezvous warnings are held until the same thread says it got unstuck (then they were no hang) or the end
+_RENDEZVOUS_WAITS = frozenset({"xla.rendezvous_not_arrived", "xla.rendezvous_leader_stuck"})
+_RENDEZVOUS_UNSTUCK = "xla.rendezvous_unstuck"
+# the waiting thread: 2025+'s `[id=N] `, else glog's thread id column (`E1127 10:01:22.440193  140377 rendezvous.cc`)
+_RENDEZVOUS_THREAD = re.compile(r"\[id=(\d+)\] This thread|[EWIF]\d{4} [\d:.]+\s+(\d+) \S*rendezvous\.cc:")
 
 
 class MessageParser(LineParser):
@@ -91,6 +96,7 @@ class MessageParser(LineParser):
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
         self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
+        self._waits: list[Event] = []          # XLA rendezvous warnings not yet settled (see _settle_waits)
 
     def feed(self, line: Line) -> bool:
         return False
@@ -143,6 +149,8 @@ class MessageParser(LineParser):
                                  and ev.data.get("message_id") == _SHAPES), self._shapes)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
+        if hits and any(h.message.family == "xla" for h in hits):
+            out = self._settle_waits(out, line.no)
         if len(self._held) > MAX_HELD:            # bounded: the oldest go out as the catalogue read them
             out = out + self._held[:-MAX_HELD]
             del self._held[:-MAX_HELD]
@@ -190,7 +198,8 @@ class MessageParser(LineParser):
     def flush(self, produced: list[Event]) -> list[Event]:
         """The end of the input: the held events that the blocks' own events do not repeat."""
         out = self._settle(produced + self.out if self.out else produced)
-        out = out + self._release()
+        out = out + self._release() + self._waits
+        self._waits = []
         return [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
 
     # ---- one line's hits
@@ -242,6 +251,30 @@ class MessageParser(LineParser):
         annotate(ev, hit)
         _fill_common(ev)
         return ev
+
+    def _settle_waits(self, out: list[Event], line_no: int) -> list[Event]:
+        """XLA's rendezvous warnings wait here (or among the held events, where another parser read the glog line); a
+        thread's `unstuck` line drops its own earlier ones (the wait ended: the warning was a false positive), the
+        rest go out at the end of the input."""
+        kept = []
+        for ev in out:
+            if ev.data.get("message_id") in _RENDEZVOUS_WAITS and len(self._waits) < MAX_HELD:
+                self._waits.append(ev)
+            else:
+                kept.append(ev)
+        for ev in kept + [h for h in self._held if h.line == line_no]:
+            if ev.data.get("message_id") == _RENDEZVOUS_UNSTUCK:
+                self._drop_waits(_rendezvous_thread(ev))
+        return kept
+
+    def _drop_waits(self, thread: str | None) -> None:
+        """The warnings of `thread` (None: the last one, the warning above) that wait, here or held (a glog line
+        another parser read)."""
+        held = [ev for ev in self._held if ev.data.get("message_id") in _RENDEZVOUS_WAITS]
+        waiting = self._waits + held
+        drop = [w for w in waiting if _rendezvous_thread(w) == thread] if thread is not None else waiting[-1:]
+        self._waits = [w for w in self._waits if w not in drop]
+        self._held = [ev for ev in self._held if ev not in drop]
 
     def _wrapped(self, text: str, own: list[catalogue.Hit]) -> list[catalogue.Hit]:
         """Messages that begin on the previous (long) line and go on here: a terminal wrapped them. The line's own
@@ -498,3 +531,11 @@ def _same_rank(held: Event, ev: Event) -> bool:
     """Could the two events be one process's line? Not when each names a rank and the ranks differ: on an
     interleaved console of many ranks, rank 0's heartbeat line is not rank 2's watchdog report 6 lines below."""
     return held.rank is None or ev.rank is None or held.rank == ev.rank
+
+
+def _rendezvous_thread(ev: Event) -> str | None:
+    """The thread that logged an XLA rendezvous line (`[id=N]` or glog's thread id), None where the line names none."""
+    found = _RENDEZVOUS_THREAD.search(ev.text or "")
+    if found is None:
+        return None
+    return f"id={found[1]}" if found[1] else f"tid={found[2]}"

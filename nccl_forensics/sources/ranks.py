@@ -144,7 +144,7 @@ def _ranks_from_failure_tables(events: list[Event]) -> None:
 
 def _single_node_local_ranks(results: list[SourceResult]) -> None:
     """torchrun names local ranks (`--log-dir` folders, `[defaultN]:`, the agent's `failed (exitcode: -9)
-    local_rank: 0` line); on a single node local == global.
+    local_rank: 0` line), DeepSpeed's launcher each pid's (`spawned with command`); on a single node local == global.
 
     Used only for events that no hint could place, and only when the evidence shows at most one host and nothing
     that says the job spans nodes (`shows_other_nodes`).
@@ -153,20 +153,25 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
     hosts = {ev.host for ev in events if ev.host}
     if len(hosts) > 1 or any(shows_other_nodes(ev) for ev in events):
         return
+    # a launcher's spawn line (DeepSpeed's `process P spawned with command: [... --local_rank=K ...]`): pid -> local
+    spawned = {ev.data["pid"]: ev.data["local_rank"] for ev in events if ev.kind == "worker_spawned"
+               and isinstance(ev.data.get("pid"), int) and isinstance(ev.data.get("local_rank"), int)}
     for res in results:
         for ev in res.events:
             if ev.rank is None:
                 local = res.source.local_rank if ev.local_rank is None else ev.local_rank
                 if local is None and ev.kind == "worker_failed":
                     local = ev.data.get("local_rank")
+                if local is None and ev.pid is not None:
+                    local = spawned.get(ev.pid)
                 if isinstance(local, int):
                     ev.rank = local
 
 
 # the events of a launcher that runs on each node and starts that node's ranks (torchrun's agent and failure table,
 # the DeepSpeed and accelerate launchers' kills and exits); slurmstepd's own `worker_failed` is no such launcher
-_PER_NODE_LAUNCHER_KINDS = frozenset({"child_failed", "worker_failed", "worker_exit", "launcher_world", "sigterm_sent",
-                                      "agent_log"})
+_PER_NODE_LAUNCHER_KINDS = frozenset({"child_failed", "worker_failed", "worker_exit", "worker_spawned",
+                                      "launcher_world", "sigterm_sent", "agent_log"})
 
 
 def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:

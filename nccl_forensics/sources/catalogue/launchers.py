@@ -295,6 +295,14 @@ MESSAGES = [
       "worker_exit", "healthy", None, "DeepSpeed 0.5.7 - 0.19", "deepspeed:deepspeed/launcher/launch.py:main",
       "[INFO] [launch.py:351:main] Process 24905 exits successfully.", "Process 24905 exits successfully.",
       data={"scope": "process"}, anchor="exits successfully"),
+    # each worker it starts, with its command line: the pid's local rank (its `--local_rank=K`), which a kernel line
+    # naming only the pid (the OOM killer's) needs
+    M("deepspeed.spawned",
+      r"process (?P<pid>\d+) spawned with command: \[[^\]]*?'--local[_-]rank=(?P<local_rank>\d+)'",
+      "worker_spawned", "benign", None, "DeepSpeed 0.3.11 - 0.19", "deepspeed:deepspeed/launcher/launch.py:main",
+      "[INFO] [launch.py:256:main] process 5120 spawned with command: ['/usr/bin/python3', '-u', 'train.py', "
+      "'--local_rank=0', '--deepspeed']", "[INFO] [launch.py:256:main] process 5120 spawned with command: "
+      "['/usr/bin/python3', '-u', 'train.py', '--local_rank=0'", anchor="spawned with command"),
     M("deepspeed.killing_subprocess",
       r"Killing subprocess (?P<pid>\d+)",
       "sigterm_sent", "consequence", None, "DeepSpeed 0.3.11 - 0.16", "deepspeed:deepspeed/launcher/launch.py:sigkill_handler",

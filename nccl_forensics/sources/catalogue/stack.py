@@ -203,6 +203,16 @@ MESSAGES = [
       "rendezvous, however the leader has not marked the rendezvous as completed.",
       "All 4 threads joined the rendezvous, however the leader", data={"category": "rendezvous"},
       anchor="threads joined the rendezvous, however the leader"),
+    # the wait above ended after all: the thread that warned logs it before going on (2022 - 2024 `Thread is unstuck!
+    # Warning above was a false-positive`; 2025+ `[id=N] This thread is unstuck waiting for `KEY` after Ns`). The
+    # catalogue parser drops the same thread's warnings before it (messages.py): a slow rendezvous, no hang
+    M("xla.rendezvous_unstuck",
+      r"(?:Thread is unstuck!|This thread is unstuck waiting for)",
+      "warn", "benign", None, "XLA 2019 - 2026 (the 2025+ form names the rendezvous and the wait)",
+      "xla:xla/service/rendezvous.cc:AwaitAndLogIfStuck",
+      "E0729 17:15:02.118200 rendezvous.cc:43] Thread is unstuck! Warning above was a false-positive. Perhaps the "
+      "timeout is too short.", "E0729 17:15:02.118200 rendezvous.cc:43] Thread is unstuck!",
+      data={"category": "rendezvous"}, anchor="Thread is unstuck!|This thread is unstuck waiting for"),
     # ---- TVM FFI's SIGSEGV handler (apache/tvm-ffi, on by default: TVM_FFI_BACKTRACE_ON_SEGFAULT), installed by a
     # library constructor wherever FlashInfer or xgrammar is loaded (vLLM, SGLang): it prints this banner and the
     # native frames, then re-raises the signal with the default action. The process's own crash
