@@ -50,7 +50,7 @@ from typing import Iterable, NamedTuple
 
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
-from ..sources.ranks import shows_other_nodes
+from ..sources.ranks import spans_nodes
 from .base import BaseDetector, Context
 
 _SHOWN = 3           # failure lines quoted in a reason
@@ -154,7 +154,8 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     reaches only after its own workers succeeded) covers the job."""
     out: dict[int, Evidence] = {}
     job = ctx.launcher_success()
-    whole = [ev for ev in job if not _one_node_s(ev) or not _spans_nodes(ctx)]
+    several_nodes = any(map(_one_node_s, job)) and spans_nodes(ctx.events)
+    whole = [ev for ev in job if not (several_nodes and _one_node_s(ev))]
     if whole:
         for rank in _expected(ctx):
             out.setdefault(rank, cite(whole[0]))
@@ -179,13 +180,6 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
 def _one_node_s(ev: Event) -> bool:
     """Is this success line one node's (torchrun's agent: its own workers SUCCEEDED), not the whole job's?"""
     return ev.kind == "agent_log" and ev.data.get("scope") != "job"
-
-
-def _spans_nodes(ctx: Context) -> bool:
-    """Does the evidence show the job on more than one node (two hosts, NCCL's `nNodes 2`, a global rank beside
-    another local one, torchrun's `max_nodes: 2`)? Then one node's success covers only the ranks it shows."""
-    hosts = {ev.host for ev in ctx.events if ev.host}
-    return len(hosts) > 1 or any(map(shows_other_nodes, ctx.events))
 
 
 def _all_completed(data: dict) -> bool:

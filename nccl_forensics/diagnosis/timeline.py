@@ -302,7 +302,7 @@ def _one_timeout_per_group(colls: pd.DataFrame) -> pd.DataFrame:
     where a later seq ran longer (by over a minute) come from several groups (torch < 2.2 tags none) or several runs
     of the job. Of such a rank's seqs, those other ranks timed out at too are this group's; the rest are left out
     (none when no seq is shared: nothing says which is the group's)."""
-    timed = _is(colls["source"], "watchdog")
+    timed = (colls["source"] == "watchdog").to_numpy()   # (on the categorical's codes: no object array of the rows)
     if timed.sum() < 3:
         return colls
     rows = colls[timed]
@@ -321,16 +321,6 @@ def _one_timeout_per_group(colls: pd.DataFrame) -> pd.DataFrame:
         if shared:
             drop.extend(mine.index[~mine["seq"].isin(shared)])
     return colls.drop(index=drop) if drop else colls
-
-
-def _is(column: pd.Series, value: str) -> np.ndarray:
-    """`column == value` as a bool array, on a categorical's codes (no object array of a 100,000-rank frame's rows)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        categories = column.cat.categories
-        if value not in categories:
-            return np.zeros(len(column), dtype=bool)
-        return column.array.codes == categories.get_loc(value)
-    return column.to_numpy() == value
 
 
 _RAN_FOR = re.compile(r"ran for (\d+) milliseconds")

@@ -150,8 +150,7 @@ def _single_node_local_ranks(results: list[SourceResult]) -> None:
     that says the job spans nodes (`shows_other_nodes`).
     """
     events = [ev for res in results for ev in res.events]
-    hosts = {ev.host for ev in events if ev.host}
-    if len(hosts) > 1 or any(shows_other_nodes(ev) for ev in events):
+    if spans_nodes(events):
         return
     # a launcher's spawn line (DeepSpeed's `process P spawned with command: [... --local_rank=K ...]`): pid -> local
     spawned = {ev.data["pid"]: ev.data["local_rank"] for ev in events if ev.kind == "worker_spawned"
@@ -187,6 +186,13 @@ def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
         task = str(ev.data.get("task")) if ev.kind == "slurm_oom" and ev.rank is None else ""
         if task.isdigit():
             ev.rank = int(task)
+
+
+def spans_nodes(events: list[Event]) -> bool:
+    """Does the evidence show the job on more than one node: two hosts, or an event that says so
+    (`shows_other_nodes`)?"""
+    hosts = {ev.host for ev in events if ev.host}
+    return len(hosts) > 1 or any(map(shows_other_nodes, events))
 
 
 def shows_other_nodes(ev: Event) -> bool:
