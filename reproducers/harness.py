@@ -89,12 +89,21 @@ def run_job(spec: JobSpec) -> JobOutcome:
             _track(proc, seen)
             outcome.torchrun_rc = stop_tree(proc, seen, TERM_GRACE_S)
     outcome.leftovers = sorted(p.pid for p in seen.values() if is_alive(p))
-    outcome.fr = sorted((spec.out / "fr").glob("nccl_trace_rank_*"))
+    outcome.fr = finished_dumps(spec.out / "fr", outcome.notes)
     lines = capture.oom_kill_lines(mark, set(seen), cgroup.name if outcome.oom_mode == "cgroup" else None)
     if lines:
         (spec.out / "dmesg.txt").write_text("\n".join(lines) + "\n")
     outcome.oom_lines = len(lines)
     return outcome
+
+
+def finished_dumps(fr_dir: Path, notes: list[str]) -> list[Path]:
+    """The flight-recorder dumps in `fr_dir`. A `.tmp` file is a dump its rank was stopped while writing
+    (frdump writes there, then renames): it is the harness's own leftover, not the job's, and is removed."""
+    for part in sorted(fr_dir.glob("*.tmp")):
+        part.unlink(missing_ok=True)
+        notes.append(f"{part.stem}: the rank was stopped while writing its dump; the unfinished file was removed")
+    return sorted(p for p in fr_dir.glob("nccl_trace_rank_*") if p.is_file())
 
 
 def _watch(proc, spec: JobSpec, seen, cgroup, outcome: JobOutcome) -> tuple[str, int]:

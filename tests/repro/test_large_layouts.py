@@ -29,7 +29,16 @@ def test_large_layout_is_diagnosed_with_the_injected_rank(scenario, tmp_path):
     assert result.nproc == 8 and outcome.leftovers == [], story
     assert result.diagnose_error is None, story
     assert (result.verdict_class, result.verdict_culprits) == (result.expected_class, [rank]), story
-    dumps = sorted((result.out / "fr").glob("nccl_trace_rank_*"))
-    assert dumps
-    descs = {e["process_group"][1] for path in dumps for e in pickle.loads(path.read_bytes())["entries"]}
+    dumps = [dump for dump in map(_loaded, outcome.fr) if dump is not None]
+    assert dumps, story
+    descs = {e["process_group"][1] for dump in dumps for e in dump["entries"]}
     assert descs & {"TENSOR_MODEL_PARALLEL_GROUP", "EXPERT_MODEL_PARALLEL_GROUP"}, descs
+
+
+def _loaded(path):
+    """A dump's contents, or None for one cut short: a rank the launcher killed while torch wrote it (on a loaded
+    machine torchrun's SIGTERM can meet a rank mid-dump). Its verdict is checked above all the same."""
+    try:
+        return pickle.loads(path.read_bytes())
+    except (EOFError, pickle.UnpicklingError):
+        return None
