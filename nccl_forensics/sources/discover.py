@@ -23,6 +23,9 @@ _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would ov
 ]
 _PID_IN_NAME = re.compile(r"(?:stack|pyspy|py-spy|dump|pid)[_\-.](?:(?P<host>[A-Za-z][\w.]*?)-)?(?P<pid>\d{2,8})(?!\d)", re.I)
 _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\d+)", re.I)
+# torch's own dump names (TORCH_NCCL_DEBUG_INFO_TEMP_FILE's default prefix; TORCH_FR_DUMP_TEMP_FILE's from 2.9):
+# torch writes a dump in one write, so an empty one is a rank stopped between opening and writing it.
+_FR_DUMP_NAME = re.compile(r"(?:nccl|comm_lib)_trace_rank_")
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
 _SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
 
@@ -104,6 +107,8 @@ def sniff(path: str) -> Source:
         return src
     if src.size == 0:
         src.reason = "empty file"
+        if _FR_DUMP_NAME.match(os.path.basename(path)):
+            src.error = f"{path}: truncated: an empty flight-recorder dump (its rank stopped while writing it)"
         return src
     try:
         head, src.compressed = read_head_gzip(path, 16384)

@@ -99,3 +99,20 @@ def test_the_exit_barrier_passed_covers_every_node(tmp_path):
     workers succeeded."""
     cls, _ = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE, _ALL_DONE)})
     assert cls == "none"
+
+
+def test_an_empty_flight_recorder_dump_is_a_gap_not_an_all_clear(tmp_path):
+    """torch writes a dump in one write: an empty `nccl_trace_rank_5` is rank 5 stopped while writing it, a dump
+    that was asked for (a timeout or a signal). Every node's success beside it is no all-clear."""
+    (tmp_path / "nccl_trace_rank_5").write_bytes(b"")
+    cls, why = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE),
+                                   "node-b.out": _node("node-b", 4, _NODE_DONE)})
+    assert cls == "inconclusive" and "5" in why, why
+
+
+def test_an_empty_log_is_no_gap(tmp_path):
+    """An empty log is a rank that printed nothing there (NCCL_DEBUG=WARN opens its file and writes no line)."""
+    (tmp_path / "nccl.node-b.1005.log").write_bytes(b"")
+    cls, _ = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE),
+                                   "node-b.out": _node("node-b", 4, _NODE_DONE)})
+    assert cls == "none"
