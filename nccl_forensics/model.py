@@ -199,6 +199,7 @@ class SourceResult:
     unparsed: int = 0
     error: str | None = None         # a one-line reason the file could not be (fully) read; it names the
                                      # file, as every BadInput does, so it is printed as it is
+    head_lines: int = 0              # a windowed file: the lines of its head; those up to its tail were not read
 
 
 class Evidence(NamedTuple):

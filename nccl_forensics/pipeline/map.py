@@ -145,7 +145,7 @@ def _digest(source: Source, keep_text: bool = True) -> Digest:
     except NcclfError as exc:
         error = str(exc)
     last = max(max((e.line for e in events), default=0), stats.get("skipped_line", 0))
-    result = SourceResult(source, events, lines=last, error=error)
+    result = SourceResult(source, events, lines=last, error=error, head_lines=stats.get("head_lines", 0))
     packed = concat_packs(pack_columns(rows.columns()) if rows is not None and len(rows) else {}, runs.packed())
     return Digest(result, packed, pids, hosts, declared_groups(events))
 

@@ -42,6 +42,7 @@ from .engines.local import SharedPool
 from .map import WINDOW_MB, Digest, declared_groups, fr_event_rows
 from .read import read_inputs
 from .summary import RowBlock, read_summary_blocks
+from .unread import failure_in_middle
 
 SCHEMA_VERSION = 1
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
@@ -80,6 +81,7 @@ class Diagnosis:
     environment: list[Setting] = field(default_factory=list)   # the variables the evidence says were set, per rank
     group_sizes: dict[str, int] = field(default_factory=dict)  # each group's size where a line states it
     group_descs: dict[str, str] = field(default_factory=dict)  # each group's pg_desc where a dump gives one
+    head_lines: dict[str, int] = field(default_factory=dict)   # a windowed file's lines read at its head
 
     @property
     def failed(self) -> bool:
@@ -113,6 +115,8 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     while (result.windowed or result.windowed_dumps) and wider and (_divergence_at_window_start(result)
                                                                     or _p2p_unmatched_in_window(result)):
         result = _diagnose(paths, jobs, progress, select, ignore, wider.pop(0))
+    if result.verdict.cls == "none" and result.windowed and failure_in_middle(result.windowed, result.head_lines):
+        result = _diagnose(paths, jobs, progress, select, ignore, None)    # an all-clear needs the whole file
     return result
 
 
@@ -146,6 +150,7 @@ def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, wind
     result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                      warnings=warnings, p2p=p2p)
     result.windowed, result.window_mb = windowed, window_mb
+    result.head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
     result.environment = settings([*stated(events), *_manifest_env(sources)])
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}

@@ -16,8 +16,8 @@ from ..model import Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
-_STARTS = ("Fatal Python error:", "Timeout (", "Current thread 0x", "Thread 0x", "Stack (most recent call first):")
-_INSIDE = _STARTS + ("  ", "...", "Extension modules:", "Python runtime state:")
+STARTS = ("Fatal Python error:", "Timeout (", "Current thread 0x", "Thread 0x", "Stack (most recent call first):")
+_INSIDE = STARTS + ("  ", "...", "Extension modules:", "Python runtime state:")
 _FRAME = '  File "'
 
 
@@ -82,7 +82,7 @@ class FaulthandlerParser(LineParser):
         if not self.busy:
             if text.startswith(_FRAME):
                 return self._headless(line)
-            if not text.startswith(_STARTS):
+            if not text.startswith(STARTS):
                 return False
         elif not text.startswith(_INSIDE):
             return self._not_mine()

@@ -21,6 +21,7 @@ from ..hygiene import strip_escapes
 from ..model import Line, split_block
 
 MAX_LINE = 64 * 1024          # longer lines are cut here (the rest of the physical line is skipped)
+_MIDDLE_CHUNK = 1 << 20       # the skipped middle of a windowed file, scanned for a failure line (middle_blocks)
 _CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples stay near a core's L2 cache;
                               # 1 MiB blocks parsed ~15% slower, and more so with both cores busy
 
@@ -357,6 +358,40 @@ def tail_offset(fh: IO[bytes], tail: int) -> int:
         if not chunk:
             return start
         start += len(chunk)
+
+
+def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, bytes]]:
+    """The lines a windowed read skipped: those after the file's first `head_lines` lines and before the lines of
+    its last `tail` bytes (of a gzip: up to its end, whose size is unknown until then). Yields (the number of the
+    block's first line, whole lines as bytes) in blocks of about 1 MiB; a line longer than that is cut to MAX_LINE.
+    A cut gzip ends the stream quietly (its read already said so)."""
+    with open_binary(path) as fh:
+        end = None if isinstance(fh, gzip.GzipFile) else tail_offset(fh, tail)
+        fh.seek(0)
+        read, no, carry, taken = _reader(fh), 0, b"", 0
+        while end is None or taken < end:
+            try:
+                chunk = read(_MIDDLE_CHUNK if end is None else min(_MIDDLE_CHUNK, end - taken))
+            except (EOFError, zlib.error, OSError):
+                return
+            if not chunk:
+                break
+            taken += len(chunk)
+            buf = carry + chunk
+            cut = buf.rfind(b"\n") + 1
+            block, carry = buf[:cut], buf[cut:]
+            if len(carry) > _MIDDLE_CHUNK:              # one overlong line: its start is enough to judge it
+                block, carry = block + carry[:MAX_LINE] + b"\n", b""
+            lines = count_newlines(block)
+            if no + lines <= head_lines:
+                no += lines
+                continue
+            at = 0
+            while no < head_lines:                     # the block that holds the head's end
+                at = block.index(b"\n", at) + 1
+                no += 1
+            yield no + 1, block[at:]
+            no += count_newlines(block[at:]) if at else lines
 
 
 def resolve_tail_line(path: str, tail: int, line: int) -> int | None:

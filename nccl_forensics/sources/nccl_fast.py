@@ -367,6 +367,7 @@ class BlockScanner:
             for block in iter_blocks(self.path, self.window, head):
                 if block is GAP:                     # a windowed file: the tail's lines are numbered apart
                     yield from self._drain()
+                    self.stats["head_lines"] = self.no  # the unread middle starts after them
                     self.no = TAIL_BASE
                     continue
                 wrapped = block[:1] == "[" and ROLE_RE.match(block) is not None   # torchrun's [defaultN]:

@@ -28,7 +28,7 @@ _PICKLING_EXC = frozenset({"PicklingError", "AttributeError", "TypeError", "Recu
 # torch.distributed.checkpoint's CheckpointException prints each failed rank's traceback under a header that names the
 # rank (`Traceback (most recent call last): (RANK 3)`, checkpoint/api.py __str__), inside the gathering rank's own
 _NAMED_RANK = re.compile(r" \(RANK (\d+)\)\s*$")
-_STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
+STARTS = ("Traceback (most recent call last):", "terminate called after throwing an instance of '")
 _IDENTIFIER_START = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b")
 # an exception named anywhere in a line (an app's logger, a run-on line): "… - RuntimeError: CUDA error: …"
 _EXCEPTION_INSIDE = re.compile(r"(?:^|[\s\-:|\]])([A-Za-z_][\w.]*(?:Error|Exception))(?::|$)")
@@ -194,7 +194,7 @@ class TracebackParser(LineParser):
             if text.startswith(_FRAME_START) and self._header_cut(line):
                 return True
             self._lead = text[0].isspace() and not text.startswith(_FRAME_START)
-        if not self.blocks and not text.startswith(_STARTS) and "Error" not in text and "error" not in text \
+        if not self.blocks and not text.startswith(STARTS) and "Error" not in text and "error" not in text \
                 and "_LAUNCH_BLOCKING" not in text and not text.endswith(" | Traceback (most recent call last):"):
             return False                        # the common case: not a traceback line at all
         key = (line.rank, line.local_rank, line.host)
