@@ -870,6 +870,18 @@ MESSAGES = [
       "NCCL WARN Call to posix_fallocate failed : No space left on device", "Call to posix_fallocate failed : No space",
       data={"category": "init"}, anchor="Call to posix_fallocate|Call to fallocate|Call to ftruncate|Call to shm_open"
       "|Call to mmap"),
+    # the same calls refused for access, not room: /dev/shm not writable by this user (a mode other than 1777, a
+    # read-only mount) or a stale segment of another user's job under the name NCCL asked for. SYSCHECKVAL's words,
+    # then `Error while creating shared memory segment`; no amount of /dev/shm fixes it (M301 leaves it to X901)
+    M("nccl.shm_access_refused",
+      (r"Call to (?P<call>shm_open|posix_fallocate|mmap|shm_unlink|open) failed ?: ?"
+       r"(?P<reason>Permission(?: denied)?|Operation not permitted|Read-only file system)"),
+      "warn", "failure", None, "2.3 - 2.11 (include/shm.h shmSetup: shm_open, posix_fallocate, mmap), 2.12 - 2.15 "
+      "(misc/shmutils.cc ncclShmOpen: open)", "nccl:src/include/shm.h:shmSetup; src/misc/shmutils.cc:ncclShmOpen; "
+      "src/include/checks.h:SYSCHECKVAL",
+      "NCCL WARN Call to shm_open failed : Permission denied", "Call to shm_open failed : Permission",
+      data={"category": "init", "setup": True},
+      anchor="Call to shm_open|Call to posix_fallocate|Call to mmap|Call to shm_unlink|Call to open"),
     # ---- the merged NICs of the two ends count differently (NCCL_IB_MERGE_NICS, NCCL_IB_HCA that differ between
     # nodes): NCCL goes on (INFO from 2.25), the connection uses the devices both have
     M("nccl.ib_merged_dev_count",
