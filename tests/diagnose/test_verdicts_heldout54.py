@@ -5,6 +5,8 @@ healthy runs. One verdict test per case, then what the set showed:
 - NCCL's /dev/shm call refused for access (`Call to shm_open failed : Permission denied`, include/shm.h 2.3 - 2.11;
   `Call to open failed` 2.12 - 2.15; an EACCES on the segment line later): no memory ran out, so it is no oom; the fix
   is /dev/shm's mode or a stale segment of another user (catalogue nccl.shm_access_refused).
+- NCCL's `Failed to find reverse path from remNode` (graph/paths.cc 2.5 - 2.30, RCCL on MI300X here): the node's
+  topology graph has a one-sided link; ncclInternalError on every rank of that node, the setup's (nccl.topo_reverse_path).
 - MPICH's `Fatal error in PMPI_Init: ..., error stack:` (Intel MPI, MVAPICH2 alike; ch4 puts MPID_Abort's `Abort(N) on
   node R (rank R in comm C): ` before it): the launch's own start failed, before the program ran (mpich.fatal_error).
 """
@@ -85,6 +87,11 @@ CASES = [
      "resnet-p-worker-0:195626:198757 [0] proxy.cc:808 NCCL WARN Proxy Call to rank 1 failed (Connect)\n"
      "resnet-p-worker-0:195626:198757 [0] NCCL INFO transport/net.cc:319 -> 2\n"
      "resnet-p-worker-0:195626:198757 [0] NCCL INFO group.cc:58 -> 2 [Async thread]\n"),
+    ("ROCm/rccl#1728", ("unclassified_failure",),
+     "[rank2]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "
+     "internal error - please report this issue to the NCCL developers, NCCL version 2.20.5\n"
+     "[rank2]: ncclInternalError: Internal check failed.\n[rank2]: Last error:\n"
+     "[rank2]: Failed to find reverse path from remNode 0/200000 nlinks 3 to node 0/700000\n"),
     ("pytorch/pytorch#79847", ("unclassified_failure",),
      "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:891, internal error, NCC\n"
      "L version 21.0.3\n"
@@ -127,3 +134,11 @@ def test_an_mpi_init_fatal_error_is_the_launch_not_a_rank(tmp_path, head):
     verdict = console_verdict(tmp_path, text, PROGRESS)
     assert verdict.cls == "unclassified_failure" and verdict.culprit_ranks == [], verdict.summary
     assert "MPI library failed in its own start" in verdict.summary and "--mpi=pmix" in verdict.fix
+
+
+def test_a_one_sided_topology_link_is_the_nodes_setup(tmp_path):
+    text = ("gpu5:777:801 [0] graph/paths.cc:108 NCCL WARN Failed to find reverse path from remNode 0/200000 nlinks 3 "
+            "to node 0/700000\ngpu5:777:801 [0] NCCL INFO graph/paths.cc:664 -> 3\n")
+    verdict = console_verdict(tmp_path, text, PROGRESS)
+    assert verdict.cls == "unclassified_failure" and verdict.culprit_ranks == [], verdict.summary
+    assert "setup failed" in verdict.summary

@@ -826,6 +826,15 @@ MESSAGES = [
       "src/transport/net_ib.cc:ncclIbGetPciPath",
       "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0",
       "Could not find real path of", data={"category": "init", "setup": True}),
+    M("nccl.topo_reverse_path",
+      # computing the topology's paths, a link has no link of its type back (a topology XML or a sysfs view that
+      # describes the node's links one-sided: an NCCL_TOPO_FILE of another node, RCCL's XGMI graph of a partitioned
+      # GPU): ncclInternalError at init, on every rank of such a node
+      (r"Failed to find reverse path from remNode", r" (?:id )?(?P<remote_node>\S+)"),
+      "warn", "failure", None, "2.5 - 2.30 (`remNode id %d type %d` 2.5; `remNode %d/%lx` 2.6+), RCCL",
+      "nccl:src/graph/paths.cc:ncclTopoSetPaths",
+      "NCCL WARN Failed to find reverse path from remNode 0/200000 nlinks 3 to node 0/700000",
+      "Failed to find reverse path from remNode", data={"category": "init", "setup": True}),
     M("nccl.nvls_bind_failed",
       # NCCL_NVLS_ENABLE=1 forced NVLS and binding multicast memory failed: the Fabric Manager / NVSwitch setup
       # (with NVLS left on auto NCCL logs it at INFO and goes on without NVLS)
