@@ -21,7 +21,8 @@ Example:
 
 Known limits:
     A kernel OOM line whose pid matches no known rank is reported without a rank (and a SIGKILLed rank,
-    if exactly one, is named as the likely victim).
+    if exactly one, is named as the likely victim). A /dev/shm call refused for access (EACCES, EPERM,
+    EROFS) is no memory that ran out: X901 reads it.
 
 Suggested fix:
     Reduce that rank's memory (batch size, activation checkpointing, CPU offload), raise the cgroup/job
@@ -81,8 +82,10 @@ class OutOfMemory(BaseDetector):
                 shm.setdefault((ev.host, ev.pid, ev.device), []).append(ev)
             else:
                 yield self._nccl_oom(ctx, ev)
-        for lines in shm.values():
-            yield self._nccl_shm(ctx, lines)
+        refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if _shm_refused(ev.data)}
+        for key, lines in shm.items():
+            if key not in refused and not any(_shm_refused(ev.data) for ev in lines):
+                yield self._nccl_shm(ctx, lines)
         if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
             for ev in ctx.of("oom_invoked")[:1]:
                 task = ev.data.get("task")
@@ -96,7 +99,8 @@ class OutOfMemory(BaseDetector):
     def _nccl_shm(self, ctx: Context, lines: list):
         """NCCL could not create or map its shared-memory segment in /dev/shm (the intra-node SHM transport and
         proxy buffers). `No space left on device` says /dev/shm is full: a container's default is 64 MB. An older
-        NCCL prints no reason, and that is still the usual one; another reason (permissions) lowers confidence."""
+        NCCL prints no reason, and that is still the usual one; another reason lowers confidence (an access refusal
+        is none of this detector's: check() leaves it to X901)."""
         ev = next((e for e in lines if e.data.get("reason")), lines[0])
         rank, who = _process(ctx, ev)
         reason = str(ev.data.get("reason") or "").strip()
@@ -116,6 +120,19 @@ class OutOfMemory(BaseDetector):
         msg = f"{who} ran out of {what} inside NCCL: {ev.data.get('message')}"
         conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM
         return self.finding([rank] if rank is not None else [], msg, conf, [ev], _fix_for(ev.data))
+
+
+# errno texts of a /dev/shm call refused for access, not for room (EACCES, EPERM, EROFS): no memory ran out
+_ACCESS_REFUSED = ("Permission", "Operation not permitted", "Read-only file system")
+
+
+def _shm_refused(data: dict) -> bool:
+    """Did NCCL say its /dev/shm call was refused for access (catalogue nccl.shm_access_refused, or a segment line
+    whose errno says so)? A /dev/shm the user may not write is no memory that ran out."""
+    if not str(data.get("message_id") or "").startswith("nccl.shm"):
+        return False
+    said = str(data.get("reason") or data.get("message") or "")     # a parser's event may carry the words only
+    return any(word in said for word in _ACCESS_REFUSED)
 
 
 def _fix_for(data: dict) -> str:

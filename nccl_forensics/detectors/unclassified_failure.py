@@ -30,6 +30,9 @@ Example:
     its cause.
     So is one exception that two or more ranks raised word for word while no rank ended otherwise (a Dynamo or
     Inductor error of the compiled program, ``FailOnRecompileLimitHit`` with fullgraph=True).
+    So are an MPI library's fatal error in its own start (MPICH/Intel MPI ``Fatal error in PMPI_Init: ...``: the
+    launch, before the program ran) and NCCL's /dev/shm call refused for access (``Call to shm_open failed :
+    Permission denied``: the directory's mode or another user's stale segment, no memory that ran out).
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -65,6 +68,16 @@ _REFUSED_FIX = ("a setup that every rank shares: check that the driver supports 
 _NVLS_FIX = ("the node's NVLink SHARP (NVLS) setup: check the Fabric Manager and the NVSwitches (nvidia-smi -q's "
              "Fabric state, the nvidia-fabricmanager service; reset the GPUs or reboot after a Fabric Manager "
              "restart), or run with NCCL_NVLS_ENABLE=0 to go on without NVLS.")
+
+# NCCL's /dev/shm call refused for access (catalogue nccl.shm_access_refused, a segment line's EACCES/EPERM/EROFS)
+_SHM_ACCESS_FIX = ("let this user create files in /dev/shm: mode 1777 and a writable mount (in a container, "
+                   "--ipc=host or a tmpfs at /dev/shm), and remove stale /dev/shm/nccl-* segments another user's job "
+                   "left; NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost.")
+_ACCESS_REFUSED = ("Permission", "Operation not permitted", "Read-only file system")
+# an MPI library's fatal error inside MPI_Init / MPI_Init_thread (catalogue mpich.fatal_error)
+_MPI_INIT_FIX = ("launch with the launcher of the MPI the program was built against (its own mpirun/mpiexec, or srun "
+                 "--mpi=pmix/pmi2 under Slurm) on every node, and check its transport (UCX/OFI: ucx_info -d, "
+                 "fi_info): an MPI hello world with the same launch line fails the same way while it is broken.")
 
 
 class UnclassifiedFailure(BaseDetector):
@@ -104,6 +117,16 @@ class UnclassifiedFailure(BaseDetector):
             msg = (f"{ranks_phrase([st.rank for st in shared])} raised the same exception ({shared[0].end_detail}): "
                    "the program or its setup fails alike on every rank that gets there, so no rank is its cause")
             fix = _SHARED_FIX
+        elif not causes and (mpi := [ev for ev in errors if _mpi_init_failed(ev)]):
+            msg += (f"; the MPI library failed in its own start ({said(mpi[0])}): the launch (its PMI, its fabric) "
+                    "broke before any rank ran the program, so no rank is its cause")
+            fix = _MPI_INIT_FIX
+            errors = mpi[:1] + [ev for ev in errors if ev is not mpi[0]]
+        elif not causes and (denied := [ev for ev in errors if _shm_access(ev)]):
+            msg += (f"; NCCL was refused access to /dev/shm ({said(denied[0])}), not room in it: every process of "
+                    "this node that uses the SHM transport meets it")
+            fix = _SHM_ACCESS_FIX
+            errors = denied[:1] + [ev for ev in errors if ev is not denied[0]]
         elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
             msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
             fix = _NVLS_FIX if _in_nvls(setup[0]) else fix
@@ -129,6 +152,17 @@ def _live_dump(ev) -> bool:
 def _in_nvls(ev) -> bool:
     """Is this NCCL line from its NVLS transport (transport/nvls.cc, or a catalogue entry of it)?"""
     return "nvls" in str(ev.data.get("src_file") or "") or str(ev.data.get("message_id") or "").startswith("nccl.nvls")
+
+
+def _mpi_init_failed(ev) -> bool:
+    """Is this an MPI library's fatal error in MPI_Init (the launch's setup, before the program ran)?"""
+    return ev.data.get("message_id") == "mpich.fatal_error" and "MPI_Init" in str(ev.data.get("call") or "")
+
+
+def _shm_access(ev) -> bool:
+    """Is this NCCL's /dev/shm call refused for access (not for room: M301 reads that)?"""
+    said_it = str(ev.data.get("reason") or ev.data.get("message") or "")
+    return str(ev.data.get("message_id") or "").startswith("nccl.shm") and any(w in said_it for w in _ACCESS_REFUSED)
 
 
 def _refused_words(events) -> str:

@@ -16,9 +16,9 @@ _TRACE = "gpu1:9621:9688 [3] NCCL INFO transport/shm.cc:114 -> 2\n"
     # 2.30: the generic line carries the errno
     ("gpu1:9621:9688 [3] os/linux.cc:842 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-Qk3mTp "
      "(size 9637888), error: No space left on device (28)\n", Confidence.HIGH),
-    # another reason: not a full /dev/shm
+    # another reason, no refusal of access: not surely a full /dev/shm
     ("gpu1:9621:9688 [3] misc/shmutils.cc:60 NCCL WARN Error: failed to create shared memory file "
-     "/dev/shm/nccl-XXXXXX, error Permission denied (13)\n", Confidence.LOW),
+     "/dev/shm/nccl-XXXXXX, error Invalid argument (22)\n", Confidence.LOW),
 ])
 def test_a_shm_segment_nccl_could_not_create(diagnose_text, lines, confidence):
     d = diagnose_text(_INIT + lines + _TRACE)
@@ -26,6 +26,22 @@ def test_a_shm_segment_nccl_could_not_create(diagnose_text, lines, confidence):
     [finding] = [f for f in d.findings if f.id == "M301"]
     assert "/dev/shm" in finding.message and finding.confidence == confidence
     assert "--shm-size" in finding.fix
+
+
+@pytest.mark.parametrize("lines", [
+    # 2.22+: mkstemp in a /dev/shm this user may not write
+    "gpu1:9621:9688 [3] misc/shmutils.cc:60 NCCL WARN Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, "
+    "error Permission denied (13)\n",
+    # 2.3 - 2.11: SYSCHECKVAL's words for shm_open (include/shm.h), then the segment line without a reason
+    "gpu1:9621:9688 [3] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied\n"
+    "gpu1:9621:9688 [3] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+    "nccl-shm-recv-b7948f403864987a-0-3-0 (size 4460544)\n",
+])
+def test_a_shm_call_refused_for_access_is_no_memory(diagnose_text, lines):
+    d = diagnose_text(_INIT + lines + _TRACE)
+    assert d.verdict.cls == "unclassified_failure", d.verdict.summary
+    assert not [f for f in d.findings if f.id == "M301"]
+    assert "1777" in d.verdict.fix and "Permission denied" in d.verdict.summary
 
 
 def test_a_device_allocation_failure_is_still_gpu_memory(diagnose_text):

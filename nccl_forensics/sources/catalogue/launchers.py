@@ -483,6 +483,17 @@ MESSAGES = [
       "mpich:src/mpi/init/init_impl.c:MPIR_Abort_impl; src/mpid/ch4/src/ch4_globals.c:MPID_Abort",
       "Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3",
       "application called MPI_Abort(MPI_COMM_WORLD, 1)", anchor="application called MPI_Abort("),
+    M("mpich.fatal_error",
+      # an MPI call failed under MPI_ERRORS_ARE_FATAL (handleFatalError / MPIR_Handle_fatal_error: `Fatal error in
+      # <call>: <class text>`, then `, error stack:` and the stack one frame a line), MPID_Abort's prefix before it
+      # (ch4). In MPI_Init (PMI, the fabric) it is the launch's setup, the same on every process it started
+      (r"(?:Abort\((?P<code>-?\d+)\) on node (?P<rank>\d+)(?: \(rank \d+ in comm \d+\))?: )?"
+       r"Fatal error in (?P<call>P?MPI_\w+): (?P<reason>[^,\n]+)", r", error stack:"),
+      "warn", "failure", None, "MPICH 1.0 - 4.x, Intel MPI, MVAPICH2 (the `Abort(N) on node` prefix: ch4, "
+      "MPICH 3.3+)", "mpich:src/mpi/errhan/errutil.c:handleFatalError / MPIR_Handle_fatal_error; "
+      "src/mpid/ch4/src/ch4_globals.c:MPID_Abort",
+      "Abort(3712399) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error, error stack:",
+      "Fatal error in PMPI_Init: Other MPI error", data={"category": "mpi", "setup": True}, anchor="Fatal error in "),
     M("hydra.bad_termination",
       r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
       "worker_failed", "failure", None, "MPICH 3 - 4, Intel MPI", "mpich:src/pm/hydra/pm/pmiserv/pmiserv_cb.c",

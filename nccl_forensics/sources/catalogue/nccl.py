@@ -826,6 +826,15 @@ MESSAGES = [
       "src/transport/net_ib.cc:ncclIbGetPciPath",
       "NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:05.0",
       "Could not find real path of", data={"category": "init", "setup": True}),
+    M("nccl.topo_reverse_path",
+      # computing the topology's paths, a link has no link of its type back (a topology XML or a sysfs view that
+      # describes the node's links one-sided: an NCCL_TOPO_FILE of another node, RCCL's XGMI graph of a partitioned
+      # GPU): ncclInternalError at init, on every rank of such a node
+      (r"Failed to find reverse path from remNode", r" (?:id )?(?P<remote_node>\S+)"),
+      "warn", "failure", None, "2.5 - 2.30 (`remNode id %d type %d` 2.5; `remNode %d/%lx` 2.6+), RCCL",
+      "nccl:src/graph/paths.cc:ncclTopoSetPaths",
+      "NCCL WARN Failed to find reverse path from remNode 0/200000 nlinks 3 to node 0/700000",
+      "Failed to find reverse path from remNode", data={"category": "init", "setup": True}),
     M("nccl.nvls_bind_failed",
       # NCCL_NVLS_ENABLE=1 forced NVLS and binding multicast memory failed: the Fabric Manager / NVSwitch setup
       # (with NVLS left on auto NCCL logs it at INFO and goes on without NVLS)
@@ -870,6 +879,18 @@ MESSAGES = [
       "NCCL WARN Call to posix_fallocate failed : No space left on device", "Call to posix_fallocate failed : No space",
       data={"category": "init"}, anchor="Call to posix_fallocate|Call to fallocate|Call to ftruncate|Call to shm_open"
       "|Call to mmap"),
+    # the same calls refused for access, not room: /dev/shm not writable by this user (a mode other than 1777, a
+    # read-only mount) or a stale segment of another user's job under the name NCCL asked for. SYSCHECKVAL's words,
+    # then `Error while creating shared memory segment`; no amount of /dev/shm fixes it (M301 leaves it to X901)
+    M("nccl.shm_access_refused",
+      (r"Call to (?P<call>shm_open|posix_fallocate|mmap|shm_unlink|open) failed ?: ?"
+       r"(?P<reason>Permission(?: denied)?|Operation not permitted|Read-only file system)"),
+      "warn", "failure", None, "2.3 - 2.11 (include/shm.h shmSetup: shm_open, posix_fallocate, mmap), 2.12 - 2.15 "
+      "(misc/shmutils.cc ncclShmOpen: open)", "nccl:src/include/shm.h:shmSetup; src/misc/shmutils.cc:ncclShmOpen; "
+      "src/include/checks.h:SYSCHECKVAL",
+      "NCCL WARN Call to shm_open failed : Permission denied", "Call to shm_open failed : Permission",
+      data={"category": "init", "setup": True},
+      anchor="Call to shm_open|Call to posix_fallocate|Call to mmap|Call to shm_unlink|Call to open"),
     # ---- the merged NICs of the two ends count differently (NCCL_IB_MERGE_NICS, NCCL_IB_HCA that differ between
     # nodes): NCCL goes on (INFO from 2.25), the connection uses the devices both have
     M("nccl.ib_merged_dev_count",
