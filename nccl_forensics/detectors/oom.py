@@ -82,9 +82,9 @@ class OutOfMemory(BaseDetector):
                 shm.setdefault((ev.host, ev.pid, ev.device), []).append(ev)
             else:
                 yield self._nccl_oom(ctx, ev)
-        refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if _shm_refused(ev.data)}
+        refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if shm_access_refused(ev)}
         for key, lines in shm.items():
-            if key not in refused and not any(_shm_refused(ev.data) for ev in lines):
+            if key not in refused and not any(map(shm_access_refused, lines)):
                 yield self._nccl_shm(ctx, lines)
         if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
             for ev in ctx.of("oom_invoked")[:1]:
@@ -126,9 +126,10 @@ class OutOfMemory(BaseDetector):
 _ACCESS_REFUSED = ("Permission", "Operation not permitted", "Read-only file system")
 
 
-def _shm_refused(data: dict) -> bool:
+def shm_access_refused(ev) -> bool:
     """Did NCCL say its /dev/shm call was refused for access (catalogue nccl.shm_access_refused, or a segment line
-    whose errno says so)? A /dev/shm the user may not write is no memory that ran out."""
+    whose errno says so)? A /dev/shm the user may not write is no memory that ran out (X901 reads it)."""
+    data = ev.data
     if not str(data.get("message_id") or "").startswith("nccl.shm"):
         return False
     said = str(data.get("reason") or data.get("message") or "")     # a parser's event may carry the words only

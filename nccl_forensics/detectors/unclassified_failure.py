@@ -50,6 +50,7 @@ from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context, is_timeout, said
+from .oom import shm_access_refused
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
@@ -73,7 +74,6 @@ _NVLS_FIX = ("the node's NVLink SHARP (NVLS) setup: check the Fabric Manager and
 _SHM_ACCESS_FIX = ("let this user create files in /dev/shm: mode 1777 and a writable mount (in a container, "
                    "--ipc=host or a tmpfs at /dev/shm), and remove stale /dev/shm/nccl-* segments another user's job "
                    "left; NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost.")
-_ACCESS_REFUSED = ("Permission", "Operation not permitted", "Read-only file system")
 # an MPI library's fatal error inside MPI_Init / MPI_Init_thread (catalogue mpich.fatal_error)
 _MPI_INIT_FIX = ("launch with the launcher of the MPI the program was built against (its own mpirun/mpiexec, or srun "
                  "--mpi=pmix/pmi2 under Slurm) on every node, and check its transport (UCX/OFI: ucx_info -d, "
@@ -122,7 +122,7 @@ class UnclassifiedFailure(BaseDetector):
                     "broke before any rank ran the program, so no rank is its cause")
             fix = _MPI_INIT_FIX
             errors = mpi[:1] + [ev for ev in errors if ev is not mpi[0]]
-        elif not causes and (denied := [ev for ev in errors if _shm_access(ev)]):
+        elif not causes and (denied := [ev for ev in errors if shm_access_refused(ev)]):
             msg += (f"; NCCL was refused access to /dev/shm ({said(denied[0])}), not room in it: every process of "
                     "this node that uses the SHM transport meets it")
             fix = _SHM_ACCESS_FIX
@@ -157,12 +157,6 @@ def _in_nvls(ev) -> bool:
 def _mpi_init_failed(ev) -> bool:
     """Is this an MPI library's fatal error in MPI_Init (the launch's setup, before the program ran)?"""
     return ev.data.get("message_id") == "mpich.fatal_error" and "MPI_Init" in str(ev.data.get("call") or "")
-
-
-def _shm_access(ev) -> bool:
-    """Is this NCCL's /dev/shm call refused for access (not for room: M301 reads that)?"""
-    said_it = str(ev.data.get("reason") or ev.data.get("message") or "")
-    return str(ev.data.get("message_id") or "").startswith("nccl.shm") and any(w in said_it for w in _ACCESS_REFUSED)
 
 
 def _refused_words(events) -> str:
