@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..errors import NcclfError
 from ..model import Evidence, Source
 from ..sources import catalogue
 from ..sources.faulthandler import STARTS as FAULTHANDLER_STARTS
@@ -31,11 +32,14 @@ def failure_in_middle(windowed: list[Source], head_lines: dict[str, int]) -> Evi
     for src in windowed:
         if src.window is None:
             continue
-        for first, block in middle_blocks(src.path, head_lines.get(src.path, 0), src.window[1]):
-            found = _suspect(block)
-            if found is not None:
-                at, text = found
-                return Evidence(src.path, first + block.count(b"\n", 0, at), text)
+        try:
+            for first, block in middle_blocks(src.path, head_lines.get(src.path, 0), src.window[1]):
+                found = _suspect(block)
+                if found is not None:
+                    at, text = found
+                    return Evidence(src.path, first + block.count(b"\n", 0, at), text)
+        except (NcclfError, OSError) as exc:           # gone or changed since it was read: the full read says how
+            return Evidence(src.path, 0, str(exc))
     return None
 
 
