@@ -8,7 +8,8 @@ What it detects:
     rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
     SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts. Nor is one
     exception raised word for word by two or more ranks while no rank ended otherwise (torch.compile's tracing and
-    compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's).
+    compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's);
+    nor Open MPI's "first process to exit non-zero" when that rank printed a failure the others printed too.
 
 Why it hangs or dies:
     A dead rank never enters the next collective. On NCCL its peers wait until the watchdog timeout; on
@@ -131,8 +132,13 @@ class DroppedRank(BaseDetector):
         segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher line that
         names a rank whose exit is the job's only failure. A launcher's own signal report is medium confidence even
         without a rank: the death is certain, only its rank is unknown."""
+        # a launcher's report of the first rank to exit non-zero (Open MPI's `Process name: [..,N]`) is no death of
+        # that rank where it printed a failure the other ranks printed too: it was only the first of them to exit
+        alike = _ranks_failing_alike(ctx)
         died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in consequences and (
-            ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
+            ev.data.get("implies") == "dropped_rank" and not (ev.kind in _EXIT_KINDS and _ranks_named(ev)
+                                                              and set(_ranks_named(ev)) <= alike)
+            or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
         died = died or _peers_gone_in_a_hang(ctx)
         if not died:
             yield from self._lone_exit(ctx)
@@ -268,6 +274,16 @@ def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
     """No line shows a failure but a launcher's (and those `besides` accepts)."""
     return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
                    and not besides(ev) for ev in ctx.events)
+
+
+def _ranks_failing_alike(ctx: Context) -> set[int]:
+    """The ranks that printed a failure (a catalogue message, not a launcher's) that another rank printed too."""
+    ranks_of: dict[str, set[int]] = {}
+    for ev in ctx.events:
+        said = ev.data.get("message_id")
+        if said and ev.rank is not None and ev.data.get("meaning") == "failure" and ev.kind not in _LAUNCHER_KINDS:
+            ranks_of.setdefault(said, set()).add(ev.rank)
+    return {rank for ranks in ranks_of.values() if len(ranks) > 1 for rank in ranks}
 
 
 def _earliest_by_time(exits) -> list[int]:
