@@ -3,7 +3,9 @@
 What it detects:
     A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, a CUDA error
     (``an illegal memory access``, or only the error's ``CUDA_LAUNCH_BLOCKING`` tail), a non-communication
-    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others; or a
+    exception (``ValueError``, ``KeyError``, …), a failure in a library's own thread that ends the process (gloo's
+    ``accept: Too many open files``; its rank: the one a launcher saw end by SIGABRT), or a non-zero exit while
+    torchrun terminated the others; or a
     node whose elastic agent was stopped from outside (a death signal) while the other agents found the
     rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
     SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts. Nor is one
@@ -38,6 +40,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .. import signals
 from ..diagnosis.rank_state import (
     crashes_after_own_nccl_failure,
@@ -46,6 +50,7 @@ from ..diagnosis.rank_state import (
     timer_reaped_pids,
 )
 from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
+from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
@@ -124,7 +129,23 @@ class DroppedRank(BaseDetector):
             yield self.finding([], f"a process crashed with a {runtime} error ({what}); no line says which rank it "
                                "was", Confidence.MEDIUM, crashes[:3], fix)
             return
-        yield from self._reported_death(ctx, consequences)
+        aborted = list(self._aborted_in_library_thread(ctx))
+        yield from aborted or self._reported_death(ctx, consequences)
+
+    def _aborted_in_library_thread(self, ctx: Context):
+        """A library's failure thrown in a thread of its own (gloo's event loop: `accept:` failing), which nothing
+        catches there: std::terminate ends the process by SIGABRT, and its `what():` line names no rank. When a
+        launcher reports exactly one rank ended by SIGABRT, that is it; its peers' closed connections follow."""
+        ends = _terminating_messages()
+        lines = [ev for ev in ctx.events if ev.rank is None and ev.data.get("message_id") in ends
+                 and ev.data.get("meaning") == "failure"]
+        aborted = [st.rank for st in ctx.ranks.values() if st.signal == "SIGABRT"]
+        if not lines or len(aborted) != 1:
+            return
+        yield self.finding(aborted, f"rank {aborted[0]} aborted (SIGABRT): an exception in a library's own thread, "
+                           f"which ends the process: {clip(lines[0].text.strip(), 160)}", Confidence.MEDIUM,
+                           lines[:2], "fix what that thread failed on (for `accept: Too many open files`: raise the "
+                           "open-file limit, `ulimit -n`); the other ranks only lost their connections to it")
 
     def _reported_death(self, ctx: Context, consequences: set[int]):
         """A line that says a process died of its own cause, where no rank's end says so: a launcher's or the
@@ -274,6 +295,12 @@ def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
     """No line shows a failure but a launcher's (and those `besides` accepts)."""
     return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
                    and not besides(ev) for ev in ctx.events)
+
+
+@lru_cache(maxsize=1)
+def _terminating_messages() -> frozenset[str]:
+    """The catalogue entries printed by a failure that ends its process (data `terminates`)."""
+    return frozenset(msg.id for msg in catalogue.messages() if msg.data.get("terminates"))
 
 
 def _ranks_failing_alike(ctx: Context) -> set[int]:

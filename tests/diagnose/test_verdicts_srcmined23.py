@@ -91,8 +91,7 @@ CASES = {
         '  error_file: <N/A>\n'
         '  traceback : Signal 6 (SIGABRT) received by PID 3301\n'
         '============================================================\n',
-        # the class only: the enforce's `what():` line names no rank, and ncclf reads rank 0's SIGABRT as a consequence of rank 1's closed connection (truth: [0])
-        ['dropped_rank', 'unclassified_failure'], None),
+        ['dropped_rank', 'unclassified_failure'], [0]),
     'nccl223_ib_flid_zero_dlid_fallback_benign': (
         'ib-r2-5:41200:41200 [0] NCCL INFO NCCL version 2.23.4+cuda12.6\n'
         'ib-r2-5:41200:41280 [0] NCCL INFO comm 0x55d1c0a0 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n'
@@ -778,6 +777,15 @@ def test_gid_change_then_completion_error_is_the_network(tmp_path):
         "::ffff:10.9.1.3 remoteGids::ffff:10.9.1.4 hca mlx5_1\n")
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "network_error", verdict.summary
+
+
+def test_library_thread_abort_names_no_rank_without_one_sigabrt(tmp_path):
+    # the `what():` line alone: a failure, whose rank no launcher line gives
+    text = ("terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+            "  what():  [enforce fail at ../third_party/gloo/gloo/transport/tcp/listener.cc:63] false. accept: Too many "
+            "open files\n")
+    verdict = console_verdict(tmp_path, text)
+    assert verdict.cls in ("dropped_rank", "unclassified_failure") and verdict.culprit_ranks == [], verdict.summary
 
 
 def test_async_fatal_event_is_still_the_network(tmp_path):

@@ -165,7 +165,7 @@ MESSAGES = [
       "gloo_error", "failure", None, "gloo 2023-05+ (torch 2.1 - 2.13)",
       "gloo:gloo/transport/tcp/listener.cc:Listener::handleEvents",
       "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/listener.cc:63] false. accept: Too "
-      "many open files", "tcp/listener.cc:63] false. accept: Too", data={"category": "connect"},
+      "many open files", "tcp/listener.cc:63] false. accept: Too", data={"category": "connect", "terminates": True},
       anchor="false. accept: "),
     # torch's default Gloo device: the hostname resolves to no local address, so the device binds loopback and
     # advertises it to the peers (ProcessGroupGloo::createDefaultDevice, TORCH_WARN_ONCE; GlooDeviceFactory's
