@@ -3,12 +3,15 @@
 What it detects:
     A rank whose process ended with a *cause*: SIGKILL not sent by torchrun, SIGSEGV/SIGBUS, a CUDA error
     (``an illegal memory access``, or only the error's ``CUDA_LAUNCH_BLOCKING`` tail), a non-communication
-    exception (``ValueError``, ``KeyError``, …), or a non-zero exit while torchrun terminated the others; or a
+    exception (``ValueError``, ``KeyError``, …), a failure in a library's own thread that ends the process (gloo's
+    ``accept: Too many open files``; its rank: the one a launcher saw end by SIGABRT), or a non-zero exit while
+    torchrun terminated the others; or a
     node whose elastic agent was stopped from outside (a death signal) while the other agents found the
     rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
     SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts. Nor is one
     exception raised word for word by two or more ranks while no rank ended otherwise (torch.compile's tracing and
-    compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's).
+    compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's);
+    nor Open MPI's "first process to exit non-zero" when that rank printed a failure the others printed too.
 
 Why it hangs or dies:
     A dead rank never enters the next collective. On NCCL its peers wait until the watchdog timeout; on
@@ -37,6 +40,8 @@ Suggested fix:
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .. import signals
 from ..diagnosis.rank_state import (
     crashes_after_own_nccl_failure,
@@ -45,6 +50,7 @@ from ..diagnosis.rank_state import (
     timer_reaped_pids,
 )
 from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
+from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
 
@@ -123,7 +129,23 @@ class DroppedRank(BaseDetector):
             yield self.finding([], f"a process crashed with a {runtime} error ({what}); no line says which rank it "
                                "was", Confidence.MEDIUM, crashes[:3], fix)
             return
-        yield from self._reported_death(ctx, consequences)
+        aborted = list(self._aborted_in_library_thread(ctx))
+        yield from aborted or self._reported_death(ctx, consequences)
+
+    def _aborted_in_library_thread(self, ctx: Context):
+        """A library's failure thrown in a thread of its own (gloo's event loop: `accept:` failing), which nothing
+        catches there: std::terminate ends the process by SIGABRT, and its `what():` line names no rank. When a
+        launcher reports exactly one rank ended by SIGABRT, that is it; its peers' closed connections follow."""
+        ends = _terminating_messages()
+        lines = [ev for ev in ctx.events if ev.rank is None and ev.data.get("message_id") in ends
+                 and ev.data.get("meaning") == "failure"]
+        aborted = [st.rank for st in ctx.ranks.values() if st.signal == "SIGABRT"]
+        if not lines or len(aborted) != 1:
+            return
+        yield self.finding(aborted, f"rank {aborted[0]} aborted (SIGABRT): an exception in a library's own thread, "
+                           f"which ends the process: {clip(lines[0].text.strip(), 160)}", Confidence.MEDIUM,
+                           lines[:2], "fix what that thread failed on (for `accept: Too many open files`: raise the "
+                           "open-file limit, `ulimit -n`); the other ranks only lost their connections to it")
 
     def _reported_death(self, ctx: Context, consequences: set[int]):
         """A line that says a process died of its own cause, where no rank's end says so: a launcher's or the
@@ -131,8 +153,13 @@ class DroppedRank(BaseDetector):
         segfault line), a GPU the driver lost (Xid 79, 48, 94/95, ...), NCCL's `Cuda failure`, a launcher line that
         names a rank whose exit is the job's only failure. A launcher's own signal report is medium confidence even
         without a rank: the death is certain, only its rank is unknown."""
+        # a launcher's report of the first rank to exit non-zero (Open MPI's `Process name: [..,N]`) is no death of
+        # that rank where it printed a failure the other ranks printed too: it was only the first of them to exit
+        alike = _ranks_failing_alike(ctx)
         died = [ev for ev in ctx.events if ev.data.get("meaning") == "failure" and id(ev) not in consequences and (
-            ev.data.get("implies") == "dropped_rank" or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
+            ev.data.get("implies") == "dropped_rank" and not (ev.kind in _EXIT_KINDS and _ranks_named(ev)
+                                                              and set(_ranks_named(ev)) <= alike)
+            or ev.kind in _EXIT_KINDS and _crash_signal(ev.data))]
         died = died or _peers_gone_in_a_hang(ctx)
         if not died:
             yield from self._lone_exit(ctx)
@@ -268,6 +295,22 @@ def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
     """No line shows a failure but a launcher's (and those `besides` accepts)."""
     return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
                    and not besides(ev) for ev in ctx.events)
+
+
+@lru_cache(maxsize=1)
+def _terminating_messages() -> frozenset[str]:
+    """The catalogue entries printed by a failure that ends its process (data `terminates`)."""
+    return frozenset(msg.id for msg in catalogue.messages() if msg.data.get("terminates"))
+
+
+def _ranks_failing_alike(ctx: Context) -> set[int]:
+    """The ranks that printed a failure (a catalogue message, not a launcher's) that another rank printed too."""
+    ranks_of: dict[str, set[int]] = {}
+    for ev in ctx.events:
+        said = ev.data.get("message_id")
+        if said and ev.rank is not None and ev.data.get("meaning") == "failure" and ev.kind not in _LAUNCHER_KINDS:
+            ranks_of.setdefault(said, set()).add(ev.rank)
+    return {rank for ranks in ranks_of.values() if len(ranks) > 1 for rank in ranks}
 
 
 def _earliest_by_time(exits) -> list[int]:

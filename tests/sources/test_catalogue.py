@@ -242,6 +242,12 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "node:1:2 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_59",
     "node:1:2 [3] NCCL WARN Could not find real path of mlx5_3 (/sys/class/infiniband/mlx5_3/device)",
     "[W socket.cpp:663] [c10d] The client socket has failed to connect to 10.0.0.1:29500 (errno: 113 - No route to host).",
+    # a RoCE port's GID table changed, a remote FLID of 0 (NCCL uses the LID), RCCL's clique kernels turned off
+    "roce-3:23400:23455 [0] transport/net_ib.cc:239 NCCL WARN NET/IB : mlx5_1:1 GID table changed",
+    "ib-5:41200:41290 [0] transport/net_ib.cc:1012 NCCL WARN Warning: remote FLID configured as zero even when endpoints "
+    "are on different subnets, using dlid as fallback",
+    "mi250-2:9900:9940 [0] src/clique/CliqueManager.cc:156 NCCL WARN Unable to allocated pinned host memory for clique "
+    "pointers.  Disabling clique-based kernels",
 ])
 
 def test_near_misses_show_no_failure(line, tmp_path):
@@ -255,6 +261,10 @@ def test_near_misses_show_no_failure(line, tmp_path):
     "NCCL WARN NET/IB : No IP interface found.",
     "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node-1, "
     "29500). The client socket has failed to connect to node-1:29500 (errno: 113 - No route to host).",
+    # the async events that are faults, beside the GID change; the device API's other version refusal
+    "roce-3:23400:23455 [0] transport/net_ib.cc:214 NCCL WARN NET/IB : mlx5_1:1 async fatal event: port error",
+    "h:1:1 [0] dev_runtime.cc:1410 NCCL WARN NCCL library is not backwards compatible. This application was compiled "
+    "with NCCL version 2.28.3, but is running with NCCL library version 2.30.3.",
 ])
 def test_their_near_misses_still_show_a_failure(line, tmp_path):
     assert any(shows_failure(ev) for ev in _events(tmp_path, line))

@@ -156,6 +156,17 @@ MESSAGES = [
       "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable to "
       "find address for: vx00", "Unable to find address for: vx00", data={"category": "interface"},
       anchor="Unable to find address for|Unable to find interface for"),
+    # the TCP transport's listener (tcp/listener.cc, 2023-05+) fails to accept a peer's connection for another reason
+    # than EAGAIN (EMFILE: the process ran out of file descriptors): GLOO_ENFORCE in gloo's event-loop thread, which
+    # nothing catches there, so the process that listens terminates (std::terminate, SIGABRT); its peers then see
+    # their connections closed
+    M("gloo.listener_accept_failed",
+      r"tcp/listener\.cc:\d+\] false\. accept: (?P<reason>[A-Z][\w ]+)",
+      "gloo_error", "failure", None, "gloo 2023-05+ (torch 2.1 - 2.13)",
+      "gloo:gloo/transport/tcp/listener.cc:Listener::handleEvents",
+      "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/listener.cc:63] false. accept: Too "
+      "many open files", "tcp/listener.cc:63] false. accept: Too", data={"category": "connect", "terminates": True},
+      anchor="false. accept: "),
     # torch's default Gloo device: the hostname resolves to no local address, so the device binds loopback and
     # advertises it to the peers (ProcessGroupGloo::createDefaultDevice, TORCH_WARN_ONCE; GlooDeviceFactory's
     # makeGlooDevice in recent releases). Harmless on one host; ranks on other hosts cannot reach it (N402 reads it

@@ -342,11 +342,27 @@ MESSAGES = [
       anchor="Proxy Call to rank"),
     # ---- mined from NVIDIA/nccl src/ (every WARN( of the transports, the proxy, bootstrap, init; 2.3 - 2.30)
     M("nccl.ib_async_fatal",
-      r"NET/IB ?: (?P<device>[\w.-]+):(?P<ib_port>\d+) (?:async fatal event(?: on (?:CQ|QP|SRQ)\b[^:]*)?:(?: (?P<reason>.+))?"
-      r"|GID table changed)",
-      "warn", "failure", "network_error", "2.23 - 2.30 (`GID table changed` 2.28+)", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
+      r"NET/IB ?: (?P<device>[\w.-]+):(?P<ib_port>\d+) async fatal event(?: on (?:CQ|QP|SRQ)\b[^:]*)?:(?: (?P<reason>.+))?",
+      "warn", "failure", "network_error", "2.23 - 2.30", "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
       "NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic error", "NET/IB : mlx5_0:1 async fatal event:",
-      data={"category": "ib"}, anchor="async fatal event|GID table changed"),
+      data={"category": "ib"}, anchor="async fatal event"),
+    # IBV_EVENT_GID_CHANGE (a RoCE port's address table changed): the async thread warns and goes on, no fatal handler
+    # runs and no request fails by it; a connection the change broke fails on its own completion error
+    M("nccl.ib_gid_changed",
+      r"NET/IB ?: (?P<device>[\w.-]+):(?P<ib_port>\d+) GID table changed",
+      "warn", "benign", None, "2.28.3 - 2.30 (src/transport/net_ib/common.cc from 2.29)",
+      "nccl:src/transport/net_ib.cc:ncclIbAsyncThreadMain",
+      "NCCL WARN NET/IB : mlx5_1:1 GID table changed", "NET/IB : mlx5_1:1 GID table changed",
+      data={"category": "ib"}, anchor="GID table changed"),
+    # the remote port is on another subnet but advertises FLID 0: NCCL addresses it by its LID and connects (the
+    # `Warning: ` is part of the WARN's text)
+    M("nccl.ib_flid_zero_fallback",
+      r"remote FLID configured as zero even when endpoints are on different subnets, using dlid as fallback",
+      "warn", "benign", None, "2.23.4 - 2.30 (src/transport/net_ib/connect.cc from 2.29)",
+      "nccl:src/transport/net_ib.cc:ncclIbRtrQp",
+      "NCCL WARN Warning: remote FLID configured as zero even when endpoints are on different subnets, using dlid as "
+      "fallback", "remote FLID configured as zero even when endpoints are on different subnets",
+      data={"category": "ib"}, anchor="remote FLID configured as zero"),
     # the IB transport counts every fatal async event (of a QP, a CQ or the device) and fails its next send, receive or
     # test (ncclIbStatsCheckFatalCount, NCCL_IB_RETURN_ASYNC_EVENTS): the only WARN of these words, so the IB link or
     # device failed even when the async event's own line went to another log
@@ -575,6 +591,15 @@ MESSAGES = [
       "NCCL WARN Mismatched NCCL version detected : rank 0 version 22105 rank 4 version 21805",
       "Mismatched NCCL version detected : rank 0 version 22105 rank 4", data={"category": "init"},
       anchor="Mismatched NCCL version detected"),
+    # the device API (2.28+): an application compiled against newer NCCL headers than the libnccl it loads, or an
+    # older one than this library still serves (ncclInvalidUsage): the build and the runtime library disagree
+    M("nccl.devcomm_version_incompatible",
+      (r"NCCL library is (?:too old|not backwards compatible)\. This application was compiled with NCCL version",
+       r" (?P<version>[\d.]+), but is running with NCCL library version (?P<other_version>[\d.]+)"),
+      "warn", "failure", "version_mismatch", "2.30.3 - 2.30", "nccl:src/dev_runtime.cc:getNcclVersionCompat",
+      "NCCL WARN NCCL library is too old. This application was compiled with NCCL version 2.30.7, but is running with "
+      "NCCL library version 2.30.3.", "NCCL library is too old. This application was compiled with NCCL version",
+      data={"category": "nccl_build", "setup": True}, anchor="NCCL library is "),
     # NCCL_COMM_ID that does not parse as `<ipv4>:<port>`, `[<ipv6>]:<port>` or `<hostname>:<port>` (bootstrap.cc:
     # ncclGetUniqueId and bootstrapNetInit; the same words since 2.4): ncclInvalidArgument on every rank that reads
     # it, a setting of the launch, no rank's or network's failure
@@ -791,6 +816,15 @@ MESSAGES = [
       anchor="which can lead to"),
     # MSCCL++ asked for (RCCL_MSCCLPP_ENABLE=1) on a GPU, a build or an environment it does not support: the
     # feature stays off and the communicator goes on with RCCL's own algorithms
+    # RCCL_ENABLE_CLIQUE=1 and the clique kernels' pinned host memory or shared memory could not be set up: RCCL
+    # turns clique kernels off and uses its default kernels
+    M("nccl.rccl_clique_disabled",
+      r"Unable to (?:initialize shared memory|allocated? pinned host memory for clique pointers)\.\s+Disabling "
+      r"clique-based kernels",
+      "warn", "benign", None, "RCCL 2.8 - 2.20 (ROCm 4.0 - 6.2)", "rccl:src/clique/CliqueManager.cc:CliqueManager::Init",
+      "NCCL WARN Unable to initialize shared memory. Disabling clique-based kernels",
+      "Unable to initialize shared memory. Disabling clique-based kernels", data={"category": "init"},
+      anchor="Disabling clique-based kernels"),
     M("nccl.rccl_mscclpp_unavailable",
       (r"MSCCL\+\+: (?:Cannot enable MSCCL\+\+|Feature not enabled\.)", r" on (?P<arch>\S+) architecture"),
       "warn", "benign", None, "RCCL 2.21+ (ROCm 6.3+)", "rccl:src/init.cc:ncclCommInitRankFunc",
