@@ -88,3 +88,16 @@ def test_which_lines_of_the_middle_are_suspects(tmp_path, line, found):
     assert (hit is not None) == found
     if found:
         assert hit.line == 2002 and hit.text == line
+
+
+def test_a_summary_holds_a_suspect_middle_in_full(tmp_path, small_window):
+    """The reducing node cannot go back to a node's files: `summarize` reads a suspect middle in full there."""
+    from nccl_forensics.pipeline.read import summarize
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank0.log").write_text(_rank_log(0, "[default0]:iteration 1200 | lm loss: 2.31E+00 |\n"))
+    (logs / "rank1.log").write_text(_rank_log(1, _WARN))
+    out = str(tmp_path / "node.ncclf")
+    summarize([str(logs)], out, jobs=1, window_mb=small_window)
+    d = diagnose([out], jobs=1)
+    assert d.verdict.cls == "network_error" and d.verdict.culprit_ranks == [1], d.verdict.summary

@@ -29,7 +29,8 @@ Schema 1 and 2 files (a manifest listing every digest, `events/<i>.jsonl`, `rows
 digests, every field written) still read.
 
 A large file read at its head and tail is summarized with its true line numbers: the newlines before its tail
-are counted on the node that has the file (the reducing node has only the summary).
+are counted on the node that has the file (the reducing node has only the summary). One whose unread middle may
+hold a failure line (pipeline/unread.py) is summarized whole instead.
 """
 from __future__ import annotations
 
