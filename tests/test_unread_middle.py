@@ -9,7 +9,7 @@ import pytest
 from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.pipeline import map as map_step
 from nccl_forensics.pipeline.reduce import diagnose
-from nccl_forensics.pipeline.unread import failure_in_middle
+from nccl_forensics.pipeline.unread import suspect_middles
 from nccl_forensics.sources.lines import middle_blocks
 
 _INIT = ("node-a:{pid}:{pid} [{r}] NCCL INFO ncclCommInitRank comm 0x{pid}0 rank {r} nranks 2 cudaDev {r} busId {r}000 "
@@ -42,7 +42,7 @@ def test_a_failure_in_the_unread_middle_is_no_all_clear(tmp_path, small_window):
     (tmp_path / "rank1.log").write_text(_rank_log(1, _WARN))
     d = diagnose([str(tmp_path)], jobs=1, window_mb=small_window)
     assert d.verdict.cls == "network_error" and d.verdict.culprit_ranks == [1], d.verdict.summary
-    assert not d.windowed                                        # read again in full
+    assert [s.path for s in d.windowed] == [str(tmp_path / "rank0.log")]       # only rank 1's read again in full
 
 
 def test_a_healthy_middle_keeps_the_window(tmp_path, small_window):
@@ -84,7 +84,7 @@ def test_which_lines_of_the_middle_are_suspects(tmp_path, line, found):
     progress = "".join(f"[default0]:iteration {n} | lm loss: 2.{n}E+00 |\n" for n in range(2000))
     path.write_text("head\n" + progress + line + "\n" + progress + "tail\n")
     src = Source(path=str(path), kind=SourceKind.CONSOLE, window=(5, 5))
-    hit = failure_in_middle([src], {str(path): 1})
+    hit = suspect_middles([src], {str(path): 1}).get(str(path))
     assert (hit is not None) == found
     if found:
         assert hit.line == 2002 and hit.text == line

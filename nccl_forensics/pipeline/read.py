@@ -22,7 +22,7 @@ from ..sources.lines import TAIL_BASE, resolve_tail_line
 from .engines.local import SharedPool, chunk_size, imap_sources, worker_count
 from .map import WINDOW_MB, Digest, digest_source, set_windows, sniff_and_digest
 from .summary import RowBlock, joined_rows, write_summary
-from .unread import failure_in_middle
+from .unread import suspect_middles
 
 
 def pool_for(paths: list[str], jobs: int = 0, window_mb: float | None = WINDOW_MB) -> SharedPool:
@@ -153,7 +153,9 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     window get their true numbers here (this node has the files)."""
     paths = list(paths)
     sources, usable, windowed, digests, _ = read_inputs(paths, window_mb, jobs, progress)
-    digests, windowed = _suspect_middles_in_full(digests, windowed)
+    # the reducing node cannot go back to a file whose unread middle may hold a failure line: it is summarized whole
+    head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
+    digests, windowed = read_whole(digests, windowed, suspect_middles(windowed, head_lines))
     tails = {s.path: s.window[1] for s in windowed if s.window}
     for d in digests:
         if d.result.source.path in tails:
@@ -162,11 +164,11 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     return digests
 
 
-def _suspect_middles_in_full(digests: list[Digest], windowed: list[Source]) -> tuple[list[Digest], list[Source]]:
-    """Each windowed file whose unread middle may hold a failure line (unread.failure_in_middle) digested again in
-    full, as `diagnose` reads them before an all-clear: the reducing node cannot go back to the file."""
-    head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
-    whole = {src.path for src in windowed if failure_in_middle([src], head_lines)}
+def read_whole(digests: list[Digest], windowed: list[Source], whole: Iterable[str],
+               keep_text: bool = True) -> tuple[list[Digest], list[Source]]:
+    """The digests with those of the windowed files `whole` digested again in full (their rows in their digests:
+    `read_inputs` without `join`; `keep_text` as there), and the files still windowed."""
+    whole = set(whole)
     if not whole:
         return digests, windowed
     for src in windowed:
@@ -176,7 +178,7 @@ def _suspect_middles_in_full(digests: list[Digest], windowed: list[Source]) -> t
     for d in digests:
         if d.result.source.path in whole:
             d.result.source.window = None
-            d = digest_source(d.result.source)
+            d = digest_source(d.result.source, keep_text)
         again.append(d)
     return again, [src for src in windowed if src.path not in whole]
 

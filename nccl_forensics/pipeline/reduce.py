@@ -40,9 +40,9 @@ from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import SharedPool
 from .map import WINDOW_MB, Digest, declared_groups, fr_event_rows
-from .read import read_inputs
+from .read import read_inputs, read_whole
 from .summary import RowBlock, read_summary_blocks
-from .unread import failure_in_middle
+from .unread import suspect_middles
 
 SCHEMA_VERSION = 1
 WIDEN = 16                    # how much larger the window gets when the divergence may lie before it
@@ -115,24 +115,28 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
     while (result.windowed or result.windowed_dumps) and wider and (_divergence_at_window_start(result)
                                                                     or _p2p_unmatched_in_window(result)):
         result = _diagnose(paths, jobs, progress, select, ignore, wider.pop(0))
-    if result.verdict.cls == "none" and result.windowed and failure_in_middle(result.windowed, result.head_lines):
-        result = _diagnose(paths, jobs, progress, select, ignore, None)    # an all-clear needs the whole file
+    if result.verdict.cls == "none" and result.windowed:      # an all-clear needs what the window skipped
+        suspects = suspect_middles(result.windowed, result.head_lines)
+        if suspects:
+            result = _diagnose(paths, jobs, progress, select, ignore, result.window_mb, whole=set(suspects))
     return result
 
 
 def _diagnose(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None,
-              shared: SharedPool | None = None) -> Diagnosis:
+              shared: SharedPool | None = None, whole: set[str] | None = None) -> Diagnosis:
     # the digests of 16,384 dumps are a million small objects that live to the end: the cyclic collector's passes
     # over them cost about a fifth of the parent's time and free nothing (reference counting frees what goes)
     with gc_paused():
-        return _diagnose_paused(paths, jobs, progress, select, ignore, window_mb, shared)
+        return _diagnose_paused(paths, jobs, progress, select, ignore, window_mb, shared, whole or set())
 
 
 def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, window_mb: float | None,
-                     shared: SharedPool | None) -> Diagnosis:
+                     shared: SharedPool | None, whole: set[str]) -> Diagnosis:
+    """`whole`: windowed files to read in full (their digests then keep their rows: no row blocks)."""
     with shared or SharedPool() as pool:             # stopped once the files are read: idle workers hold memory
         sources, usable, windowed, digests, blocks = read_inputs(paths, window_mb, jobs, progress, False, pool,
-                                                                 join=True)
+                                                                 join=not whole)
+    digests, windowed = read_whole(digests, windowed, whole, keep_text=False)
     sources = [s for s in sources if s.kind is not SourceKind.SUMMARY]
     summaries = [s for s in usable if s.kind is SourceKind.SUMMARY]
     if len(summaries) > 1:

@@ -2,8 +2,8 @@
 
 A large text file is read at its head and its tail (map.set_windows): a hang or a crash is at the end of a log.
 A job that failed in the middle and then went on (a torchrun restart, a retried step, an NCCL error another rank's
-recovery hid) shows its failure only there. `diagnose` says `none` only after `failure_in_middle` found no line
-there that may show a failure; where it finds one, the files are read in full and the verdict comes from that.
+recovery hid) shows its failure only there. `diagnose` says `none` only after `suspect_middles` found no line
+there that may show a failure; the files where it finds one are read in full, and the verdict comes from that.
 
 The scan is a pre-filter, not a verdict: a block whose every line is an NCCL INFO line (the bulk of a large log)
 is passed over at memory speed; the other lines are looked at for an NCCL WARN, the start of a traceback or a fatal
@@ -26,20 +26,27 @@ _MARKERS = ("NCCL WARN", *TRACEBACK_STARTS, FAULTHANDLER_STARTS[0])
 _DIGITS = b"0123456789"
 
 
-def failure_in_middle(windowed: list[Source], head_lines: dict[str, int]) -> Evidence | None:
-    """The first line of a windowed file's unread middle that may show a failure, or None. `head_lines`: each
-    file's lines read at its head (SourceResult.head_lines)."""
+def suspect_middles(windowed: list[Source], head_lines: dict[str, int]) -> dict[str, Evidence]:
+    """Each windowed file whose unread middle holds a line that may show a failure, and its first such line.
+    `head_lines`: each file's lines read at its head (SourceResult.head_lines)."""
+    found = {}
     for src in windowed:
-        if src.window is None:
-            continue
-        try:
-            for first, block in middle_blocks(src.path, head_lines.get(src.path, 0), src.window[1]):
-                found = _suspect(block)
-                if found is not None:
-                    at, text = found
-                    return Evidence(src.path, first + block.count(b"\n", 0, at), text)
-        except (NcclfError, OSError) as exc:           # gone or changed since it was read: the full read says how
-            return Evidence(src.path, 0, str(exc))
+        if src.window is not None:
+            line = _first_suspect(src, head_lines.get(src.path, 0))
+            if line is not None:
+                found[src.path] = line
+    return found
+
+
+def _first_suspect(src: Source, head_lines: int) -> Evidence | None:
+    try:
+        for first, block in middle_blocks(src.path, head_lines, src.window[1] if src.window else 0):
+            found = _suspect(block)
+            if found is not None:
+                at, text = found
+                return Evidence(src.path, first + block.count(b"\n", 0, at), text)
+    except (NcclfError, OSError) as exc:               # gone or changed since it was read: the full read says how
+        return Evidence(src.path, 0, str(exc))
     return None
 
 
