@@ -9,6 +9,7 @@ tree, measured in a fresh parent).
     python benchmarks/bench_tail.py                     # 16 ranks x 1 GB (16 GB of temp files)
     python benchmarks/bench_tail.py --ranks 16 --mb 100 --keep /tmp/tail16
     python benchmarks/bench_tail.py --ranks 1 --mb 2000 --repeated-info     # one 2 GB log of INFO lines
+    python benchmarks/bench_tail.py --ranks 16 --mb 100 --healthy   # a healthy end: the all-clear scans the middles
 
 Goals (issue 18): 16 x 1 GB in < 1.5 s and < 300 MB; a single 2 GB log in < 5 s and < 500 MB.
 """
@@ -27,7 +28,7 @@ from bench_diagnose import measure  # noqa: E402
 COMM_ID = "0x7a11c0ffee5eed01"
 
 
-def write_rank(path: Path, rank: int, ranks: int, mb: float, odd_rank: int, repeated_info: bool) -> None:
+def write_rank(path: Path, rank: int, ranks: int, mb: float, odd_rank: int | None, repeated_info: bool) -> None:
     host, dev, pid = f"node{rank // 8:03d}", rank % 8, 30000 + rank
     head = f"{host}:{pid}:{pid} [{dev}] NCCL INFO "
     comm = f"0x{0x55d0c0000000 + rank * 0x1000:x}"
@@ -51,14 +52,17 @@ def write_rank(path: Path, rank: int, ranks: int, mb: float, odd_rank: int, repe
             written += len(text)
         if not filler:                             # the last collective: one rank's count differs, all stop here
             fh.write(line.format(op=op, count=4194305 if rank == odd_rank else 4194304))
+        if odd_rank is None:                       # healthy: every rank destroys its communicator
+            fh.write(f"{head}comm {comm} rank {rank} nranks {ranks} cudaDev {dev} busId {dev + 1:x}8000 - "
+                     "Destroy COMPLETE\n")
 
 
-def make(folder: Path, ranks: int, mb: float, repeated_info: bool) -> None:
+def make(folder: Path, ranks: int, mb: float, repeated_info: bool, healthy: bool = False) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for rank in range(ranks):
         path = folder / f"nccl.rank{rank}.log"
         if not path.exists():
-            write_rank(path, rank, ranks, mb, ranks // 3, repeated_info)
+            write_rank(path, rank, ranks, mb, None if healthy else ranks // 3, repeated_info)
 
 
 def run(folder: Path, *extra: str) -> dict:
@@ -75,12 +79,14 @@ def main(argv=None) -> None:
     ap.add_argument("--ranks", type=int, default=16)
     ap.add_argument("--mb", type=float, default=1000.0, help="size of each rank's log")
     ap.add_argument("--repeated-info", action="store_true", help="INFO lines only (no hang): the 2 GB case")
+    ap.add_argument("--healthy", action="store_true", help="no hang, every rank ends well: the all-clear's scan "
+                    "of each file's unread middle (pipeline/unread.py) is in the head + tail figure")
     ap.add_argument("--keep", metavar="DIR", help="write the logs here and keep them (reused if present)")
     ap.add_argument("--no-full", action="store_true", help="skip the --full comparison run")
     args = ap.parse_args(argv)
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ncclf-tail-"))
     try:
-        make(folder, args.ranks, args.mb, args.repeated_info)
+        make(folder, args.ranks, args.mb, args.repeated_info, args.healthy)
         total = sum(p.stat().st_size for p in folder.glob("*.log")) / 1e6
         print(f"{args.ranks} ranks x {args.mb:g} MB ({total:,.0f} MB in all) in {folder}")
         rows = [("ncclf diagnose (head + tail)", run(folder))]

@@ -56,9 +56,9 @@ def test_the_middle_starts_after_the_head_and_ends_before_the_tail(tmp_path):
     path = tmp_path / "x.log"
     path.write_bytes(b"".join(b"line %d\n" % n for n in range(1, 1001)))
     blocks = list(middle_blocks(str(path), 10, 100))
-    first, text = blocks[0]
-    lines = b"".join(block for _, block in blocks).splitlines()
-    assert first == 11 and lines[0] == b"line 11"
+    first, _, _ = blocks[0]
+    lines = b"".join(block for _, block, _ in blocks).splitlines()
+    assert first == 11 and lines[0] == b"line 11" and sum(n for _, _, n in blocks) == len(lines)
     tail_start = path.read_bytes().index(b"\n", path.stat().st_size - 100) + 1
     assert lines[-1] == path.read_bytes()[:tail_start].splitlines()[-1]
 
@@ -66,7 +66,7 @@ def test_the_middle_starts_after_the_head_and_ends_before_the_tail(tmp_path):
 def test_a_gzip_middle_runs_to_its_end(tmp_path):
     path = tmp_path / "x.log.gz"
     path.write_bytes(gzip.compress(b"".join(b"line %d\n" % n for n in range(1, 101))))
-    lines = b"".join(block for _, block in middle_blocks(str(path), 10, 100)).splitlines()
+    lines = b"".join(block for _, block, _ in middle_blocks(str(path), 10, 100)).splitlines()
     assert lines[0] == b"line 11" and lines[-1] == b"line 100"
 
 

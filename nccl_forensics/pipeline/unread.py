@@ -40,8 +40,8 @@ def suspect_middles(windowed: list[Source], head_lines: dict[str, int]) -> dict[
 
 def _first_suspect(src: Source, head_lines: int) -> Evidence | None:
     try:
-        for first, block in middle_blocks(src.path, head_lines, src.window[1] if src.window else 0):
-            found = _suspect(block)
+        for first, block, lines in middle_blocks(src.path, head_lines, src.window[1] if src.window else 0):
+            found = _suspect(block, lines)
             if found is not None:
                 at, text = found
                 return Evidence(src.path, first + block.count(b"\n", 0, at), text)
@@ -50,14 +50,14 @@ def _first_suspect(src: Source, head_lines: int) -> Evidence | None:
     return None
 
 
-def _suspect(block: bytes) -> tuple[int, str] | None:
-    """(offset, text) of the first line of `block` that may show a failure.
+def _suspect(block: bytes, lines: int) -> tuple[int, str] | None:
+    """(offset, text) of the first line of `block` (of `lines` lines) that may show a failure.
 
     Lines are first looked at without their digits (their shapes), each distinct shape once: a training log's
     progress lines differ only in their numbers. A word that holds no digit stays whole in a line's shape, so a
     shape without any catalogue anchor or marker is a line without one; the real lines of the other shapes are then
     read in full. The few anchors with a digit are looked for in the block as they are."""
-    if block.count(b"\n") == block.count(_INFO):          # every line an INFO line (most blocks of a large log)
+    if lines == block.count(_INFO):                        # every line an INFO line (most blocks of a large log)
         return None
     digit_words = [word for word in _digit_anchors() if word in block]
     suspect = {shape for shape in set(block.translate(None, _DIGITS).split(b"\n"))

@@ -360,11 +360,11 @@ def tail_offset(fh: IO[bytes], tail: int) -> int:
         start += len(chunk)
 
 
-def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, bytes]]:
+def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, bytes, int]]:
     """The lines a windowed read skipped: those after the file's first `head_lines` lines and before the lines of
     its last `tail` bytes (of a gzip: up to its end, whose size is unknown until then). Yields (the number of the
-    block's first line, whole lines as bytes) in blocks of about 1 MiB; a line longer than that is cut to MAX_LINE.
-    A cut gzip ends the stream quietly (its read already said so)."""
+    block's first line, whole lines as bytes, how many) in blocks of about 1 MiB; a line longer than that is cut to
+    MAX_LINE. A cut gzip ends the stream quietly (its read already said so)."""
     with open_binary(path) as fh:
         end = None if isinstance(fh, gzip.GzipFile) else tail_offset(fh, tail)
         fh.seek(0)
@@ -386,12 +386,12 @@ def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, 
             if no + lines <= head_lines:
                 no += lines
                 continue
-            at = 0
-            while no < head_lines:                     # the block that holds the head's end
+            at, skipped = 0, 0
+            while no + skipped < head_lines:           # the block that holds the head's end
                 at = block.index(b"\n", at) + 1
-                no += 1
-            yield no + 1, block[at:]
-            no += count_newlines(block[at:]) if at else lines
+                skipped += 1
+            yield no + skipped + 1, block[at:], lines - skipped
+            no += lines
 
 
 def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
