@@ -101,3 +101,15 @@ def test_a_summary_holds_a_suspect_middle_in_full(tmp_path, small_window):
     summarize([str(logs)], out, jobs=1, window_mb=small_window)
     d = diagnose([out], jobs=1)
     assert d.verdict.cls == "network_error" and d.verdict.culprit_ranks == [1], d.verdict.summary
+
+
+def test_the_cli_says_which_file_it_read_whole_and_why(tmp_path, small_window):
+    from click.testing import CliRunner
+
+    from nccl_forensics.cli import cli
+    (tmp_path / "rank0.log").write_text(_rank_log(0))
+    (tmp_path / "rank1.log").write_text(_rank_log(1, _WARN))
+    result = CliRunner().invoke(cli, ["diagnose", "-j", "1", "--window", str(small_window), "--format", "json",
+                                      str(tmp_path)])
+    assert f"read 1 large file whole: a line in the middle may show a failure ({tmp_path / 'rank1.log'}:3003)" \
+        in result.stderr

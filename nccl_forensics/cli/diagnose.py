@@ -120,6 +120,10 @@ def command(paths, fmt, report, trace, jobs, select, ignore, full, window_mb, ra
     if result.windowed:
         note(f"read the head and the last {used_mb:g} MB of {len(result.windowed)} large file"
              f"{'s' if len(result.windowed) > 1 else ''} (--full reads everything)")
+    if result.read_whole:
+        first = next(iter(result.read_whole.values()))
+        note(f"read {len(result.read_whole)} large file{'s' if len(result.read_whole) > 1 else ''} whole: a line in "
+             f"the middle may show a failure ({first.file}:{first.line})")
     if result.windowed_dumps:
         note(f"decoded the last {fr_tail_entries(used_mb)} entries of {len(result.windowed_dumps)} "
              f"flight-recorder dump{'s' if len(result.windowed_dumps) > 1 else ''}, where a hang shows "

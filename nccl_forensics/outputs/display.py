@@ -107,6 +107,7 @@ def relabel(d, path: str, label: str = STDIN_LABEL) -> None:
             frame["file"] = [fix(v) for v in frame["file"]]
     d.errors = [fix(e) for e in d.errors]
     d.warnings = [fix(w) for w in d.warnings]
+    d.read_whole = {fix(p): ev._replace(file=fix(ev.file)) for p, ev in d.read_whole.items()}
     d.verdict.summary, d.verdict.reason, d.verdict.fix = map(fix, (d.verdict.summary, d.verdict.reason,
                                                                   d.verdict.fix))
     w = d.world

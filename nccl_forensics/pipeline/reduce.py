@@ -82,6 +82,7 @@ class Diagnosis:
     group_sizes: dict[str, int] = field(default_factory=dict)  # each group's size where a line states it
     group_descs: dict[str, str] = field(default_factory=dict)  # each group's pg_desc where a dump gives one
     head_lines: dict[str, int] = field(default_factory=dict)   # a windowed file's lines read at its head
+    read_whole: dict[str, Evidence] = field(default_factory=dict)  # large files read whole: a line in the middle
 
     @property
     def failed(self) -> bool:
@@ -119,6 +120,7 @@ def diagnose(paths: Iterable[str], jobs: int = 0, progress: Callable[[int, int],
         suspects = suspect_middles(result.windowed, result.head_lines)
         if suspects:
             result = _diagnose(paths, jobs, progress, select, ignore, result.window_mb, whole=set(suspects))
+            result.read_whole = suspects
     return result
 
 
