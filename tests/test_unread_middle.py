@@ -3,6 +3,7 @@ to a healthy end, is found (pipeline/unread.py, sources.lines.middle_blocks)."""
 from __future__ import annotations
 
 import gzip
+import json
 
 import pytest
 
@@ -113,3 +114,5 @@ def test_the_cli_says_which_file_it_read_whole_and_why(tmp_path, small_window):
                                       str(tmp_path)])
     assert f"read 1 large file whole: a line in the middle may show a failure ({tmp_path / 'rank1.log'}:3003)" \
         in result.stderr
+    [whole] = json.loads(result.stdout)["read_whole"]
+    assert whole["path"] == str(tmp_path / "rank1.log") and whole["line"] == 3003 and "NCCL WARN" in whole["text"]

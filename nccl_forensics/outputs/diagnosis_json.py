@@ -103,6 +103,7 @@ def to_dict(d: Diagnosis) -> dict:
         "windowed_files": [{"path": s.path, "head_bytes": s.window[0], "tail_bytes": s.window[1]}
                            for s in d.windowed if s.window],
         "windowed_dumps": [{"path": path, "first_entry": first} for path, first in sorted(d.windowed_dumps.items())],
+        "read_whole": [{"path": path, "line": ev.line, "text": ev.text} for path, ev in sorted(d.read_whole.items())],
         "environment": [s.to_dict() for s in d.environment],
     }
 
