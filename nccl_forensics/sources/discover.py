@@ -15,7 +15,7 @@ from ..errors import BadInput, NoEvidence
 from ..model import Source, SourceKind
 from .capture_manifest import apply_capture_manifests
 from .formats import kind_of
-from .lines import read_head_gzip
+from .lines import packed_as, read_head_gzip
 
 _RANK_IN_NAME = [   # at most 9 digits: a longer number is no rank (and would overflow the timeline's int64)
     re.compile(r"(?:^|[^a-z])rank[_\-.]?(\d{1,9})(?!\d)", re.I),   # rank3.log, nccl_trace_rank_3, fr_rank-3
@@ -27,7 +27,9 @@ _NCCL_FILE_NAME = re.compile(r"nccl[\w.-]*?\.(?P<host>[A-Za-z][\w-]*)\.(?P<pid>\
 # torch writes a dump in one write, so an empty one is a rank stopped between opening and writing it.
 _FR_DUMP_NAME = re.compile(r"(?:nccl|comm_lib)_trace_rank_")
 _LOGDIR_LOCAL = re.compile(r"attempt_\d+[/\\](\d{1,9})[/\\](?:stdout|stderr)\.log$|attempt_\d+[/\\](\d{1,9})[/\\]error\.json$")
-_SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".bin", ".whl", ".zip", ".tar", ".md", ".py", ".html"}
+# never evidence, whatever they hold (a checkpoint is a zip archive, a wheel too)
+_SKIP_SUFFIXES = {".png", ".jpg", ".svg", ".so", ".pt", ".pth", ".ckpt", ".safetensors", ".npz", ".bin", ".whl",
+                  ".md", ".py", ".html"}
 
 def discover(paths: Iterable[str], sniff_all: Callable[[list[str]], Iterable[Source]] | None = None,
              files: list[str] | None = None) -> list[Source]:
@@ -116,6 +118,9 @@ def sniff(path: str) -> Source:
         src.reason = src.error = str(exc)
         return src
     src.kind, src.reason = kind_of(os.path.basename(path), head)
+    packed = packed_as(head) if src.kind is SourceKind.UNKNOWN else None    # a summary is a zip ncclf reads
+    if packed is not None:          # it may hold any rank's log: a gap, not silence
+        src.reason = src.error = f"{path}: {packed}, which ncclf does not read (unpack it and give its files)"
     return src
 
 

@@ -26,7 +26,7 @@ from .frtrace import FrtraceParser
 from .gdb import GdbParser
 from .inspector import read_inspector
 from .kernel import KernelParser
-from .lines import count_newlines
+from .lines import count_newlines, drop_nuls, packed_as
 from .messages import MessageParser
 from .nccl import NcclParser
 from .nccltests import NccltestsParser
@@ -294,6 +294,32 @@ FORMATS: tuple[Format, ...] = (
 )
 BY_KIND: dict[SourceKind, Format] = {fmt.kind: fmt for fmt in FORMATS}
 
+# control bytes no text log holds (tab, line ends, form feed and ESC, which starts a colour, are text's)
+_BINARY_CONTROLS = re.compile(rb"[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
+def _as_text(head: Head) -> Head | None:
+    """The head as a text format sniffs it; None for binary data, and for a packed file (lines.packed_as), whose
+    header a text sniffer could take for lines (a tar header is names and octal digits between NUL bytes)."""
+    if packed_as(head.data) is not None:
+        return None
+    if not head.binary:
+        return head
+    nul_free = text_with_nuls(head.data)
+    return Head(head.name, nul_free) if nul_free is not None else None
+
+
+def text_with_nuls(data: bytes) -> bytes | None:
+    """A head with NUL bytes that is text all the same, as the line reader reads it (lines.drop_nuls): a log whose
+    blocks a crash left zero-filled, or UTF-16 text (a Windows redirect, PowerShell's `Out-File`) whose ASCII
+    characters each carry a NUL. None for binary data: other control bytes, or bytes that are no UTF-8."""
+    text = drop_nuls(data)
+    if not text.strip() or len(_BINARY_CONTROLS.findall(text)) * 100 > len(text):
+        return None
+    if text.decode("utf-8", "replace").count("\ufffd") * 100 > len(text):
+        return None
+    return text
+
 
 def whole_file(kind: SourceKind) -> bool:
     """A format read by one reader over the whole file (no line windows apply)."""
@@ -302,12 +328,15 @@ def whole_file(kind: SourceKind) -> bool:
 
 
 def kind_of(name: str, data: bytes) -> tuple[SourceKind, str]:
-    """The first registered format that recognises this head, and why; UNKNOWN with a reason otherwise."""
+    """The first registered format that recognises this head, and why; UNKNOWN with a reason otherwise. A text
+    format sniffs the head as `_as_text` gives it, or not at all."""
     head = Head(name, data)
+    text = _as_text(head)
     for fmt in FORMATS:
-        if fmt.text and head.binary:
+        sniffed = text if fmt.text else head
+        if sniffed is None:
             return SourceKind.UNKNOWN, "binary file"
-        reason = fmt.sniff(head)
+        reason = fmt.sniff(sniffed)
         if reason is not None:
             return fmt.kind, reason
     return SourceKind.UNKNOWN, "no known evidence in its first 16 KiB"

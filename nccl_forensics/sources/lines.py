@@ -91,6 +91,19 @@ def open_binary(path: str) -> IO[bytes]:
 
 
 GZIP_MAGIC = b"\x1f\x8b"
+# packed files ncclf cannot open (their formats' magic numbers): any of them may hold a rank's log
+_PACKED = re.compile(rb"(?P<bzip2>BZh[1-9](?:1AY&SY|\x17rE8P))|(?P<xz>\xfd7zXZ\x00)|(?P<zstd>\x28\xb5\x2f\xfd)"
+                     rb"|(?P<lz4>\x04\x22\x4d\x18)|(?P<zip>PK\x03\x04|PK\x05\x06)|(?P<sevenzip>7z\xbc\xaf\x27\x1c)"
+                     rb"|(?P<rar>Rar!\x1a\x07)|.{257}(?P<tar>ustar)", re.S)
+_PACKED_AS = {"bzip2": "bzip2-compressed", "xz": "xz-compressed", "zstd": "zstd-compressed", "lz4": "lz4-compressed",
+              "zip": "a zip archive", "sevenzip": "a 7-Zip archive", "rar": "a RAR archive", "tar": "a tar archive"}
+
+
+def packed_as(head: bytes) -> str | None:
+    """What packs a file whose (gunzipped) head this is, where ncclf cannot read it: an archive or a compression
+    other than gzip. None for anything else."""
+    m = _PACKED.match(head)
+    return _PACKED_AS[m.lastgroup] if m is not None and m.lastgroup else None
 
 
 def read_raw_head(path: str, size: int) -> bytes | None:
@@ -454,8 +467,21 @@ def is_gzip(path: str) -> bool:
         return False
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def drop_nuls(data: bytes) -> bytes:
+    """`data` without its NUL bytes, which no text line holds: the zero-filled blocks a crash leaves in a log, and
+    the other half of each ASCII character of UTF-16 text (whose byte-order mark goes with them)."""
+    if b"\0" not in data:
+        return data
+    data = data.replace(b"\0", b"")
+    return data[2:] if data[:2] in _UTF16_BOMS else data
+
+
 def _blocks(read, path: str, limit: int | None = None) -> Iterator[str]:
-    """Whole-line blocks from `read` until EOF, or until `limit` bytes (the partial line there is dropped)."""
+    """Whole-line blocks from `read` until EOF, or until `limit` bytes (the partial line there is dropped); NUL
+    bytes dropped (`drop_nuls`)."""
     carry, skipping, taken = b"", False, 0
     while limit is None or taken < limit:
         try:
@@ -476,9 +502,9 @@ def _blocks(read, path: str, limit: int | None = None) -> Iterator[str]:
         if len(carry) >= MAX_LINE:
             block, carry, skipping = block + carry[:MAX_LINE] + b"\n", b"", True
         if block:
-            yield block.decode("utf-8", "replace")
+            yield drop_nuls(block).decode("utf-8", "replace")
     if carry and limit is None:
-        yield carry.decode("utf-8", "replace")
+        yield drop_nuls(carry).decode("utf-8", "replace")
 
 
 def make_line(no: int, raw: str, strip_wrappers: bool = True) -> Line:

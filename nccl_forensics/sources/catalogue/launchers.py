@@ -1124,6 +1124,17 @@ MESSAGES = [
       "kubernetes:pkg/printers/internalversion/printers.go:printPod",
       "llama-ft-worker-1   0/1     OOMKilled   2 (31s ago)   47m", "llama-ft-worker-1   0/1     OOMKilled   2",
       data={"message": "kubectl get pods: OOMKilled"}, anchor="OOMKilled"),
+    # the same column for a container that exited non-zero: the runtime's terminated reason `Error` (`Completed` for
+    # exit 0), or, where none was given, `ExitCode:N` / `Signal:N`; an init container's with `Init:` before it; a
+    # container that never started: `ContainerCannotRun`, `StartError` (kubectl printers.go printPod)
+    M("k8s.pods_row_failed",
+      r"(?P<pod>[a-z0-9][\w.-]*)\s+\d+/\d+\s+(?P<status>(?:Init:)?(?:Error|ExitCode:[1-9]\d*|Signal:\d+)"
+      r"|ContainerCannotRun|StartError)\s+\d+",
+      "worker_failed", "failure", None, "Kubernetes 1.x (kubectl get pods)",
+      "kubernetes:pkg/printers/internalversion/printers.go:printPod",
+      "llama-ft-worker-1   0/1     Error       0          47m", "llama-ft-worker-1   0/1     Error       0",
+      data={"message": "kubectl get pods: a container exited with an error"},
+      anchor="Error|ExitCode:|Signal:|ContainerCannotRun|StartError"),
     # ---- PBS (OpenPBS / PBS Pro, Torque): the MoM's over-limit kill, written to the job's stderr
     # (resmom/mom_main.c: `=>> PBS: job killed: %s` with job_over_limit's reason: `walltime %lu exceeded limit %lu`,
     # `mem %lukb exceeded limit %lukb`, `vmem ...`, `cput ...`, `ncpus ...`)
