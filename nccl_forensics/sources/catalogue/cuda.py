@@ -383,7 +383,7 @@ MESSAGES = [
     # the HIP names of the same (cupy on ROCm, hipGetErrorName)
     M("cuda.named_error",
       r"\b(?P<error_name>cudaError(?!MemoryAllocation\b)[A-Z]\w*|CUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+|"
-      r"hipError(?!OutOfMemory\b)[A-Z]\w*): (?P<reason>[a-z][^\n]*?)\.?\s*$",
+      r"hipError(?!OutOfMemory\b)[A-Z]\w*)\)?: (?P<reason>[a-z][^\n]*?)\.?\s*$",
       "cuda_error", "failure", "dropped_rank", "CuPy 7 - 13", "cupy:cupy_backends/cuda/api/runtime.pyx:CUDARuntimeError;"
       " cupy_backends/cuda/api/driver.pyx:CUDADriverError",
       "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was "
@@ -394,6 +394,23 @@ MESSAGES = [
       "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory",
       "cudaErrorMemoryAllocation: out of memory", data={"oom_kind": "cuda"},
       anchor="cudaErrorMemoryAllocation: |CUDA_ERROR_OUT_OF_MEMORY: |hipErrorOutOfMemory: "),
+    # ---- the NVIDIA HPC SDK's (PGI's) accelerator runtime, under OpenACC, CUDA Fortran and stdpar programs: a driver
+    # call that failed ends the process with `Accelerator Fatal Error: call to <cu call> returned error <CUresult>`,
+    # then (NVHPC 20+) ` (<cuGetErrorName>): <cuGetErrorString>`, (PGI) `: <text>`. Error 2 is CUDA_ERROR_OUT_OF_MEMORY
+    M("cuda.nvhpc_out_of_memory",
+      (r"Accelerator Fatal Error: call to (?P<call>cu\w+) returned error 2\b",
+       r"(?: \(CUDA_ERROR_OUT_OF_MEMORY\))?: (?P<reason>[Oo]ut of memory)"),
+      "oom", "failure", "oom", "NVHPC 20+, PGI before it (as printed)", "nvhpc:libacccuda (closed source)",
+      "Accelerator Fatal Error: call to cuMemAlloc returned error 2 (CUDA_ERROR_OUT_OF_MEMORY): Out of memory",
+      "Accelerator Fatal Error: call to cuMemAlloc returned error 2", data={"oom_kind": "cuda"},
+      anchor="Accelerator Fatal Error: call to "),
+    M("cuda.nvhpc_call_failed",
+      (r"Accelerator Fatal Error: call to (?P<call>cu\w+) returned error (?!2\b)(?P<code>\d+)",
+       r"(?: \((?P<error_name>CUDA_ERROR_[A-Z_]+)\))?: (?P<reason>[A-Za-z][^\n]*?)\.?\s*$"),
+      "cuda_error", "failure", "dropped_rank", "NVHPC 20+, PGI before it (as printed)", "nvhpc:libacccuda (closed source)",
+      "Accelerator Fatal Error: call to cuCtxCreate returned error 214 (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable "
+      "ECC error encountered", "Accelerator Fatal Error: call to cuCtxCreate returned error 214",
+      anchor="Accelerator Fatal Error: call to "),
     # CuPy's memory pool when the device has no room left (cupy/cuda/memory.pyx OutOfMemoryError)
     M("cuda.cupy_out_of_memory",
       (r"Out of memory allocating [\d,]+ bytes", r" \(allocated so far: [\d,]+ bytes"),
