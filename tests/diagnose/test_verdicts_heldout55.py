@@ -7,6 +7,8 @@ nccl-tests; healthy runs. One verdict test per case, then what the set showed:
   call's failure ends the process (catalogue cuda.nvhpc_call_failed; error 2 is CUDA_ERROR_OUT_OF_MEMORY, an oom:
   cuda.nvhpc_out_of_memory). A paste that wraps the line leaves `(CUDA_ERROR_...): <text>` alone on the next one:
   cuda.named_error reads the name in parentheses too, and the unranked crash's summary takes the text from it.
+- darknet's check_error (`CUDA Error: <text>`, `CUDA Error Prev: <text>`, then it exits) was not read as a CUDA
+  front: it is one of cuda.runtime_error's fronts now.
 - DeepSpeed#4648 (truth widened, /tmp/heldout55/truth.tsv): `CUDA error: unknown error` out of the watchdog ends rank
   0's device work (cuda._FATAL), the project's rule for a fatal CUDA error: dropped_rank is right.
 """
@@ -93,6 +95,29 @@ CASES = [
      "iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
      "#  Rank  0 Group  0 Pid   1887 on   worker-1 device  0 [0x8d] NVIDIA H100 80GB HBM3\n"
      "#  Rank  8 Group  0 Pid   1885 on   worker-0 device  0 [0x8d] NVIDIA H100 80GB HBM3\n"),
+    ("pytorch/pytorch#121209", ("unclassified_failure",),
+     "".join(f"[{r}]:\n  time      : 2024-03-05_07:01:51\n  host      : vmnuvocinpoc.internal.cloudapp.net\n"
+             f"  rank      : {r} (local_rank: {r})\n  exitcode  : 1 (pid: {69811 + r})\n  error_file: <N/A>\n"
+             "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+             + ("-" * 60 + "\nRoot Cause (first observed failure):\n" if r == 3 else "") for r in (1, 2, 3, 0))),
+    ("NVIDIA/pyxis#122", ("unclassified_failure",),
+     "22: slurmstepd: error: pyxis: container start failed with error code: 1\n"
+     "22: slurmstepd: error: pyxis: printing enroot log file:\n"
+     "22: slurmstepd: error: pyxis:     nvidia-container-cli: ldcache error: process\n"),
+    ("huggingface/accelerate#2107", ("network_error", "unclassified_failure"),
+     "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, "
+     "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
+     "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. \n"
+     "Last error:\n\n"),
+    ("AlexeyAB/darknet#3496", ("unclassified_failure", "dropped_rank"),
+     "CUDA status Error: file: ./src/dark_cuda.c : () : line: 309 : build time: Jun 22 2019 - 11:13:30 \n"
+     "CUDA Error: uncorrectable ECC error encountered\n"
+     "CUDA Error: uncorrectable ECC error encountered: Cannot allocate memory\n"
+     "darknet: ./src/utils.c:293: error: Assertion `0' failed.\n"),
+    ("deepinsight/insightface#1444", ("network_error", "unclassified_failure"),
+     "  File \"train.py\", line 63, in main\n    dist.broadcast(ps, 0)\n"
+     "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:518, unhandled system error, NCCL "
+     "version 2.4.8\n"),
     ("Lightning-AI/pytorch-lightning#20832", ("collective_skipped", "op_mismatch", "stuck_rank"),
      _PL_TIMEOUT.format(r=2, seq=532339, op="BROADCAST") + _PL_TIMEOUT.format(r=1, seq=532339, op="BROADCAST")
      + _PL_TIMEOUT.format(r=0, seq=532341, op="_ALLGATHER_BASE")),
@@ -117,6 +142,12 @@ def test_each_case_of_the_set(issue, want, text, tmp_path):
 def test_the_hpc_sdk_runtime_names_the_failed_driver_call(line, entry, fields):
     (hit,) = match(line)
     assert hit.message.id == entry and fields.items() <= hit.fields.items()
+
+
+@pytest.mark.parametrize("line", ["CUDA Error: an illegal memory access was encountered",
+                                  "CUDA Error Prev: unspecified launch failure"])
+def test_darknets_check_error_is_a_cuda_front(line):
+    assert [hit.message.id for hit in match(line)] == ["cuda.runtime_error"]
 
 
 def test_an_hpc_sdk_out_of_memory_is_an_oom(tmp_path):

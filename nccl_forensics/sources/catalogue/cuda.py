@@ -18,9 +18,12 @@ _SRC = "pytorch:c10/cuda/CUDAException.cpp:c10_cuda_check_implementation"
 # torch's runtime check (`CUDA error: `, `HIP error: `), torch's driver-API check (c10/cuda/driver_api.h
 # C10_CUDA_DRIVER_CHECK, 2.1+: `CUDA driver error: `) and Triton's launcher (third_party/nvidia/backend/driver.c
 # gpuAssert: `Triton Error [CUDA]: `; the AMD backend's driver.c: `Triton Error [HIP]:  Code: N, Messsage: `,
-# `Message` in the newer ones)
-_FRONT = r"(?:(?:CUDA|HIP)(?: driver)? error|Triton Error \[(?:CUDA|HIP)\]): +(?:Code: -?\d+, Mess+age: )?"
-_FRONT_ANCHORS = "CUDA error: |HIP error: |CUDA driver error: |Triton Error [CUDA]: |Triton Error [HIP]: "
+# `Message` in the newer ones) and darknet's check_error (pjreddie/darknet src/cuda.c, AlexeyAB/darknet src/dark_cuda.c
+# check_error_extended: `CUDA Error: `, and `CUDA Error Prev: ` for cudaGetLastError's, then error() exits)
+_FRONT = (r"(?:(?:CUDA|HIP)(?: driver)? error|CUDA Error(?: Prev)?|Triton Error \[(?:CUDA|HIP)\]): +"
+          r"(?:Code: -?\d+, Mess+age: )?")
+_FRONT_ANCHORS = ("CUDA error: |HIP error: |CUDA driver error: |CUDA Error: |CUDA Error Prev: |Triton Error [CUDA]: "
+                  "|Triton Error [HIP]: ")
 # cudaGetErrorString texts that end a process's device work (a kernel faulted, the device is gone).
 _FATAL = ("an illegal memory access was encountered", "device-side assert triggered", "unspecified launch failure",
           "an illegal instruction was encountered", "misaligned address", "uncorrectable ECC error encountered",
@@ -167,8 +170,10 @@ MESSAGES = [
       _FRONT + r"(?!out of memory)(?P<reason>(?:" + "|".join(re.escape(t) for t in _FATAL) +
       r")(?=[.\s]|$)|[a-z](?:.*?)(?=\.?\s+(?:CUDA kernel errors might|Search for `|For debugging consider|"
       r"Compile with `)|\.?\s*$))",
-      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3",
-      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert",
+      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3, "
+      "darknet 2016+",
+      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert; "
+      "darknet:src/cuda.c:check_error",
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
       anchor=_FRONT_ANCHORS),
     # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first), its
