@@ -113,7 +113,9 @@ class DroppedRank(BaseDetector):
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:
-            what = crashes[0].data.get("message") or crashes[0].data.get("reason") or "its message was cut"
+            # the first crash line that kept its text (a wrapped paste may carry it on the next line)
+            what = next((ev.data.get("message") or ev.data.get("reason") for ev in crashes
+                         if ev.data.get("message") or ev.data.get("reason")), "its message was cut")
             runtime, serialize = _gpu_runtime(crashes[0])
             ranks, how = _ranks_of_pids(ctx, crashes), "by the process id its line names"
             if not ranks:

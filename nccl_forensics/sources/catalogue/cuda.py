@@ -18,9 +18,12 @@ _SRC = "pytorch:c10/cuda/CUDAException.cpp:c10_cuda_check_implementation"
 # torch's runtime check (`CUDA error: `, `HIP error: `), torch's driver-API check (c10/cuda/driver_api.h
 # C10_CUDA_DRIVER_CHECK, 2.1+: `CUDA driver error: `) and Triton's launcher (third_party/nvidia/backend/driver.c
 # gpuAssert: `Triton Error [CUDA]: `; the AMD backend's driver.c: `Triton Error [HIP]:  Code: N, Messsage: `,
-# `Message` in the newer ones)
-_FRONT = r"(?:(?:CUDA|HIP)(?: driver)? error|Triton Error \[(?:CUDA|HIP)\]): +(?:Code: -?\d+, Mess+age: )?"
-_FRONT_ANCHORS = "CUDA error: |HIP error: |CUDA driver error: |Triton Error [CUDA]: |Triton Error [HIP]: "
+# `Message` in the newer ones) and darknet's check_error (pjreddie/darknet src/cuda.c, AlexeyAB/darknet src/dark_cuda.c
+# check_error_extended: `CUDA Error: `, and `CUDA Error Prev: ` for cudaGetLastError's, then error() exits)
+_FRONT = (r"(?:(?:CUDA|HIP)(?: driver)? error|CUDA Error(?: Prev)?|Triton Error \[(?:CUDA|HIP)\]): +"
+          r"(?:Code: -?\d+, Mess+age: )?")
+_FRONT_ANCHORS = ("CUDA error: |HIP error: |CUDA driver error: |CUDA Error: |CUDA Error Prev: |Triton Error [CUDA]: "
+                  "|Triton Error [HIP]: ")
 # cudaGetErrorString texts that end a process's device work (a kernel faulted, the device is gone).
 _FATAL = ("an illegal memory access was encountered", "device-side assert triggered", "unspecified launch failure",
           "an illegal instruction was encountered", "misaligned address", "uncorrectable ECC error encountered",
@@ -167,8 +170,10 @@ MESSAGES = [
       _FRONT + r"(?!out of memory)(?P<reason>(?:" + "|".join(re.escape(t) for t in _FATAL) +
       r")(?=[.\s]|$)|[a-z](?:.*?)(?=\.?\s+(?:CUDA kernel errors might|Search for `|For debugging consider|"
       r"Compile with `)|\.?\s*$))",
-      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3",
-      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert",
+      "cuda_error", "failure", "dropped_rank", "CUDA 10 - 13, torch 1.0 - 2.13 (`CUDA driver error` 2.1+), Triton 2 - 3, "
+      "darknet 2016+",
+      _SRC + "; c10/cuda/driver_api.h; triton:third_party/nvidia/backend/driver.c:gpuAssert; "
+      "darknet:src/cuda.c:check_error",
       "RuntimeError: CUDA error: an illegal memory access was encountered", "CUDA error: an illegal",
       anchor=_FRONT_ANCHORS),
     # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first), its
@@ -383,7 +388,7 @@ MESSAGES = [
     # the HIP names of the same (cupy on ROCm, hipGetErrorName)
     M("cuda.named_error",
       r"\b(?P<error_name>cudaError(?!MemoryAllocation\b)[A-Z]\w*|CUDA_ERROR_(?!OUT_OF_MEMORY\b)[A-Z_]+|"
-      r"hipError(?!OutOfMemory\b)[A-Z]\w*): (?P<reason>[a-z][^\n]*?)\.?\s*$",
+      r"hipError(?!OutOfMemory\b)[A-Z]\w*)\)?: (?P<reason>[a-z][^\n]*?)\.?\s*$",
       "cuda_error", "failure", "dropped_rank", "CuPy 7 - 13", "cupy:cupy_backends/cuda/api/runtime.pyx:CUDARuntimeError;"
       " cupy_backends/cuda/api/driver.pyx:CUDADriverError",
       "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was "
@@ -394,6 +399,23 @@ MESSAGES = [
       "cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory",
       "cudaErrorMemoryAllocation: out of memory", data={"oom_kind": "cuda"},
       anchor="cudaErrorMemoryAllocation: |CUDA_ERROR_OUT_OF_MEMORY: |hipErrorOutOfMemory: "),
+    # ---- the NVIDIA HPC SDK's (PGI's) accelerator runtime, under OpenACC, CUDA Fortran and stdpar programs: a driver
+    # call that failed ends the process with `Accelerator Fatal Error: call to <cu call> returned error <CUresult>`,
+    # then (NVHPC 20+) ` (<cuGetErrorName>): <cuGetErrorString>`, (PGI) `: <text>`. Error 2 is CUDA_ERROR_OUT_OF_MEMORY
+    M("cuda.nvhpc_out_of_memory",
+      (r"Accelerator Fatal Error: call to (?P<call>cu\w+) returned error 2\b",
+       r"(?: \(CUDA_ERROR_OUT_OF_MEMORY\))?: (?P<reason>[Oo]ut of memory)"),
+      "oom", "failure", "oom", "NVHPC 20+, PGI before it (as printed)", "nvhpc:libacccuda (closed source)",
+      "Accelerator Fatal Error: call to cuMemAlloc returned error 2 (CUDA_ERROR_OUT_OF_MEMORY): Out of memory",
+      "Accelerator Fatal Error: call to cuMemAlloc returned error 2", data={"oom_kind": "cuda"},
+      anchor="Accelerator Fatal Error: call to "),
+    M("cuda.nvhpc_call_failed",
+      (r"Accelerator Fatal Error: call to (?P<call>cu\w+) returned error (?!2\b)(?P<code>\d+)",
+       r"(?: \((?P<error_name>CUDA_ERROR_[A-Z_]+)\))?: (?P<reason>[A-Za-z][^\n]*?)\.?\s*$"),
+      "cuda_error", "failure", "dropped_rank", "NVHPC 20+, PGI before it (as printed)", "nvhpc:libacccuda (closed source)",
+      "Accelerator Fatal Error: call to cuCtxCreate returned error 214 (CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable "
+      "ECC error encountered", "Accelerator Fatal Error: call to cuCtxCreate returned error 214",
+      anchor="Accelerator Fatal Error: call to "),
     # CuPy's memory pool when the device has no room left (cupy/cuda/memory.pyx OutOfMemoryError)
     M("cuda.cupy_out_of_memory",
       (r"Out of memory allocating [\d,]+ bytes", r" \(allocated so far: [\d,]+ bytes"),
