@@ -331,8 +331,10 @@ def kind_of(name: str, data: bytes) -> tuple[SourceKind, str]:
     """The first registered format that recognises this head, and why; UNKNOWN with a reason otherwise. A text
     format sniffs the head as `_as_text` gives it, or not at all."""
     head = Head(name, data)
-    text = _as_text(head)
+    text, worked_out = None, False
     for fmt in FORMATS:
+        if fmt.text and not worked_out:              # at the first text format only: a dump never pays for it
+            text, worked_out = _as_text(head), True
         sniffed = text if fmt.text else head
         if sniffed is None:
             return SourceKind.UNKNOWN, "binary file"
