@@ -8,6 +8,9 @@ NeMo Megatron-Bridge LoRA run with TP8/EP8. One verdict test per case, then what
   watchdog's abort, no death of its own: the report, printed first, had made it dropped_rank (vLLM#1846, where the
   first allreduce never completed). catalogue ray.worker_died keeps the pid (`worker_pid`); the rule is
   diagnosis.rank_state.deaths_after_own_watchdog.
+- A failed NCCL connect to an IPv4 link-local peer (169.254.0.0/16, RFC 3927: no router forwards it; Kubernetes'
+  NodeLocal DNSCache dummy interface is 169.254.20.10) read as a plain network_error (veRL#726): N402 reads it as it
+  read IPv6's fe80::/10, a peer that advertised an interface no other host reaches.
 """
 from __future__ import annotations
 
@@ -139,3 +142,17 @@ def test_the_same_pid_on_another_node_is_another_process(tmp_path):
     other_node = _RAY_TIMEOUT.replace("(RayWorker pid=1080651)", "(RayWorker pid=1080651, ip=10.9.70.99)")
     verdict = console_verdict(tmp_path, _RAY_DIED.format(pid=1080651) + other_node, PROGRESS)
     assert verdict.cls == "dropped_rank", verdict.summary
+
+
+_CONNECT = ("h:1:1 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to {peer}<40815> failed : Software "
+            "caused connection abort\n")
+
+
+def test_a_connect_to_an_ipv4_link_local_peer_is_a_misselected_interface(tmp_path):
+    verdict = console_verdict(tmp_path, _CONNECT.format(peer="169.254.0.1"), PROGRESS)
+    assert verdict.cls == "nic_misselection" and "IPv4 link-local" in verdict.summary, verdict.summary
+
+
+@pytest.mark.parametrize("peer", ["10.0.0.82", "169.25.4.1", "172.21.0.1"])
+def test_a_connect_to_a_routable_peer_stays_a_network_error(peer, tmp_path):
+    assert console_verdict(tmp_path, _CONNECT.format(peer=peer), PROGRESS).cls == "network_error"
