@@ -8,8 +8,9 @@ What it detects:
     socket connect that failed to a peer address no other host reaches: loopback (NCCL advertises ``lo`` only
     when no other interface is up or NCCL_SOCKET_IFNAME names it: src/misc/socket.cc ncclFindInterfaces tries
     ib*, then all but docker/lo, then docker, then lo) or IPv6 link-local (``Connect to fe80::…%enP7906s1<51577>
-    failed``: an interface with no routable address); and torch's Gloo device falling back to loopback (``Using
-    the loopback address as fallback``) in a job whose Gloo mesh then failed to connect. And Open MPI's TCP
+    failed``: an interface with no routable address; IPv4's 169.254.0.0/16 alike, RFC 3927); and torch's Gloo
+    device falling back to loopback (``Using the loopback address as fallback``) in a job whose Gloo mesh then
+    failed to connect. And Open MPI's TCP
     BTL reaching another process than the expected one at a peer's address (``received unexpected process
     identifier``): an address several hosts carry, such as docker0's 172.17.0.1 or virbr0's 192.168.122.1.
 
@@ -49,6 +50,9 @@ _VIRTUAL = re.compile(r"^(?:lo|docker\d*|veth\w*|virbr\d*|tun\d*|tap\d*|br-\w+|c
 # IPv6 link-local (fe80::/10): an address whose scope is one link, that a peer's socket address carries with the
 # *sender's* interface index (NCCL's ncclSocketAddress is the raw sockaddr_in6, sin6_scope_id included)
 _LINK_LOCAL = re.compile(r"^\[?fe[89ab][0-9a-f]?:", re.I)
+# IPv4 link-local (169.254.0.0/16, RFC 3927: no router forwards it): an interface with no routable address, such as
+# Kubernetes' NodeLocal DNSCache dummy (169.254.20.10) or a NIC that got no DHCP lease
+_LINK_LOCAL_V4 = re.compile(r"^169\.254\.\d+\.\d+(?:<\d+>|:\d+)?$")
 _SHARED = "shared_address"   # the catalogue's category for an address that reached another process than the peer
 
 
@@ -139,7 +143,9 @@ class NicMisselection(BaseDetector):
             yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _fix(ctx, "bootstrap"))
             return
         scope = peer.partition("%")[2].partition("<")[0]
-        msg = (f"NCCL failed to connect to {peer}, an IPv6 link-local address" + (f" (scope {scope})" if scope else "")
+        family = "IPv4" if _LINK_LOCAL_V4.match(peer) else "IPv6"
+        msg = (f"NCCL failed to connect to {peer}, an {family} link-local address" + (f" (scope {scope})" if scope
+                                                                                       else "")
                + ": the peer advertised an interface with no routable address, which other hosts cannot reach")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) "
                            "to the interface that carries the nodes' routable addresses on every host (`ip -br addr`), "
@@ -192,7 +198,9 @@ class NicMisselection(BaseDetector):
 
 
 def _unreachable(peer: str) -> str | None:
-    return "loopback" if _LOOPBACK.match(peer) else "link-local" if _LINK_LOCAL.match(peer) else None
+    if _LOOPBACK.match(peer):
+        return "loopback"
+    return "link-local" if _LINK_LOCAL.match(peer) or _LINK_LOCAL_V4.match(peer) else None
 
 
 def _connect_peer(ev) -> str:

@@ -20,6 +20,7 @@ from .. import signals
 from ..model import Event, Evidence, clip
 from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime, refused_nccl_call, rejected_call
+from ..sources.lines import ray_prefix
 from ..sources.traceback import OWN_PROCESS, REPORTS_OTHERS, USAGE_ERROR
 from .native_stacks import communication_call
 
@@ -276,6 +277,31 @@ def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
         if ev.kind in _CRASH_REPORTS and key in first and _before(first[key], ev):
             out.add(id(ev))
     return out
+
+
+def deaths_after_own_watchdog(events: list[Event]) -> set[int]:
+    """Ray's reports of a dead worker (by event id) whose process, by the ip and pid the report names (`Worker IP
+    address: A ... Worker PID: N`) and the ones Ray's log prefix gives that worker's lines (`(Actor pid=N, ip=A)`), had
+    itself printed its ProcessGroupNCCL watchdog's timeout or its `taking the entire process down`: the watchdog ends
+    the process after that (abort), so the death follows that failure and is none of its own. A prefix without an ip
+    (a worker on the driver's node) stands for the report's ip only where no line of the paste names one. Ray's
+    driver prints the report as it sees the exit, and the worker's own lines it forwards later: no order is asked."""
+    prefixes = [(ev, found) for ev in events if (found := ray_prefix(ev.text)) is not None]
+    if not prefixes:
+        return set()
+    one_node = all(ip is None for _, (_, ip) in prefixes)
+    aborting = {found for ev, found in prefixes if _watchdog_ends_process(ev)}
+    out = set()
+    for ev in events:
+        pid, ip = str(ev.data.get("worker_pid") or ""), ev.data.get("worker_ip")
+        if ev.kind == "worker_failed" and pid.isdigit() and (
+                (int(pid), ip) in aborting or one_node and (int(pid), None) in aborting):
+            out.add(id(ev))
+    return out
+
+
+def _watchdog_ends_process(ev: Event) -> bool:
+    return ev.kind == "watchdog_timeout" or (ev.kind == "comm_abort" and ev.data.get("context") == "teardown")
 
 
 def recovered_error_traces(events: list[Event]) -> set[int]:

@@ -71,6 +71,17 @@ LEADING_TS_RE = re.compile(
 )
 
 
+# Ray's driver forwards each worker's lines under `(Actor pid=N, ip=A) ` (log_monitor); a colour code may sit before it
+_RAY_PREFIX_RE = re.compile(r"(?:^|[\s\]m])\([\w.:<>-]+ pid=(?P<pid>\d+)(?:, ip=(?P<ip>[\w.:-]+))?\) ")
+
+
+def ray_prefix(text: str) -> tuple[int, str | None] | None:
+    """The process id and node ip Ray's log prefix gives a line a Ray worker printed (no ip for a worker on the
+    driver's own node); None for a line without one."""
+    m = _RAY_PREFIX_RE.search(text, 0, 160)
+    return (int(m.group("pid")), m.group("ip")) if m is not None else None
+
+
 def open_binary(path: str) -> IO[bytes]:
     """Open a file for streaming, transparently gunzipping `.gz` (sniffed by magic, not name). Only a regular
     file is read (a FIFO or a device swapped in after discovery is refused at once, files.open_regular)."""

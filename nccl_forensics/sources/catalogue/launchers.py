@@ -838,11 +838,15 @@ MESSAGES = [
       "ray:python/ray/exceptions.py", "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
       "ActorDiedError", anchor="ActorDiedError|ActorUnavailableError|WorkerCrashedError"),
     M("ray.worker_died",
-      r"The actor is dead because its worker process has died(?!\.\s*Worker exit type: INTENDED_USER_EXIT)|A worker died or was killed while executing "
-      # Ray 0.x - 1.x (src/ray/raylet/node_manager.cc, error type `worker_died`): `... executing task <id>.`
-      r"(?:a task by an unexpected system error|task [0-9a-f]+)|The worker died unexpectedly while executing this task",
+      (r"(?:The actor is dead because its worker process has died(?!\.\s*Worker exit type: INTENDED_USER_EXIT)|A worker died or was killed while executing "
+       # Ray 0.x - 1.x (src/ray/raylet/node_manager.cc, error type `worker_died`): `... executing task <id>.`
+       r"(?:a task by an unexpected system error|task [0-9a-f]+)|The worker died unexpectedly while executing this task)",
+       # the raylet's report goes on with the dead process's ids (node_manager.cc, Ray 2.x): `... Worker IP address:
+       # A Worker port: N Worker PID: N Worker exit type: ...`: the ip and pid Ray's log prefix `(Actor pid=N, ip=A)`
+       # gives that worker's lines
+       r".*? Worker IP address: (?P<worker_ip>[\w.:-]+)", r" Worker port: \d+ Worker PID: (?P<worker_pid>\d+)"),
       "worker_failed", "failure", "dropped_rank", "Ray 0.7 - 2.x", "ray:python/ray/exceptions.py; src/ray/core_worker; "
-      "src/ray/raylet/node_manager.cc (0.x - 1.x)",
+      "src/ray/raylet/node_manager.cc (0.x - 1.x; 2.x: the `Worker PID:` report)",
       "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR",
       "The actor is dead because its worker process has died",
       anchor="worker process has died|A worker died or was killed|worker died unexpectedly"),
