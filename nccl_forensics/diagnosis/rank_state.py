@@ -286,16 +286,18 @@ def deaths_after_own_watchdog(events: list[Event]) -> set[int]:
     the process after that (abort), so the death follows that failure and is none of its own. A prefix without an ip
     (a worker on the driver's node) stands for the report's ip only where no line of the paste names one. Ray's
     driver prints the report as it sees the exit, and the worker's own lines it forwards later: no order is asked."""
+    reports = [ev for ev in events if ev.kind == "worker_failed" and str(ev.data.get("worker_pid") or "").isdigit()]
+    if not reports:                                 # (most jobs: no prefix is looked for in their lines)
+        return set()
     prefixes = [(ev, found) for ev in events if (found := ray_prefix(ev.text)) is not None]
     if not prefixes:
         return set()
     one_node = all(ip is None for _, (_, ip) in prefixes)
     aborting = {found for ev, found in prefixes if _watchdog_ends_process(ev)}
     out = set()
-    for ev in events:
-        pid, ip = str(ev.data.get("worker_pid") or ""), ev.data.get("worker_ip")
-        if ev.kind == "worker_failed" and pid.isdigit() and (
-                (int(pid), ip) in aborting or one_node and (int(pid), None) in aborting):
+    for ev in reports:
+        pid, ip = int(ev.data["worker_pid"]), ev.data.get("worker_ip")
+        if (pid, ip) in aborting or one_node and (pid, None) in aborting:
             out.add(id(ev))
     return out
 
