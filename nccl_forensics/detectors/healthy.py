@@ -170,7 +170,7 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     left_open = _comms_left_open(ctx.events)
     for ev in ctx.events:
         if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"
-                                    and (ev.file, ev.rank) not in left_open):
+                                    and (ev.file, ev.rank, ev.pid) not in left_open):
             out.setdefault(ev.rank, cite(ev))
     status = defaultdict(list)
     for ev in ctx.of("fr_pg_status"):
@@ -183,19 +183,19 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     return out
 
 
-def _comms_left_open(events: list[Event]) -> set[tuple[str, int]]:
-    """The (file, rank)s whose process initialized a communicator that it never destroyed or aborted: destroying one
-    communicator (a subgroup's, one a program makes and frees) says nothing of the others, which it may hang in."""
-    opened: dict[tuple[str, int], set] = defaultdict(set)
+def _comms_left_open(events: list[Event]) -> set[tuple[str, int, int | None]]:
+    """The (file, rank, pid)s whose process initialized a communicator that it never destroyed or aborted: destroying
+    one communicator (a subgroup's, one a program makes and frees) says nothing of the others, which it may hang in."""
+    opened: dict[tuple[str, int, int | None], set] = defaultdict(set)
     for ev in events:
         if ev.rank is not None and ev.kind in ("comm_init", "comm_destroy", "comm_abort"):
             ptr = ev.data.get("comm_ptr")
             if ptr is None:
                 continue
             if ev.kind == "comm_init":
-                opened[ev.file, ev.rank].add(ptr)
+                opened[ev.file, ev.rank, ev.pid].add(ptr)
             else:
-                opened[ev.file, ev.rank].discard(ptr)
+                opened[ev.file, ev.rank, ev.pid].discard(ptr)
     return {key for key, ptrs in opened.items() if ptrs}
 
 
