@@ -306,6 +306,7 @@ FAILURE_KINDS = frozenset({
     "cuda_error", "nccl_error", "error_trace", "faulthandler", "watchdog_timeout", "heartbeat", "desync_report",
     "monitored_barrier", "fingerprint_mismatch", "child_failed", "worker_failed", "error_json", "sigterm_sent",
     "hung_task", "wait_timeout", "slurm_cancelled", "comm_abort", "frtrace_report", "cpp_terminate", "signal_report",
+    "fr_work_failed",
 })
 
 

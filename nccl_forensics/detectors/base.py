@@ -40,7 +40,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
     "anything": None,                    # the health rule reads whatever there is
     "timeouts": {"watchdog_timeout", "gloo_error", "heartbeat", "slurm_cancelled", "monitored_barrier",
                  "desync_report", "faulthandler", "hung_task", "wait_timeout", "work_status", "frtrace_report",
-                 "nccltests_incomplete"},
+                 "nccltests_incomplete", "fr_work_failed"},
 }
 
 

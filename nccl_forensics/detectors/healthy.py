@@ -8,15 +8,16 @@ What it detects:
       missing, unreadable, truncated or refused file, no file whose rank nothing names); or, where no line states
       the world, a scheduler or launcher says the whole job succeeded (LSF's ``Successfully completed.``,
       SkyPilot's and torchx's ``SUCCEEDED``: every rank of it, seen or not, ended well);
-    - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, its
-      communicators destroyed, every collective it enqueued completed, a completed nccl-tests run; where the job
-      spans nodes, one node's torchrun success covers the ranks its file shows, and ``Done waiting for other
-      agents``, the exit barrier that every agent reaches only after its workers succeeded, covers all), or
-      that it completed the last collective any rank reached in each of its groups (a flight-recorder
-      state: an NCCL COLL line says only that a collective was enqueued, and every rank of a hang reaches
-      the collective it hangs in);
+    - every expected rank shows that it finished (an exit code of 0 or the launcher's success line, every
+      communicator its process made destroyed, every collective it enqueued completed, a completed nccl-tests
+      run; where the job spans nodes, one node's torchrun success covers the ranks its file shows, and ``Done
+      waiting for other agents``, the exit barrier that every agent reaches only after its workers succeeded,
+      covers all), or that it completed the last collective any rank reached in each of its groups (a
+      flight-recorder state: an NCCL COLL line says only that a collective was enqueued, and every rank of a hang
+      reaches the collective it hangs in), with no send or recv left pending after it;
     - no line anywhere shows a failure (a traceback, a C++ ``terminate``, a signal, an NCCL error trace
-      ``file.cc:N -> N``, a timeout, a launcher's non-zero exit), whether or not a detector explains it;
+      ``file.cc:N -> N``, a timeout, a flight-recorder entry retired without completing, a launcher's non-zero
+      exit), whether or not a detector explains it;
     - every detector ran (no ``--select``/``--ignore`` subset) and none, and no parser, failed inside.
 
     Otherwise the verdict is the failure another detector found or, when none did, ``inconclusive``
@@ -36,8 +37,9 @@ Example:
 
 Known limits:
     A fragment of a running job is healthy only where its flight recorder shows the last collective
-    completed (medium confidence); NCCL COLL lines alone, in step or not, never show health, and neither
-    do py-spy stacks: a snapshot cannot tell progress.
+    completed (medium confidence), with no send or recv left pending after it; NCCL COLL lines alone, in step or
+    not, never show health, and neither do py-spy stacks: a snapshot cannot tell progress. A stack dump inside a
+    collective beside dumps whose collectives all completed is still that health (the two snapshots have no order).
 
 Suggested fix:
     To get an all-clear where ncclf is inconclusive, collect what the reasons name: every rank's log
@@ -48,12 +50,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, NamedTuple
 
+from ..diagnosis.fr_semantics import P2POp
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
 from ..sources.ranks import spans_nodes
 from .base import BaseDetector, Context
 
 _SHOWN = 3           # failure lines quoted in a reason
+P2P_STATE, P2P_LINE = P2POp._fields.index("state"), P2POp._fields.index("line")   # of a Context.p2p row
 
 
 class Health(NamedTuple):
@@ -163,8 +167,10 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     for ev in ctx.events:
         if ev.rank is not None and ev.file in nodes:             # the ranks that node's agent started
             out.setdefault(ev.rank, cite(nodes[ev.file]))
+    left_open = _comms_left_open(ctx.events)
     for ev in ctx.events:
-        if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"):
+        if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"
+                                    and (ev.file, ev.rank, ev.pid) not in left_open):
             out.setdefault(ev.rank, cite(ev))
     status = defaultdict(list)
     for ev in ctx.of("fr_pg_status"):
@@ -175,6 +181,22 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
         if done and len(done) == len(evs):
             out.setdefault(rank, cite(done[0]))
     return out
+
+
+def _comms_left_open(events: list[Event]) -> set[tuple[str, int, int | None]]:
+    """The (file, rank, pid)s whose process initialized a communicator that it never destroyed or aborted: destroying
+    one communicator (a subgroup's, one a program makes and frees) says nothing of the others, which it may hang in."""
+    opened: dict[tuple[str, int, int | None], set] = defaultdict(set)
+    for ev in events:
+        if ev.rank is not None and ev.kind in ("comm_init", "comm_destroy", "comm_abort"):
+            ptr = ev.data.get("comm_ptr")
+            if ptr is None:
+                continue
+            if ev.kind == "comm_init":
+                opened[ev.file, ev.rank, ev.pid].add(ptr)
+            else:
+                opened[ev.file, ev.rank, ev.pid].discard(ptr)
+    return {key for key, ptrs in opened.items() if ptrs}
 
 
 def _one_node_s(ev: Event) -> bool:
@@ -190,7 +212,8 @@ def _all_completed(data: dict) -> bool:
 def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
     """Ranks whose timeline shows, in every group it has rows in, the last collective any rank reached there
     *completed* (a flight-recorder state): reaching it is not enough, every rank of a hang reaches the collective it
-    hangs in, and an NCCL COLL line only says the collective was enqueued."""
+    hangs in, and an NCCL COLL line only says the collective was enqueued. A rank whose dump ends in a send or recv
+    left pending is not shown to have progressed."""
     colls = ctx.timelines.colls
     if colls.empty or "state" not in colls:
         return {}
@@ -200,13 +223,26 @@ def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
     head = rows.groupby("group", observed=True)["seq"].transform("max")
     at_head = (rows["seq"] >= head) & (rows["state"].astype(object) == "completed")
     reached = at_head.groupby([rows["group"], rows["rank"]], observed=True).any()
-    behind = {int(rank) for (_, rank), ok in reached.items() if not ok}
+    behind = {int(rank) for (_, rank), ok in reached.items() if not ok} | _pending_p2p(ctx, rows)
     out: dict[int, Evidence] = {}
     for row in rows[at_head].itertuples(index=False):
         rank = int(row.rank)
         if rank not in behind and rank not in out:
             out[rank] = Evidence(str(row.file), int(row.line), f"seq {int(row.seq)} of group {row.group}")
     return out
+
+
+def _pending_p2p(ctx: Context, rows) -> set[int]:
+    """Ranks whose flight recorder ends in a send or recv that did not complete (after the last collective of the
+    dump that completed): a P2P op is no row of the timeline's groups, and a pipeline's ranks can hang in one while
+    every collective they issued completed. A batch's sends and recvs that later collectives passed stay
+    `scheduled` (the batch's marker holds its events)."""
+    pending = [(rank, file, op[P2P_LINE]) for rank, file, *op in ctx.p2p if op[P2P_STATE] != "completed"]
+    if not pending:
+        return set()
+    done = rows[rows["state"].astype(object) == "completed"].groupby(["rank", "file"], observed=True)["line"].max()
+    last = {(int(rank), str(file)): int(line) for (rank, file), line in done.items()}
+    return {rank for rank, file, line in pending if line > last.get((rank, file), -1)}
 
 
 def _shown(expected: list[int], finished: dict, progressed: dict) -> str:

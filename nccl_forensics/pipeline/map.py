@@ -31,7 +31,7 @@ from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import whole_file
 from ..sources.columns import categorize, code_type, narrow
 from ..sources.discover import sniff
-from ..sources.flight_recorder import host_in_name, iter_frames, table_of_dump
+from ..sources.flight_recorder import ended_incomplete_events, host_in_name, iter_frames, table_of_dump
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
@@ -267,7 +267,8 @@ def digest_flight_recorder(source: Source) -> Digest:
                   + (f", read from entry {first}" if first else ""),
                   data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "comm_lib_version")}
                   | {"pg_config": compact_config(meta.get("pg_config"))} | ({"first_entry": first} if first else {}))
-    return Digest(SourceResult(source, [event]), rows, declared=declared_groups([event]), p2p=p2p)
+    ended = list(ended_incomplete_events(source.path, meta.get("rank"), meta.get("ended_incomplete") or []))
+    return Digest(SourceResult(source, [event, *ended]), rows, declared=declared_groups([event]), p2p=p2p)
 
 
 def _coded_tail(source: Source, tail_entries: int) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:

@@ -6,17 +6,20 @@ recovery hid) shows its failure only there. `diagnose` says `none` only after `s
 there that may show a failure; the files where it finds one are read in full, and the verdict comes from that.
 
 The scan is a pre-filter, not a verdict: a block whose every line is an NCCL INFO line (the bulk of a large log)
-is passed over at memory speed; the other lines are looked at for an NCCL WARN, the start of a traceback or a fatal
-Python error, or a catalogue message that means a failure. A line it wrongly suspects costs a full read, never a
-verdict.
+is passed over at memory speed, once none of them holds the words of the failures NCCL prints at INFO level (its
+error trace `net.cc:1386 -> 6`, catalogue.nccl.INFO_LEVEL); the other lines are looked at for an NCCL WARN, the
+start of a traceback or a fatal Python error, or a catalogue message that means a failure. A line it wrongly
+suspects costs a full read, never a verdict.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ..errors import NcclfError
 from ..model import Evidence, Source
 from ..sources import catalogue
+from ..sources.catalogue.nccl import INFO_LEVEL
 from ..sources.faulthandler import STARTS as FAULTHANDLER_STARTS
 from ..sources.lines import middle_blocks
 from ..sources.traceback import STARTS as TRACEBACK_STARTS
@@ -57,6 +60,9 @@ def _suspect(block: bytes, lines: int) -> tuple[int, str] | None:
     progress lines differ only in their numbers. A word that holds no digit stays whole in a line's shape, so a
     shape without any catalogue anchor or marker is a line without one; the real lines of the other shapes are then
     read in full. The few anchors with a digit are looked for in the block as they are."""
+    info_failure = _info_failure(block)
+    if info_failure is not None:
+        return info_failure
     if lines == block.count(_INFO):                        # every line an INFO line (most blocks of a large log)
         return None
     digit_words = [word for word in _digit_anchors() if word in block]
@@ -73,6 +79,48 @@ def _suspect(block: bytes, lines: int) -> tuple[int, str] | None:
             if may_show_failure(text):
                 return start, text
     return None
+
+
+# NCCL's error trace, printed at INFO level as NCCLCHECK unwinds (`transport/net.cc:1386 -> 6`, `proxy.cc:1520
+# (proxyProgress) -> 3 [Progress thread]`, `net.cc:100 Cuda failure 'out of memory'`): grammars/nccl.lark error_trace
+_ERROR_TRACE = re.compile(rb" NCCL INFO [^\s():]+:\d+ (?:\([^)\n]*\) )?(?:-> -?\d|Cuda failure)")
+
+
+def _info_failure(block: bytes) -> tuple[int, str] | None:
+    """(offset, text) of the first NCCL INFO line that shows a failure: an error trace, or a catalogue message NCCL
+    prints at INFO level (catalogue.nccl.INFO_LEVEL) whose meaning is a failure. Each is looked for by its words
+    first, at memory speed."""
+    words = [word for word in _info_anchors() if word in block]
+    if not words:
+        return None
+    found = []
+    trace = _ERROR_TRACE.search(block)
+    if trace is not None:
+        found.append(_line_at(block, trace.start()))
+    for word in set(words) & set(_info_anchors()[2:]):     # a catalogue message's words: is its line one?
+        at = block.find(word)
+        while at >= 0:
+            line = _line_at(block, at)
+            if may_show_failure(line[1]):
+                found.append(line)
+                break
+            at = block.find(word, at + 1)
+    return min(found, default=None)
+
+
+def _line_at(block: bytes, at: int) -> tuple[int, str]:
+    start = block.rfind(b"\n", 0, at) + 1
+    end = block.find(b"\n", at)
+    return start, block[start:end if end >= 0 else len(block)].decode("utf-8", "replace")
+
+
+@lru_cache(maxsize=1)
+def _info_anchors() -> tuple[bytes, ...]:
+    """The words an INFO-level failure line holds: the error trace's two forms, then the anchors of the catalogue's
+    INFO-level failure and consequence messages."""
+    words = {word.encode() for msg in catalogue.messages() if msg.id in INFO_LEVEL
+             and msg.meaning in ("failure", "consequence") for word in catalogue.anchors(msg)}
+    return (b" -> ", b" Cuda failure", *sorted(words))
 
 
 def _may_hold(shape: str) -> bool:

@@ -37,7 +37,7 @@ from functools import lru_cache
 from itertools import chain
 from math import prod
 from operator import itemgetter
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import BadInput
 from ..model import Event, Source
@@ -312,7 +312,28 @@ def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = Fa
     cols = _entry_columns(entries, lines, frames, fields)
     meta = _meta(dump, path, source, cols)
     meta["entries"], meta["bad_lines"] = len(entries), bad_lines
+    meta["ended_incomplete"] = ended_incomplete(entries, lines, range(len(entries)), meta["backend"])
     return meta, cols
+
+
+def ended_incomplete(entries: list[dict], lines, candidates: Iterable[int], backend: str | None) -> list[dict]:
+    """The entries (of `candidates`, indices into `entries`) that the watchdog retired without their completing:
+    the work ended in a timeout or an error (FlightRecorder.hpp: "a retired but not completed event has timed
+    out"; ProcessGroupNCCL's watchdog retires a work whose exception is set, as on a timeout it did not tear down).
+    Gloo records no device events, so its entries stay `scheduled` when they complete: none of its entries count.
+    An entry that holds a completion time completed (the 2.2-era recorder set it on retiring)."""
+    if backend == "gloo":
+        return []
+    out = []
+    for i in candidates:
+        entry = entries[i]
+        if entry.get("retired") is True and entry.get("state") != "completed" \
+                and _ns(entry.get("time_discovered_completed_ns")) is None:
+            pg, desc = _pg(entry.get("process_group"))
+            out.append({"line": int(lines[i]), "pg_name": pg, "pg_desc": desc,
+                        "seq": _int(entry.get("collective_seq_id")), "op": _str(entry.get("profiling_name")),
+                        "state": _str(entry.get("state")), "timeout_ms": _int(entry.get("timeout_ms"))})
+    return out
 
 
 def _ranks(v: Any) -> tuple[int, ...] | list[int] | None:
@@ -446,6 +467,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
     rank = meta["rank"]
     yield Event("fr_dump", SOURCE, path, 1, rank, text=_dump_text(meta),
                 data={k: meta[k] for k in _DUMP_FIELDS})
+    yield from ended_incomplete_events(path, rank, meta.get("ended_incomplete") or [])
     for name, st in sorted(meta["pg_status"].items()):
         text = (f"pg_status {name}: last enqueued {st['last_enqueued']}, started {st['last_started']}, "
                 f"completed {st['last_completed']}")
@@ -459,6 +481,19 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
         yield _entry_event(path, rank, row)
     for line in ([next_bad] if next_bad is not None else []) + list(bad):
         yield Event("unparsed", SOURCE, path, line, rank, text="entry is not a dict")
+
+
+def ended_incomplete_events(path: str, rank: int | None, ended: list[dict]) -> Iterator[Event]:
+    """`fr_work_failed` events: a dump's entries that ended without completing (`ended_incomplete`), its first few
+    (every later one on a communicator an error left is a consequence)."""
+    for entry in ended[:_ENDED_SHOWN]:
+        text = (f"flight recorder: {entry['op']} seq {entry['seq']} of group {entry['pg_name']} was retired without "
+                f"completing (state {entry['state']}): it timed out or failed")
+        yield Event("fr_work_failed", SOURCE, path, entry["line"], rank, comm=entry["pg_name"], text=text,
+                    data={**entry, "count": len(ended)})
+
+
+_ENDED_SHOWN = 3
 
 
 def _entry_event(path: str, rank: int | None, row: tuple) -> Event:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..model import Source
 from .columns import categorize, code_type, recode
-from .flight_recorder import DTYPES, dump_meta, ranks_in_text, split_profiling_name
+from .flight_recorder import DTYPES, dump_meta, ended_incomplete, ranks_in_text, split_profiling_name
 
 _KEYS = ("process_group", "collective_seq_id", "profiling_name", "input_sizes", "input_dtypes", "state",
          "time_created_ns", "record_id", "pg_id", "output_sizes")
@@ -108,6 +108,9 @@ def _coded(dump: dict, entries: list[dict], path: str, source: Source | str, fir
                      backend=next((s[0] for s in split if s[0]), None),
                      record_ids=(min(record_ids), max(record_ids)))
     meta["entries"], meta["bad_lines"] = len(entries), []
+    pending = np.flatnonzero(state_codes != state_cats.index("completed")) if "completed" in state_cats \
+        else range(len(entries))
+    meta["ended_incomplete"] = ended_incomplete(entries, line, pending, meta["backend"])
     return meta, cols
 
 
