@@ -25,6 +25,7 @@ from ..sources.lines import middle_blocks
 from ..sources.traceback import STARTS as TRACEBACK_STARTS
 
 _INFO = b" NCCL INFO "
+_COLL = b": opCount "             # an INFO COLL line's words (nccl_fast.COLL_LINE_RE): no failure is one of them
 _MARKERS = ("NCCL WARN", *TRACEBACK_STARTS, FAULTHANDLER_STARTS[0])
 _DIGITS = b"0123456789"
 
@@ -60,10 +61,12 @@ def _suspect(block: bytes, lines: int) -> tuple[int, str] | None:
     progress lines differ only in their numbers. A word that holds no digit stays whole in a line's shape, so a
     shape without any catalogue anchor or marker is a line without one; the real lines of the other shapes are then
     read in full. The few anchors with a digit are looked for in the block as they are."""
+    if lines == block.count(_COLL):                        # every line a COLL line (most blocks of a large log)
+        return None
     info_failure = _info_failure(block)
     if info_failure is not None:
         return info_failure
-    if lines == block.count(_INFO):                        # every line an INFO line (most blocks of a large log)
+    if lines == block.count(_INFO):                        # every line an INFO line
         return None
     digit_words = [word for word in _digit_anchors() if word in block]
     suspect = {shape for shape in set(block.translate(None, _DIGITS).split(b"\n"))

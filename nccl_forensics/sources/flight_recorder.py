@@ -312,7 +312,9 @@ def table_of_dump(dump: dict, path: str, source: Source | str, frames: bool = Fa
     cols = _entry_columns(entries, lines, frames, fields)
     meta = _meta(dump, path, source, cols)
     meta["entries"], meta["bad_lines"] = len(entries), bad_lines
-    meta["ended_incomplete"] = ended_incomplete(entries, lines, range(len(entries)), meta["backend"])
+    states = cols.get("state")                      # (read with FR_FIELDS; every entry where it was not)
+    pending = range(len(entries)) if states is None else [i for i, st in enumerate(states) if st != "completed"]
+    meta["ended_incomplete"] = ended_incomplete(entries, lines, pending, meta["backend"])
     return meta, cols
 
 
