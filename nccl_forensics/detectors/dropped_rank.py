@@ -197,7 +197,7 @@ class DroppedRank(BaseDetector):
             yield from self._deepspeed_teardown(ctx)
             yield from self._agent_stopped(ctx)
             return
-        if not _only_launchers_failed(ctx):
+        if not _only_launchers_failed(ctx) or _launcher_named_a_cause(ctx):
             return
         ranks = sorted({ev.rank for ev in exits if ev.rank is not None})
         if len(ranks) > 1:
@@ -298,6 +298,14 @@ def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
     """No line shows a failure but a launcher's (and those `besides` accepts)."""
     return not any(shows_failure(ev) and ev.kind not in _LAUNCHER_KINDS and not ev.data.get("launcher")
                    and not besides(ev) for ev in ctx.events)
+
+
+def _launcher_named_a_cause(ctx: Context) -> bool:
+    """A launcher's line that names a cause beyond a process's end (ssh could not reach the node, a timer reaped a
+    stuck worker): the exits it reports (pdsh's `ssh exited with exit code 255`) are that cause's consequence, and
+    the class is that line's detector's."""
+    return any(ev.kind in _LAUNCHER_KINDS and ev.data.get("implies") not in (None, "dropped_rank") and shows_failure(ev)
+               for ev in ctx.events)
 
 
 @lru_cache(maxsize=1)

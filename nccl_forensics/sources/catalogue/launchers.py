@@ -1,7 +1,7 @@
 """The launchers' lines about their workers: torchrun / torch.distributed.elastic, torch.distributed.launch,
-DeepSpeed, composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd (and its PMIx plugin), Horovod, Ray,
-submitit, Kubeflow's training-operator, the kubelet and kube-scheduler, PBS (OpenPBS/PBS Pro, Torque), IBM LSF,
-SkyPilot and torchx.
+DeepSpeed (and pdsh, its multi-node runner), composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd (and
+its PMIx plugin), Horovod, Ray, submitit, Kubeflow's training-operator, the kubelet and kube-scheduler, PBS
+(OpenPBS/PBS Pro, Torque), IBM LSF, SkyPilot and torchx.
 
 Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
@@ -14,7 +14,8 @@ src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincu
 submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction,
 nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption; openpbs/openpbs src/resmom/mom_main.c; LSF's
 termination reasons (lsbatch.h, as its job report prints them); skypilot-org/skypilot cloud_vm_ray_backend.py and
-skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; open-mpi/ompi v4.1 orterun help and openpmix/prrte
+skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; chaos/pdsh src/common/pipecmd.c, src/modules/sshcmd.c and
+src/pdsh/dsh.c (2.0 - 2.35); open-mpi/ompi v4.1 orterun help and openpmix/prrte
 help-prun.txt / help-errmgr-base.txt; the serving
 stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py,
 entrypoints/engine.py and model_executor/model_runner.py) and bash's job report (jobs.c).
@@ -318,6 +319,18 @@ MESSAGES = [
       "openssh-portable:sshconnect.c:ssh_connect_direct",
       "ssh: connect to host worker-2 port 22: Connection refused", "ssh: connect to host worker-2 port 22: C",
       anchor="ssh: connect to host"),
+    # pdsh (DeepSpeed's default multi-node runner: `pdsh -S -f 1024 -w hosts ...`) reaps each node's remote command
+    # and reports a non-zero wait status as `pdsh@<local host>: <node>: <rcmd> exited with exit code N` (the ssh
+    # module 2.5 - 2.14, pipecmd_wait 2.15+; `killed by signal N` 2.34+), and a remote process its rcmd module saw
+    # die of a signal as `process on host <node> killed by signal N` (dsh.c _die_if_signalled, 2.0+). That node's
+    # launcher (and so its workers) failed; the code is the remote command's, or ssh's own 255 when ssh failed
+    M("pdsh.remote_exit",
+      r"pdsh@\S+: (?:(?P<host>[^\s:]+): (?P<rcmd>\S+) (?:exited with exit code (?P<exitcode>\d+)|killed by signal "
+      r"(?P<signum>\d+))|process on host (?P<host1>\S+) killed by signal (?P<signum1>\d+))",
+      "worker_failed", "failure", None, "pdsh 2.0 - 2.35",
+      "pdsh:src/common/pipecmd.c:pipecmd_wait, src/modules/sshcmd.c, src/pdsh/dsh.c:_die_if_signalled",
+      "pdsh@gpu-01: gpu-02: ssh exited with exit code 1", "pdsh@gpu-01: gpu-02: ssh exited with exit code 1",
+      anchor="pdsh@"),
     # ---- composer
     M("composer.rank_crashed",
       r"Rank (?P<rank>\d+) crashed with exit code (?P<exitcode>-?\d+)",
