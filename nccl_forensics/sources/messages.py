@@ -352,7 +352,8 @@ class MessageParser(LineParser):
         if barrier is None or line.no - barrier.line > _EXIT_BARRIER_LINES:
             self._exit_barrier = None
             return
-        waits = [ev for ev in out if ev.line == line.no and ev.data.get("implies") == "missing_rank"]
+        # (the store error is often a traceback's last line: its event is held while the traceback parser reads)
+        waits = [ev for ev in (*out, *self._held) if ev.line == line.no and ev.data.get("implies") == "missing_rank"]
         for ev in waits:
             ev.data.update(meaning=barrier.data.get("meaning"), context="exit_barrier")
             ev.data.pop("implies", None)
@@ -432,8 +433,10 @@ class MessageParser(LineParser):
         self._held.remove(held)
         # torch's CUDA_LAUNCH_BLOCKING hint (tail_only) says less than an error the parser read with its own class
         if "message_id" not in ev.data and not (held.data.get("tail_only") and ev.data.get("implies")):
+            # a wait the traceback parser read as the exit barrier's (its frames) keeps that reading
+            barrier = ev.data.get("context") == "exit_barrier"
             for key in ("message_id", "meaning", "implies", "category", "process_shapes", "ranks_at_fault"):
-                if key in held.data:
+                if key in held.data and not (barrier and key in ("meaning", "implies")):
                     ev.data[key] = held.data[key]
             if ev.kind == "traceback":      # the traceback parser reads the frames, the catalogue the message's fields
                 for key, value in held.data.items():

@@ -95,6 +95,19 @@ def _pickling_an_object(frames: list[dict[str, Any]], exc_type: str | None) -> b
     return any(f.get("function") == "_object_to_tensor" and _C10D in str(f.get("file")) for f in frames[-3:])
 
 
+# torch elastic's agent logs its exit barrier's failed wait with log.exception (agent/server/api.py `_exit_barrier`,
+# 1.9 - 2.13), after its own workers SUCCEEDED: the store error that ends that traceback is the barrier's wait for the
+# other nodes' agents (one failed, or finished more than the barrier's timeout later), no rank's failure. Where each
+# line carries the logger's prefix the message parser reads it so (sources/messages.py `_read_exit_barrier`); a plain
+# traceback under the log line is read here, by its frame.
+_AGENT_API = "torch/distributed/elastic/agent/server/api.py"
+
+
+def exit_barriers_wait(frames: list[dict[str, Any]]) -> bool:
+    """Is this the traceback of torch elastic's exit barrier (a frame of its `_exit_barrier`)?"""
+    return any(f.get("function") == "_exit_barrier" and _AGENT_API in str(f.get("file")) for f in frames)
+
+
 def launchers_report(frames: list[dict[str, Any]], exc_type: str | None, message: str | None = None) -> bool:
     if exc_type and exc_type.rsplit(".", 1)[-1] == "CalledProcessError" and _LAUNCHER_COMMAND.search(message or ""):
         return True
@@ -306,6 +319,10 @@ class TracebackParser(LineParser):
         launcher = launchers_report(block.frames, block.exc_type, block.message)
         if launcher:
             ev.data.update(meaning="consequence", launcher=True)
+        if exit_barriers_wait(block.frames):
+            for data in [ev.data] + [data for _, _, data in block.causes]:
+                data.update(meaning="benign", context="exit_barrier")
+                data.pop("implies", None)
         if block.named_rank is not None:
             ev.rank = block.named_rank          # the failed rank's own traceback, printed by the rank that gathered it
         elif ev.rank is None and not launcher:  # a launcher is no rank, whichever rank's cut frames its block began in

@@ -11,6 +11,13 @@ error under a multi-node `[default0]:[rank12]:` wrapper. One verdict test per ca
 - An exit a launcher reports after its own line named a cause (ssh could not connect, so pdsh's code is ssh's 255)
   is that cause's consequence, no process's failure of its own: dropped_rank's lone-exit rule leaves it to the
   cause's class (detectors/dropped_rank.py _launcher_named_a_cause).
+- A node whose workers succeeded and whose agent then timed out at torch elastic's exit barrier (another node failed,
+  or finished later) read inconclusive where each traceback line carries the logger's prefix (torch 2.4+), but
+  stuck_rank or unclassified_failure under the plain traceback log.exception prints (`ERROR:torch.distributed.elastic.
+  agent.server.api:Error waiting on exit barrier`, then `Traceback ...` and `RuntimeError: Socket Timeout` or
+  `DistStoreError: ...`): the store error's event was held while the traceback parser read the lines, out of the
+  message parser's reach (sources/messages.py `_read_exit_barrier` now reads the held ones too), and the traceback
+  was a failure of its own (sources/traceback.py reads a traceback through `_exit_barrier` as that barrier's wait).
 """
 from __future__ import annotations
 
@@ -179,4 +186,33 @@ def test_a_pdsh_exit_after_the_nodes_own_error_is_that_error(tmp_path):
 def test_a_progressing_job_then_a_pdsh_exit_is_no_all_clear(tmp_path):
     verdict = console_verdict(tmp_path, "gpu-02: step 200/1000 loss 0.38\npdsh@gpu-01: gpu-02: ssh killed by signal 9",
                               progress=PROGRESS)
+    assert verdict.cls not in ("none", "inconclusive"), verdict.summary
+
+
+_AGENT_API = "/opt/conda/lib/python3.10/site-packages/torch/distributed/elastic/"
+_EXIT_BARRIER_PLAIN = (
+    "INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 seconds "
+    "for other agents to finish.\n"
+    "ERROR:torch.distributed.elastic.agent.server.api:Error waiting on exit barrier. Elapsed: 300.0863606929779 seconds\n"
+    "Traceback (most recent call last):\n"
+    f'  File "{_AGENT_API}agent/server/api.py", line 920, in _exit_barrier\n'
+    "    store_util.barrier(\n"
+    f'  File "{_AGENT_API}utils/store.py", line 78, in barrier\n'
+    "    synchronize(store, data, rank, world_size, key_prefix, barrier_timeout)\n"
+    f'  File "{_AGENT_API}utils/store.py", line 34, in get_all\n'
+    '    data = store.get(f"{{prefix}}{{idx}}")\n'
+    "{error}\n")
+
+
+@pytest.mark.parametrize("error", ["RuntimeError: Socket Timeout",                      # 1.9 - 1.13
+                                   "torch.distributed.DistStoreError: Socket Timeout"])  # 2.0+
+def test_the_exit_barriers_plain_traceback_is_no_failure_of_this_node(error, tmp_path):
+    verdict = console_verdict(tmp_path, _EXIT_BARRIER_PLAIN.format(error=error), progress="")
+    assert verdict.cls == "inconclusive", verdict.summary
+
+
+def test_the_same_store_timeout_outside_the_exit_barrier_stays_a_missing_rank(tmp_path):
+    text = _EXIT_BARRIER_PLAIN.format(error="RuntimeError: Socket Timeout").replace(
+        "in _exit_barrier", "in _rendezvous").replace("Error waiting on exit barrier.", "Rendezvous failed.")
+    verdict = console_verdict(tmp_path, text, progress="")
     assert verdict.cls not in ("none", "inconclusive"), verdict.summary
