@@ -161,7 +161,9 @@ class Context:
         communicator destroyed, or `launcher_success`: a line that the whole job succeeded)?"""
         if self.launcher_success():
             return True
-        destroyed = {ev.rank for ev in self.by_kind.get("comm_destroy", []) if ev.rank is not None}
+        left_open = comms_left_open(self.events)
+        destroyed = {ev.rank for ev in self.by_kind.get("comm_destroy", [])
+                     if ev.rank is not None and (ev.file, ev.rank, ev.pid) not in left_open}
         if self.world and destroyed >= set(self.world):
             return True
         colls = self.timelines.colls
@@ -170,6 +172,22 @@ class Context:
             return False
         last = fr.sort_values("seq").groupby(["group", "rank"]).tail(1)
         return bool((last["state"] == "completed").all())
+
+
+def comms_left_open(events: list[Event]) -> set[tuple[str, int, int | None]]:
+    """The (file, rank, pid)s whose process initialized a communicator that it never destroyed or aborted: destroying
+    one communicator (a subgroup's, one a program makes and frees) says nothing of the others, which it may hang in."""
+    opened: dict[tuple[str, int, int | None], set] = defaultdict(set)
+    for ev in events:
+        if ev.rank is not None and ev.kind in ("comm_init", "comm_destroy", "comm_abort"):
+            ptr = ev.data.get("comm_ptr")
+            if ptr is None:
+                continue
+            if ev.kind == "comm_init":
+                opened[ev.file, ev.rank, ev.pid].add(ptr)
+            else:
+                opened[ev.file, ev.rank, ev.pid].discard(ptr)
+    return {key for key, ptrs in opened.items() if ptrs}
 
 
 def _every_process_exited(worlds: list[Event], exits: list[Event]) -> list[Event]:

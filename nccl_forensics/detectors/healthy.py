@@ -54,7 +54,7 @@ from ..diagnosis.fr_semantics import P2POp
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
 from ..sources.ranks import spans_nodes
-from .base import BaseDetector, Context
+from .base import BaseDetector, Context, comms_left_open
 
 _SHOWN = 3           # failure lines quoted in a reason
 P2P_STATE, P2P_LINE = P2POp._fields.index("state"), P2POp._fields.index("line")   # of a Context.p2p row
@@ -167,7 +167,7 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
     for ev in ctx.events:
         if ev.rank is not None and ev.file in nodes:             # the ranks that node's agent started
             out.setdefault(ev.rank, cite(nodes[ev.file]))
-    left_open = _comms_left_open(ctx.events)
+    left_open = comms_left_open(ctx.events)
     for ev in ctx.events:
         if ev.rank is not None and (shows_health(ev) or ev.kind == "comm_destroy"
                                     and (ev.file, ev.rank, ev.pid) not in left_open):
@@ -181,22 +181,6 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
         if done and len(done) == len(evs):
             out.setdefault(rank, cite(done[0]))
     return out
-
-
-def _comms_left_open(events: list[Event]) -> set[tuple[str, int, int | None]]:
-    """The (file, rank, pid)s whose process initialized a communicator that it never destroyed or aborted: destroying
-    one communicator (a subgroup's, one a program makes and frees) says nothing of the others, which it may hang in."""
-    opened: dict[tuple[str, int, int | None], set] = defaultdict(set)
-    for ev in events:
-        if ev.rank is not None and ev.kind in ("comm_init", "comm_destroy", "comm_abort"):
-            ptr = ev.data.get("comm_ptr")
-            if ptr is None:
-                continue
-            if ev.kind == "comm_init":
-                opened[ev.file, ev.rank, ev.pid].add(ptr)
-            else:
-                opened[ev.file, ev.rank, ev.pid].discard(ptr)
-    return {key for key, ptrs in opened.items() if ptrs}
 
 
 def _one_node_s(ev: Event) -> bool:

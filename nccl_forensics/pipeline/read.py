@@ -154,14 +154,18 @@ def summarize(paths: Iterable[str], out: str, jobs: int = 0, window_mb: float | 
     paths = list(paths)
     sources, usable, windowed, digests, _ = read_inputs(paths, window_mb, jobs, progress)
     # the reducing node cannot go back to a file whose unread middle may hold a failure line: it is summarized whole
-    head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
-    digests, windowed = read_whole(digests, windowed, suspect_middles(windowed, head_lines))
+    digests, windowed = read_whole(digests, windowed, suspect_middles(windowed, head_lines(digests)))
     tails = {s.path: s.window[1] for s in windowed if s.window}
     for d in digests:
         if d.result.source.path in tails:
             absolute_lines(d, tails[d.result.source.path])
     write_summary(out, [s for s in sources if s.kind is not SourceKind.SUMMARY], digests, paths)
     return digests
+
+
+def head_lines(digests: list[Digest]) -> dict[str, int]:
+    """Each windowed file's lines read at its head, by path (what `suspect_middles` scans after)."""
+    return {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
 
 
 def read_whole(digests: list[Digest], windowed: list[Source], whole: Iterable[str],

@@ -40,7 +40,7 @@ from ..sources.lines import TAIL_BASE, read_lines, resolve_tail_line
 from ..sources.ranks import assign_ranks
 from .engines.local import SharedPool
 from .map import WINDOW_MB, Digest, declared_groups, fr_event_rows
-from .read import read_inputs, read_whole
+from .read import head_lines, read_inputs, read_whole
 from .summary import RowBlock, read_summary_blocks
 from .unread import suspect_middles
 
@@ -156,7 +156,7 @@ def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, wind
     result = analyse(events, frames, declared, select, ignore, sources=sources, errors=errors, file_ranks=file_ranks,
                      warnings=warnings, p2p=p2p)
     result.windowed, result.window_mb = windowed, window_mb
-    result.head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
+    result.head_lines = head_lines(digests)
     result.environment = settings([*stated(events), *_manifest_env(sources)])
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}

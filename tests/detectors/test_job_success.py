@@ -116,3 +116,18 @@ def test_an_empty_log_is_no_gap(tmp_path):
     cls, _ = _verdict(tmp_path, **{"node-a.out": _node("node-a", 0, _NODE_DONE),
                                    "node-b.out": _node("node-b", 4, _NODE_DONE)})
     assert cls == "none"
+
+
+def _comm(kind: str, rank: int, ptr: str) -> Event:
+    return Event(kind, "nccl", f"rank{rank}.log", 1, rank=rank, pid=100 + rank, data={"comm_ptr": ptr})
+
+
+def test_a_destroyed_subgroup_communicator_is_no_completion():
+    """Every rank destroyed a subgroup's communicator but none its world one, which it may hang in: the job did not
+    end (the rule H001 applies to a rank's health: every communicator its process opened is closed)."""
+    events = [ev for rank in range(4) for ev in (_comm("comm_init", rank, f"0x55{rank}"),
+                                                 _comm("comm_init", rank, f"0x66{rank}"),
+                                                 _comm("comm_destroy", rank, f"0x66{rank}"))]
+    assert not _context(events, world=range(4)).completed()
+    closed = events + [_comm("comm_destroy", rank, f"0x55{rank}") for rank in range(4)]
+    assert _context(closed, world=range(4)).completed()
