@@ -11,7 +11,7 @@ from nccl_forensics.model import Source, SourceKind
 from nccl_forensics.pipeline import map as map_step
 from nccl_forensics.pipeline.reduce import diagnose
 from nccl_forensics.pipeline.unread import suspect_middles
-from nccl_forensics.sources.lines import middle_blocks
+from nccl_forensics.sources.lines import MAX_LINE, middle_blocks
 
 _INIT = ("node-a:{pid}:{pid} [{r}] NCCL INFO ncclCommInitRank comm 0x{pid}0 rank {r} nranks 2 cudaDev {r} busId {r}000 "
          "commId 0xabc - Init START\n"
@@ -69,6 +69,25 @@ def test_a_gzip_middle_runs_to_its_end(tmp_path):
     path.write_bytes(gzip.compress(b"".join(b"line %d\n" % n for n in range(1, 101))))
     lines = b"".join(block for _, block, _ in middle_blocks(str(path), 10, 100)).splitlines()
     assert lines[0] == b"line 11" and lines[-1] == b"line 100"
+
+
+def test_a_middle_of_several_blocks_keeps_every_line_and_its_number(tmp_path):
+    """Lines of every length, some across the reused buffer's edges: each comes once, whole, in order, numbered."""
+    path = tmp_path / "x.log"
+    lines = [b"%d:" % n + b"x" * (n * 7919 % 3000) for n in range(1, 3001)]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    blocks = list(middle_blocks(str(path), 5, 100))
+    got = b"".join(block for _, block, _ in blocks).split(b"\n")[:-1]
+    assert got == lines[5:len(got) + 5] and len(got) > len(lines) - 60
+    for first, block, n in blocks:
+        assert block.endswith(b"\n") and block.count(b"\n") == n and block.startswith(b"%d:" % first)
+
+
+def test_a_line_longer_than_a_block_is_cut(tmp_path):
+    path = tmp_path / "x.log"
+    path.write_bytes(b"a\nb\n" + b"y" * (3 << 20) + b"\nc\n" + b"z" * 1000 + b"\n")
+    lines = b"".join(block for _, block, _ in middle_blocks(str(path), 1, 100)).split(b"\n")
+    assert lines[0] == b"b" and lines[1] == b"y" * MAX_LINE and b"c" in lines
 
 
 @pytest.mark.parametrize("line, found", [

@@ -392,20 +392,8 @@ def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, 
     with open_binary(path) as fh:
         end = None if isinstance(fh, gzip.GzipFile) else tail_offset(fh, tail)
         fh.seek(0)
-        read, no, carry, taken = _reader(fh), 0, b"", 0
-        while end is None or taken < end:
-            try:
-                chunk = read(_MIDDLE_CHUNK if end is None else min(_MIDDLE_CHUNK, end - taken))
-            except (EOFError, zlib.error, OSError):
-                return
-            if not chunk:
-                break
-            taken += len(chunk)
-            buf = carry + chunk
-            cut = buf.rfind(b"\n") + 1
-            block, carry = buf[:cut], buf[cut:]
-            if len(carry) > _MIDDLE_CHUNK:              # one overlong line: its start is enough to judge it
-                block, carry = block + carry[:MAX_LINE] + b"\n", b""
+        no = 0
+        for block in _whole_line_blocks(fh, end):
             lines = count_newlines(block)
             if no + lines <= head_lines:
                 no += lines
@@ -416,6 +404,35 @@ def middle_blocks(path: str, head_lines: int, tail: int) -> Iterator[tuple[int, 
                 skipped += 1
             yield no + skipped + 1, block[at:], lines - skipped
             no += lines
+
+
+def _whole_line_blocks(fh, end: int | None) -> Iterator[bytes]:
+    """The first `end` bytes of `fh` (None: all), as blocks of whole lines of about _MIDDLE_CHUNK bytes, read into one
+    reused buffer (about 3 GB/s: a read per block into new bytes, joined to the carried partial line and cut again,
+    copied each block three times). A partial line is carried to the next block; one longer than _MIDDLE_CHUNK is cut
+    to MAX_LINE and the rest of it dropped."""
+    buf = bytearray(2 * _MIDDLE_CHUNK)
+    view = memoryview(buf)
+    have, taken = 0, 0                                  # have: the carried bytes at the buffer's start
+    while end is None or taken < end:
+        want = _MIDDLE_CHUNK if end is None else min(_MIDDLE_CHUNK, end - taken)
+        try:
+            got = fh.readinto(view[have:have + want])
+        except (EOFError, zlib.error, OSError):
+            return
+        if not got:
+            break
+        taken += got
+        size = have + got
+        cut = buf.rfind(b"\n", 0, size) + 1
+        if size - cut >= _MIDDLE_CHUNK:                 # one overlong line: its start is enough to judge it
+            yield bytes(view[:cut]) + bytes(view[cut:cut + MAX_LINE]) + b"\n"
+            have = 0
+            continue
+        if cut:
+            yield bytes(view[:cut])
+        have = size - cut
+        buf[:have] = bytes(view[cut:size])              # (a copy: the two ranges may overlap)
 
 
 def resolve_tail_line(path: str, tail: int, line: int) -> int | None:
