@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -22,6 +23,12 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 if os.environ.get("NCCLF_HYPOTHESIS_DERANDOMIZE"):
     settings.register_profile("derandomized", derandomize=True)
     settings.load_profile("derandomized")
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored, and so would every
+# process its tests start: a test that sends SIGINT to ncclf (which keeps an ignored SIGINT ignored, as it should) would
+# see nothing happen. The suite's own handler (Python's) makes its children's SIGINT the default again at their exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # node-id prefixes of tests that take more than ~5 s on a 2-core host (measured with --durations)
 SLOW = (
