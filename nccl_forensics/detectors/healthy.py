@@ -53,6 +53,7 @@ from typing import Iterable, NamedTuple
 from ..diagnosis.fr_semantics import P2POp
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
+from ..sources.flight_recorder import pending_in_status
 from ..sources.ranks import spans_nodes
 from .base import BaseDetector, Context, comms_left_open
 
@@ -197,7 +198,8 @@ def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
     """Ranks whose timeline shows, in every group it has rows in, the last collective any rank reached there
     *completed* (a flight-recorder state): reaching it is not enough, every rank of a hang reaches the collective it
     hangs in, and an NCCL COLL line only says the collective was enqueued. A rank whose dump ends in a send or recv
-    left pending is not shown to have progressed."""
+    left pending, or whose pg_status says a group has a collective pending (its entry may have left the ring), is not
+    shown to have progressed."""
     colls = ctx.timelines.colls
     if colls.empty or "state" not in colls:
         return {}
@@ -207,7 +209,8 @@ def progressed_ranks(ctx: Context) -> dict[int, Evidence]:
     head = rows.groupby("group", observed=True)["seq"].transform("max")
     at_head = (rows["seq"] >= head) & (rows["state"].astype(object) == "completed")
     reached = at_head.groupby([rows["group"], rows["rank"]], observed=True).any()
-    behind = {int(rank) for (_, rank), ok in reached.items() if not ok} | _pending_p2p(ctx, rows)
+    behind = {int(rank) for (_, rank), ok in reached.items() if not ok} | _pending_p2p(ctx, rows) | \
+        {ev.rank for ev in ctx.of("fr_pg_status") if pending_in_status(ev.data)}
     out: dict[int, Evidence] = {}
     for row in rows[at_head].itertuples(index=False):
         rank = int(row.rank)

@@ -31,7 +31,14 @@ from ..model import CollRun, Event, Source, SourceKind, SourceResult
 from ..sources import whole_file
 from ..sources.columns import categorize, code_type, narrow
 from ..sources.discover import sniff
-from ..sources.flight_recorder import ended_incomplete_events, host_in_name, iter_frames, table_of_dump
+from ..sources.flight_recorder import (
+    ended_incomplete_events,
+    host_in_name,
+    iter_frames,
+    pending_in_status,
+    pg_status_events,
+    table_of_dump,
+)
 from ..sources.fr_columns import coded_columns
 from ..sources.fr_load import load_dump, load_dump_tail
 from ..sources.gc_pause import gc_paused
@@ -268,7 +275,30 @@ def digest_flight_recorder(source: Source) -> Digest:
                   data={k: meta.get(k) for k in ("version", "rank", "world_size", "backend", "comm_lib_version")}
                   | {"pg_config": compact_config(meta.get("pg_config"))} | ({"first_entry": first} if first else {}))
     ended = list(ended_incomplete_events(source.path, meta.get("rank"), meta.get("ended_incomplete") or []))
-    return Digest(SourceResult(source, [event, *ended]), rows, declared=declared_groups([event]), p2p=p2p)
+    return Digest(SourceResult(source, [event, *ended, *_pending_groups(source.path, meta, rows)]), rows,
+                  declared=declared_groups([event]), p2p=p2p)
+
+
+def _pending_groups(path: str, meta: dict, rows: dict) -> list[Event]:
+    """The `fr_pg_status` events of an NCCL dump's groups whose counters say a collective is pending that its rows do
+    not hold (its entry left the ring): where the rows hold it, their state says so already, and an event per group
+    of each of 100,000 hung ranks' dumps would cost more than their rows. Gloo's are left out, as its entries are
+    (fr_semantics: they stay `scheduled` when they complete)."""
+    if meta.get("backend") not in (None, "nccl"):
+        return []
+    last = _last_seqs(rows)
+    pending = {name: st for name, st in (meta.get("pg_status") or {}).items()
+               if pending_in_status(st) and last.get(name, -1) < st["last_enqueued"]}
+    return list(pg_status_events(path, meta.get("rank"), pending))
+
+
+def _last_seqs(rows: dict) -> dict[str, int]:
+    """Each group's last collective seq among packed rows ({} where they are not packed as categories and numbers)."""
+    group, seq = rows.get("group"), rows.get("seq")
+    if type(group) is not tuple or type(seq) is not tuple or group[0] != "cat" or seq[0] != "num" or not len(seq[1]):
+        return {}
+    cats, codes, seqs = group[1], group[2], seq[1]
+    return {str(cats[code]): int(seqs[codes == code].max()) for code in np.unique(codes) if code >= 0}
 
 
 def _coded_tail(source: Source, tail_entries: int) -> tuple[tuple[dict, dict] | None, int | None, dict[int, str]]:

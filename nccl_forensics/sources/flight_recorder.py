@@ -462,6 +462,21 @@ _ENTRY_FIELDS = ("pg_name", "pg_desc", "record_id", "seq", "p2p_seq", "op", "op_
                  "out_numel", "duration_ms", "thread_name", "in_splits", "out_splits")
 
 
+def pg_status_events(path: str, rank: int | None, pg_status: dict[str, dict]) -> Iterator[Event]:
+    """One `fr_pg_status` event per group of a dump's `pg_status` (by group name, as `dump_meta` gives it)."""
+    for name, st in sorted(pg_status.items()):
+        text = (f"pg_status {name}: last enqueued {st['last_enqueued']}, started {st['last_started']}, "
+                f"completed {st['last_completed']}")
+        yield Event("fr_pg_status", SOURCE, path, 1, rank, comm=name, text=text, data={"pg_name": name, **st})
+
+
+def pending_in_status(status: dict) -> bool:
+    """Does a group's pg_status say it enqueued a collective it has not completed (ProcessGroupNCCL's own counters:
+    the ring of entries, which every group of the process shares, may no longer hold that collective's entry)?"""
+    enqueued, completed = status.get("last_enqueued"), status.get("last_completed")
+    return type(enqueued) is int and type(completed) is int and completed < enqueued
+
+
 def read_flight_recorder(source: Source | str) -> Iterator[Event]:
     """Events of one dump: fr_dump, fr_pg_status per PG, then fr_entry per entry (unparsed for a non-dict)."""
     path = source.path if isinstance(source, Source) else str(source)
@@ -470,10 +485,7 @@ def read_flight_recorder(source: Source | str) -> Iterator[Event]:
     yield Event("fr_dump", SOURCE, path, 1, rank, text=_dump_text(meta),
                 data={k: meta[k] for k in _DUMP_FIELDS})
     yield from ended_incomplete_events(path, rank, meta.get("ended_incomplete") or [])
-    for name, st in sorted(meta["pg_status"].items()):
-        text = (f"pg_status {name}: last enqueued {st['last_enqueued']}, started {st['last_started']}, "
-                f"completed {st['last_completed']}")
-        yield Event("fr_pg_status", SOURCE, path, 1, rank, comm=name, text=text, data={"pg_name": name, **st})
+    yield from pg_status_events(path, rank, meta["pg_status"])
     bad = iter(meta["bad_lines"])
     next_bad = next(bad, None)
     for row in zip(cols["line"], cols["thread_id"], *(cols[f] for f in _ENTRY_FIELDS), strict=True):

@@ -169,3 +169,42 @@ def test_every_communicator_destroyed_is_an_end(tmp_path):
     for rank in range(_WORLD):
         (tmp_path / f"nccl.node-a.{1000 + rank}.log").write_text(_with_subgroup(rank, world_end=True))
     assert _verdict(tmp_path).cls == "none"
+
+
+def test_a_collective_pending_in_pg_status_is_no_health(tmp_path):
+    """Every entry left in rank 2's ring completed, but its pg_status says group 1 enqueued collective 5 and completed
+    only 4: that collective's entry left the ring (every group of a process shares it), and rank 2 may hang in it."""
+    for rank in range(_WORLD):
+        dump = _dump([_entry(rank, i, i + 1) for i in range(8)])
+        if rank == 2:
+            dump["pg_status"]["1"] = {"last_enqueued_collective": 5, "last_started_collective": 5,
+                                      "last_completed_collective": 4}
+        (tmp_path / f"comm_lib_trace_rank_{rank}").write_bytes(pickle.dumps(dump, protocol=2))
+    verdict = _verdict(tmp_path)
+    assert verdict.cls != "none", verdict.summary
+    _dumps(tmp_path)                                       # the same dumps with nothing pending: healthy
+    assert _verdict(tmp_path).cls == "none"
+
+
+def test_a_gloo_dump_pending_in_pg_status_stays_healthy(tmp_path):
+    """Gloo's counters, as its entries, do not follow completion (fr_semantics): not read as pending."""
+    for rank in range(_WORLD):
+        entries = [{**_entry(rank, i, i + 1), "profiling_name": "gloo:all_reduce"} for i in range(8)]
+        dump = _dump(entries, completed=-1)
+        (tmp_path / f"comm_lib_trace_rank_{rank}").write_bytes(pickle.dumps(dump, protocol=2))
+    assert _verdict(tmp_path).cls == "none"
+
+
+def test_a_pending_collective_the_dump_holds_gives_no_status_event(tmp_path):
+    """Where the pending collective's entry is in the dump its row says so: the digest keeps no event for it (a hung
+    job's every dump has one), only for a group whose pending collective left the ring."""
+    from nccl_forensics.pipeline.map import sniff_and_digest
+    entries = [_entry(0, i, i + 1) for i in range(7)] + [_entry(0, 7, 8, state="started")]
+    dump = _dump(entries, completed=7)
+    dump["pg_status"]["0"]["last_enqueued_collective"] = 8
+    dump["pg_status"]["1"] = {"last_enqueued_collective": 3, "last_started_collective": 3,
+                              "last_completed_collective": 2}
+    path = tmp_path / "comm_lib_trace_rank_0"
+    path.write_bytes(pickle.dumps(dump, protocol=2))
+    events = sniff_and_digest(str(path), 2.0, keep_text=False).result.events
+    assert [ev.data["pg_name"] for ev in events if ev.kind == "fr_pg_status"] == ["1"]
