@@ -204,13 +204,13 @@ def _unreachable(peer: str) -> str | None:
 
 
 def _connect_peer(ev) -> str:
-    """The address a failed connect went to: the catalogue's `peer`, else the `connect to ADDR<PORT>` of the text (an
-    NCCL WARN line keeps its words, not the entry's fields)."""
-    peer = ev.data.get("peer")
-    if peer is None:
-        m = _CONNECT_TO.search(str(ev.data.get("message") or ev.text))
-        peer = m.group(1) if m else ""
-    return str(peer)
+    """The address a failed connect went to: the `connect to ADDR<PORT>` of the text, else the catalogue's `peer` of a
+    connect entry (the peer of a send, a recv or a closed connection is no connect's)."""
+    m = _CONNECT_TO.search(str(ev.data.get("message") or ev.text))
+    if m:
+        return m.group(1)
+    peer = ev.data.get("peer") if "connect" in str(ev.data.get("message_id") or "") else None
+    return str(peer or "")
 
 
 def _ranks(ranks) -> str:

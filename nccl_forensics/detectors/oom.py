@@ -22,7 +22,8 @@ Example:
 Known limits:
     A kernel OOM line whose pid matches no known rank is reported without a rank (and a SIGKILLed rank,
     if exactly one, is named as the likely victim). A /dev/shm call refused for access (EACCES, EPERM,
-    EROFS) is no memory that ran out: X901 reads it.
+    EROFS), or a segment to attach to that is not there (ENOENT, NCCL 2.22+'s errno), is no memory that ran
+    out: X901 reads it.
 
 Suggested fix:
     Reduce that rank's memory (batch size, activation checkpointing, CPU offload), raise the cgroup/job
@@ -82,9 +83,9 @@ class OutOfMemory(BaseDetector):
                 shm.setdefault((ev.host, ev.pid, ev.device), []).append(ev)
             else:
                 yield self._nccl_oom(ctx, ev)
-        refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if shm_access_refused(ev)}
+        refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if shm_not_room(ev)}
         for key, lines in shm.items():
-            if key not in refused and not any(map(shm_access_refused, lines)):
+            if key not in refused and not any(map(shm_not_room, lines)):
                 yield self._nccl_shm(ctx, lines)
         if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
             for ev in ctx.of("oom_invoked")[:1]:
@@ -99,12 +100,12 @@ class OutOfMemory(BaseDetector):
     def _nccl_shm(self, ctx: Context, lines: list):
         """NCCL could not create or map its shared-memory segment in /dev/shm (the intra-node SHM transport and
         proxy buffers). `No space left on device` says /dev/shm is full: a container's default is 64 MB. An older
-        NCCL prints no reason, and that is still the usual one; another reason lowers confidence (an access refusal
-        is none of this detector's: check() leaves it to X901)."""
+        NCCL prints no reason, and that is still the usual one (a reason other than room is none of this detector's:
+        check() leaves it to X901)."""
         ev = next((e for e in lines if e.data.get("reason")), lines[0])
         rank, who = _process(ctx, ev)
         reason = str(ev.data.get("reason") or "").strip()
-        full = not reason or "No space left" in reason or "Cannot allocate memory" in reason
+        full = not reason or any(word in reason for word in _NO_ROOM)
         nbytes = next((e.data["requested_bytes"] for e in lines if e.data.get("requested_bytes")), None)
         size = f" of {_mib(nbytes)}" if nbytes else ""
         msg = f"{who} could not get a shared-memory segment{size} in /dev/shm" + (
@@ -124,6 +125,11 @@ class OutOfMemory(BaseDetector):
 
 # errno texts of a /dev/shm call refused for access, not for room (EACCES, EPERM, EROFS): no memory ran out
 _ACCESS_REFUSED = ("Permission", "Operation not permitted", "Read-only file system")
+# errno texts that say /dev/shm (or the host) had no room (ENOSPC, ENOMEM, EFBIG): NCCL 2.22+ prints strerror(errno)
+# after `Error while creating|attaching to shared memory segment` (misc/shmutils.cc, os/linux.cc 2.30+)
+_NO_ROOM = ("No space", "Cannot allocate memory", "File too large")
+# the errno of a segment that is not there (ENOENT): a peer's segment to attach to, gone or in another /dev/shm
+_MISSING = ("No such file or directory",)
 
 
 def shm_access_refused(ev) -> bool:
@@ -134,6 +140,16 @@ def shm_access_refused(ev) -> bool:
         return False
     said = str(data.get("reason") or data.get("message") or "")     # a parser's event may carry the words only
     return any(word in said for word in _ACCESS_REFUSED)
+
+
+def shm_not_room(ev) -> bool:
+    """Did NCCL's /dev/shm call fail for a reason its errno states that is no lack of room: refused for access, or a
+    segment to attach to that is not there (ENOENT: the node's processes see different /dev/shm, or it was removed
+    under them)? No memory ran out (X901 reads it). Another errno leaves the room in doubt (M301, low confidence)."""
+    if not str(ev.data.get("message_id") or "").startswith("nccl.shm"):
+        return False
+    said = str(ev.data.get("reason") or ev.data.get("message") or "")
+    return shm_access_refused(ev) or any(word in said for word in _MISSING)
 
 
 def _fix_for(data: dict) -> str:

@@ -32,7 +32,9 @@ Example:
     Inductor error of the compiled program, ``FailOnRecompileLimitHit`` with fullgraph=True).
     So are an MPI library's fatal error in its own start (MPICH/Intel MPI ``Fatal error in PMPI_Init: ...``: the
     launch, before the program ran) and NCCL's /dev/shm call refused for access (``Call to shm_open failed :
-    Permission denied``: the directory's mode or another user's stale segment, no memory that ran out).
+    Permission denied``: the directory's mode or another user's stale segment, no memory that ran out), or a
+    segment to attach to that is not there (``Error while attaching to shared memory segment ... error: No such
+    file or directory (2)``, NCCL 2.22+).
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -50,7 +52,7 @@ from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context, is_timeout, said
-from .oom import shm_access_refused
+from .oom import shm_access_refused, shm_not_room
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
@@ -74,6 +76,11 @@ _NVLS_FIX = ("the node's NVLink SHARP (NVLS) setup: check the Fabric Manager and
 _SHM_ACCESS_FIX = ("let this user create files in /dev/shm: mode 1777 and a writable mount (in a container, "
                    "--ipc=host or a tmpfs at /dev/shm), and remove stale /dev/shm/nccl-* segments another user's job "
                    "left; NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost.")
+# NCCL's /dev/shm segment not there to attach to (ENOENT, printed by NCCL 2.22+)
+_SHM_MISSING_FIX = ("give the node's processes one /dev/shm (one container, or --ipc=host / a shared tmpfs for "
+                    "containers of one node), keep anything from removing /dev/shm/nccl-* under a running job "
+                    "(systemd-logind's RemoveIPC=yes, a cleanup job), and try another NCCL release; "
+                    "NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost.")
 # an MPI library's fatal error inside MPI_Init / MPI_Init_thread (catalogue mpich.fatal_error)
 _MPI_INIT_FIX = ("launch with the launcher of the MPI the program was built against (its own mpirun/mpiexec, or srun "
                  "--mpi=pmix/pmi2 under Slurm) on every node, and check its transport (UCX/OFI: ucx_info -d, "
@@ -127,6 +134,11 @@ class UnclassifiedFailure(BaseDetector):
                     "this node that uses the SHM transport meets it")
             fix = _SHM_ACCESS_FIX
             errors = denied[:1] + [ev for ev in errors if ev is not denied[0]]
+        elif not causes and (missing := [ev for ev in errors if shm_not_room(ev)]):
+            msg += (f"; NCCL's /dev/shm segment was not there ({said(missing[0])}): a segment a peer process of this "
+                    "node made was gone, or in another /dev/shm, when this process came to attach to it")
+            fix = _SHM_MISSING_FIX
+            errors = missing[:1] + [ev for ev in errors if ev is not missing[0]]
         elif not causes and (setup := [ev for ev in errors if ev.kind == "warn" and ev.data.get("category") == "init"]):
             msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
             fix = _NVLS_FIX if _in_nvls(setup[0]) else fix

@@ -438,9 +438,11 @@ class MessageParser(LineParser):
             for key in ("message_id", "meaning", "implies", "category", "process_shapes", "ranks_at_fault"):
                 if key in held.data and not (barrier and key in ("meaning", "implies")):
                     ev.data[key] = held.data[key]
-            if ev.kind == "traceback":      # the traceback parser reads the frames, the catalogue the message's fields
-                for key, value in held.data.items():
-                    ev.data.setdefault(key, value)
+            # the parser reads the line's frame (a WARN's file:line, a traceback's frames), the catalogue the message's
+            # fields (a strerror, a size, a peer): those the parser left unset, as `annotate` does on the line itself
+            for key, value in held.data.items():
+                if ev.data.get(key) is None and not (barrier and key in ("meaning", "implies")):
+                    ev.data[key] = value
             if self._shapes is held:        # the report's shape lines may still come: they go on the parser's event
                 self._shapes = ev
 

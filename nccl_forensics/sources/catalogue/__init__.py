@@ -60,7 +60,8 @@ class Message:
 
 # Entries that only frame a message ("an exception was raised", "NCCL warns"): they yield to any specific entry
 # found inside them, and lend it their fields.
-GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25", "kernel.nvidia_xid"})
+GENERIC = frozenset({"python.bare_exception", "nccl.warn_pre25", "kernel.nvidia_xid", "xla.coord_task_error",
+                     "xla.coord_agent_error", "xla.coord_agent_deadline"})
 
 
 class Hit(NamedTuple):

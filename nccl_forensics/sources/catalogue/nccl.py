@@ -261,7 +261,7 @@ MESSAGES = [
     M("nccl.shm_failed",
       (r"Error while (?:creating|attaching to) shared memory segment", r" (?P<path>\S+)",
        r" \(size (?P<requested_bytes>\d+)\)", r", error: (?P<reason>[^(]+)"),
-      "warn", "failure", "oom", "2.4 - 2.30 (`, error: ...` from 2.30; os/linux.cc)",
+      "warn", "failure", "oom", "2.4 - 2.30 (`, error: <strerror> (<errno>)` from 2.22; os/linux.cc 2.30+)",
       "nccl:src/misc/shmutils.cc:ncclShmOpen; src/os/linux.cc:ncclOsShmOpen (2.30+)",
       "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-QkEMTp (size 9637888)",
       "Error while creating shared memory segment", data={"category": "init"}, anchor="shared memory segment"),

@@ -15,7 +15,8 @@ cpp/tensorrt_llm/common/tllmException.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
-src/ucp/core/ucp_ep.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA), apache/tvm-ffi
+src/ucp/core/ucp_ep.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
+(xla/tsl/distributed_runtime/coordination/, xla/pjrt/distributed/client.{cc,h}; tensorflow/ before 2024), apache/tvm-ffi
 src/ffi/traceback.cc.
 """
 from __future__ import annotations
@@ -213,6 +214,95 @@ MESSAGES = [
       "E0729 17:15:02.118200 rendezvous.cc:43] Thread is unstuck! Warning above was a false-positive. Perhaps the "
       "timeout is too short.", "E0729 17:15:02.118200 rendezvous.cc:43] Thread is unstuck!",
       data={"category": "rendezvous"}, anchor="Thread is unstuck!|This thread is unstuck waiting for"),
+    # ---- XLA's coordination service (JAX's `jax.distributed`, TensorFlow's multi-worker runtime): one task (process)
+    # hosts the service, every task's agent registers with it, heartbeats, meets it at barriers and exchanges keys
+    # (an NCCL clique's id, the local topologies). Read in tensorflow/tensorflow tensorflow/core/distributed_runtime/
+    # coordination/ (TF 2.8 - 2.12, 2022), tensorflow/tsl/distributed_runtime/coordination/ (2023) and openxla/xla
+    # xla/tsl/distributed_runtime/coordination/{coordination_service.cc, coordination_service_agent.cc} (2024 - 2026),
+    # with xla/pjrt/distributed/client.{cc,h}. A task whose heartbeats stopped is one that died, was preempted or
+    # crashed (the service's own words); the service logs it as set to ERROR, and every other task's agent learns it
+    M("xla.coord_heartbeat_timeout",
+      r"Task (?P<task>/job:[\w-]+/replica:\d+/task:(?P<task_id>\d+)) heartbeat timeout",
+      "worker_failed", "failure", "dropped_rank", "TF 2.8 - 2.13, XLA 2023 - 2026 (jaxlib 0.3.x - 0.7)",
+      "xla:xla/tsl/distributed_runtime/coordination/coordination_service.cc:CheckHeartbeatTimeout (earlier tensorflow/"
+      "core/ and tensorflow/tsl/ distributed_runtime/coordination/coordination_service.cc)",
+      "E1115 16:03:15.140058 coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in "
+      "coordination service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:37 heartbeat timeout. This indicates "
+      "that the remote task has failed, got preempted, or crashed unexpectedly.",
+      "Task /job:jax_worker/replica:0/task:37 heartbeat timeout", data={"category": "coordination"},
+      anchor=" heartbeat timeout"),
+    # the 2025+ wording: the service lists the tasks that stopped heartbeating, one a line, after this head
+    M("xla.coord_tasks_unhealthy",
+      r"The following tasks are unhealthy \(stopped sending heartbeats\)",
+      "worker_failed", "failure", "dropped_rank", "XLA 2025 - 2026 (jaxlib 0.5+)",
+      "xla:xla/tsl/distributed_runtime/coordination/coordination_service.cc",
+      "absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+      "The following tasks are unhealthy (stopped sending heartbeats)", data={"category": "coordination"},
+      anchor="tasks are unhealthy (stopped sending heartbeats)"),
+    # the frame of every task error the service records (a task's own reported error, a missed heartbeat): the
+    # entry found inside it is the more specific
+    M("xla.coord_task_error",
+      r"(?P<task>/job:[\w-]+/replica:\d+/task:(?P<task_id>\d+)) has been set to ERROR in coordination service"
+      r"(?:: (?P<status>[A-Z][A-Z_]+)\b.*)?",
+      "worker_failed", "failure", "dropped_rank", "TF 2.8 - 2.13, XLA 2023 - 2026",
+      "xla:xla/tsl/distributed_runtime/coordination/coordination_service.cc:SetTaskError",
+      "/job:jax_worker/replica:0/task:3 has been set to ERROR in coordination service: INTERNAL: Task reported error",
+      "/job:jax_worker/replica:0/task:3 has been set to ERROR in coordination service",
+      data={"category": "coordination"}, anchor=" has been set to ERROR in coordination service"),
+    # a task's process ends itself on an error the service sent it (most often another task's death)
+    M("xla.coord_terminating",
+      r"Terminating process because the (?:coordinator detected missing heartbeats|JAX distributed service detected "
+      r"fatal errors)",
+      "worker_failed", "consequence", "dropped_rank", "XLA 2022 - 2026 (`detected fatal errors` from 2024)",
+      "xla:xla/pjrt/distributed/client.h:DistributedRuntimeClient::Options::missed_heartbeat_callback",
+      "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service detected "
+      "fatal errors. This most likely indicates that another task died; see the other task logs for more details.",
+      "Terminating process because the JAX distributed service detected fatal errors",
+      data={"category": "coordination"}, anchor="Terminating process because the "),
+    # tasks that never registered (crashed before connecting, never scheduled, late): the service stops
+    M("xla.coord_registration_failed",
+      r"(?:Stopping coordination service as cluster registration failed|Cluster registration failed with error)",
+      "worker_failed", "failure", "dropped_rank", "XLA 2024 - 2026", "xla:xla/tsl/distributed_runtime/coordination/"
+      "coordination_service.cc:PassBarrier (the cluster-register barrier)",
+      "Stopping coordination service as cluster registration failed. This may be due to 1) some tasks crashed earlier "
+      "before connecting, 2) some tasks were never scheduled, or 3) scheduling delays.",
+      "Stopping coordination service as cluster registration failed", data={"category": "coordination"},
+      anchor="luster registration failed"),
+    # a barrier some tasks never reached (a missing participant; the registration barrier: a task that never joined)
+    M("xla.coord_barrier_timeout",
+      (r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S+?)\.?(?=\s|$)",
+       r".*?# of tasks that reached the barrier: (?P<arrived>\d+)/(?P<expected>\d+)"),
+      "wait_timeout", "failure", "missing_rank", "TF 2.8 - 2.13, XLA 2023 - 2026 (`Id: ... # of tasks` from 2024)",
+      "xla:xla/tsl/distributed_runtime/coordination/coordination_service.cc:CheckBarrierTimeout",
+      "DEADLINE_EXCEEDED: Barrier timed out. Id: 0_async_write_complete.0.1. This usually happens because a task "
+      "triggered the barrier too early or too slowly. Please look at the task logs (both timed out and first task) to "
+      "debug further.", "Barrier timed out. Id: 0_async_write_complete.0.1.", data={"category": "coordination"},
+      anchor="Barrier timed out. ", refine=lambda f: {"implies": "dropped_rank"}
+      if str(f.get("barrier", "")).startswith("[Init]Wait_for_all_tasks_to_register") else {}),
+    # a key another task was to publish never came (an NCCL clique's id, a local topology): that task did not arrive
+    M("xla.coord_get_key_timeout",
+      (r"GetKeyValue\(\) timed out with key: (?P<key>.+?)(?= and duration: |$)", r" and duration: (?P<duration>\S+)"),
+      "wait_timeout", "failure", "missing_rank", "TF 2.8 - 2.13, XLA 2023 - 2026",
+      "xla:xla/tsl/distributed_runtime/coordination/coordination_service_agent.cc:GetKeyValue",
+      "E0000 00:00:1743713172.513857  698835 pjrt_stream_executor_client.cc:3072] Execution of replica 0 failed: "
+      "DEADLINE_EXCEEDED: GetKeyValue() timed out with key: cuda:local_topology/cuda/1 and duration: 2m",
+      "GetKeyValue() timed out with key: c", data={"category": "coordination"}, anchor="GetKeyValue() timed out"),
+    # the agent's own error (the frame of the entries above where one is inside); alone, its status is what is known:
+    # a deadline (registration, a barrier, a key) that passed with no task named is a wait that ran out
+    M("xla.coord_agent_deadline",
+      r"Coordination service agent in error status: DEADLINE_EXCEEDED\b.*",
+      "wait_timeout", "failure", "timeout_unknown", "XLA 2022 - 2024 (jaxlib 0.3.x - 0.4.x)",
+      "xla:xla/pjrt/distributed/client.cc:DistributedRuntimeCoordinationServiceClient (error_fn)",
+      "Coordination service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded",
+      "Coordination service agent in error status: DEADLINE_EXCEEDED",
+      data={"category": "coordination"}, anchor="Coordination service agent in error status: "),
+    M("xla.coord_agent_error",
+      r"Coordination service agent in error status: (?P<status>(?!DEADLINE_EXCEEDED\b)[A-Z][A-Z_]+)\b.*",
+      "dist_backend_error", "failure", None, "XLA 2022 - 2024 (jaxlib 0.3.x - 0.4.x)",
+      "xla:xla/pjrt/distributed/client.cc:DistributedRuntimeCoordinationServiceClient (error_fn)",
+      "Coordination service agent in error status: INTERNAL: Barrier failed because a task is in error.",
+      "Coordination service agent in error status: INT",
+      data={"category": "coordination"}, anchor="Coordination service agent in error status: "),
     # ---- TVM FFI's SIGSEGV handler (apache/tvm-ffi, on by default: TVM_FFI_BACKTRACE_ON_SEGFAULT), installed by a
     # library constructor wherever FlashInfer or xgrammar is loaded (vLLM, SGLang): it prints this banner and the
     # native frames, then re-raises the signal with the default action. The process's own crash
