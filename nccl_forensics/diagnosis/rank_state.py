@@ -461,11 +461,17 @@ def _names_setup(last_error: str | None) -> bool:
     """Is an NCCL `Last error:` text a catalogue message of the machine or the job's settings: one marked `setup`, or
     NCCL's CUDACHECK (RCCL's `HIP failure`) quoting a runtime text that says the process got no GPU to work on
     (cuda.NO_USABLE_GPU: `invalid device ordinal` for more local ranks than visible GPUs, devices busy in
-    exclusive-process mode, none detected)?"""
+    exclusive-process mode, none detected), or that the driver and the build do not fit (a driver older than the
+    build, its stub library, no code for this GPU: `the provided PTX was compiled with an unsupported toolchain`)?"""
     if not last_error:
         return False
-    return any(h.message.data.get("setup") or h.fields.get("category") == "cuda_setup"
+    return any(h.message.data.get("setup") or h.fields.get("category") in _MACHINE_CUDA_CATEGORIES
                for h in catalogue.match(last_error))
+
+
+# the categories cuda.reason_class gives a runtime text that names the machine every rank of it shares (V501 reads
+# the last three)
+_MACHINE_CUDA_CATEGORIES = frozenset({"cuda_setup", "cuda_driver", "cuda_stub", "cuda_arch"})
 
 
 def _refused(last_error: str | None) -> bool:

@@ -219,6 +219,23 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "timed out).", "pytorch.client_connect_retry", {"host": "0.104.99.143", "store_port": "47389", "errno": "110"}),
     ("[W socket.cpp:663] [c10d] The client socket has failed to connect to node-1.cluster:29500 (errno: 113 - No route "
      "to host).", "pytorch.client_connect_retry", {"host": "node-1.cluster", "reason": "No route to host"}),
+    # the socket transport's other cap; MPICH 4.1+ names the NIC where 3.3 - 4.0 (and Intel MPI) name the source line
+    ("NCCL WARN NET/Socket : the total number of sockets is greater than the maximum allowed, setting "
+     "NCCL_NSOCKS_PERTHREAD to 4", "nccl.socket_setting_capped", {"count": 4}),
+    ("MPIDI_OFI_handle_cq_error(593): OFI poll failed (default nic=en5: Input/output error)", "mpich.ofi_poll_failed",
+     {"reason": "default nic=en5: Input/output error", "category": "fabric"}),
+    # i_hydra: a proxy killed by a signal (its node's processes with it), or one that exited with their status
+    ("[mpiexec@n02p076.gvr.local] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/"
+     "i_mpiexec.c:393): downstream from host n02p076 was killed by signal 8 (Floating point exception)",
+     "hydra.downstream_killed", {"node": "n02p076", "signal": "SIGFPE"}),
+    ("[mpiexec@b1373] wait_proxies_to_terminate (../i_mpiexec.c:527): downstream from host b1373 exited with status 141",
+     "hydra.downstream_exited", {"node": "b1373", "exitcode": 141}),
+    ("srun: error: Unable to create step for job 4359715: More processors requested than permitted",
+     "slurm.step_create_failed", {"job_id": "4359715", "reason": "More processors requested than permitted"}),
+    ("[  612.004113] Kernel panic - not syncing: Hard LOCKUP", "kernel.panic", {"reason": "Hard LOCKUP"}),
+    # elastic's etcd-v2 backend words its unreachable store as the c10d backend does
+    ("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to etcd has failed. See inner "
+     "exception for details.", "pytorch.store_connection_failed", {}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -248,6 +265,9 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "are on different subnets, using dlid as fallback",
     "mi250-2:9900:9940 [0] src/clique/CliqueManager.cc:156 NCCL WARN Unable to allocated pinned host memory for clique "
     "pointers.  Disabling clique-based kernels",
+    # the socket transport capping a thread count it goes on with
+    "cpu-gw-01:41200:41295 [0] transport/net_socket.cc:268 NCCL WARN NET/Socket : NCCL_SOCKET_NTHREADS is greater than "
+    "the maximum allowed, setting to 16",
 ])
 
 def test_near_misses_show_no_failure(line, tmp_path):
@@ -265,6 +285,8 @@ def test_near_misses_show_no_failure(line, tmp_path):
     "roce-3:23400:23455 [0] transport/net_ib.cc:214 NCCL WARN NET/IB : mlx5_1:1 async fatal event: port error",
     "h:1:1 [0] dev_runtime.cc:1410 NCCL WARN NCCL library is not backwards compatible. This application was compiled "
     "with NCCL version 2.28.3, but is running with NCCL library version 2.30.3.",
+    # the socket transport's failures beside its caps
+    "NCCL WARN NET/Socket : peer 10.0.0.2<40213> message truncated : receiving 4096 bytes instead of 1024.",
 ])
 def test_their_near_misses_still_show_a_failure(line, tmp_path):
     assert any(shows_failure(ev) for ev in _events(tmp_path, line))

@@ -1,11 +1,11 @@
-"""The kernel: the OOM killer, hung tasks, hard lockups and RCU stalls, the NIC's link and health (mlx5, the
+"""The kernel: the OOM killer, hung tasks, hard lockups and RCU stalls, a panic, the NIC's link and health (mlx5, the
 network stack's transmit watchdog), fatal PCIe errors on the GPU, NVIDIA driver Xid lines (and the GPU health monitors
 that repeat them: DCGM, the Kubernetes device plugin), AMD amdgpu GPU hangs and page faults; and the host allocators'
 out-of-memory lines.
 
 Read in torvalds/linux mm/oom_kill.c (dump_header, __oom_kill_process), kernel/hung_task.c, kernel/watchdog*.c,
-kernel/rcu/tree_stall.h, drivers/net/ethernet/mellanox/mlx5/core (en_main.c, events.c, health.c),
-net/sched/sch_generic.c, drivers/pci/pcie/aer.c, and NVIDIA's
+kernel/rcu/tree_stall.h, kernel/panic.c (and arch/x86/kernel/cpu/mce/core.c's mce_panic),
+drivers/net/ethernet/mellanox/mlx5/core (en_main.c, events.c, health.c), net/sched/sch_generic.c, drivers/pci/pcie/aer.c, and NVIDIA's
 open-gpu-kernel-modules (src/nvidia/src/kernel/... `NVRM: Xid (PCI:...): N, ...`) with the Xid catalogue in the
 NVIDIA GPU deployment guide; linux drivers/gpu/drm/amd/amdgpu (amdgpu_job.c, gmc_v9_0.c); the Rust standard
 library's alloc error (library/std/src/alloc.rs) that tokenizers and other Rust extensions print; NVIDIA/DCGM
@@ -353,6 +353,14 @@ MESSAGES = [
       "(watchdog.c before 4.13, watchdog_perf.c / watchdog.c 6.6+)",
       "NMI watchdog: Watchdog detected hard LOCKUP on cpu 13", "Watchdog detected hard LOCKUP on cpu 13",
       anchor="detected hard LOCKUP on cpu"),
+    # panic() (kernel/panic.c: `Kernel panic - not syncing: <reason>`): the node stops; every process on it is gone
+    # without a word of its own (a fatal machine check: arch/x86/kernel/cpu/mce/core.c mce_panic `Fatal machine
+    # check`; an oops under panic_on_oops; the hard-lockup watchdog with hardlockup_panic)
+    M("kernel.panic",
+      (r"Kernel panic - not syncing: ", r"(?P<reason>\S[^\n]*?)\s*\]?\s*$"),
+      "warn", "failure", "dropped_rank", "Linux 2.6 - 6.x", "linux:kernel/panic.c:panic",
+      "Kernel panic - not syncing: Fatal machine check", "Kernel panic - not syncing: ",
+      data={"category": "node_lost"}, anchor="Kernel panic - not syncing"),
     M("kernel.rcu_stall",
       # print_cpu_stall / print_other_cpu_stall (kernel/rcu/tree_stall.h 5.6+, tree_plugin.h / tree.c before): a CPU
       # did not pass through a quiescent state for rcu_cpu_stall_timeout (21 s)

@@ -7,7 +7,8 @@ Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multipro
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
 (sigkill_handler), mosaicml/composer composer/cli/launcher.py, huggingface/accelerate
 src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt / prte help files,
-opal/util/stacktrace.c, ompi/mca/bml/r2 and opal/mca/btl/tcp help files, pmodels/mpich src/pm/hydra (pmiserv_cb.c),
+opal/util/stacktrace.c, ompi/mca/bml/r2 and opal/mca/btl/tcp help files, pmodels/mpich src/pm/hydra (pmiserv_cb.c)
+and src/mpid/ch4/netmod/ofi (ofi_events.c, errnames.txt), Intel MPI's i_hydra as it prints (i_mpiexec.c),
 SchedMD/slurm src/srun and src/slurmd/slurmstepd,
 horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py and
 src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincubator/submitit
@@ -715,6 +716,16 @@ MESSAGES = [
       "srun: error: Task launch for StepId=4242.0 failed on node gpu-07: Socket timed out on send/recv operation",
       "Task launch for StepId=4242.0 failed on node gpu-07: Socket timed out on send/recv operation",
       anchor="Task launch for|Application launch failed: "),
+    # srun could not create the job step (src/srun/srun_job.c / libsrun create_job_step: `Unable to create step for
+    # job %u: %m`): the step asks what the allocation cannot give (memory, CPUs, nodes), or the job is ending; no task
+    # of the step ever started
+    M("slurm.step_create_failed",
+      (r"Unable to create step for job (?P<job_id>\d+)", r": (?P<reason>[^\n]+?)\s*$"),
+      "slurm_exit", "failure", "unclassified_failure", "Slurm 2.x - 25",
+      "slurm:src/srun/srun_job.c (libsrun/launch.c before 21.08):create_job_step",
+      "srun: error: Unable to create step for job 48213: Memory required by task is not available",
+      "Unable to create step for job 48213", data={"category": "launch", "setup": True},
+      anchor="Unable to create step for job"),
     # ---- Horovod's coordinator compares every rank's request for a tensor (horovod/common/controller.cc
     # ConstructResponse, 0.19+; common/operations.cc 0.12 - 0.18, tensorflow/mpi_ops.cc 0.9 - 0.11) and fails the op on
     # every rank with its own diagnosis: the ranks submitted different shapes, dtypes or collectives under one name.
@@ -836,6 +847,31 @@ MESSAGES = [
       "mpich:src/mpid/ch3/channels/nemesis/netmod/tcp/socksm.c; src/mpid/ch3/src/ch3u_recvq.c",
       "MPIDI_CH3U_Recvq_FDU_or_AEP(629): Communication error with rank 3", "Communication error with rank 3",
       data={"category": "socket"}),
+    # MPICH ch4's OFI netmod (Intel MPI 2019+ is built on it): a completion queue entry with an error from the
+    # libfabric provider (MPIDI_OFI_handle_cq_error, `**ofid_poll`: `file:line:function:fi_strerror`; MPICH 4.1+
+    # names the NIC, `default nic=<name>: <fi_strerror>`): the fabric failed a transfer of this process
+    M("mpich.ofi_poll_failed",
+      (r"OFI poll failed", r" \((?P<reason>[^)\n]+)\)"),
+      "warn", "failure", "network_error", "MPICH 3.3 - 4.x (ch4:ofi), Intel MPI 2019 - 2021",
+      "mpich:src/mpid/ch4/netmod/ofi/ofi_events.c:MPIDI_OFI_handle_cq_error (errnames.txt **ofid_poll)",
+      "MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:Input/output error)",
+      "OFI poll failed", data={"category": "fabric"}),
+    # Intel MPI's own Hydra (i_hydra, 2019+): mpiexec waiting for its proxies reports one that ended badly; a proxy
+    # killed by a signal took every process of its node with it
+    M("hydra.downstream_killed",
+      r"downstream from host (?P<node>[^\s:]+) was killed by signal (?P<signum>\d+)(?: \((?P<signal>[^)]+)\))?",
+      "worker_failed", "failure", "dropped_rank", "Intel MPI 2019 - 2021",
+      "intel-mpi:src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:wait_proxies_to_terminate",
+      "[mpiexec@node01] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:557): "
+      "downstream from host node02 was killed by signal 9 (Killed)", "downstream from host node02 was killed by signal 9",
+      anchor="downstream from host"),
+    M("hydra.downstream_exited",
+      r"downstream from host (?P<node>[^\s:]+) exited with status (?P<exitcode>\d+)",
+      "worker_failed", "failure", None, "Intel MPI 2019 - 2021",
+      "intel-mpi:src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:wait_proxies_to_terminate",
+      "[mpiexec@b1373] wait_proxies_to_terminate (../../../../../src/pm/i_hydra/mpiexec/intel/i_mpiexec.c:527): "
+      "downstream from host b1373 exited with status 141", "downstream from host b1373 exited with status 141",
+      anchor="downstream from host"),
     # ---- MPICH / Hydra: the exit string line
     M("hydra.exit_string",
       # `YOUR ` from MPICH 3; the text is strsignal()'s (`Segmentation fault: 11` on macOS)

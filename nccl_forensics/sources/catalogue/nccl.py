@@ -710,6 +710,15 @@ MESSAGES = [
       "NCCL WARN NCCL_WORK_FIFO_BYTES=3000000 is being ignored because it is not a power of 2.",
       "NCCL_WORK_FIFO_BYTES=3000000 is being ignored", data={"category": "other"},
       anchor="is being ignored because it is not a power of 2|NCCL_DEVICE_UNPACK plugin has incompatible version"),
+    # the socket transport caps a thread or socket count above its maximum (MAX_THREADS 16, MAX_SOCKETS 64) and goes
+    # on with the cap: the connection is made
+    M("nccl.socket_setting_capped",
+      r"NET/Socket ?: (?:NCCL_SOCKET_NTHREADS|the total number of sockets) is greater than the maximum allowed, "
+      r"setting (?:NCCL_NSOCKS_PERTHREAD )?to (?P<count>\d+)",
+      "warn", "benign", None, "2.4.8 - 2.30", "nccl:src/transport/net_socket.cc:ncclNetSocketGetNsockNthread",
+      "NCCL WARN NET/Socket : NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16",
+      "NET/Socket : NCCL_SOCKET_NTHREADS is greater than the maximum allowed", data={"category": "other"},
+      anchor="is greater than the maximum allowed"),
     M("nccl.plugin_symbol_missing",
       # the loaded plugin lacks one API version's symbol; NCCL tries the next older one (INFO NCCL_INIT|NCCL_NET)
       r"NET/Plugin ?: Failed to find (?P<symbol>nccl(?:Coll)?NetPlugin_v\d+)",

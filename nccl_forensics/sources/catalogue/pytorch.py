@@ -489,12 +489,15 @@ MESSAGES = [
       "addr=[localhost]:43246, remote=[localhost]:29500) timed out after 600000ms",
       "waitForInput: socket SocketImpl(fd=71, addr=[localhost]:43246, remote=[localhost]:29500) timed out after",
       anchor="waitForInput: "),
+    # the rendezvous backend could not reach its store: the c10d TCPStore, or etcd (etcd_rendezvous_backend.py, the
+    # `etcd-v2` backend: _create_etcd_client and every state read/write wrap etcd's and urllib3's errors in it)
     M("pytorch.store_connection_failed",
-      r"The connection to the C10d store has failed",
-      "dist_backend_error", "consequence", "network_error", "1.10 - 2.13",
-      "pytorch:torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py",
+      r"The connection to (?:the C10d store|etcd) has failed",
+      "dist_backend_error", "consequence", "network_error", "1.10 - 2.13 (etcd: 1.9 - 2.13)",
+      "pytorch:torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py, etcd_rendezvous_backend.py",
       "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. "
-      "See inner exception for details.", "The connection to the C10d store has failed"),
+      "See inner exception for details.", "The connection to the C10d store has failed",
+      anchor="The connection to the C10d store has failed|The connection to etcd has failed"),
     M("pytorch.terminating_after_dump",
       (r"Terminating the process after attempting to dump debug info", r", due to (?P<reason>[^.]+)"),
       "heartbeat", "consequence", None, "2.3 - 2.13", _PG + ":HeartbeatMonitor::getNCCLWatchdogTimeoutExitMsg",
