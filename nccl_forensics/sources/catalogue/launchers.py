@@ -1,7 +1,7 @@
 """The launchers' lines about their workers: torchrun / torch.distributed.elastic, torch.distributed.launch,
 DeepSpeed (and pdsh, its multi-node runner), composer, accelerate, Open MPI, MPICH/Hydra, Slurm srun/slurmstepd (and
-its PMIx plugin), Horovod, Ray, submitit, Kubeflow's training-operator, the kubelet and kube-scheduler, PBS
-(OpenPBS/PBS Pro, Torque), IBM LSF, SkyPilot and torchx.
+its PMIx plugin), Horovod, Ray, submitit, text-generation-inference, Kubeflow's training-operator, the kubelet and
+kube-scheduler, PBS (OpenPBS/PBS Pro, Torque), IBM LSF, SkyPilot and torchx.
 
 Read in pytorch/pytorch torch/distributed/elastic/{agent/server/api.py, multiprocessing/api.py,
 multiprocessing/errors/__init__.py} (1.9 - 2.13), deepspeedai/DeepSpeed deepspeed/launcher/launch.py
@@ -19,10 +19,12 @@ skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; chaos/pdsh src/common/p
 src/pdsh/dsh.c (2.0 - 2.35); open-mpi/ompi v4.1 orterun help and openpmix/prrte
 help-prun.txt / help-errmgr-base.txt; the serving
 stacks' own stall lines (vllm-project/vllm shm_broadcast.py, sgl-project/sglang managers/scheduler.py,
-entrypoints/engine.py and model_executor/model_runner.py) and bash's job report (jobs.c).
+entrypoints/engine.py and model_executor/model_runner.py), text-generation-inference's launcher
+(huggingface/text-generation-inference launcher/src/main.rs) and bash's job report (jobs.c).
 """
 from __future__ import annotations
 
+from ... import signals
 from . import Message as M
 
 _ELASTIC = "pytorch:torch/distributed/elastic/multiprocessing/api.py"
@@ -36,6 +38,13 @@ _SIG = r"(?P<signal>SIG[A-Z]+)"
 # 0.19+), and the coordinator is rank 0: its report is rank 0's wherever no wrapper names the rank
 _HOROVOD_STALL = {"state": "failed", "reporter_rank": 0}
 _LOCAL_RANK_ARG = r"(?:[^\]]*?'--local[_-]rank=(?P<last_local_rank>\d+)')?"
+
+
+def _killed_by(fields: dict) -> dict:
+    """A signal printed by its number: the exit code Python's subprocess would report for it (-N), and its name."""
+    num = fields.get("signum")
+    return {"exitcode": -num, "signal": signals.NAMES.get(num)} if isinstance(num, int) else {}
+
 
 MESSAGES = [
     # ---- torch elastic (torchrun, torch.distributed.launch >= 1.9)
@@ -1045,6 +1054,25 @@ MESSAGES = [
       "sglang:python/sglang/srt/entrypoints/engine.py:_set_envs_and_config.sigquit_handler",
       "[2025-03-09 00:57:20] Received sigquit from a child process. It usually means the child failed.",
       "Received sigquit from a child process.", anchor="Received sigquit from a child proces"),
+    # ---- text-generation-inference's launcher (huggingface/text-generation-inference launcher/src/main.rs): each
+    # shard is one tensor-parallel rank (the launcher gives it RANK), a child process that its shard_manager polls
+    # inside a `shard-manager` span whose field tracing appends to the line (` rank=N`). A shard that a signal ended
+    # is logged by its number (`Shard process was signaled to shutdown with signal N`, every release from 0.x to 3.x,
+    # the subprocess crate's ExitStatus::Signaled then std's ExitStatusExt::signal); the main loop then logs `Shard N
+    # crashed` (after start-up) or `Shard N failed to start` and shuts the other shards down
+    M("tgi.shard_signaled",
+      r"Shard process was signaled to shutdown with signal (?P<signum>\d+)(?: rank=(?P<rank>\d+))?",
+      "worker_failed", "failure", None, "TGI 0.x - 3.x",
+      "text-generation-inference:launcher/src/main.rs:shard_manager",
+      "2024-10-01T07:43:22.342900Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to "
+      "shutdown with signal 6 rank=0",
+      "Shard process was signaled to shutdown with signal 6", anchor="Shard process was signaled to shutdown",
+      refine=_killed_by),
+    M("tgi.shard_failed",
+      r"ERROR text_generation_launcher: Shard (?P<rank>\d+) (?:crashed|failed to start)",
+      "worker_failed", "failure", None, "TGI 0.x - 3.x", "text-generation-inference:launcher/src/main.rs:main",
+      "2024-10-01T07:43:22.392453Z ERROR text_generation_launcher: Shard 0 crashed",
+      "ERROR text_generation_launcher: Shard 0 crashed", anchor="text_generation_launcher: Shard "),
     # ---- bash's report of a foreground job that a signal ended, in a script (non-interactive: jobs.c
     # notify_of_job_status prints `%s: line %d: ` then pretty_print_job(JLIST_NONINTERACTIVE): the pid, the signal's
     # strsignal words padded to a column, ` (core dumped)` when it dumped, and the command). Bash 2 - 5. Which

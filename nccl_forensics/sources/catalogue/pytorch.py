@@ -112,6 +112,17 @@ MESSAGES = [
       "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
       "[PG ID 1 PG GUID 1 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog",
       anchor=" watchdog thread terminated with exception: ["),
+    # the backtrace of the watchdog's own terminating exception: from 2.2 ncclCommWatchdog's catch rethrows the
+    # `... watchdog thread terminated with exception: <why>` message as C10_BUILD_ERROR(DistBackendError), so its
+    # c10::Error backtrace heads with the catching function (ProcessGroupNCCL.cpp:1186 in 2.2 to :1905 in 2.7; 2.8+
+    # moved the loop into Watchdog::run). The watchdog ended the process for an error or a timeout it does not say
+    # where the message above it was cut away (a launcher's capture that kept only the backtrace)
+    M("pytorch.watchdog_terminated_raised_from",
+      r"Exception raised from ncclCommWatchdog at \S*ProcessGroupNCCL\.cpp:\d+",
+      "comm_abort", "failure", None, "2.2 - 2.7", _PG + ":ProcessGroupNCCL::ncclCommWatchdog (c10::Error)",
+      "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521 (most recent "
+      "call first):", "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521",
+      data={"context": "backtrace"}, anchor="Exception raised from ncclCommWatchdog"),
     # c10::Error's own backtrace of that exception: `Exception raised from <function> at <file>:<line>` heads it, and
     # its frames start with the error's constructor (#0) then the function that built it (#1). WorkNCCL::checkTimeout
     # builds one error only, the watchdog timeout (C10_BUILD_ERROR(DistBackendError, ...); a std::runtime_error with
