@@ -162,7 +162,12 @@ def _emit(value, level: int, out: list[str]) -> None:
         elif not any(isinstance(v, _CONTAINERS) and v for v in value):     # scalars only: one encoder call
             out.append(_whole(value, level, "[", "]"))
         else:
-            _members(list(value), level, out, keyed=False)
+            records = _records(value, level + 1) if len(value) >= _MANY else None
+            if records is None:
+                _members(list(value), level, out, keyed=False)
+            else:
+                inner = "\n" + "  " * (level + 1)
+                out.append("[" + inner + ("," + inner).join(records) + "\n" + "  " * level + "]")
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
@@ -206,6 +211,75 @@ def _record(value: dict, level: int) -> str | None:
     return "{" + inner + ("," + inner).join(lines) + "\n" + "  " * level + "}"
 
 
+_MANY = 64      # a list of as many records or more is written a column at a time (_records)
+
+
+def _records(items, level: int) -> list[str] | None:
+    """Each of a list of dicts with the same keys in the same order (the ranks' records, the sources), as `_record`
+    writes it at `level`, built a column at a time: a column of plain scalars in one encoder call, whose texts a
+    newline parts (the encoder escapes any in a string). None for anything else (`_members` writes it then)."""
+    first = items[0]
+    if type(first) is not dict or not first or not all(type(key) is str for key in first):
+        return None
+    keys = list(first)
+    if not all(type(item) is dict and list(item) == keys for item in items):
+        return None
+    inner = "\n" + "  " * (level + 1)
+    columns = []
+    for key in keys:
+        values = [item[key] for item in items]
+        texts = _column_texts(values, level + 1)
+        if texts is None:
+            return None
+        prefix = encode_basestring_ascii(key) + ": "
+        columns.append([prefix + text for text in texts])
+    joiner, closing = "," + inner, "\n" + "  " * level + "}"
+    return ["{" + inner + joiner.join(row) + closing for row in zip(*columns, strict=True)]
+
+
+def _column_texts(values: list, level: int) -> list[str] | None:
+    """The texts of a record member's values as `_record` writes them at `level`; None where one is not a plain scalar
+    or a container `_flat` writes."""
+    types = set(map(type, values))
+    if types <= _SCALARS:
+        return _LINES(values)[1:-1].split("\n") if values else []
+    if types <= {list, dict}:                      # a rank's pids, its positions
+        return _containers_texts(values, level)
+    texts = []
+    for v in values:
+        text = _SCALAR_TEXT.get(type(v))
+        if text is None:
+            flat = _flat(v, level) if type(v) in (list, dict) else None
+            if flat is None:
+                return None
+            texts.append(flat)
+        else:
+            texts.append(text(v))
+    return texts
+
+
+def _containers_texts(values: list, level: int) -> list[str] | None:
+    """`_flat(v, level)` of each of a column's lists and dicts, their members encoded in one call."""
+    members = [m for v in values for m in (v.values() if type(v) is dict else v)]
+    if not set(map(type, members)) <= _SCALARS or \
+            not all(type(key) is str for v in values if type(v) is dict for key in v):
+        return None
+    texts = _LINES(members)[1:-1].split("\n") if members else []
+    inner = "\n" + "  " * (level + 1)
+    joiner, closing = "," + inner, "\n" + "  " * level
+    out, at = [], 0
+    for v in values:
+        n = len(v)
+        part = texts[at:at + n]
+        at += n
+        if type(v) is list:
+            out.append("[" + inner + joiner.join(part) + closing + "]" if n else "[]")
+        else:
+            keyed = [encode_basestring_ascii(key) + ": " + text for key, text in zip(v, part, strict=True)]
+            out.append("{" + inner + joiner.join(keyed) + closing + "}" if n else "{}")
+    return out
+
+
 def _flat(value: list | dict, level: int) -> str | None:
     """A list or a dict of str keys holding only plain scalars, written at `level`; None for anything else."""
     if not value:
@@ -236,6 +310,9 @@ def _float_text(value: float) -> str:
 # the exact types the stdlib's encoder writes by themselves (a subclass, an IntEnum, goes the general way)
 _SCALAR_TEXT: dict[type, Callable] = {str: encode_basestring_ascii, int: int.__repr__, float: _float_text,
                                       bool: lambda v: "true" if v else "false", type(None): lambda v: "null"}
+
+
+_SCALARS = frozenset(_SCALAR_TEXT)
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
@@ -278,6 +355,12 @@ def _encoder(level: int) -> Callable[[object], str]:
     return _ENCODERS[level]
 
 
+def _lines_encoder() -> Callable[[object], str]:
+    """A list of plain scalars, one a line (no indentation): `_column_texts` splits it at its newlines."""
+    stdlib = json.JSONEncoder(separators=("\n", ": "))
+    return stdlib.encode if c_make_encoder is None else _c_encoder(c_make_encoder, stdlib)
+
+
 def _c_encoder(make: Callable, stdlib: json.JSONEncoder) -> Callable[[object], str]:
     encode = make(None, stdlib.default, encode_basestring_ascii, None, stdlib.key_separator,
                             stdlib.item_separator, False, False, True)
@@ -287,3 +370,6 @@ def _c_encoder(make: Callable, stdlib: json.JSONEncoder) -> Callable[[object], s
             return encode_basestring_ascii(value)
         return "".join(encode(value, 0))
     return encoder
+
+
+_LINES = _lines_encoder()
