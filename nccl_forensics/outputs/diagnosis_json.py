@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 from typing import Callable, TextIO
 
 import pandas as pd
@@ -224,17 +225,18 @@ def _records(items, level: int) -> list[str] | None:
     keys = list(first)
     if not all(type(item) is dict and list(item) == keys for item in items):
         return None
-    inner = "\n" + "  " * (level + 1)
     columns = []
-    for key in keys:
-        values = [item[key] for item in items]
-        texts = _column_texts(values, level + 1)
+    for values in zip(*map(itemgetter(*keys), items), strict=True) if len(keys) > 1 else [[item[keys[0]] for item
+                                                                                          in items]]:
+        texts = _column_texts(list(values), level + 1)
         if texts is None:
             return None
-        prefix = encode_basestring_ascii(key) + ": "
-        columns.append([prefix + text for text in texts])
-    joiner, closing = "," + inner, "\n" + "  " * level + "}"
-    return ["{" + inner + joiner.join(row) + closing for row in zip(*columns, strict=True)]
+        columns.append(texts)
+    inner = "\n" + "  " * (level + 1)
+    # one format a record: its keys and separators fixed, its members' texts filled in
+    template = "{" + inner + ("," + inner).join(encode_basestring_ascii(key).replace("%", "%%") + ": %s"
+                                                for key in keys) + "\n" + "  " * level + "}"
+    return [template % row for row in zip(*columns, strict=True)]
 
 
 def _column_texts(values: list, level: int) -> list[str] | None:

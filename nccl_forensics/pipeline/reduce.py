@@ -355,8 +355,9 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Itera
         packs.append(block.columns)
     for d in digests:
         _label_split_groups(d, split)
-        rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
-        p2p.extend(map((rank, d.result.source.path).__add__, d.p2p))    # (rank, file, *op), in C
+        if d.p2p:                                             # a dump's sends and recvs: (rank, file, *op), in C
+            rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
+            p2p.extend(map((rank, d.result.source.path).__add__, d.p2p))
         ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
         has_rows = bool(d.rows) or id(d) in block_ranks
         if d.rows:
