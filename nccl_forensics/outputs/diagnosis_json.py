@@ -84,10 +84,13 @@ def to_dict(d: Diagnosis) -> dict:
         for g, r, p in zip(pos["group"], pos["rank"], pos["position"], strict=True):
             per_rank.setdefault(int(r), {})[g] = p
     div = divergence_of(d)
+    culprits = set(d.verdict.culprit_ranks)
     ranks = []
     for rank, st in sorted(d.ranks.items()):
-        ranks.append({**st.to_dict(), "positions": per_rank.get(rank, {}), "first_divergence": div.get(rank),
-                      "culprit": rank in d.verdict.culprit_ranks})
+        record = st.to_dict()                   # then its positions, its first divergence, whether it is a culprit
+        record["positions"], record["first_divergence"], record["culprit"] = \
+            per_rank.get(rank, {}), div.get(rank), rank in culprits
+        ranks.append(record)
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": d.verdict.to_dict(),
@@ -246,7 +249,9 @@ def _column_texts(values: list, level: int) -> list[str] | None:
     if types <= _SCALARS:
         return _LINES(values)[1:-1].split("\n") if values else []
     if types <= {list, dict}:                      # a rank's pids, its positions
-        return _containers_texts(values, level)
+        texts = _containers_texts(values, level)
+        if texts is not None:
+            return texts
     texts = []
     for v in values:
         text = _SCALAR_TEXT.get(type(v))
@@ -261,24 +266,27 @@ def _column_texts(values: list, level: int) -> list[str] | None:
 
 
 def _containers_texts(values: list, level: int) -> list[str] | None:
-    """`_flat(v, level)` of each of a column's lists and dicts, their members encoded in one call."""
+    """`_flat(v, level)` of each of a column's lists or each of its dicts, their members (and keys) encoded in one
+    call; None where a member is not a plain scalar or a key not a str."""
+    keys = [key for v in values if type(v) is dict for key in v]
     members = [m for v in values for m in (v.values() if type(v) is dict else v)]
-    if not set(map(type, members)) <= _SCALARS or \
-            not all(type(key) is str for v in values if type(v) is dict for key in v):
-        return None
+    if keys and len(keys) != len(members) or not all(type(key) is str for key in keys) or \
+            not set(map(type, members)) <= _SCALARS:
+        return None                                   # lists beside dicts, or other members: one at a time
     texts = _LINES(members)[1:-1].split("\n") if members else []
+    if keys:
+        texts = [key + ": " + text for key, text in zip(_LINES(keys)[1:-1].split("\n"), texts, strict=True)]
     inner = "\n" + "  " * (level + 1)
     joiner, closing = "," + inner, "\n" + "  " * level
     out, at = [], 0
     for v in values:
         n = len(v)
-        part = texts[at:at + n]
+        if not n:
+            out.append("[]" if type(v) is list else "{}")
+            continue
+        part = joiner.join(texts[at:at + n])
         at += n
-        if type(v) is list:
-            out.append("[" + inner + joiner.join(part) + closing + "]" if n else "[]")
-        else:
-            keyed = [encode_basestring_ascii(key) + ": " + text for key, text in zip(v, part, strict=True)]
-            out.append("{" + inner + joiner.join(keyed) + closing + "}" if n else "{}")
+        out.append("[" + inner + part + closing + "]" if type(v) is list else "{" + inner + part + closing + "}")
     return out
 
 

@@ -109,6 +109,7 @@ def test_many_records_written_a_column_at_a_time_are_the_standard_indented_form(
              records(70, lambda r: {**r, "extra": 1}), records(70, lambda r: dict(reversed(list(r.items())))),
              records(70, lambda r: {**r, "rank": Code.ONE}), records(70, lambda r: {**r, "pids": [1, (2, 3)]}),
              records(70, lambda r: {**r, "positions": {1: "int key"}}), records(70, lambda r: {**r, "div": {"a": [1]}}),
+             records(70, lambda r: {**r, "pids": {"x": 1}}), records(70, lambda r: {**r, "positions": [2]}),
              records(70, lambda r: {}), records(70, lambda r: 5), [*records(70), [1, 2]]]
     for value in cases:
         assert diagnosis_json.pretty(value) == json.dumps(value, indent=2, default=str)
