@@ -187,7 +187,8 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             _note_error(st, ev)
     _shared_exception(states, terminated_pids - {None})
     _usage_left_peers(states)
-    _root_cause_cut(states, events, tables)
+    if "child_failed" in kinds:
+        _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
             if pid in oom_pids:

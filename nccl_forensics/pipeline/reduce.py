@@ -157,7 +157,9 @@ def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, wind
                      warnings=warnings, p2p=p2p)
     result.windowed, result.window_mb = windowed, window_mb
     result.head_lines = {d.result.source.path: d.result.head_lines for d in digests if d.result.head_lines}
-    result.environment = settings([*stated(events), *_manifest_env(sources)])
+    manifest_env = _manifest_env(sources)
+    if manifest_env:                                   # else analyse's, from the events alone
+        result.environment = settings([*stated(events), *manifest_env])
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
