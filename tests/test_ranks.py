@@ -101,3 +101,30 @@ def test_a_conflict_inside_one_file_is_said_once_when_the_files_merge():
         assert all("-1" not in msg for msg in hints.conflicts)
         assert any("claimed by ranks 1 and 2" in msg for msg in hints.conflicts)
         assert hints.rank_of("n", 7) is None
+
+
+def test_files_of_one_process_merge_as_their_own_hints_would():
+    """assign_ranks adds a file that names one process (and one local rank) without hints of its own: the merged
+    tables and conflicts are those of merging each file's hints, whatever the files hold."""
+    import random
+    rng = random.Random(7)
+
+    def random_event():
+        data = {name: rng.choice(values) for name, values in (("rank", [0, 1, 2, -1, None]), ("pid", [5, 6, 0]),
+                ("host", ["a", "b", None, ""]), ("local_rank", [0, 1, None]), ("nranks", [1, 4]))
+                if rng.random() < 0.4}
+        return Event(rng.choice(["comm_init", "comm_init", "fr_dump", "child_failed", "nccl_info"]), "nccl", "f.log",
+                     1, rank=rng.choice([None, 0, 1]), host=rng.choice(["a", "b", None]),
+                     pid=rng.choice([5, 6, None]), data=data)
+
+    for _ in range(3000):
+        files = []
+        for _ in range(rng.randint(1, 4)):
+            events = [random_event() for _ in range(rng.randint(0, 4))]
+            files.append(events + events[-1:] * rng.randint(0, 2))        # a fact said again, as init lines do
+        expected = RankHints()
+        for events in files:
+            expected.merge(hints_from_events(events))
+        merged = assign_ranks([result(events) for events in files])
+        assert (merged.by_host_pid, merged.by_pid, merged.pid_hosts, merged.by_host_local, merged.conflicts) == (
+            expected.by_host_pid, expected.by_pid, expected.pid_hosts, expected.by_host_local, expected.conflicts)

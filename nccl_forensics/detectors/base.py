@@ -19,7 +19,7 @@ from ..diagnosis.rank_state import (
 from ..diagnosis.timeline import Timelines, row_text
 from ..diagnosis.wavefront import group_descs
 from ..diagnosis.world import World
-from ..model import Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure, shows_health
+from ..model import FAILURE_KINDS, Confidence, Event, Evidence, Finding, clip, ranks_text, shows_failure, shows_health
 
 # Evidence names a detector may need; `Context.has` knows how to tell whether each is present.
 NEEDS_KINDS: dict[str, set[str] | None] = {
@@ -45,6 +45,7 @@ NEEDS_KINDS: dict[str, set[str] | None] = {
 
 
 _READ_IN_PART = {"truncated", "corrupt"}
+_FAILING = ("failure", "consequence")        # the meanings that show a failure (model.shows_failure)
 
 
 @dataclass
@@ -88,7 +89,8 @@ class Context:
             return not self.timelines.empty
         if need == "failures":
             if self._any_failure is None:                      # asked by several detectors: one pass
-                self._any_failure = any(map(shows_failure, self.events))
+                self._any_failure = any(any(map(shows_failure, events)) if kind in FAILURE_KINDS else any(
+                    ev.data.get("meaning") in _FAILING for ev in events) for kind, events in self.by_kind.items())
             return self._any_failure
         if need == "anything":
             return True

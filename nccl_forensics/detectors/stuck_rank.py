@@ -165,7 +165,7 @@ class StuckRank(BaseDetector):
             if side != "behind" or not quiet or len(quiet) != len(ranks):
                 continue
             colls = ctx.timelines.colls                 # positions, not copies: a group may have millions of rows
-            in_group, quiet_rows = (colls["group"] == group).to_numpy(), colls["rank"].isin(quiet).to_numpy()
+            in_group, quiet_rows = (colls["group"] == group).to_numpy(), np.isin(colls["rank"].to_numpy(), quiet)
             seqs = colls["seq"].to_numpy()
             last = colls.iloc[_last_of_each_rank(colls, np.flatnonzero(in_group & quiet_rows))]
             others = np.flatnonzero(in_group & ~quiet_rows)

@@ -83,19 +83,21 @@ def group_seq_ids(colls: pd.DataFrame) -> np.ndarray:
     return pd.factorize(key)[0].astype("int64")
 
 
-def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> pd.DataFrame:
+def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None,
+             first: np.ndarray | None = None) -> pd.DataFrame:
     """The rows of every (group, seq) where ranks do not all agree on `field` (usually a tiny subset).
-    `ids` is `group_seq_ids(colls)` when the caller has it."""
-    values, known = _comparable(colls[field])
+    `ids` is `group_seq_ids(colls)` when the caller has it, `first` its `first_rows(ids)` (used where every row
+    knows its value)."""
+    column = colls[field]
+    if isinstance(column.dtype, pd.CategoricalDtype) and len(column.cat.categories) < 2:
+        return colls.iloc[0:0]                                # one value at most: nothing to disagree on
+    values, known = _comparable(column)
     if not known.any():
         return colls.iloc[0:0]
     ids = group_seq_ids(colls) if ids is None else ids
     if not known.all():
-        ids, values = ids[known], values[known]
-    first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
-    for part in reversed(list(row_chunks(len(ids)))):         # row of each key's first known value: the chunks
-        end = min(part.stop, len(ids))                        # from the last, each backwards (no row-sized arange)
-        first[ids[part][::-1]] = np.arange(end - 1, part.start - 1, -1)
+        ids, values, first = ids[known], values[known], None
+    first = first_rows(ids) if first is None else first
     bad = np.zeros(len(first), dtype=bool)
     for chunk in row_chunks(len(ids)):                        # a key where some value differs from its first
         part = ids[chunk]
@@ -109,6 +111,15 @@ def disputed(colls: pd.DataFrame, field: str, ids: np.ndarray | None = None) -> 
         rows, hits = np.zeros(len(colls), dtype=bool), np.flatnonzero(known)[rows]
         rows[hits] = True
     return colls[rows]
+
+
+def first_rows(ids: np.ndarray) -> np.ndarray:
+    """The row of each id's first row (0 for an id no row has)."""
+    first = np.zeros(int(ids.max()) + 1, dtype=np.int64)
+    for part in reversed(list(row_chunks(len(ids)))):         # the chunks from the last, each backwards (no
+        end = min(part.stop, len(ids))                        # row-sized arange)
+        first[ids[part][::-1]] = np.arange(end - 1, part.start - 1, -1)
+    return first
 
 
 def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -129,8 +140,9 @@ def _comparable(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
     """Every (group, seq, rank, field) where a rank's value differs from its group's modal value."""
     found, ids = [], group_seq_ids(colls)
+    first = first_rows(ids) if len(ids) else None             # shared by the fields every row knows
     for field in FIELDS:
-        sub = disputed(colls, field, ids) if not colls.empty else colls
+        sub = disputed(colls, field, ids, first) if not colls.empty else colls
         if sub.empty:
             continue
         sub = sub.assign(group=sub["group"].astype(str))
@@ -140,7 +152,7 @@ def find_outliers(colls: pd.DataFrame) -> pd.DataFrame:
         if not df.empty:
             found.append(df.assign(field=field, value=df[field].astype(str), basis="ranks"))
         trim_heap()                # this field's row-sized temporaries (see trim_heap)
-    del ids                        # 4-8 bytes a row: gone before the shift check makes its own
+    del ids, first                 # 4-8 bytes a row: gone before the shift check makes its own
     trim_heap()
     lone = self_outliers(colls)
     trim_heap()

@@ -104,18 +104,20 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     """One RankState per known rank, from py-spy threads and the process-end events. `store_gone`: the events'
     `store_teardown_errors` where the caller has them."""
     states = {r: RankState(r) for r in world}
-    terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"}
-    own_aborts = not any(map(_collective_error, events))
-    tables = _failure_tables(events)
-    oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"}
-    timer_pids = timer_reaped_pids(events)
+    kinds = {ev.kind for ev in events}          # the scans below, only where their kinds are (4,096 rank logs: none)
+    terminated_pids = {ev.data.get("pid") for ev in events if ev.kind == "sigterm_sent"} \
+        if "sigterm_sent" in kinds else set()
+    own_aborts = not any(map(_collective_error, events)) if kinds & _COLLECTIVE_ERROR_KINDS or "warn" in kinds else True
+    tables = _failure_tables(events) if "child_failed" in kinds else {}
+    oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"} if "oom_kill" in kinds else {}
+    timer_pids = timer_reaped_pids(events) if "agent_log" in kinds else {}
     after_network: set[int] = set()
     after_network_lines: set[tuple[str, int]] = set()
     machine: set[tuple[str, int]] = set()
     no_code: set[int] = set()
     refused: set[int] = set()
     setup: set[int] = set()
-    if any(ev.kind in _ERROR_KINDS for ev in events):          # what the error events below are read against
+    if kinds & _ERROR_KINDS:                                    # what the error events below are read against
         after_network = faults_after_network_failure(events)
         # the tracebacks raised by those faults are the same consequence
         after_network_lines = {(ev.file, ev.line) for ev in events if id(ev) in after_network}
@@ -131,7 +133,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     if store_gone is None:
         store_gone = store_teardown_errors(events)    # the store went away at the job's end: they end no rank
     for ev in events:
-        if ev.rank is None or id(ev) in store_gone:
+        if ev.rank is None or store_gone and id(ev) in store_gone:
             continue
         st = states.get(ev.rank)
         if st is None:                                  # not a RankState made per event and dropped
@@ -185,7 +187,8 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             _note_error(st, ev)
     _shared_exception(states, terminated_pids - {None})
     _usage_left_peers(states)
-    _root_cause_cut(states, events, tables)
+    if "child_failed" in kinds:
+        _root_cause_cut(states, events, tables)
     for st in states.values():
         for pid in st.pids:
             if pid in oom_pids:

@@ -275,11 +275,13 @@ _INTS = (np.dtype(np.int64), np.dtype(np.int32))      # rank and seq: int32 from
 
 def _without_unused(column: pd.Series) -> pd.Series:
     codes = column.array.codes
-    used = np.zeros(len(column.cat.categories), bool)
+    count = len(column.cat.categories)
+    if count == 1 and len(codes) and codes.max() >= 0:
+        return column                                # one category (a group, a state, a source), used: no scatter
+    used = np.zeros(count + 1, bool)                 # a missing value's code, -1, marks the last entry
     for rows in row_chunks(len(codes)):             # a chunk at a time: no 8-byte copy of 25M codes
-        part = codes[rows]
-        used[part[part >= 0]] = True
-    if used.all():
+        used[codes[rows]] = True
+    if used[:-1].all():
         return column                                # the usual case: skips the sort remove_unused does
     return column.cat.remove_unused_categories()
 

@@ -170,11 +170,13 @@ def stated_group_sizes(events: Iterable[Event], groups: Iterable[str], world_siz
     world's for torch's default group. A group no line sizes is left out (its members seen are all that is known)."""
     groups = set(groups)
     out = {WORLD_GROUP: world_size} if world_size and WORLD_GROUP in groups else {}
+    seen: set[tuple] = set()                   # a communicator's lines state its size again and again
     for ev in events:
         if ev.kind not in _COMM_LINES:
             continue
         comm, size = ev.comm or ev.data.get("comm_id"), ev.data.get("nranks")
-        if comm and isinstance(size, int):
+        if comm and isinstance(size, int) and (comm, size) not in seen:
+            seen.add((comm, size))
             name = nccl_group(comm, None, None, None, None)
             if name in groups:
                 out[name] = max(out.get(name, 0), size)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 from typing import Callable, TextIO
 
 import pandas as pd
@@ -83,10 +84,13 @@ def to_dict(d: Diagnosis) -> dict:
         for g, r, p in zip(pos["group"], pos["rank"], pos["position"], strict=True):
             per_rank.setdefault(int(r), {})[g] = p
     div = divergence_of(d)
+    culprits = set(d.verdict.culprit_ranks)
     ranks = []
     for rank, st in sorted(d.ranks.items()):
-        ranks.append({**st.to_dict(), "positions": per_rank.get(rank, {}), "first_divergence": div.get(rank),
-                      "culprit": rank in d.verdict.culprit_ranks})
+        record = st.to_dict()                   # then its positions, its first divergence, whether it is a culprit
+        record["positions"], record["first_divergence"], record["culprit"] = \
+            per_rank.get(rank, {}), div.get(rank), rank in culprits
+        ranks.append(record)
     return {
         "schema_version": SCHEMA_VERSION,
         "verdict": d.verdict.to_dict(),
@@ -162,7 +166,12 @@ def _emit(value, level: int, out: list[str]) -> None:
         elif not any(isinstance(v, _CONTAINERS) and v for v in value):     # scalars only: one encoder call
             out.append(_whole(value, level, "[", "]"))
         else:
-            _members(list(value), level, out, keyed=False)
+            records = _records(value, level + 1) if len(value) >= _MANY else None
+            if records is None:
+                _members(list(value), level, out, keyed=False)
+            else:
+                inner = "\n" + "  " * (level + 1)
+                out.append("[" + inner + ("," + inner).join(records) + "\n" + "  " * level + "]")
     elif isinstance(value, dict):
         if not value:
             out.append("{}")
@@ -206,6 +215,81 @@ def _record(value: dict, level: int) -> str | None:
     return "{" + inner + ("," + inner).join(lines) + "\n" + "  " * level + "}"
 
 
+_MANY = 64      # a list of as many records or more is written a column at a time (_records)
+
+
+def _records(items, level: int) -> list[str] | None:
+    """Each of a list of dicts with the same keys in the same order (the ranks' records, the sources), as `_record`
+    writes it at `level`, built a column at a time: a column of plain scalars in one encoder call, whose texts a
+    newline parts (the encoder escapes any in a string). None for anything else (`_members` writes it then)."""
+    first = items[0]
+    if type(first) is not dict or not first or not all(type(key) is str for key in first):
+        return None
+    keys = list(first)
+    if not all(type(item) is dict and list(item) == keys for item in items):
+        return None
+    columns = []
+    for values in zip(*map(itemgetter(*keys), items), strict=True) if len(keys) > 1 else [[item[keys[0]] for item
+                                                                                          in items]]:
+        texts = _column_texts(list(values), level + 1)
+        if texts is None:
+            return None
+        columns.append(texts)
+    inner = "\n" + "  " * (level + 1)
+    # one format a record: its keys and separators fixed, its members' texts filled in
+    template = "{" + inner + ("," + inner).join(encode_basestring_ascii(key).replace("%", "%%") + ": %s"
+                                                for key in keys) + "\n" + "  " * level + "}"
+    return [template % row for row in zip(*columns, strict=True)]
+
+
+def _column_texts(values: list, level: int) -> list[str] | None:
+    """The texts of a record member's values as `_record` writes them at `level`; None where one is not a plain scalar
+    or a container `_flat` writes."""
+    types = set(map(type, values))
+    if types <= _SCALARS:
+        return _LINES(values)[1:-1].split("\n") if values else []
+    if types <= {list, dict}:                      # a rank's pids, its positions
+        texts = _containers_texts(values, level)
+        if texts is not None:
+            return texts
+    texts = []
+    for v in values:
+        text = _SCALAR_TEXT.get(type(v))
+        if text is None:
+            flat = _flat(v, level) if type(v) in (list, dict) else None
+            if flat is None:
+                return None
+            texts.append(flat)
+        else:
+            texts.append(text(v))
+    return texts
+
+
+def _containers_texts(values: list, level: int) -> list[str] | None:
+    """`_flat(v, level)` of each of a column's lists or each of its dicts, their members (and keys) encoded in one
+    call; None where a member is not a plain scalar or a key not a str."""
+    keys = [key for v in values if type(v) is dict for key in v]
+    members = [m for v in values for m in (v.values() if type(v) is dict else v)]
+    if keys and len(keys) != len(members) or not all(type(key) is str for key in keys) or \
+            not set(map(type, members)) <= _SCALARS:
+        return None                                   # lists beside dicts, or other members: one at a time
+    texts = _LINES(members)[1:-1].split("\n") if members else []
+    if keys:
+        texts = [key + ": " + text for key, text in zip(_LINES(keys)[1:-1].split("\n"), texts, strict=True)]
+    inner = "\n" + "  " * (level + 1)
+    joiner, closing = "," + inner, "\n" + "  " * level
+    out, at = [], 0
+    for v in values:
+        n = len(v)
+        if not n:
+            out.append("[]" if type(v) is list else "{}")
+            continue
+        part = joiner.join(texts[at:at + n])
+        at += n
+        out.append("[" + inner + part + closing + "]" if type(v) is list else "{" + inner + part + closing + "}")
+    return out
+
+
 def _flat(value: list | dict, level: int) -> str | None:
     """A list or a dict of str keys holding only plain scalars, written at `level`; None for anything else."""
     if not value:
@@ -236,6 +320,9 @@ def _float_text(value: float) -> str:
 # the exact types the stdlib's encoder writes by themselves (a subclass, an IntEnum, goes the general way)
 _SCALAR_TEXT: dict[type, Callable] = {str: encode_basestring_ascii, int: int.__repr__, float: _float_text,
                                       bool: lambda v: "true" if v else "false", type(None): lambda v: "null"}
+
+
+_SCALARS = frozenset(_SCALAR_TEXT)
 
 
 def _members(items: list, level: int, out: list[str], keyed: bool) -> None:
@@ -278,6 +365,12 @@ def _encoder(level: int) -> Callable[[object], str]:
     return _ENCODERS[level]
 
 
+def _lines_encoder() -> Callable[[object], str]:
+    """A list of plain scalars, one a line (no indentation): `_column_texts` splits it at its newlines."""
+    stdlib = json.JSONEncoder(separators=("\n", ": "))
+    return stdlib.encode if c_make_encoder is None else _c_encoder(c_make_encoder, stdlib)
+
+
 def _c_encoder(make: Callable, stdlib: json.JSONEncoder) -> Callable[[object], str]:
     encode = make(None, stdlib.default, encode_basestring_ascii, None, stdlib.key_separator,
                             stdlib.item_separator, False, False, True)
@@ -287,3 +380,6 @@ def _c_encoder(make: Callable, stdlib: json.JSONEncoder) -> Callable[[object], s
             return encode_basestring_ascii(value)
         return "".join(encode(value, 0))
     return encoder
+
+
+_LINES = _lines_encoder()

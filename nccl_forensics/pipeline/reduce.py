@@ -157,7 +157,9 @@ def _diagnose_paused(paths: list[str], jobs: int, progress, select, ignore, wind
                      warnings=warnings, p2p=p2p)
     result.windowed, result.window_mb = windowed, window_mb
     result.head_lines = head_lines(digests)
-    result.environment = settings([*stated(events), *_manifest_env(sources)])
+    manifest_env = _manifest_env(sources)
+    if manifest_env:                                   # else analyse's, from the events alone
+        result.environment = settings([*stated(events), *manifest_env])
     result.windowed_dumps = {d.result.source.path: ev.data["first_entry"] for d in digests
                              for ev in d.result.events[:1] if ev.kind == "fr_dump" and "first_entry" in ev.data}
     if windowed:
@@ -355,8 +357,9 @@ def _collect(digests: list[Digest], unread: Iterable[Source] = (), blocks: Itera
         packs.append(block.columns)
     for d in digests:
         _label_split_groups(d, split)
-        rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
-        p2p.extend(map((rank, d.result.source.path).__add__, d.p2p))    # (rank, file, *op), in C
+        if d.p2p:                                             # a dump's sends and recvs: (rank, file, *op), in C
+            rank = next((ev.rank for ev in d.result.events if ev.kind == "fr_dump"), None)
+            p2p.extend(map((rank, d.result.source.path).__add__, d.p2p))
         ranks = {ev.rank for ev in d.result.events if ev.rank is not None}
         has_rows = bool(d.rows) or id(d) in block_ranks
         if d.rows:

@@ -94,6 +94,28 @@ def test_json_text_is_the_standard_indented_form():
         assert diagnosis_json.render(d) == json.dumps(diagnosis_json.to_dict(d), indent=2, default=str) + "\n"
 
 
+def test_many_records_written_a_column_at_a_time_are_the_standard_indented_form():
+    """A long list of records (a large job's ranks and sources) is written a column at a time: the same text as the
+    stdlib's, and where one record differs in its keys or holds other values, the general way gives it."""
+    def records(n, odd=None):
+        out = [{"rank": i, "host": f"n{i // 8}\n\"é", "pids": [i, 7] if i % 3 else [], "t": i / 7 if i % 5 else
+                float("nan"), "end": None if i % 2 else "killed", "ok": i % 4 == 0, "positions": {"0": "at", "1": i}
+                if i % 3 else {}, "div": None if i % 9 else {"seq": i, "field": "dtype"}, "big": 10 ** 30}
+               for i in range(n)]
+        if odd is not None:
+            out[n // 2] = odd(out[n // 2])
+        return out
+    cases = [records(70), records(200), records(63),
+             records(70, lambda r: {**r, "extra": 1}), records(70, lambda r: dict(reversed(list(r.items())))),
+             records(70, lambda r: {**r, "rank": Code.ONE}), records(70, lambda r: {**r, "pids": [1, (2, 3)]}),
+             records(70, lambda r: {**r, "positions": {1: "int key"}}), records(70, lambda r: {**r, "div": {"a": [1]}}),
+             records(70, lambda r: {**r, "pids": {"x": 1}}), records(70, lambda r: {**r, "positions": [2]}),
+             records(70, lambda r: {}), records(70, lambda r: 5), [*records(70), [1, 2]]]
+    for value in cases:
+        assert diagnosis_json.pretty(value) == json.dumps(value, indent=2, default=str)
+        assert diagnosis_json.pretty({"ranks": value}) == json.dumps({"ranks": value}, indent=2, default=str)
+
+
 def test_the_json_written_a_few_pieces_at_a_time_is_the_rendered_text(monkeypatch):
     """`ncclf diagnose --format json` writes the report in pieces (a large job's is not held whole twice more):
     the same text as `render`, whether it takes one write or many."""
