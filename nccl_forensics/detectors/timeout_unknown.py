@@ -52,6 +52,15 @@ def _timed_out_rank(ev) -> int | None:
     return origin if isinstance(origin, int) else ev.rank
 
 
+def _how_it_ended(timeouts) -> str:
+    """What the timeout lines say of the job's end where none names a rank: Slurm's cancel that names no reason
+    (slurmstepd req.c: `*** STEP N ON node CANCELLED AT time ***`, from a scancel, not its time limit) says the job
+    was stopped from outside, as a hung job is, not that a wait ran out."""
+    if timeouts and all(ev.kind == "slurm_cancelled" and not ev.data.get("reason") for ev in timeouts):
+        return "the job was cancelled while it ran (Slurm names no reason: a scancel, not its time limit)"
+    return "the job timed out"
+
+
 class TimeoutUnknown(BaseDetector):
     code, name, cls = "T601", "timeout-unknown", "timeout_unknown"
     needs = ("timeouts",)
@@ -69,7 +78,7 @@ class TimeoutUnknown(BaseDetector):
         if suspects:
             parts.append(f"rank{'s' if len(suspects) > 1 else ''} {ranks_text(suspects)} stopped first "
                          "(dead, stuck or late: the evidence does not say which)")
-        msg = "; ".join(parts or ["the job timed out"])
+        msg = "; ".join(parts or [_how_it_ended(timeouts)])
         msg += "; missing: " + ("; ".join(missing) if missing else "nothing obvious — the cause is outside the logs")
         fix = "next time collect: " + "; ".join(missing or _COLLECT.values()) + "; and dmesg / the scheduler log."
         evidence = timeouts[:3] + [e for r in suspects[:2] if r in ctx.ranks for e in ctx.ranks[r].evidence[:1]]

@@ -215,3 +215,14 @@ def test_a_shard_killed_by_the_oom_killer_is_that_rank_dropped(tmp_path):
     verdict = console_verdict(tmp_path, text)
     assert verdict.cls == "dropped_rank", verdict.summary
     assert verdict.culprit_ranks == [1], verdict.summary
+
+
+def test_a_cancel_that_names_no_reason_is_not_called_a_timeout(tmp_path):
+    """slurmstepd's `CANCELLED AT <time> ***` without `DUE TO ...` is a scancel (req.c): the job was stopped from
+    outside, as a hung job is; only `DUE TO TIME LIMIT` says a limit ran out."""
+    (tmp_path / "cancel").mkdir()
+    (tmp_path / "limit").mkdir()
+    verdict = console_verdict(tmp_path / "cancel", CASES[0][2], progress="")
+    assert "cancelled while it ran" in verdict.summary and "timed out" not in verdict.summary
+    limit = CASES[0][2].replace("12:18:08 ***", "12:18:08 DUE TO TIME LIMIT ***")
+    assert "timed out" in console_verdict(tmp_path / "limit", limit, progress="").summary
