@@ -241,6 +241,16 @@ MESSAGES = [
       "vllm:vllm/distributed/device_communicators/pynccl_wrapper.py:NCCL_CHECK",
       "what(): NCCL error: unhandled system error, NCCL version 2.14.3", "NCCL error: unhandled system error",
       anchor="NCCL error: "),
+    # torch.cuda.nccl's own check (torch/csrc/cuda/nccl.cpp throw_nccl_error, 0.4 - 2.x: `NCCL Error <number>:
+    # <ncclGetErrorString text>`, a runtime_error, from 2.x TORCH_CHECK): nn.DataParallel's broadcast_coalesced and
+    # reduce_add, and the C++ extensions that copy the check, print it where c10d's `NCCL error:` would stand
+    M("pytorch.cuda_nccl_error",
+      r"NCCL Error (?P<result>\d+): (?P<reason>unhandled system error|unhandled cuda error|internal error|"
+      r"invalid usage|invalid argument|remote process exited or there was a network error)",
+      "nccl_error", "failure", None, "torch 0.4 - 2.13 (torch.cuda.nccl); NCCL 2.x texts",
+      "pytorch:torch/csrc/cuda/nccl.cpp:throw_nccl_error",
+      "RuntimeError: NCCL Error 1: unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+      "NCCL Error 1: unhandled cuda error", anchor="NCCL Error "),
     M("pytorch.nccl_comm_aborted",
       r"NCCL communicator was aborted on rank (?P<rank>\d+)",
       "comm_abort", "consequence", None, "1.9 - 2.13", _PG + ":WorkNCCL::checkAndSetException",
@@ -500,6 +510,16 @@ MESSAGES = [
       "addr=[localhost]:43246, remote=[localhost]:29500) timed out after 600000ms",
       "waitForInput: socket SocketImpl(fd=71, addr=[localhost]:43246, remote=[localhost]:29500) timed out after",
       anchor="waitForInput: "),
+    # the same wait in the older socket.cpp (SocketImpl::waitForInput before the wording above): a poll that ran out
+    # returned 0 without setting errno, and the catch-all branch printed that as `poolFD failed with (errno: 0 -
+    # Success)`, then returned false to doWait. Only errno 0 is the timeout; another errno is the socket's own
+    # failure. Releases not checked against torch's history here (2.2 and 2.3 pastes print it at socket.cpp:432)
+    M("pytorch.store_socket_wait_timeout_old",
+      r"While waitForInput, poolFD failed with \(errno: 0 - Success\)",
+      "dist_backend_error", "failure", "missing_rank", "2.x before 2.4 (not checked in torch's history)",
+      "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketImpl::waitForInput (from TCPStore.cpp:doWait)",
+      "[rank1]:[W socket.cpp:432] [c10d] While waitForInput, poolFD failed with (errno: 0 - Success).",
+      "While waitForInput, poolFD failed with (errno: 0 - Success)", anchor="poolFD failed with"),
     # the rendezvous backend could not reach its store: the c10d TCPStore, or etcd (etcd_rendezvous_backend.py, the
     # `etcd-v2` backend: _create_etcd_client and every state read/write wrap etcd's and urllib3's errors in it)
     M("pytorch.store_connection_failed",
