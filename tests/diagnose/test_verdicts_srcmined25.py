@@ -401,7 +401,8 @@ def test_a_config_of_int_min_is_a_build_mismatch(tmp_path):
     text = ("gpu3:1771:1771 [0] init.cc:1584 NCCL WARN Invalid config blocking attribute value -2147483648\n"
             "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, "
             "invalid argument, NCCL version 2.14.3\n")
-    assert console_verdict(tmp_path, text).cls == "version_mismatch"
+    verdict = console_verdict(tmp_path, text)
+    assert verdict.cls == "version_mismatch" and "built against another NCCL" in verdict.summary, verdict.summary
 
 
 def test_a_set_config_value_is_no_build_mismatch(tmp_path):
