@@ -49,7 +49,9 @@ _SAYS = {"shape_mismatch": "a message of another size than the one posted (the r
          "version_mismatch": "the ranks run different NCCL versions",
          "dtype_mismatch": "that the ranks submitted one collective with different data types",
          "op_mismatch": "that the ranks submitted different collectives (or reduce ops) under one name",
-         "straggler": "ranks whose GPUs run slower than the others' or than their own best"}
+         "straggler": "ranks whose GPUs run slower than the others' or than their own best",
+         # version_mismatch where every line says the caller's NCCL build and the library it loaded disagree
+         "nccl_caller_build": "the program was built against another NCCL than the library it loaded"}
 _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO settings) agree on every rank; the flight "
                           "recorder (TORCH_FR_BUFFER_SIZE=2000) shows each rank's sizes.",
         "stuck_rank": "find the rank that never joined (its own log, its node's dmesg); py-spy dump it if it is alive.",
@@ -59,7 +61,10 @@ _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO sett
         "op_mismatch": "make every rank issue the same collectives in the same order: look for a rank-dependent "
                        "branch near the named tensor.",
         "straggler": "look at the named ranks' GPUs and hosts (clocks and throttling in nvidia-smi -q, CPU contention, "
-                     "the data loader); the others wait for them at every collective."}
+                     "the data loader); the others wait for them at every collective.",
+        "nccl_caller_build": "load the NCCL the program was built with (torch's own: drop an LD_LIBRARY_PATH or "
+                             "LD_PRELOAD that points at another libnccl) or rebuild the program against the library "
+                             "you load."}
 
 
 class ReportedClass(BaseDetector):
@@ -93,8 +98,10 @@ class ReportedClass(BaseDetector):
                 where += f"; it names {ranks_phrase(blamed)}"
             elif cls == "stuck_rank" and (blamed := _absent_from_count(events, ctx)):
                 where += f"; the one(s) that did not report: {ranks_phrase(blamed)}"
-            finding = self.finding(blamed, f"the software reported {_SAYS[cls]}{where}{_tally(events)}: "
-                                   f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[cls])
+            said = "nccl_caller_build" if cls == "version_mismatch" and all(
+                ev.data.get("category") == "nccl_caller_build" for ev in events) else cls
+            finding = self.finding(blamed, f"the software reported {_SAYS[said]}{where}{_tally(events)}: "
+                                   f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[said])
             finding.cls = cls
             yield finding
 

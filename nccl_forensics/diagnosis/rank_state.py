@@ -679,8 +679,9 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
         # a launcher's report that this rank raised an exception (Lightning's reconciliation): its own end
         _set_end(st, "exception", True, clip(f"an exception ({ev.data['message']})", 160), ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
-        # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail
-        first = table_role == "first" or bool(terminated_pids) and pid not in terminated_pids
+        # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail. A
+        # line that names no pid (the legacy launcher's CalledProcessError) cannot show it was not among them
+        first = table_role == "first" or bool(terminated_pids) and pid is not None and pid not in terminated_pids
         _set_end(st, "exited", first, f"exited with code {code}" + (" before torchrun ended the others" if first
                                                                      else ""), ev)
 

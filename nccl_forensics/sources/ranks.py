@@ -205,15 +205,24 @@ def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
     """srun numbers a step's tasks 0..N-1 across its nodes (SLURM_PROCID): the global rank of a job whose ranks srun
     starts itself (MPI, or `srun python train.py` reading SLURM_PROCID). Under a per-node launcher (torchrun, the
     DeepSpeed or accelerate launcher) a task is a node's launcher instead, so srun's `task N: Out Of Memory` names
-    rank N only where no such launcher's line is in the evidence, and only for one task (`tasks 0-3`: several)."""
-    ooms = [ev for res in results for ev in res.events if ev.kind == "slurm_oom" and ev.rank is None]
-    if not ooms or any(ev.kind in _PER_NODE_LAUNCHER_KINDS and not str(ev.data.get("message_id") or "").startswith(
+    rank N only where no such launcher's line is in the evidence, and only for one task (`tasks 0-3`: several). Its
+    `task N: Bus error` / `Exited with exit code N` (srun_job.c _task_finish) names rank N only where srun also shows
+    a node running several tasks (`gpu-06: tasks 0-7: Terminated`): a per-node launcher is one task per node."""
+    srun = [ev for res in results for ev in res.events if ev.kind in ("slurm_oom", "slurm_exit")]
+    if not srun or any(ev.kind in _PER_NODE_LAUNCHER_KINDS and not str(ev.data.get("message_id") or "").startswith(
             "slurm.") for res in results for ev in res.events):
         return
-    for ev in ooms:
-        task = str(ev.data.get("task"))
+    kinds = {"slurm_oom", "slurm_exit"} if any(map(_several_tasks, srun)) else {"slurm_oom"}
+    for ev in srun:
+        task = str(ev.data.get("task")) if ev.kind in kinds and ev.rank is None else ""
         if task.isdigit():
             ev.rank = int(task)
+
+
+def _several_tasks(ev: Event) -> bool:
+    """An srun task line that names several tasks of one node (`tasks 0-7`, `tasks 8-12,14-15`)."""
+    task = str(ev.data.get("task") or "") if ev.kind in ("slurm_exit", "slurm_oom") else ""
+    return bool(task) and not task.isdigit()
 
 
 def spans_nodes(events: list[Event]) -> bool:

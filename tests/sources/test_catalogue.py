@@ -133,7 +133,8 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      {"xid": 79, "pid": 4021, "bus_id": "PCI:0000:3b:00"}),
     ("[ 812.3] NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error",
      "kernel.xid_memory_error", {"xid": 48}),
-    ("NVRM: Xid (PCI:0000:3b:00): 61, pid=1, Internal micro-controller breakpoint/warning", "kernel.nvidia_xid",
+    ("NVRM: Xid (PCI:0000:3b:00): 61, pid=1, Internal micro-controller breakpoint/warning",
+     "kernel.xid_microcontroller_breakpoint",
      {"xid": 61}),
     # MPICH before 3 printed no `YOUR `; macOS's strsignal adds `: 11`
     ("APPLICATION TERMINATED WITH THE EXIT STRING: Hangup (signal 1)", "hydra.exit_string", {"signal": "SIGHUP"}),

@@ -102,6 +102,16 @@ MESSAGES = [
       "RuntimeError: [/opt/conda/conda-bld/pytorch_1682343967769/work/third_party/gloo/gloo/transport/tcp/pair.cc:799] "
       "connect [172.31.71.170]:13195: Connection refused", "pair.cc:799] connect [172.31.71.170]:13195: C",
       data={"category": "connect"}, anchor="] connect ["),
+    # the libuv transport (gloo/transport/uv, 2019-08+: torch's gloo on Windows, and on Linux/macOS where the uv
+    # transport is chosen): connecting to a peer failed, `Error connecting to <addr>: <uv_strerror>` (libuv's words are
+    # lowercase: `connection refused`, `connection timed out`), raised while the full mesh connects
+    M("gloo.uv_connect_error",
+      r"Error connecting to \[(?P<host>[^\]]*)\]:(?P<port>\d+): (?P<reason>[a-z][\w ]*)",
+      "gloo_error", "failure", "network_error", "gloo 2019-08+ (uv transport; torch 1.7+ on Windows)",
+      "gloo:gloo/transport/uv/pair.cc:Pair::connect",
+      "RuntimeError: [C:\\cb\\pytorch_1000000000000\\work\\third_party\\gloo\\gloo\\transport\\uv\\pair.cc:102] Error "
+      "connecting to [192.168.1.20]:54923: connection refused", "Error connecting to [192.168.1.20]:54923: c",
+      data={"category": "connect"}, anchor="Error connecting to ["),
     # the ibverbs transport: a work completion with an error status (`ibv_wc_status_str`), per slot (2017-05+)
     M("gloo.ibverbs_completion_error",
       (r"wc->status == IBV_WC_SUCCESS\. (?P<status>\d+) vs 0\.",

@@ -16,9 +16,9 @@ from __future__ import annotations
 from . import Message as M
 
 # Xids that end the GPU's work (the process on it dies or hangs); 13/31/43 are usually the application's own fault.
-_FATAL_XID = "(?:48|62|63|64|74|79|92|94|95|109|119|120|13|31|43|45|61|69|140)"
+_FATAL_XID = "(?:48|62|63|64|74|79|94|95|109|119|120|13|31|43|45|61|69|140)"
 # Xids after which the process on that GPU is gone or its NVLink traffic is (the entries below say which and why)
-_DIES = "(?:79|119|120|62|48|63|64|94|95|140|74|13|31|109|14[4-9]|150)"
+_DIES = "(?:79|119|120|62|61|48|63|64|94|95|140|74|13|31|109|14[4-9]|150)"
 _XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
 
 MESSAGES = [
@@ -89,6 +89,23 @@ MESSAGES = [
       "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid catalogue 109",
       "NVRM: Xid (PCI:0000:01:00): 109, pid=763199, name=python3, channel 0x0000001f, errorString CTX SWITCH TIMEOUT, "
       "Info 0x1bc028", "NVRM: Xid (PCI:0000:01:00): 109,", data={"category": "gpu_hang"}, anchor="NVRM: Xid"),
+    # Xid 61 (`Internal micro-controller breakpoint/warning`, the PMU's firmware stopped at a breakpoint): the GPU stops
+    # answering the work on it (NVIDIA's catalogue: reset the GPU), often before 62 (the halt). The process on that
+    # GPU stalls in its next kernel or driver call: its peers wait on it
+    M("kernel.xid_microcontroller_breakpoint",
+      _XID.format(codes="61"),
+      "xid", "failure", "dropped_rank", "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting); "
+      "NVIDIA Xid catalogue 61",
+      "NVRM: Xid (PCI:0000:43:00): 61, pid=90214, name=python, 0cec(3098) 00000000 00000000",
+      "NVRM: Xid (PCI:0000:43:00): 61,", data={"category": "gpu_hang"}, anchor="NVRM: Xid"),
+    # Xid 92 (`High single-bit ECC error rate`): corrected errors came often; ECC corrected every one, no process is
+    # touched (NVIDIA's catalogue: no action, watch the counts). A health notice, not the job's failure
+    M("kernel.xid_sbe_rate",
+      _XID.format(codes="92"),
+      "xid", "benign", None, "NVIDIA driver 3xx - 5xx", "nvidia:open-gpu-kernel-modules (Xid reporting); NVIDIA Xid "
+      "catalogue 92",
+      "NVRM: Xid (PCI:0000:5d:00): 92, pid='<unknown>', name=<unknown>, High single-bit ECC error rate",
+      "NVRM: Xid (PCI:0000:5d:00): 92,", data={"category": "ecc"}, anchor="NVRM: Xid"),
     # Xid 63/64: the driver recorded (63) or failed to record (64) a page retirement / row remapping in the InfoROM
     # (`Row Remapper: New row marked for remapping, reset gpu to activate.`): the bookkeeping after a memory error, not
     # the error itself: an uncorrectable one is its own Xid beside it (48/94/95, which decides), and rows with

@@ -599,7 +599,18 @@ MESSAGES = [
       "warn", "failure", "version_mismatch", "2.30.3 - 2.30", "nccl:src/dev_runtime.cc:getNcclVersionCompat",
       "NCCL WARN NCCL library is too old. This application was compiled with NCCL version 2.30.7, but is running with "
       "NCCL library version 2.30.3.", "NCCL library is too old. This application was compiled with NCCL version",
-      data={"category": "nccl_build", "setup": True}, anchor="NCCL library is "),
+      data={"category": "nccl_caller_build", "setup": True}, anchor="NCCL library is "),
+    # A config attribute of INT_MIN: NCCL_CONFIG_UNDEF_INT, what NCCL_CONFIG_INITIALIZER sets from 2.17 ("let NCCL
+    # choose"). A 2.14 - 2.16 library accepts only set values (blocking 0/1 is its first check), and 2.17+ skips
+    # UNDEF fields, so only an older library given a newer caller's config prints it (torch built on 2.17+ headers
+    # that loads an older libnccl): the caller's build and the library disagree (ncclInvalidArgument on every rank)
+    M("nccl.config_undef_rejected",
+      r"Invalid config (?P<attribute>\w+) attribute value -2147483648\b",
+      "warn", "failure", "version_mismatch", "2.14 - 2.16 (parseCommConfig; 2.17+ skips NCCL_CONFIG_UNDEF_INT)",
+      "nccl:src/init.cc:parseCommConfig",
+      "NCCL WARN Invalid config blocking attribute value -2147483648",
+      "Invalid config blocking attribute value -2147483648",
+      data={"category": "nccl_caller_build", "setup": True}, anchor="attribute value -2147483648"),
     # NCCL_COMM_ID that does not parse as `<ipv4>:<port>`, `[<ipv6>]:<port>` or `<hostname>:<port>` (bootstrap.cc:
     # ncclGetUniqueId and bootstrapNetInit; the same words since 2.4): ncclInvalidArgument on every rank that reads
     # it, a setting of the launch, no rank's or network's failure
