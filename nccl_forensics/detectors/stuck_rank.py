@@ -12,7 +12,9 @@ What it detects:
     ``expires()`` block: stuck there, its SIGKILL the timer's (the rank whose pid torchrun's table names). A
     rank whose process the kernel reports blocked (``INFO: task python:PID blocked for more than N seconds``, the
     pid read to a rank from its own lines) while the others' watchdogs time out and it reports no timeout is the
-    rank they waited for (medium confidence).
+    rank they waited for (medium confidence). A Horovod stall report whose coordinator (rank 0) names itself
+    among the ranks that did not submit (absent from `[ready ranks: ...]`, or listed missing) is alive and stuck
+    outside the collective: the report comes from its background thread (medium confidence).
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -62,6 +64,7 @@ class StuckRank(BaseDetector):
         yield from self._from_timeline(ctx)
         yield from self._from_states(ctx)
         yield from self._blocked_in_kernel(ctx)
+        yield from self._named_by_own_report(ctx)
 
     def _reaped_by_timer(self, ctx: Context):
         """torch.distributed.elastic.timer reaped a worker whose `expires()` block overran: that worker was stuck in
@@ -94,6 +97,22 @@ class StuckRank(BaseDetector):
                "never reached it")
         evidence = [cite(ev) for ev in blocked.values()][:2] + [cite(ev) for ev in ctx.of("watchdog_timeout")][:1]
         yield self.finding(ranks, msg, Confidence.MEDIUM, evidence, _KERNEL_FIX)
+
+    def _named_by_own_report(self, ctx: Context):
+        """A stall report whose reporter names itself as not having submitted: Horovod's coordinator (rank 0)
+        checks for stalled tensors on its background thread, apart from the framework thread that submits them, so
+        a rank-0 listed missing (or absent from the ready ranks) is alive and its training thread is stuck outside
+        the collective the others submitted (torch's monitored barrier never names its own reporter)."""
+        named = [ev for ev in ctx.of("monitored_barrier") if ev.data.get("state") == "failed"
+                 and ev.rank is not None and ev.rank in (ev.data.get("missing_ranks") or [])]
+        rank = named[0].rank if named else None
+        if rank is None:
+            return
+        seconds = named[0].data.get("stall_seconds")
+        msg = (f"rank {rank}'s own stall report names it as not having submitted tensors the other ranks did"
+               f"{f' for more than {seconds} s' if seconds else ''}: its coordinator thread is alive, its training "
+               "thread stuck or late before that collective")
+        yield self.finding([rank], msg, Confidence.MEDIUM, [cite(ev) for ev in named[:2]], _SELF_NAMED_FIX)
 
     def _late_past_timeout(self, ctx: Context):
         """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout
@@ -254,6 +273,9 @@ def _shortest_timeout(ctx: Context) -> float | None:
 _KERNEL_FIX = ("read the kernel's stack of that task (the lines after `blocked for more than` in dmesg): a call into "
                "the GPU driver (nvidia_ioctl: look for Xid lines, run nvidia-smi, the GPU may need a reset) or storage "
                "I/O it waits on (a hung network filesystem); fix that, then rerun.")
+_SELF_NAMED_FIX = ("py-spy dump --native that rank's process while the stall lasts: its training thread is outside the "
+                   "collective (data loading, a rank-dependent branch, a different tensor submitted); the other ranks' "
+                   "names for the stalled tensors show which one it never reached.")
 _STATE_FIX = ("look at what that rank ran before this collective (py-spy dump --native of its process, or its own "
               "earlier flight-recorder entries): a kernel or a CUDA sync that never returns, or a host-side stall "
               "between enqueueing and launching.")
