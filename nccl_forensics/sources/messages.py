@@ -70,6 +70,8 @@ _HYDRA_LINES = 2
 # there, within the traceback's lines, is the barrier's wait (catalogue torchrun.exit_barrier_error), not a rank's
 _EXIT_BARRIER = "torchrun.exit_barrier_error"
 _EXIT_BARRIER_LINES = 30
+# c10d's socket warning that the store's wait ran out (socket.cpp waitForInput) comes just before the barrier's error
+_WAIT_ABOVE_BARRIER_LINES = 3
 _SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
 _SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
 # XLA's rendezvous warnings are held until the same thread says it got unstuck (then they were no hang) or the end
@@ -96,6 +98,7 @@ class MessageParser(LineParser):
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
         self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
+        self._last_wait: Event | None = None     # the last store wait that ran out (c10d's socket warning above it)
         self._waits: list[Event] = []          # XLA rendezvous warnings not yet settled (see _settle_waits)
 
     def feed(self, line: Line) -> bool:
@@ -142,6 +145,8 @@ class MessageParser(LineParser):
             self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
         if self._hydra is not None or hits and any(h.message.id == _HYDRA_WHO for h in hits):
             self._name_hydra_end(line, out)
+        if hits:
+            self._last_wait = next((ev for ev in out if ev.data.get("implies") == "missing_rank"), self._last_wait)
         if self._exit_barrier is not None or hits and any(h.message.id == _EXIT_BARRIER for h in hits):
             self._read_exit_barrier(line, out)
         if hits and any(h.message.id == _SHAPES for h in hits):
@@ -347,6 +352,11 @@ class MessageParser(LineParser):
         head = next((ev for ev in out if ev.line == line.no and ev.data.get("message_id") == _EXIT_BARRIER), None)
         if head is not None:
             self._exit_barrier = head
+            # c10d's socket warning, printed as the barrier's wait ran out (held while a traceback parser reads)
+            for ev in (self._last_wait, *self._held):
+                if ev is not None and ev.data.get("implies") == "missing_rank" and \
+                        0 < head.line - ev.line <= _WAIT_ABOVE_BARRIER_LINES:
+                    _barriers_wait(ev, head)
             return
         barrier = self._exit_barrier
         if barrier is None or line.no - barrier.line > _EXIT_BARRIER_LINES:
@@ -355,8 +365,7 @@ class MessageParser(LineParser):
         # (the store error is often a traceback's last line: its event is held while the traceback parser reads)
         waits = [ev for ev in (*out, *self._held) if ev.line == line.no and ev.data.get("implies") == "missing_rank"]
         for ev in waits:
-            ev.data.update(meaning=barrier.data.get("meaning"), context="exit_barrier")
-            ev.data.pop("implies", None)
+            _barriers_wait(ev, barrier)
         if waits:
             self._exit_barrier = None
 
@@ -544,3 +553,9 @@ def _rendezvous_thread(ev: Event) -> str | None:
     if found is None:
         return None
     return f"id={found[1]}" if found[1] else f"tid={found[2]}"
+
+
+def _barriers_wait(wait: Event, barrier: Event) -> None:
+    """A store wait that ran out as torch elastic's exit barrier waited: the barrier's meaning, no rank's absence."""
+    wait.data.update(meaning=barrier.data.get("meaning"), context="exit_barrier")
+    wait.data.pop("implies", None)
