@@ -53,7 +53,7 @@ from typing import Iterable, NamedTuple
 from ..diagnosis.fr_semantics import P2POp
 from ..diagnosis.rank_state import cite
 from ..model import Confidence, Event, Evidence, ranks_phrase, ranks_text, shows_failure, shows_health
-from ..sources.flight_recorder import pending_in_status
+from ..sources.flight_recorder import completed_in_status, pending_in_status
 from ..sources.ranks import spans_nodes
 from .base import BaseDetector, Context, comms_left_open
 
@@ -178,7 +178,7 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
         if ev.rank is not None:
             status[ev.rank].append(ev)
     for rank, evs in status.items():
-        done = [ev for ev in evs if _all_completed(ev.data)]
+        done = [ev for ev in evs if completed_in_status(ev.data)]
         if done and len(done) == len(evs):
             out.setdefault(rank, cite(done[0]))
     return out
@@ -187,11 +187,6 @@ def finished_ranks(ctx: Context) -> dict[int, Evidence]:
 def _one_node_s(ev: Event) -> bool:
     """Is this success line one node's (torchrun's agent: its own workers SUCCEEDED), not the whole job's?"""
     return ev.kind == "agent_log" and ev.data.get("scope") != "job"
-
-
-def _all_completed(data: dict) -> bool:
-    enq, comp = data.get("last_enqueued"), data.get("last_completed")
-    return isinstance(enq, int) and isinstance(comp, int) and comp >= enq
 
 
 def progressed_ranks(ctx: Context) -> dict[int, Evidence]:

@@ -135,21 +135,24 @@ _MISSING = ("No such file or directory",)
 def shm_access_refused(ev) -> bool:
     """Did NCCL say its /dev/shm call was refused for access (catalogue nccl.shm_access_refused, or a segment line
     whose errno says so)? A /dev/shm the user may not write is no memory that ran out (X901 reads it)."""
-    data = ev.data
-    if not str(data.get("message_id") or "").startswith("nccl.shm"):
-        return False
-    said = str(data.get("reason") or data.get("message") or "")     # a parser's event may carry the words only
-    return any(word in said for word in _ACCESS_REFUSED)
+    said = _shm_said(ev)
+    return said is not None and any(word in said for word in _ACCESS_REFUSED)
 
 
 def shm_not_room(ev) -> bool:
     """Did NCCL's /dev/shm call fail for a reason its errno states that is no lack of room: refused for access, or a
     segment to attach to that is not there (ENOENT: the node's processes see different /dev/shm, or it was removed
     under them)? No memory ran out (X901 reads it). Another errno leaves the room in doubt (M301, low confidence)."""
+    said = _shm_said(ev)
+    return said is not None and any(word in said for word in (*_ACCESS_REFUSED, *_MISSING))
+
+
+def _shm_said(ev) -> str | None:
+    """The words of a /dev/shm line of NCCL's (a catalogue nccl.shm* message; a parser's event may carry the words
+    only, not the reason), None for any other line."""
     if not str(ev.data.get("message_id") or "").startswith("nccl.shm"):
-        return False
-    said = str(ev.data.get("reason") or ev.data.get("message") or "")
-    return shm_access_refused(ev) or any(word in said for word in _MISSING)
+        return None
+    return str(ev.data.get("reason") or ev.data.get("message") or "")
 
 
 def _fix_for(data: dict) -> str:

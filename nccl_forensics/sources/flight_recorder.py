@@ -473,8 +473,20 @@ def pg_status_events(path: str, rank: int | None, pg_status: dict[str, dict]) ->
 def pending_in_status(status: dict) -> bool:
     """Does a group's pg_status say it enqueued a collective it has not completed (ProcessGroupNCCL's own counters:
     the ring of entries, which every group of the process shares, may no longer hold that collective's entry)?"""
+    counts = _status_counts(status)
+    return counts is not None and counts[1] < counts[0]
+
+
+def completed_in_status(status: dict) -> bool:
+    """Does a group's pg_status say it completed every collective it enqueued?"""
+    counts = _status_counts(status)
+    return counts is not None and counts[1] >= counts[0]
+
+
+def _status_counts(status: dict) -> tuple[int, int] | None:
+    """(last enqueued, last completed) of a group's pg_status; None where either is not a number."""
     enqueued, completed = status.get("last_enqueued"), status.get("last_completed")
-    return type(enqueued) is int and type(completed) is int and completed < enqueued
+    return (enqueued, completed) if type(enqueued) is int and type(completed) is int else None
 
 
 def read_flight_recorder(source: Source | str) -> Iterator[Event]:

@@ -221,7 +221,7 @@ def _srun_tasks_as_ranks(results: list[SourceResult]) -> None:
 
 def _several_tasks(ev: Event) -> bool:
     """An srun task line that names several tasks of one node (`tasks 0-7`, `tasks 8-12,14-15`)."""
-    task = str(ev.data.get("task") or "") if ev.kind in ("slurm_exit", "slurm_oom") else ""
+    task = str(ev.data.get("task") or "")
     return bool(task) and not task.isdigit()
 
 
