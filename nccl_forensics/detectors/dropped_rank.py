@@ -181,7 +181,7 @@ class DroppedRank(BaseDetector):
             how = "was killed by SIGKILL" if sig == "SIGKILL" else f"crashed with {sig}"
             msg = f"{who} {how}" + (f" (exit code {code})" if code is not None else "")
         else:
-            msg = f"{who} died: {_death_said(first)}"
+            msg = f"{who} {_death_verb(first)}: {_death_said(first)}"
         if not ranks:
             msg += "; no line says which rank it was"
         conf = Confidence.MEDIUM if ranks or signalled else Confidence.LOW
@@ -359,6 +359,13 @@ _FIX_REPORTED_AMD = ("find that process's own output (its rank's log, `dmesg` on
 def _ranks_named(ev: Event) -> list[int]:
     """The ranks a death line names: its own, or those it lists as the dead (NCCL RAS's missing ranks)."""
     return ev.data.get("ranks_at_fault") or ([ev.rank] if ev.rank is not None else [])
+
+
+def _death_verb(ev: Event) -> str:
+    """What a death line says happened to its process: a GPU the driver reports hung (Xid 61, 109, an amdgpu ring
+    timeout) stalls the process on it, one it lost (Xid 79, 119/120, a fatal PCIe error) takes the GPU from it; every
+    other line reports a death."""
+    return {"gpu_hang": "stalled on a hung GPU", "gpu_lost": "lost its GPU"}.get(str(ev.data.get("category")), "died")
 
 
 def _death_said(ev: Event) -> str:

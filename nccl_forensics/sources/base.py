@@ -13,6 +13,13 @@ from typing import Any
 from ..model import Event, Line, Source
 
 
+def as_exit_barriers_wait(data: dict[str, Any]) -> None:
+    """An event's data read as torch elastic's exit barrier waiting for the other nodes' agents (its traceback, the
+    store's wait that ran out under it): benign, no rank's failure or absence."""
+    data.update(meaning="benign", context="exit_barrier")
+    data.pop("implies", None)
+
+
 class LineParser:
     source: str = ""
 

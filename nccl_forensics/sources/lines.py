@@ -30,6 +30,9 @@ _CHUNK = 1 << 18              # 256 KiB blocks: a block's text and match tuples 
 # `[job,rank]<stderr>:` is Open MPI's --tag-output; `[rank]<stderr>:` is Horovod's own launcher (gloo, Spark, Ray:
 # runner/common/util/safe_shell_exec.py forward_stream, `{asctime}[{rank}]<{stream}>:{line}`). Neither adds a space
 # after the tag (orte/prrte iof_base_output.c), so an indented line (a traceback frame) keeps its indent.
+# Ray's driver forwards each worker's lines under `(Actor pid=N, ip=A) ` (log_monitor; no ip for a worker on the
+# driver's node): a wrapper (WRAPPER_RE) and, anywhere near a line's start, the process that printed it (ray_prefix)
+RAY_TAG = r"\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[\w.:-]+))?\)\ "
 WRAPPER_RE = re.compile(
     r"""
     (?:(?P<ompi_ts>[A-Z][a-z]{2}\ [A-Z][a-z]{2}\ [ \d]\d\ \d\d:\d\d:\d\d\ \d{4})?
@@ -42,7 +45,7 @@ WRAPPER_RE = re.compile(
     | (?:(?P<stream_host>[A-Za-z0-9][\w.-]*)\ \[(?:stdout|stderr)\]\ )
     | (?:(?:stdout|stderr):\ |>\ ?(?=\S))
     | (?:\[(?P<plain_rank>\d+)\]\ )
-    | (?:\((?P<ray_actor>[\w.:<>-]+)\ pid=(?P<ray_pid>\d+)(?:,\ ip=(?P<ray_ip>[\w.:-]+))?\)\ )
+    | (?:""" + RAY_TAG + r""")
     | (?:\ +(?=\[rank\d+\]:|\[[A-Za-z_][A-Za-z_-]*?\d+\]:))
     """,
     re.X,
@@ -71,15 +74,15 @@ LEADING_TS_RE = re.compile(
 )
 
 
-# Ray's driver forwards each worker's lines under `(Actor pid=N, ip=A) ` (log_monitor); a colour code may sit before it
-_RAY_PREFIX_RE = re.compile(r"(?:^|[\s\]m])\([\w.:<>-]+ pid=(?P<pid>\d+)(?:, ip=(?P<ip>[\w.:-]+))?\) ")
+# Ray's tag after a line's start, a space, a bracket or a colour code's `m`
+_RAY_PREFIX_RE = re.compile(r"(?:^|[\s\]m])" + RAY_TAG)
 
 
 def ray_prefix(text: str) -> tuple[int, str | None] | None:
     """The process id and node ip Ray's log prefix gives a line a Ray worker printed (no ip for a worker on the
     driver's own node); None for a line without one."""
     m = _RAY_PREFIX_RE.search(text, 0, 160)
-    return (int(m.group("pid")), m.group("ip")) if m is not None else None
+    return (int(m.group("ray_pid")), m.group("ray_ip")) if m is not None else None
 
 
 def open_binary(path: str) -> IO[bytes]:

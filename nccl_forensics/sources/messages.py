@@ -21,7 +21,7 @@ from typing import Any
 
 from ..model import Event, Line, Source
 from . import catalogue
-from .base import LineParser
+from .base import LineParser, as_exit_barriers_wait
 from .torchrun import failure_epoch
 
 # The parser family an event kind belongs to (docs/events.md); kinds no parser makes are the catalogue's own.
@@ -356,7 +356,7 @@ class MessageParser(LineParser):
             for ev in (self._last_wait, *self._held):
                 if ev is not None and ev.data.get("implies") == "missing_rank" and \
                         0 < head.line - ev.line <= _WAIT_ABOVE_BARRIER_LINES:
-                    _barriers_wait(ev, head)
+                    as_exit_barriers_wait(ev.data)
             return
         barrier = self._exit_barrier
         if barrier is None or line.no - barrier.line > _EXIT_BARRIER_LINES:
@@ -365,7 +365,7 @@ class MessageParser(LineParser):
         # (the store error is often a traceback's last line: its event is held while the traceback parser reads)
         waits = [ev for ev in (*out, *self._held) if ev.line == line.no and ev.data.get("implies") == "missing_rank"]
         for ev in waits:
-            _barriers_wait(ev, barrier)
+            as_exit_barriers_wait(ev.data)
         if waits:
             self._exit_barrier = None
 
@@ -553,9 +553,3 @@ def _rendezvous_thread(ev: Event) -> str | None:
     if found is None:
         return None
     return f"id={found[1]}" if found[1] else f"tid={found[2]}"
-
-
-def _barriers_wait(wait: Event, barrier: Event) -> None:
-    """A store wait that ran out as torch elastic's exit barrier waited: the barrier's meaning, no rank's absence."""
-    wait.data.update(meaning=barrier.data.get("meaning"), context="exit_barrier")
-    wait.data.pop("implies", None)

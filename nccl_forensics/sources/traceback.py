@@ -18,7 +18,7 @@ from lark import Transformer, v_args
 
 from ..model import Line, Source
 from . import catalogue
-from .base import LineParser
+from .base import LineParser, as_exit_barriers_wait
 from .exceptions import might_name_cause, recognise
 from .grammars import parse_with
 
@@ -321,8 +321,7 @@ class TracebackParser(LineParser):
             ev.data.update(meaning="consequence", launcher=True)
         if exit_barriers_wait(block.frames):
             for data in [ev.data] + [data for _, _, data in block.causes]:
-                data.update(meaning="benign", context="exit_barrier")
-                data.pop("implies", None)
+                as_exit_barriers_wait(data)
         if block.named_rank is not None:
             ev.rank = block.named_rank          # the failed rank's own traceback, printed by the rank that gathered it
         elif ev.rank is None and not launcher:  # a launcher is no rank, whichever rank's cut frames its block began in

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from . import Message as M
 
-# Xids that end the GPU's work (the process on it dies or hangs); 13/31/43 are usually the application's own fault.
-_FATAL_XID = "(?:48|62|63|64|74|79|94|95|109|119|120|13|31|43|45|61|69|140)"
 # Xids after which the process on that GPU is gone or its NVLink traffic is (the entries below say which and why)
 _DIES = "(?:79|119|120|62|61|48|63|64|94|95|140|74|13|31|109|14[4-9]|150)"
 _XID = r"NVRM: Xid \((?P<bus_id>[^)]*)\): (?P<xid>{codes}),"
@@ -438,4 +436,3 @@ MESSAGES = [
       "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)", data={"category": "gpu_lost"},
       anchor="an't recover (no error_detected callback)"),
 ]
-FATAL_XIDS = frozenset(int(x) for x in _FATAL_XID.strip("(?:)").split("|"))
