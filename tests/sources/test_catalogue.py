@@ -129,6 +129,12 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
 
 @pytest.mark.parametrize("line,message_id,fields", [
     # every Xid the driver prints is read; the ones that end the GPU's work say so
+    # an IB completion error keeps its status, request size and vendor error in every wording (2.27+: `reqSize=`)
+    ("NCCL WARN NET/IB: Got completion from peer 172.16.4.31<51872> with status=IBV_WC_RETRY_EXC_ERR(12) "
+     "opcode=IBV_WC_SEND(0) reqSize=524288 vendor_err=129 req_type=Send", "nccl.ib_completion_error",
+     {"status": 12, "len": "524288", "vendor_err": 129}),
+    ("NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with error 12, opcode 0, len 0, vendor err 129",
+     "nccl.ib_completion_error", {"status": 12, "len": "0", "vendor_err": 129}),
     ("NVRM: Xid (PCI:0000:3b:00): 79, pid=4021, GPU has fallen off the bus.", "kernel.xid_gpu_lost",
      {"xid": 79, "pid": 4021, "bus_id": "PCI:0000:3b:00"}),
     ("[ 812.3] NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error",

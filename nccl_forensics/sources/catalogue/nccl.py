@@ -107,8 +107,8 @@ MESSAGES = [
       # the IB transports of the net plugins name themselves after NET/IB (`NET/IBext`, a vendor's `NET/IBP:`)
       r"NET/IB\w*(?:/GIN)? ?: ?Got completion (?:from peer " + _PEER + r" )?with (?:error (?P<status>\d+)|status=(?P<status2>\d+)"
       r"|status=(?P<status_name>IBV_WC_\w+|[A-Z][\w ]*)\((?P<status3>\d+)\))"
-      r"(?:,? opcode[ =](?P<opcode>\d+|\w+\(\d+\)))?(?:,? len[ =](?P<len>\d+))?(?:,? vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
-      "warn", "failure", "network_error", "2.3 - 2.30 (`from peer` 2.10+, `status=NAME(n)` 2.20+), RCCL, nccl-rdma-sharp-"
+      r"(?:,? opcode[ =](?P<opcode>\d+|\w+\(\d+\)))?(?:,? (?:len[ =]|reqSize=)(?P<len>\d+))?(?:,? vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
+      "warn", "failure", "network_error", "2.3 - 2.30 (`from peer` 2.10+, `status=NAME(n)` 2.20+, `reqSize=` 2.27+), RCCL, nccl-rdma-sharp-"
       "plugins (IBext)", "nccl:src/transport/net_ib.cc:ncclIbTest",
       "NCCL WARN NET/IB : Got completion from peer 10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 "
       "(Send)", "NET/IB : Got completion from peer 10.0.35.1<49189> with error 4",
