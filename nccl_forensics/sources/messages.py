@@ -495,6 +495,13 @@ def _rank_list(text: str) -> list[int]:
     return [int(r) for r in text.replace(" ", "").split(",") if r.isdigit()]
 
 
+# JAX names each process of a multi-process job `/job:jax_worker/replica:0/task:<process id>` in XLA's coordination
+# service (xla/pjrt/distributed/client.cc: the agent registers as job `jax_worker`, task `node_id`, the process_id
+# jax.distributed.initialize passes): a task the service set to ERROR, or whose heartbeats stopped, is that process.
+# (A TensorFlow job numbers its tasks per job, `worker` apart from `chief`: no rank.)
+_JAX_TASK = "/job:jax_worker/"
+
+
 def _fill_common(ev: Event) -> None:
     d: dict[str, Any] = ev.data
     if ev.kind == "child_failed" and ev.time is None and isinstance(d.get("time"), str):
@@ -508,6 +515,8 @@ def _fill_common(ev: Event) -> None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]
+    if ev.kind == "worker_failed" and str(d.get("task") or "").startswith(_JAX_TASK) and d.get("task_id"):
+        d.setdefault("ranks_at_fault", [int(d["task_id"])])
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):
         d["oom_kind"] = d["oom_kind"].lower()
     if ev.kind == "monitored_barrier" and isinstance(d.get("reporter_rank"), int) and ev.rank is None:
