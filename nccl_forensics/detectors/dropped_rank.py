@@ -50,7 +50,7 @@ from ..diagnosis.rank_state import (
     names_the_machine,
     timer_reaped_pids,
 )
-from ..model import Confidence, Event, clip, ranks_phrase, ranks_text, shows_failure
+from ..model import Confidence, Event, clip, ranks_phrase, shows_failure
 from ..sources import catalogue
 from ..sources.catalogue.cuda import from_amd_runtime
 from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout
@@ -123,7 +123,7 @@ class DroppedRank(BaseDetector):
                 ranks = _aborted_rank(ctx, crashes)
                 how = "the one rank a launcher saw end by SIGABRT (the runtime aborts after its fault line)"
             if ranks:
-                yield self.finding(ranks, f"rank {ranks_text(ranks)} crashed with a {runtime} error ({what}), "
+                yield self.finding(ranks, f"{ranks_phrase(ranks)} crashed with a {runtime} error ({what}), "
                                    f"{how}", Confidence.MEDIUM, crashes[:3],
                                    _FIX_REPORTED if runtime == "CUDA" else _FIX_REPORTED_AMD)
                 return
@@ -174,7 +174,7 @@ class DroppedRank(BaseDetector):
         # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE),
         # an Xid's words before its register dump
         first = (signalled or sorted(died, key=lambda ev: (bool(ev.data.get("ranks_at_fault")), _registers(ev))))[0]
-        who = f"rank {ranks_text(ranks)}" if ranks else "a process"
+        who = ranks_phrase(ranks) if ranks else "a process"
         if first in signalled:
             code = first.data.get("exitcode")
             sig = first.data.get("signal") or signals.of_exit_code(code)

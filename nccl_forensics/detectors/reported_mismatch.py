@@ -37,7 +37,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence, ranks_text
+from ..model import Confidence, ranks_phrase, ranks_text
 from .base import BaseDetector, Context
 
 
@@ -119,7 +119,7 @@ class ReportedMismatch(BaseDetector):
         if not hits:
             return
         ranks = sorted({int(ev.data["rank"]) for ev in hits if str(ev.data.get("rank", "")).isdigit()})
-        who = f"rank {ranks_text(ranks)}" if ranks else "at least one rank"
+        who = ranks_phrase(ranks) if ranks else "at least one rank"
         msg = (f"{who} exhausted its inputs before the others (uneven inputs under Join, throw_on_early_termination): "
                "its collectives would no longer pair up with theirs")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)

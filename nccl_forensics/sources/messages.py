@@ -58,6 +58,11 @@ _STALL_RANK = re.compile(r"^\s*(\d+)!?: \[")
 # onto the next lines (a terminal, a paste), which come before the list
 _STALL_HEAD_END = "deadlock"
 _STALL_WRAPPED_LINES = 3
+# XLA's coordination service (2025+) lists the tasks that stopped heartbeating one a line below its head (`The following
+# tasks are unhealthy (stopped sending heartbeats):`), then `The tasks have crashed. ...`; a label (`srun -l`'s `0: `)
+# may stand before each
+_UNHEALTHY = "xla.coord_tasks_unhealthy"
+_UNHEALTHY_TASK = re.compile(r"^(?:\S+: )?\s*(/job:[\w-]+/replica:\d+/task:(\d+))\s*$")
 # accelerate's debug-mode shape check lists every process's shape below its head (`Operation: `op``, `Input shapes:`,
 # then `  - Process N: [..]`): the processes whose shape differs from the one most of them hold are the odd ones
 _SHAPES = "accelerate.shape_mismatch"
@@ -96,6 +101,7 @@ class MessageParser(LineParser):
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
         self._stall_head_ended = True          # its head message read to its end (else wrapped onto the next lines)
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
+        self._unhealthy: Event | None = None   # XLA's unhealthy-task report, its tasks listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
         self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
         self._last_wait: Event | None = None     # the last store wait that ran out (c10d's socket warning above it)
@@ -112,6 +118,8 @@ class MessageParser(LineParser):
         if self._stall is not None and self._name_stalled(line):
             return produced
         if self._shapes is not None and self._read_shapes(line):
+            return produced
+        if self._unhealthy is not None and self._name_unhealthy(line):
             return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
@@ -140,6 +148,8 @@ class MessageParser(LineParser):
         if not hits and self._table is not None and text.strip() and not _TABLE_ROW_READ_PAST.match(text):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") in _NAMED_BELOW), self._first_exit)
+        if hits and any(h.message.id == _UNHEALTHY for h in hits):
+            self._unhealthy = next((ev for ev in out if ev.data.get("message_id") == _UNHEALTHY), self._unhealthy)
         stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), None)
         if stall is not None:
             self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
@@ -164,7 +174,7 @@ class MessageParser(LineParser):
     def passes_info_lines(self) -> bool:
         """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
         return self._first_exit is None and self._stall is None and self._shapes is None and not self._held \
-            and self._table is None
+            and self._table is None and self._unhealthy is None
 
     def skip_info_line(self) -> None:
         """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
@@ -332,6 +342,20 @@ class MessageParser(LineParser):
         missing = ev.data["missing_ranks"] = list(ev.data.get("missing_ranks") or [])
         if int(rank.group(1)) not in missing:
             missing.append(int(rank.group(1)))
+        return True
+
+    def _name_unhealthy(self, line: Line) -> bool:
+        """Lines of XLA's unhealthy-task list: each JAX task it lists goes on the report's event as a rank at fault."""
+        ev = self._unhealthy
+        assert ev is not None
+        task = _UNHEALTHY_TASK.match(line.text)
+        if task is None:
+            self._unhealthy = None
+            return False
+        if task.group(1).startswith(_JAX_TASK):
+            ranks = ev.data["ranks_at_fault"] = list(ev.data.get("ranks_at_fault") or [])
+            if int(task.group(2)) not in ranks:
+                ranks.append(int(task.group(2)))
         return True
 
     def _name_hydra_end(self, line: Line, out: list[Event]) -> None:

@@ -233,7 +233,9 @@ MESSAGES = [
       anchor=" heartbeat timeout"),
     # the 2025+ wording: the service lists the tasks that stopped heartbeating, one a line, after this head
     M("xla.coord_tasks_unhealthy",
-      r"The following tasks are unhealthy \(stopped sending heartbeats\)",
+      # (one task may follow on the same line, where a paste or a log collector joined the list to its head)
+      r"The following tasks are unhealthy \(stopped sending heartbeats\):?"
+      r"(?:\s*(?P<task>/job:[\w-]+/replica:\d+/task:(?P<task_id>\d+))\b)?",
       "worker_failed", "failure", "dropped_rank", "XLA 2025 - 2026 (jaxlib 0.5+)",
       "xla:xla/tsl/distributed_runtime/coordination/coordination_service.cc",
       "absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
