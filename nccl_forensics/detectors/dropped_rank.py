@@ -48,6 +48,7 @@ from ..diagnosis.rank_state import (
     deaths_after_own_watchdog,
     faults_after_network_failure,
     names_the_machine,
+    snippets_of_barrier_waits,
     timer_reaped_pids,
 )
 from ..model import Confidence, Event, clip, ranks_phrase, shows_failure
@@ -110,7 +111,8 @@ class DroppedRank(BaseDetector):
         # crash in NCCL's error path after its own reported failure are no deaths of their own; a driver/build/P2P
         # error is V501's or N401's
         consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events) \
-            | crashes_after_own_nccl_failure(ctx.events) | _timer_kills(ctx) | deaths_after_own_watchdog(ctx.events)
+            | crashes_after_own_nccl_failure(ctx.events) | _timer_kills(ctx) | deaths_after_own_watchdog(ctx.events) \
+            | snippets_of_barrier_waits(ctx.events)
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:

@@ -15,6 +15,9 @@ What it detects:
     rank they waited for (medium confidence). A Horovod stall report whose coordinator (rank 0) names itself
     among the ranks that did not submit (absent from `[ready ranks: ...]`, or listed missing) is alive and stuck
     outside the collective: the report comes from its background thread (medium confidence).
+    A failed barrier of a runtime that checks its workers' health apart from the barrier (Ray Train v2's report
+    barrier, ``The following ranks have not called it: [2]``: a worker that died fails its health check long
+    before the barrier's timeout) names ranks that were alive and never came: stuck or late (medium confidence).
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -65,6 +68,7 @@ class StuckRank(BaseDetector):
         yield from self._from_states(ctx)
         yield from self._blocked_in_kernel(ctx)
         yield from self._named_by_own_report(ctx)
+        yield from self._named_alive_by_barrier(ctx)
 
     def _reaped_by_timer(self, ctx: Context):
         """torch.distributed.elastic.timer reaped a worker whose `expires()` block overran: that worker was stuck in
@@ -113,6 +117,19 @@ class StuckRank(BaseDetector):
                f"{f' for more than {seconds} s' if seconds else ''}: its coordinator thread is alive, its training "
                "thread stuck or late before that collective")
         yield self.finding([rank], msg, Confidence.MEDIUM, [cite(ev) for ev in named[:2]], _SELF_NAMED_FIX)
+
+    def _named_alive_by_barrier(self, ctx: Context):
+        """A failed barrier whose runtime watches its workers' health apart from it (catalogue `missing_alive`: Ray
+        Train v2 reports a dead worker by its failed health check, within seconds, long before its report barrier
+        times out): the ranks it names as never arriving were alive, stuck or late before it."""
+        named = [ev for ev in ctx.of("monitored_barrier") if ev.data.get("state") == "failed"
+                 and ev.data.get("missing_alive") and ev.data.get("missing_ranks")]
+        ranks = sorted({int(r) for ev in named for r in ev.data["missing_ranks"]})
+        if not ranks:
+            return
+        msg = (f"rank {rank_list(ranks)} never reached the barrier the other ranks waited in, while the runtime "
+               "that watches its workers' health saw it alive: it was stuck or late before that barrier")
+        yield self.finding(ranks, msg, Confidence.MEDIUM, [cite(ev) for ev in named[:2]], _SELF_NAMED_FIX)
 
     def _late_past_timeout(self, ctx: Context):
         """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout

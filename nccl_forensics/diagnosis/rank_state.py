@@ -305,6 +305,26 @@ def deaths_after_own_watchdog(events: list[Event]) -> set[int]:
     return out
 
 
+_RAY_SNIPPET = "ray.train_rank_error"
+
+
+def snippets_of_barrier_waits(events: list[Event]) -> set[int]:
+    """Ray Train v2's error-snippet headers (`[Rank 0,1,3 Error Snippet]:`, by event id) whose error beneath, before
+    the next header of the file, is a failed barrier's report (its report barrier's timeout naming the ranks that
+    never came): the ranks of the header waited in that barrier and raised its timeout; none of them died."""
+    heads = sorted((ev for ev in events if ev.data.get("message_id") == _RAY_SNIPPET),
+                   key=lambda ev: (ev.file, ev.line))
+    if not heads:
+        return set()
+    waits = [ev for ev in events if ev.kind == "monitored_barrier" and ev.data.get("state") == "failed"]
+    out = set()
+    for head, after in zip(heads, [*heads[1:], None], strict=True):
+        end = after.line if after is not None and after.file == head.file else float("inf")
+        if any(ev.file == head.file and head.line < ev.line < end for ev in waits):
+            out.add(id(head))
+    return out
+
+
 def _watchdog_ends_process(ev: Event) -> bool:
     return ev.kind == "watchdog_timeout" or (ev.kind == "comm_abort" and ev.data.get("context") == "teardown")
 

@@ -10,10 +10,11 @@ src/accelerate/commands/launch.py, open-mpi/ompi orte/orted help-errmgr-base.txt
 opal/util/stacktrace.c, ompi/mca/bml/r2 and opal/mca/btl/tcp help files, pmodels/mpich src/pm/hydra (pmiserv_cb.c)
 and src/mpid/ch4/netmod/ofi (ofi_events.c, errnames.txt), Intel MPI's i_hydra as it prints (i_mpiexec.c),
 SchedMD/slurm src/srun and src/slurmd/slurmstepd,
-horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py and
-src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), facebookincubator/submitit
+horovod/horovod horovod/common/operations.cc and runner/, ray-project/ray python/ray/exceptions.py,
+src/ray/gcs/gcs_server (gcs_node_manager.cc, gcs_actor_manager.cc), src/ray/core_worker/task_manager.cc,
+python/ray/util/collective and python/ray/train/v2, facebookincubator/submitit
 submitit/core/job_environment.py, kubeflow/training-operator pkg/controller.v1, kubernetes pkg/kubelet/eviction,
-nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption; openpbs/openpbs src/resmom/mom_main.c; LSF's
+nodeshutdown and kuberuntime, pkg/scheduler/framework/preemption, pkg/controller/job; openpbs/openpbs src/resmom/mom_main.c; LSF's
 termination reasons (lsbatch.h, as its job report prints them); skypilot-org/skypilot cloud_vm_ray_backend.py and
 skylet/log_lib.py; pytorch/torchx torchx/cli/cmd_run.py; chaos/pdsh src/common/pipecmd.c, src/modules/sshcmd.c and
 src/pdsh/dsh.c (2.0 - 2.35); open-mpi/ompi v4.1 orterun help and openpmix/prrte
@@ -1131,6 +1132,40 @@ MESSAGES = [
       "wait_timeout", "failure", None, "Ray 1.0 - 2.x", "ray:python/ray/_private/worker.py:get (worker.py in 1.x)",
       "ray.exceptions.GetTimeoutError: Get timed out: some object(s) not ready.",
       "GetTimeoutError: Get timed out: some object(s) not ready", anchor="Get timed out: some object"),
+    M("ray.node_died_task",
+      # the owner's NODE_DIED error for a task whose node went away (NodeDiedError): core_worker task_manager.cc
+      # `Task failed due to the node dying.` then `The node (IP: A, node ID: N) where this task was running crashed
+      # unexpectedly` (earlier 2.x), later `Task failed due to the node (where this task was running)  was dead or
+      # unavailable.` (two spaces) then `The node IP: A, node ID: N`: every rank on that node went with it
+      r"Task failed due to the node (?:dying\.|\(where this task was running\))",
+      "worker_failed", "failure", "dropped_rank", "Ray 2.x (`node dying` earlier 2.x, `dead or unavailable` later)",
+      "ray:src/ray/core_worker/task_manager.cc (NODE_DIED error_info); python/ray/exceptions.py:NodeDiedError",
+      "ray.exceptions.NodeDiedError: Task failed due to the node (where this task was running)  was dead or "
+      "unavailable.", "Task failed due to the node (where this task was running)", anchor="Task failed due to the node"),
+    M("ray.collective_rendezvous",
+      # ray.util.collective's NCCL group: rank 0 creates the group's unique-id store actor, every other rank waits
+      # for it (Rendezvous.meet, then get_nccl_id, 180 s each); one that gives up raises this: the process that was to
+      # create the store (or to publish the id) never came, as a TCPStore waiting for its clients
+      r"Unable to meet other processes at the rendezvous store|Unable to get the NCCLUniqueID from the store",
+      "dist_backend_error", "failure", "missing_rank", "Ray 1.2 - 2.x",
+      "ray:python/ray/util/collective/collective_group/nccl_collective_group.py:Rendezvous.meet / get_nccl_id",
+      "RuntimeError: Unable to meet other processes at the rendezvous store. If you are using P2P communication, "
+      "please check if tensors are put in the correct GPU.", "Unable to meet other processes at the rendezvous store",
+      anchor="at the rendezvous store|Unable to get the NCCLUniqueID"),
+    M("ray.train_report_barrier",
+      # Ray Train v2's report barrier (SynchronizationActor.broadcast_from_rank_zero): every rank's
+      # ray.train.report waits there for all the others; past RAY_TRAIN_REPORT_BARRIER_TIMEOUT_S the ranks that came
+      # raise BroadcastCollectiveTimeoutError naming those that never did (`The following ranks have not called it:
+      # [2]`), and while they wait the actor warns each interval with the same list (`... for the following ranks` /
+      # `to join the report call: [2].`, the word in backquotes): those ranks never came. Ray Train's controller
+      # polls each worker's health apart from the barrier and reports a dead one within seconds, long before the
+      # barrier's timeout, so the ranks named were alive (missing_alive): stuck or late before it
+      r"(?:The following ranks have not called it|to join the `report` call): \[(?P<ranks>\d+(?:, ?\d+)*)",
+      "monitored_barrier", "failure", "stuck_rank", "Ray 2.4x - 2.x (Train v2)",
+      "ray:python/ray/train/v2/_internal/exceptions.py:BroadcastCollectiveTimeoutError; "
+      "train/v2/_internal/execution/checkpoint/sync_actor.py (BROADCAST_PERIODIC_WARNING)",
+      "The following ranks have not called it: [2]", "The following ranks have not called it: [2",
+      data={"state": "failed", "missing_alive": True}, anchor="ranks have not called it: [|to join the `report` call: ["),
     # ---- submitit (facebookincubator/submitit core/job_environment.py SignalHandler): Slurm's warning signal
     # (USR2 by default) before the time limit or at preemption; it tells them apart by the run time against the
     # requested one (80% of it, or 10 minutes short of it, counts as timed out)
@@ -1160,6 +1195,27 @@ MESSAGES = [
       "kubeflow:training-operator pkg/controller.v1/common/job.go / pytorch/pytorchjob_controller.go",
       "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed.",
       "PyTorchJob default/bert-ddp is failed because 1 Worker replica(s) failed", anchor="replica(s) failed"),
+    M("kubeflow.replica_restarting",
+      # the same count under a restart policy that restarts the job (JobRestarting: `%s %s is restarting because %d %s
+      # replica(s) failed.`; TFJob without the count; ReconcilePods' `job %s is restarting because %s replica(s)
+      # failed.`), and restartPolicy ExitCode's non-retryable exit (`job %q is failing because %q replica(s) failed.`,
+      # 1.8+): a replica's pod failed, its ranks with it
+      r"(?:(?P<job_kind>PyTorchJob|TFJob|MPIJob|XGBoostJob|PaddleJob|JAXJob|MXJob|mxjob|job) (?P<job>\S+) is restarting "
+      r"because (?:(?P<count>\d+) )?(?P<replica_type>\w+)|job \"(?P<job1>[^\"]+)\" is failing because \"(?P<replica_type1>\w+)\")"
+      r" replica\(s\) failed",
+      "worker_failed", "failure", "dropped_rank", "training-operator 1.0 - 1.9 (`job %q is failing` 1.8+; ReconcilePods "
+      "in kubeflow/common before 1.7)", "kubeflow:training-operator pkg/controller.v1/common/pod.go:ReconcilePods, "
+      "pytorch/pytorchjob_controller.go:UpdateJobStatus", "PyTorchJob llama-ft is restarting because 1 Worker replica(s) "
+      "failed.", "PyTorchJob llama-ft is restarting because 1 Worker replica(s) failed", anchor="replica(s) failed"),
+    M("kubeflow.pod_exited",
+      # ReconcilePods' ExitedWithCode event for each replica pod whose main container terminated (`Pod: %v.%v exited
+      # with code %v`, namespace.name): a non-zero code is that pod's failure (137: SIGKILL, 139: SIGSEGV); 0 is not
+      # matched
+      r"Pod: (?P<namespace>[a-z0-9][a-z0-9-]*)\.(?P<pod>[a-z0-9][\w.-]*) exited with code (?P<exitcode>[1-9]\d*)",
+      "worker_failed", "failure", None, "training-operator 1.0 - 1.9 (tf-operator's, then ReconcilePods')",
+      "kubeflow:training-operator pkg/controller.v1/common/pod.go:ReconcilePods (tensorflow/tfjob_controller.go "
+      "before 1.7)", "Pod: research.llama-ft-worker-1 exited with code 137",
+      "Pod: research.llama-ft-worker-1 exited with code 1", anchor="exited with code"),
     M("k8s.evicted_resource",
       # the same eviction for a resource other than memory (ephemeral-storage, pids; nodefs/imagefs in early
       # releases): the pod was removed from its node, its ranks with it
@@ -1167,6 +1223,32 @@ MESSAGES = [
       "worker_failed", "failure", "dropped_rank", "Kubernetes 1.x", "kubernetes:pkg/kubelet/eviction/helpers.go:evictionMessage",
       "Message: The node was low on resource: ephemeral-storage. Threshold quantity: 10Gi, available: 8123Ki.",
       "The node was low on resource: ephemeral-storage.", anchor="The node was low on resource: "),
+    M("k8s.evicted_local_storage",
+      # the kubelet's local-storage limits (eviction_manager localStorageEviction; helpers.go emptyDirMessageFmt,
+      # podEphemeralStorageMessageFmt, containerEphemeralStorageMessageFmt): an emptyDir over its sizeLimit (a
+      # memory-backed /dev/shm one too), or a pod or container over its ephemeral-storage limit; the pod is evicted,
+      # its ranks with it. Also a pod refused at admission under a node condition (`The node had condition: [...]`)
+      r"Usage of EmptyDir volume \"?(?P<volume>[^\"\s]+)\"? exceeds the limit|Pod ephemeral local storage usage exceeds "
+      r"the total limit of containers|Container (?P<container>\S+) exceeded its local ephemeral storage limit"
+      r"|The node had condition: \[(?P<condition>[\w ]+)\]",
+      "worker_failed", "failure", "dropped_rank", "Kubernetes 1.8 - 1.3x (local ephemeral storage limits; GA 1.25)",
+      "kubernetes:pkg/kubelet/eviction/helpers.go (message formats), eviction_manager.go:localStorageEviction / Admit",
+      "Message:          Usage of EmptyDir volume \"dshm\" exceeds the limit \"16Gi\". ",
+      "Usage of EmptyDir volume \"dshm\" exceeds the limit", data={"reason": "EVICTED"},
+      anchor="exceeds the limit|local storage usage exceeds|exceeded its local ephemeral storage|The node had condition: ["),
+    # the Job controller's terminal conditions (a torchrun job run as an Indexed Job, a JobSet's child Jobs):
+    # activeDeadlineSeconds ran out (the job's time limit, as Slurm's TIME LIMIT), or more pods failed than
+    # backoffLimit allows (a worker kept failing; why is in its own lines)
+    M("k8s.job_deadline_exceeded",
+      r"Job was active longer than specified deadline",
+      "slurm_cancelled", "failure", None, "Kubernetes 1.x", "kubernetes:pkg/controller/job/job_controller.go:syncJob",
+      "  Warning  DeadlineExceeded  58s    job-controller  Job was active longer than specified deadline",
+      "Job was active longer than specified deadline", data={"reason": "TIME LIMIT"}),
+    M("k8s.job_backoff_limit",
+      r"Job has reached the specified backoff limit",
+      "worker_failed", "consequence", None, "Kubernetes 1.8 - 1.x", "kubernetes:pkg/controller/job/job_controller.go:syncJob",
+      "  Warning  BackoffLimitExceeded  2m  job-controller  Job has reached the specified backoff limit",
+      "Job has reached the specified backoff limit"),
     M("k8s.evicted_memory",
       # the kubelet's eviction manager under node memory pressure (eviction/helpers.go: `The node was low on
       # resource: %v. `, then each container's use against its request)
