@@ -49,7 +49,7 @@ import numpy as np
 from ..diagnosis.arrivals import arrivals
 from ..diagnosis.rank_state import cite, timer_reaped_pids
 from ..diagnosis.timeline import stragglers
-from ..model import Confidence, Event, ranks_text
+from ..model import Confidence, Event, ranks_phrase, ranks_text
 from ._fronts import consequences
 from .base import BaseDetector, Context, lower, rank_list, row_evidence, timeout_seconds
 
@@ -127,7 +127,7 @@ class StuckRank(BaseDetector):
         ranks = sorted({int(r) for ev in named for r in ev.data["missing_ranks"]})
         if not ranks:
             return
-        msg = (f"rank {rank_list(ranks)} never reached the barrier the other ranks waited in, while the runtime "
+        msg = (f"{ranks_phrase(ranks)} never reached the barrier the other ranks waited in, while the runtime "
                "that watches its workers' health saw it alive: it was stuck or late before that barrier")
         yield self.finding(ranks, msg, Confidence.MEDIUM, [cite(ev) for ev in named[:2]], _SELF_NAMED_FIX)
 
