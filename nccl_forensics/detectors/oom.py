@@ -32,7 +32,7 @@ Suggested fix:
 """
 from __future__ import annotations
 
-from ..model import Confidence
+from ..model import Confidence, clip
 from .base import BaseDetector, Context
 
 
@@ -42,6 +42,18 @@ def _mib(nbytes) -> str:
 
 # the catalogue's oom_kind values that are not the name of a memory (the entry that read them, not what ran out)
 _MEMORY_NAMES = {"cuda_error": "cuda", "cpu_allocator": "host", "nccl_window": "NCCL symmetric-window address"}
+
+
+def _killed_by_oom_killer(data: dict, ranks: list[int], pid) -> str:
+    """The sentence for a kernel OOM kill: its victim (rank, pid, or neither where the line was cut before them), the
+    memory that ran out (the host's or a cgroup's) and the victim's resident size where the line gave it."""
+    who = (f"rank {ranks[0]}" + (f" (pid {pid})" if pid is not None else "") if ranks
+           else f"pid {pid} (no rank known)" if pid is not None else "a process (its pid was cut from the line)")
+    memcg = data.get("memcg")
+    where = (f"cgroup {memcg}" if memcg else "its cgroup's limit") if data.get("cgroup_oom") else "host memory"
+    rss = data.get("anon_rss_kb")
+    size = f", anon-rss {_mib(rss * 1024)}" if isinstance(rss, int) and rss else ""
+    return f"{who} was killed by the kernel OOM killer ({where}{size})"
 
 
 class OutOfMemory(BaseDetector):
@@ -56,10 +68,7 @@ class OutOfMemory(BaseDetector):
             rank = pid_rank.get(pid, ev.rank)
             guess = rank is None and len(killed) == 1
             ranks = [killed[0]] if guess else ([rank] if rank is not None else [])
-            where = f"cgroup {ev.data.get('memcg')}" if ev.data.get("cgroup_oom") else "host memory"
-            rss = _mib((ev.data.get("anon_rss_kb") or 0) * 1024)
-            who = f"rank {ranks[0]} (pid {pid})" if ranks else f"pid {pid} (no rank known)"
-            msg = f"{who} was killed by the kernel OOM killer ({where}, anon-rss {rss})"
+            msg = _killed_by_oom_killer(ev.data, ranks, pid)
             if guess:
                 msg += "; the pid is not in the logs, but it is the only rank killed by SIGKILL"
             conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM if guess else Confidence.LOW
@@ -118,7 +127,8 @@ class OutOfMemory(BaseDetector):
         process on that GPU ran out; its rank where any line maps (host, pid) or (host, GPU) to one."""
         rank, who = _process(ctx, ev)
         what = "its symmetric-window address space" if ev.data.get("oom_kind") == "nccl_window" else "GPU memory"
-        msg = f"{who} ran out of {what} inside NCCL: {ev.data.get('message')}"
+        said = ev.data.get("message") or ev.data.get("reason") or clip((ev.text or "").strip(), 160)
+        msg = f"{who} ran out of {what} inside NCCL: {said}"
         conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM
         return self.finding([rank] if rank is not None else [], msg, conf, [ev], _fix_for(ev.data))
 
