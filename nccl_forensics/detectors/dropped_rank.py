@@ -172,6 +172,8 @@ class DroppedRank(BaseDetector):
         ranks = sorted({r for ev in died for r in _ranks_named(ev)})
         # a driver line that names the process by its pid (an Xid's `pid=N`): the rank whose own lines carry that pid
         ranks = ranks or _ranks_of_pids(ctx, [ev for ev in died if ev.kind == "xid" and ev.data.get("pid")])
+        # (or by the GPU's PCI address, where NCCL's init lines give it to one rank)
+        ranks = ranks or _ranks_of_gpus(ctx, [ev for ev in died if ev.data.get("bus_id")])
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
         # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE),
         # an Xid's words before its register dump
@@ -294,6 +296,39 @@ def _ranks_of_pids(ctx: Context, lines) -> list[int]:
             by_pid.setdefault(pid, set()).add(ev.rank)
     named = {ev.data.get("pid") if ev.data.get("pid") is not None else ev.pid for ev in lines}
     return sorted({next(iter(by_pid[p])) for p in named if len(by_pid.get(p, ())) == 1})
+
+
+def _ranks_of_gpus(ctx: Context, lines) -> list[int]:
+    """The ranks on the GPUs some driver lines name by PCI address (an Xid's `(PCI:0000:3b:00)`, a PCIe error's
+    `0000:3b:00.0`), where NCCL's init lines (`busId 3b000`) give that address to one rank of the job's widest
+    communicator, on one host: on several hosts every node has the same addresses, and a driver line seldom says
+    its node."""
+    inits = [ev for ev in ctx.of("comm_init") if ev.rank is not None and _pci(ev.data.get("bus_id"))]
+    widest = max((ev.data.get("nranks") or 0 for ev in inits), default=0)
+    inits = [ev for ev in inits if ev.data.get("nranks") == widest]
+    if len({ev.host for ev in inits}) != 1:
+        return []
+    by_gpu: dict = {}
+    for ev in inits:
+        by_gpu.setdefault(_pci(ev.data["bus_id"]), set()).add(ev.rank)
+    named = {_pci(ev.data.get("bus_id")) for ev in lines}
+    return sorted({next(iter(by_gpu[gpu])) for gpu in named if gpu and len(by_gpu.get(gpu, ())) == 1})
+
+
+def _pci(address) -> tuple[int, int, int] | None:
+    """A PCI address as (domain, bus, device), from the driver's `PCI:0000:3b:00` or `0000:3b:00.0` or NCCL's busId
+    (`3b000`: the address's hex digits, leading zeros dropped); None for anything else."""
+    text = str(address or "").removeprefix("PCI:")
+    parts = text.replace(".", ":").split(":")
+    try:
+        if len(parts) >= 3:
+            return int(parts[0], 16), int(parts[1], 16), int(parts[2], 16)
+        if len(parts) == 1 and 4 <= len(text) <= 12:
+            digits = text.rjust(9, "0")
+            return int(digits[:-5], 16), int(digits[-5:-3], 16), int(digits[-3:-1], 16)
+    except ValueError:
+        return None
+    return None
 
 
 def _only_launchers_failed(ctx: Context, besides=lambda ev: False) -> bool:
