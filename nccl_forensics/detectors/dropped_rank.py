@@ -174,6 +174,8 @@ class DroppedRank(BaseDetector):
         ranks = ranks or _ranks_of_pids(ctx, [ev for ev in died if ev.kind == "xid" and ev.data.get("pid")])
         # (or by the GPU's PCI address, where NCCL's init lines give it to one rank)
         ranks = ranks or _ranks_of_gpus(ctx, [ev for ev in died if ev.data.get("bus_id")])
+        # (or, for a node lost whole, by the node it names, where the job's own lines put ranks on that host)
+        ranks = ranks or _ranks_on_nodes(ctx, [ev for ev in died if ev.data.get("node") and not ev.data.get("bus_id")])
         signalled = [ev for ev in died if ev.kind in _EXIT_KINDS and _crash_signal(ev.data)]
         # the line that states the death before one that only lists its ranks (NCCL RAS's DEAD before its INCOMPLETE),
         # an Xid's words before its register dump
@@ -301,18 +303,35 @@ def _ranks_of_pids(ctx: Context, lines) -> list[int]:
 def _ranks_of_gpus(ctx: Context, lines) -> list[int]:
     """The ranks on the GPUs some driver lines name by PCI address (an Xid's `(PCI:0000:3b:00)`, a PCIe error's
     `0000:3b:00.0`), where NCCL's init lines (`busId 3b000`) give that address to one rank of the job's widest
-    communicator, on one host: on several hosts every node has the same addresses, and a driver line seldom says
-    its node."""
-    inits = [ev for ev in ctx.of("comm_init") if ev.rank is not None and _pci(ev.data.get("bus_id"))]
+    communicator on the line's node (its syslog host), or, where the line names no node, on the one host of the
+    init lines: on several hosts every node has the same addresses."""
+    inits = [ev for ev in ctx.of("comm_init") if ev.rank is not None and ev.host and _pci(ev.data.get("bus_id"))]
     widest = max((ev.data.get("nranks") or 0 for ev in inits), default=0)
     inits = [ev for ev in inits if ev.data.get("nranks") == widest]
-    if len({ev.host for ev in inits}) != 1:
-        return []
-    by_gpu: dict = {}
-    for ev in inits:
-        by_gpu.setdefault(_pci(ev.data["bus_id"]), set()).add(ev.rank)
-    named = {_pci(ev.data.get("bus_id")) for ev in lines}
-    return sorted({next(iter(by_gpu[gpu])) for gpu in named if gpu and len(by_gpu.get(gpu, ())) == 1})
+    out: set[int] = set()
+    for line in lines:
+        node = line.data.get("node")
+        here = [ev for ev in inits if node is None or _short_host(str(ev.host)) == _short_host(str(node))]
+        if node is None and len({ev.host for ev in here}) != 1:
+            continue
+        gpu = _pci(line.data.get("bus_id"))
+        ranks = {int(ev.rank) for ev in here if ev.rank is not None and _pci(ev.data["bus_id"]) == gpu}
+        out |= ranks if len(ranks) == 1 else set()
+    return sorted(out)
+
+
+def _ranks_on_nodes(ctx: Context, lines) -> list[int]:
+    """The ranks on the nodes some lines name as lost (Slurm's `Node failure on gpu-07`, pdsh's `downstream from host
+    X`, a kernel panic's syslog host), by the hosts the job's own lines give its ranks (NCCL's `host:pid:tid` prefix:
+    its host name cut at the first dot, as Slurm names nodes)."""
+    named = {_short_host(str(ev.data["node"])) for ev in lines}
+    return sorted({ev.rank for ev in ctx.events if ev.rank is not None and ev.host
+                   and _short_host(ev.host) in named})
+
+
+def _short_host(name: str) -> str:
+    """A host name up to its first dot; an IP address whole."""
+    return name if name.replace(".", "").isdigit() else name.split(".", 1)[0]
 
 
 def _pci(address) -> tuple[int, int, int] | None:

@@ -519,6 +519,12 @@ def _rank_list(text: str) -> list[int]:
     return [int(r) for r in text.replace(" ", "").split(",") if r.isdigit()]
 
 
+# A syslog line's host (`Nov 27 10:00:00 node2 kernel: `, rsyslog's ISO stamp too): the node a kernel message was
+# printed on, where the line names no process of the job (a panic, a lost GPU)
+_SYSLOG_HOST = re.compile(r"(?:<\d+>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?"
+                          r"(?:Z|[+-]\d\d:?\d\d)?) (?P<host>[A-Za-z0-9][\w.-]*) kernel: ")
+
+
 # JAX names each process of a multi-process job `/job:jax_worker/replica:0/task:<process id>` in XLA's coordination
 # service (xla/pjrt/distributed/client.cc: the agent registers as job `jax_worker`, task `node_id`, the process_id
 # jax.distributed.initialize passes): a task the service set to ERROR, or whose heartbeats stopped, is that process.
@@ -539,6 +545,10 @@ def _fill_common(ev: Event) -> None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]
+    if ev.host is None and d.get("node") is None and str(d.get("message_id")).startswith("kernel."):
+        syslog = _SYSLOG_HOST.match(ev.text or "")
+        if syslog is not None:
+            d["node"] = syslog.group("host")
     if ev.kind == "worker_failed" and str(d.get("task") or "").startswith(_JAX_TASK) and d.get("task_id"):
         d.setdefault("ranks_at_fault", [int(d["task_id"])])
     if ev.kind == "oom" and "oom_kind" in d and isinstance(d["oom_kind"], str):

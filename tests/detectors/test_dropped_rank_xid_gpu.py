@@ -21,3 +21,18 @@ def _inits(hosts: int) -> str:
 def test_an_xid_s_gpu_names_the_rank_on_it_only_on_one_host(diagnose_text, hosts, culprits):
     d = diagnose_text(_inits(hosts) + XID)
     assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == culprits, d.verdict.summary
+
+
+def test_a_syslog_xid_names_the_rank_on_that_node_s_gpu(diagnose_text):
+    d = diagnose_text(_inits(2) + "Nov 27 10:00:01 node1 kernel: " + XID.split("] ", 1)[1])
+    assert d.verdict.culprit_ranks == [6], d.verdict.summary          # node1's third GPU, not every rank of node1
+
+
+@pytest.mark.parametrize("line,culprits", [
+    ("Nov 27 10:00:00 node1 kernel: [12345.678] Kernel panic - not syncing: Fatal hardware error!\n", [4, 5, 6, 7]),
+    ("srun: error: Node failure on node0\n", [0, 1, 2, 3]),
+    ("srun: error: Node failure on node9\n", []),                    # no rank of the job ran there
+])
+def test_a_node_lost_whole_names_the_ranks_on_it(diagnose_text, line, culprits):
+    d = diagnose_text(_inits(2) + line)
+    assert d.verdict.cls == "dropped_rank" and d.verdict.culprit_ranks == culprits, d.verdict.summary
