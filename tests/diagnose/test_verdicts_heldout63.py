@@ -5,6 +5,8 @@ per case, then what the set showed:
 
 - XLA quotes a failed NCCL call with its arguments (`NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed:
   unhandled cuda error`): catalogue xla.nccl_operation_failed; it read as no failure at all before.
+- torch 2.5's flight-recorder analyzer headed its error block `Collective 39 at entry 38 errors` (grammars/frtrace.lark):
+  its culprits and SIZE_OR_SYNTAX_MISMATCH now decide, where nothing was read before.
 - The exit barrier's traceback, pasted without `Error waiting on exit barrier`, still shows the barrier in its frame
   (`in _exit_barrier`, catalogue torchrun.exit_barrier_frame): the store's `Socket Timeout` under it is the barrier's
   wait, not a rank that never arrived, and the NCCL socket error beside it decides.
@@ -49,6 +51,12 @@ CASES = [
      " 41%|████▌     | 366/903 [5:15:39<6:53:09, 46.16s/it]HW Exception by GPU node-9 (Agent handle: 0x631351bb5a20) "
      "reason :GPU Hang\n"
      "HW Exception by GPU node-9 (Agent handle: 0x64ff272d8ab0) reason :GPU Hang\nAborted (core dumped)\n"),
+    ("pytorch/pytorch#140563", ("shape_mismatch",), [22, 110],
+     "Collective 39 at entry 38 errors\ngroup info: 0:default_pg\ncollective: nccl:all_reduce\n"
+     "input sizes: [[1025]]\noutput sizes: [[1025]]\nworld size: 128\ncollective state: scheduled\n"
+     "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not match "
+     "found input sizes: '[[262144]]', Culprit rank 110; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: "
+     "'[[1025]]' does not match found\n"),
     ("horovod/horovod#2565", ("stuck_rank", "collective_skipped"), [1],
      "[2020-12-30 16:35:15.181832: W /tmp/pip-req-build-12flcl_u/horovod/common/stall_inspector.cc:105] One or more "
      "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder "
