@@ -5,7 +5,8 @@ What it detects:
     desync are: [7] finished collective #182, but didn't join collective #183"): those ranks are stuck before
     the collective everyone waits in. And a ``torchfrtrace`` report block: "Not all ranks joining collective,
     sequence number: N" with its
-    ``missing ranks``, or "Collective sequence number: N has errors" with ``Culprit rank R; Error type: …``.
+    ``missing ranks``, or "Collective sequence number: N has errors" (torch 2.5's "Collective N at entry M errors")
+    with ``Culprit rank R; Error type: …``.
     The missing ranks are reported as stuck (they never reached that collective); a culprit with a type,
     dtype or size error as the matching mismatch class.
 

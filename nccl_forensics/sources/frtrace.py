@@ -16,7 +16,7 @@ from ..model import Line, Source
 from .base import LineParser
 from .grammars import parse_with
 
-_HEADS = ("Not all ranks joining collective", "Input/output mismatch in the collective", "Collective sequence number:")
+_HEADS = ("Not all ranks joining collective", "Input/output mismatch in the collective", "Collective ")
 _CULPRIT = re.compile(r"Culprit rank (\d+); Error type: (\w+)")
 
 
@@ -26,11 +26,14 @@ class FrtraceTransformer(Transformer):
     def not_joining(self, _sep, seq): return "head", {"problem": "not_joining", "seq": int(seq)}
     def size_mismatch(self, seq): return "head", {"problem": "size_mismatch", "seq": int(seq)}
     def has_errors(self, seq): return "head", {"problem": "errors", "seq": int(seq)}
+    def errors_at_entry(self, seq, record):
+        return "head", {"problem": "errors", "seq": int(seq), "record_id": int(record)}
     def record_id(self, n): return "field", {"record_id": int(n)}
     def group_info(self, v): return "field", {"group": str(v).strip()}
     def collective(self, v): return "field", {"op_raw": str(v).strip()}
     def missing_ranks(self, ranks): return "field", {"missing_ranks": ranks}
     def expected_ranks(self, ranks): return "field", {"expected_ranks": ranks}
+    def expected_count(self, n): return "field", {"group_size": int(n)}
     def world_size(self, n): return "field", {"world_size": int(n)}
     def state(self, v): return "field", {"state": str(v).strip()}
     def total_numel(self, which, n): return "field", {str(which).replace(" ", "_"): int(n)}

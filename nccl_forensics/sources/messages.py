@@ -72,8 +72,9 @@ _HYDRA_WHO = "hydra.rank_running_at"
 _HYDRA_END = frozenset({"hydra.exit_code", "hydra.killed_by_signal"})
 _HYDRA_LINES = 2
 # torch elastic's exit barrier logs its error with the store's below it (log.exception): the store wait that ran out
-# there, within the traceback's lines, is the barrier's wait (catalogue torchrun.exit_barrier_error), not a rank's
-_EXIT_BARRIER = "torchrun.exit_barrier_error"
+# there, within the traceback's lines, is the barrier's wait (catalogue torchrun.exit_barrier_error; where a paste kept
+# the traceback only, its frame in `_exit_barrier`: torchrun.exit_barrier_frame), not a rank's
+_EXIT_BARRIER = frozenset({"torchrun.exit_barrier_error", "torchrun.exit_barrier_frame"})
 _EXIT_BARRIER_LINES = 30
 # c10d's socket warning that the store's wait ran out (socket.cpp waitForInput) comes just before the barrier's error
 _WAIT_ABOVE_BARRIER_LINES = 3
@@ -157,7 +158,7 @@ class MessageParser(LineParser):
             self._name_hydra_end(line, out)
         if hits:
             self._last_wait = next((ev for ev in out if ev.data.get("implies") == "missing_rank"), self._last_wait)
-        if self._exit_barrier is not None or hits and any(h.message.id == _EXIT_BARRIER for h in hits):
+        if self._exit_barrier is not None or hits and any(h.message.id in _EXIT_BARRIER for h in hits):
             self._read_exit_barrier(line, out)
         if hits and any(h.message.id == _SHAPES for h in hits):
             self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
@@ -373,7 +374,8 @@ class MessageParser(LineParser):
 
     def _read_exit_barrier(self, line: Line, out: list[Event]) -> None:
         """The store error under an exit-barrier error (its traceback's last line) takes the barrier's meaning."""
-        head = next((ev for ev in out if ev.line == line.no and ev.data.get("message_id") == _EXIT_BARRIER), None)
+        head = next((ev for ev in (*out, *self._held) if ev.line == line.no
+                     and ev.data.get("message_id") in _EXIT_BARRIER), None)
         if head is not None:
             self._exit_barrier = head
             # c10d's socket warning, printed as the barrier's wait ran out (held while a traceback parser reads)

@@ -243,6 +243,25 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     # elastic's etcd-v2 backend words its unreachable store as the c10d backend does
     ("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to etcd has failed. See inner "
      "exception for details.", "pytorch.store_connection_failed", {}),
+    # XLA's NCCL status quotes the call with its arguments: TF 1.x (no last warning), 2021 - 2024 with `file:line: `
+    # (the last warning from 2024), 2024+ without `file:line`
+    ("RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.cc:162: "
+     "NCCL operation ncclAllReduce(send_buffer, recv_buffer, buffer.element_count, datatype, reduce_op, comm, "
+     "*cu_stream) failed: invalid usage: while running replica 0", "xla.nccl_operation_failed",
+     {"call": "ncclAllReduce", "code": "ncclInvalidUsage", "last_error": None}),
+    ("INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation ncclCommInitRank(&comm, nranks, id, "
+     "rank) failed: unhandled system error (run with NCCL_DEBUG=INFO for details). Last NCCL warning(error) log entry "
+     "(may be unrelated) 'socketTryAccept: Accept failed: Bad file descriptor'.", "xla.nccl_operation_failed",
+     {"call": "ncclCommInitRank", "code": "ncclSystemError",
+      "last_error": "socketTryAccept: Accept failed: Bad file descriptor"}),
+    ("INTERNAL: NCCL operation ncclGroupEnd() failed: internal error - please report this issue to the NCCL developers. "
+     "Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.",
+     "xla.nccl_operation_failed", {"call": "ncclGroupEnd", "code": "ncclInternalError"}),
+    # the exit barrier's traceback frame, as Python 3.7 and 3.11 print it
+    ('  File "/opt/conda/lib/python3.7/site-packages/torch/distributed/elastic/agent/server/api.py", line 904, in '
+     "_exit_barrier", "torchrun.exit_barrier_frame", {}),
+    ('  File "/usr/local/lib/python3.11/dist-packages/torch/distributed/elastic/agent/server/api.py", line 1241, in '
+     "_exit_barrier", "torchrun.exit_barrier_frame", {}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -275,6 +294,8 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     # the socket transport capping a thread count it goes on with
     "cpu-gw-01:41200:41295 [0] transport/net_socket.cc:268 NCCL WARN NET/Socket : NCCL_SOCKET_NTHREADS is greater than "
     "the maximum allowed, setting to 16",
+    # XLA's CUDA twin of its NCCL status
+    "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:280: CUDA operation cudaSetDevice(device) failed: no error",
 ])
 
 def test_near_misses_show_no_failure(line, tmp_path):
@@ -297,6 +318,13 @@ def test_near_misses_show_no_failure(line, tmp_path):
 ])
 def test_their_near_misses_still_show_a_failure(line, tmp_path):
     assert any(shows_failure(ev) for ev in _events(tmp_path, line))
+
+
+def test_only_the_exit_barrier_s_own_frame_names_the_barrier():
+    """The agent's other frames (its run loop, a worker's monitor) are no exit barrier's."""
+    for function in ("run", "_invoke_run", "_monitor_workers", "_exit_barrier_timeout"):
+        line = f'  File "/opt/torch/distributed/elastic/agent/server/api.py", line 736, in {function}'
+        assert not any(h.message.id == "torchrun.exit_barrier_frame" for h in catalogue.match(line)), function
 
 
 def test_the_anchor_trie_finds_what_the_longest_first_alternation_finds():

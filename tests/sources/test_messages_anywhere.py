@@ -74,6 +74,31 @@ def test_a_torchfrtrace_error_block_names_its_culprit(tmp_path):
     assert ev.data["culprits"] == [2] and ev.data["errors"] == ["COLLECTIVE_DTYPE_MISMATCH"]
 
 
+@pytest.mark.parametrize("expected", ["expected ranks: {0, 1, 2, 3}", "expected ranks: 4"])
+def test_torch_2_5_s_error_block_is_read_in_both_its_forms(expected, tmp_path):
+    """torch 2.5's analyzer headed its error block `Collective N at entry M errors` (the sequence number, then the
+    record id); its first form said `expected ranks: 4` (a count) and `error message:`, its later one the set and
+    `error msg:`."""
+    message = "error message:" if expected.endswith("4") else "error msg:"
+    text = ("Collective 39 at entry 38 errors\n"
+            "group info: 0:default_pg\n"
+            "collective: nccl:all_reduce\n"
+            "input sizes: [[1025]]\n"
+            "output sizes: [[1025]]\n"
+            f"{expected}\n"
+            "collective state: scheduled\n"
+            f"{message} Culprit rank 2; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does "
+            "not match found input sizes: '[[262144]]'\n")
+    (ev,) = [e for e in _events(tmp_path, text) if e.kind == "frtrace_report"]
+    assert (ev.line, ev.data["problem"], ev.data["seq"], ev.data["record_id"]) == (1, "errors", 39, 38)
+    assert ev.data["culprits"] == [2] and ev.data["errors"] == ["SIZE_OR_SYNTAX_MISMATCH"]
+
+
+def test_a_line_that_only_begins_like_a_report_is_no_report(tmp_path):
+    text = "Collective communication warmed up in 3.2 s\nCollective 4 at entry 3 went fine\n"
+    assert not [e for e in _events(tmp_path, text) if e.kind == "frtrace_report"]
+
+
 def test_app_logger_rank_prefix_names_the_rank(tmp_path):
     line = ("[RANK 1] 2026-05-19 10:10:29,701 [ERROR] GPU circuit breaker OPEN: cuda_error - RuntimeError: CUDA error: "
             "an illegal memory access was encountered\n")

@@ -157,6 +157,14 @@ MESSAGES = [
       "pytorch:torch/distributed/elastic/agent/server/api.py:_exit_barrier",
       "E1126 13:45:35.118955 139795 torch/distributed/elastic/agent/server/api.py:951] Error waiting on exit barrier. "
       "Elapsed: 300.10335206985474 seconds", "Error waiting on exit barrier.", anchor="Error waiting on exit barrier"),
+    # the same barrier's traceback, as CPython prints its frame in the agent's `_exit_barrier`: a paste that kept the
+    # traceback without the log line above it still shows whose wait the store error below it was (sources/messages.py)
+    M("torchrun.exit_barrier_frame",
+      r"torch/distributed/elastic/agent/server/api\.py\", line \d+, in _exit_barrier\b",
+      "agent_log", "benign", None, "1.9 - 2.13", "pytorch:torch/distributed/elastic/agent/server/api.py:_exit_barrier",
+      "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/agent/server/api.py\", line 904, in _exit_barrier",
+      "  File \"/usr/lib/python3/dist-packages/torch/distributed/elastic/agent/server/api.py\", line 904, in _exit_barrier",
+      anchor="in _exit_barrier"),
     # The agent's `Received {sigval} death signal` (f-string to 2.1, `%s` from 2.2) formats a signal.Signals: its
     # name (`Signals.SIGTERM`) where str() of the IntEnum gives it (`%s` before Python 3.11), its number (`15`) where
     # format() or Python 3.11+ str() gives that. Either way the agent itself was told to stop from outside.

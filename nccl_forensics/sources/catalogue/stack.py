@@ -305,6 +305,22 @@ MESSAGES = [
       "Coordination service agent in error status: INTERNAL: Barrier failed because a task is in error.",
       "Coordination service agent in error status: INT",
       data={"category": "coordination"}, anchor="Coordination service agent in error status: "),
+    # ---- XLA's NCCL status (JAX, TensorFlow): a failed NCCL call becomes an INTERNAL status that quotes the call's
+    # source expression, arguments and all (`ncclCommInitRank(&comm, nranks, id, rank)`), then ncclGetErrorString's
+    # text; from 2023 also NCCL's last WARN. Read in tensorflow/compiler/xla/service/gpu/nccl_all_reduce_thunk.cc
+    # (TranslateStatus, TF 1.13 - 2.4), xla/service/gpu/nccl_utils.cc (ToStatus, 2021 - 2024: `file:line: ` first,
+    # the last warning from 2024) and xla/backends/gpu/collectives/nccl_errors.h (XLA_NCCL_STATUS, 2024 - 2026: no
+    # file:line). The result code the text names is the cause; the last warning is NCCL's own words for it
+    M("xla.nccl_operation_failed",
+      (r"NCCL operation (?P<call>nccl[A-Z]\w*)\(.*?\) failed: (?P<reason>unhandled system error|unhandled cuda error|"
+       r"internal error|invalid usage|invalid argument|remote process exited or there was a network error)",
+       r".*?Last NCCL warning\(error\) log entry \(may be unrelated\) '(?P<last_error>[^']*)"),
+      "nccl_error", "failure", None, "TF 1.13 - 2.4, XLA 2021 - 2026 (jaxlib 0.1.x - 0.8; last warning from 2024)",
+      "xla:xla/backends/gpu/collectives/nccl_errors.h:XLA_NCCL_STATUS (earlier xla/service/gpu/nccl_utils.cc:ToStatus)",
+      "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation ncclCommInitRank(&comm, nranks, id, "
+      "rank) failed: unhandled cuda error",
+      "NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error",
+      anchor="NCCL operation "),
     # ---- TVM FFI's SIGSEGV handler (apache/tvm-ffi, on by default: TVM_FFI_BACKTRACE_ON_SEGFAULT), installed by a
     # library constructor wherever FlashInfer or xgrammar is loaded (vLLM, SGLang): it prints this banner and the
     # native frames, then re-raises the signal with the default action. The process's own crash
