@@ -1,7 +1,7 @@
 """The distributed-training stack around torch and NCCL: the libraries a job's ranks run on top of them (DeepEP and
 NVSHMEM, Megatron-core and NVIDIA's resiliency extension, the DeepSpeed runtime, TransformerEngine's userbuffers,
 vLLM's executors and parallel config, TensorRT-LLM's CUDA checks, Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
-UCX's own memory registration and endpoint errors).
+UCX's own memory registration and endpoint errors, rdma-core's mlx5 provider's error completions).
 
 Read in deepseek-ai/DeepEP csrc/kernels/{internode,intranode,internode_ll}.cu and csrc/deep_ep.cpp (every release
 since the first, 2025-02; `legacy/` for the masked low-latency kernels), NVIDIA/nvshmem src/host/transport and
@@ -15,7 +15,7 @@ cpp/tensorrt_llm/common/tllmException.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
-src/ucp/core/ucp_ep.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
+src/ucp/core/ucp_ep.c, linux-rdma/rdma-core providers/mlx5/cq.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
 (xla/tsl/distributed_runtime/coordination/, xla/pjrt/distributed/client.{cc,h}; tensorflow/ before 2024), apache/tvm-ffi
 src/ffi/traceback.cc.
 """
@@ -268,7 +268,8 @@ MESSAGES = [
       "before connecting, 2) some tasks were never scheduled, or 3) scheduling delays.",
       "Stopping coordination service as cluster registration failed", data={"category": "coordination"},
       anchor="luster registration failed"),
-    # a barrier some tasks never reached (a missing participant; the registration barrier: a task that never joined)
+    # a barrier some tasks never reached (a missing participant; the registration barrier: a task that never joined);
+    # the task names it lists below the error (sources/messages.py) are the ranks that did not arrive
     M("xla.coord_barrier_timeout",
       (r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S+?)\.?(?=\s|$)",
        r".*?# of tasks that reached the barrier: (?P<arrived>\d+)/(?P<expected>\d+)"),
@@ -349,4 +350,16 @@ MESSAGES = [
       "not be handled since no error callback is installed",
       "error 'Connection reset by remote peer' on rc_mlx5/mlx5_0:1 will not be handled",
       data={"category": "ib"}, anchor="will not be handled"),
+    # ---- rdma-core's mlx5 verbs provider (libmlx5, under NCCL's IB transport and UCX): polling a completion queue
+    # found an error CQE whose syndrome is neither a flush nor a transport retry timeout (a remote access or invalid
+    # request, an RNR retry timeout, a remote abort, a local protection fault), and says so with the host's name
+    # before dumping the CQE's 64 bytes, four words a line. The work request on this queue pair failed: the peer is
+    # gone or the fabric dropped it, as NCCL's `NET/IB : Got completion ... with error` then says
+    M("rdma_core.mlx5_error_cqe",
+      r"mlx5: (?P<host>[^\s:]+): got completion with error:",
+      "warn", "failure", "network_error", "rdma-core v12 - v64 (fprintf to the debug file; mlx5_err from v33, which "
+      "prints when MLX5_DEBUG_FILE is set or the provider is built with MLX5_DEBUG), libmlx5 before it",
+      "rdma-core:providers/mlx5/cq.c:mlx5_parse_cqe (PFX, providers/mlx5/mlx5.h)",
+      "mlx5: gpu-node-12: got completion with error:", "mlx5: gpu-node-12: got completion with error:",
+      data={"category": "ib"}, anchor="got completion with error:"),
 ]
