@@ -72,6 +72,16 @@ _EXIT_BARRIER = "torchrun.exit_barrier_error"
 _EXIT_BARRIER_LINES = 30
 # c10d's socket warning that the store's wait ran out (socket.cpp waitForInput) comes just before the barrier's error
 _WAIT_ABOVE_BARRIER_LINES = 3
+# XLA's coordination service lists the tasks a timed-out barrier still waited for, one task name a line below its
+# error (`Timed out task names:` to 2023, `# of tasks that reached the barrier: n/m`, `The first task at the barrier:
+# <task>. Some timed out task names:` after): a task is a process (JAX's process index), the ranks that never arrived.
+# Inside an escaped gRPC status (`"grpc_message":"... task names:\\n/job:...\\n"`) the list stays on the one line.
+_XLA_BARRIER = "xla.coord_barrier_timeout"
+_XLA_BARRIER_HEAD = re.compile(r"^\s*(?:# of tasks that reached the barrier: \d+/\d+\.?|The first task at the barrier: "
+                               r"\S+ Some timed out task names:)?\s*$")
+_XLA_TASK = re.compile(r"^\s*/job:[^/\s]+/replica:\d+/task:(\d+)\s*$")
+_XLA_TASKS_ESCAPED = re.compile(r"timed out task names:((?:\\n/job:[^/\s\\]+/replica:\d+/task:\d+)+)", re.I)
+_XLA_ESCAPED_TASK = re.compile(r"/task:(\d+)")
 _SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
 _SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
 # XLA's rendezvous warnings are held until the same thread says it got unstuck (then they were no hang) or the end
@@ -96,6 +106,7 @@ class MessageParser(LineParser):
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
         self._stall_head_ended = True          # its head message read to its end (else wrapped onto the next lines)
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
+        self._barrier: Event | None = None     # XLA's barrier timeout, the tasks it waited for listed on lines below
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
         self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
         self._last_wait: Event | None = None     # the last store wait that ran out (c10d's socket warning above it)
@@ -112,6 +123,8 @@ class MessageParser(LineParser):
         if self._stall is not None and self._name_stalled(line):
             return produced
         if self._shapes is not None and self._read_shapes(line):
+            return produced
+        if self._barrier is not None and self._read_barrier_tasks(line):
             return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
@@ -152,6 +165,8 @@ class MessageParser(LineParser):
         if hits and any(h.message.id == _SHAPES for h in hits):
             self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
                                  and ev.data.get("message_id") == _SHAPES), self._shapes)
+        if hits and any(h.message.id == _XLA_BARRIER for h in hits):
+            self._barrier = self._barrier_tasks_inline(line, out)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if hits and any(h.message.family == "xla" for h in hits):
@@ -163,7 +178,8 @@ class MessageParser(LineParser):
 
     def passes_info_lines(self) -> bool:
         """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
-        return self._first_exit is None and self._stall is None and self._shapes is None and not self._held \
+        return self._first_exit is None and self._stall is None and self._shapes is None and self._barrier is None \
+            and not self._held \
             and self._table is None
 
     def skip_info_line(self) -> None:
@@ -384,6 +400,31 @@ class MessageParser(LineParser):
         common, held_by = Counter(shapes.values()).most_common(1)[0]
         ev.data["ranks_at_fault"] = sorted(r for r, shape in shapes.items() if shape != common) \
             if 2 * held_by > len(shapes) else []
+        return True
+
+    def _barrier_tasks_inline(self, line: Line, out: list[Event]) -> Event | None:
+        """An XLA barrier timeout's event on this line: the tasks an escaped gRPC status lists on the line itself go on
+        it as `ranks_at_fault`; returned to read the task names on the lines below."""
+        ev = next((e for e in (*out, *reversed(self._held)) if e.line == line.no
+                   and e.data.get("message_id") == _XLA_BARRIER), None)
+        listed = _XLA_TASKS_ESCAPED.search(line.text)
+        if ev is not None and listed:
+            ev.data["ranks_at_fault"] = sorted({int(t) for t in _XLA_ESCAPED_TASK.findall(listed.group(1))})
+        return ev
+
+    def _read_barrier_tasks(self, line: Line) -> bool:
+        """Lines of an XLA barrier timeout's task list: each task it waited for goes on the error's event as a rank
+        at fault (the list ends at the first line that names no task)."""
+        ev = self._barrier
+        assert ev is not None
+        task = _XLA_TASK.match(line.text)
+        if task is None:
+            if ev.data.get("ranks_at_fault") or not _XLA_BARRIER_HEAD.match(line.text) or not line.text.strip():
+                self._barrier = None
+                return False
+            return True                    # the count and first-arrival lines between the error and its list
+        listed = set(ev.data.get("ranks_at_fault") or ()) | {int(task.group(1))}
+        ev.data["ranks_at_fault"] = sorted(listed)
         return True
 
     # ---- a Root Cause table without its header
