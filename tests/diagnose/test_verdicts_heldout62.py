@@ -11,6 +11,11 @@ right before this set's changes; what the set showed:
 - Gloo's connect to a peer at 127.0.1.1 (the hostname's loopback line in Debian's /etc/hosts, which torch's Gloo
   device binds and publishes when the hostname resolves to it) read as a plain network error; a loopback or
   link-local peer of a failed Gloo connect is an interface choice now (N402), as an NCCL connect's already was.
+- An HCCL op that failed on Ascend NPUs (torch_npu's `OPS function error: HcclAllreduce, error code is 6`) read as
+  the raising rank's own death, though CANN's message below it (EI0006: `Getting socket times out. Reason: Remote Rank
+  did not send the data in time`) says it waited for a peer. torch_npu's lines under its error and CANN's messages
+  are the exception's continuation now (grammars/traceback.lark), an exception whose continuation reports other
+  ranks is a reporter's (sources/traceback.py), and EI0006 is a catalogue entry (stack.py `cann.hccl_socket_timeout`).
 - rdma-core's mlx5 provider reports an error completion (`mlx5: <host>: got completion with error:`, then the CQE's
   words) that ncclf did not know: a catalogue entry (stack.py `rdma_core.mlx5_error_cqe`).
 """
@@ -31,6 +36,13 @@ _JAX_ESCAPED = (':{"created":"@1706211255.371885374","description":"Error receiv
                 '"grpc_message":"Barrier timed out. Barrier_id: multihost_broadcast_sync0. Timed out task names:\\n'
                 '/job:jax_worker/replica:0/task:3\\n/job:jax_worker/replica:0/task:0\\n","grpc_status":4}\n')
 
+_HCCL = ("[rank1]:   File \"/usr/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py\", line 2501, in "
+         "all_reduce\n[rank1]:     work = group.allreduce([tensor], opts)\n"
+         "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: "
+         "HcclAllreduce, error code is 6\n"
+         "[rank1]: [ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:1) ERR01100 OPS call acl api failed.\n"
+         "[rank1]: {code}: [PID: 1292363] 2025-04-08-18:07:20.444.436 {said}\n")
+
 CASES = [
     ("open-mmlab/mmsegmentation#2137", ("stuck_rank", "collective_skipped", "timeout_unknown"), None,
      "[E ProcessGroupNCCL.cpp:719] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7559, "
@@ -45,6 +57,9 @@ CASES = [
     ("pytorch/examples#812", ("nic_misselection",), None,
      "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect [127.0.1.1]:25472: "
      "Connection refused\n"),
+    ("vllm-project/vllm-ascend#486", ("stuck_rank", "timeout_unknown"), [], _HCCL.format(
+        code="EI0006", said="Getting socket times out. Reason: Remote Rank did not send the data in time. Please check "
+        "the reason for the rank being stuck")),
     ("ayaka14732/llama-2-jax#20", ("stuck_rank",), [1, 2, 3, 4, 5, 6, 7], _JAX_CONNECT),
     ("marin-community/levanter#432", ("stuck_rank",), [0, 3],
      "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
@@ -118,3 +133,12 @@ def test_rdma_cores_mlx5_error_completion(line, host):
 ])
 def test_near_misses_of_the_mlx5_error_completion(line):
     assert not [h for h in match(line) if h.message.id == "rdma_core.mlx5_error_cqe"]
+
+
+def test_an_hccl_op_error_with_another_cann_message_stays_its_ranks_own(tmp_path):
+    """Only CANN's account of a peer that never came (EI0006) makes the raising rank a reporter: an HCCL op that
+    failed for a reason of its own (a parameter CANN rejected) is that rank's exception, as before."""
+    text = _HCCL.format(code="EI0001", said="The environment variable check failed. Reason: invalid value")
+    verdict = console_verdict(tmp_path, text, progress="")
+    assert (verdict.cls, verdict.culprit_ranks) == ("dropped_rank", [1]), verdict.summary
+
