@@ -1,6 +1,7 @@
-"""Held-out set 62: consoles from the issue threads of training frameworks (FunASR, mmseg, OpenRLHF, verl, axolotl,
-torchtune, torchtitan, BioNeMo, DeepSpeed, sglang, detectron2, JAX's levanter) and of torch's gloo. Every case read
-right before this set's changes; what the set showed:
+"""Held-out set 62: consoles from the issue threads of training frameworks (mmseg, verl, torchtune, CL-MVSNet, NeMo,
+detectron2, OpenNMT, anemoi, DeepSpeed, Megatron-LM, accelerate, ultralytics, JAX's levanter, vllm-ascend) and of
+torch's gloo. All but the Ascend one read right before this set's changes (some with a class less precise than
+they could name); what the set showed:
 
 - XLA's coordination service lists the tasks a timed-out barrier still waited for, one task name a line below its
   error (`Timed out task names:` to 2023, `Some timed out task names:` after `# of tasks that reached the barrier`
