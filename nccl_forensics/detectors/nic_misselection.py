@@ -10,7 +10,9 @@ What it detects:
     ib*, then all but docker/lo, then docker, then lo) or IPv6 link-local (``Connect to fe80::…%enP7906s1<51577>
     failed``: an interface with no routable address; IPv4's 169.254.0.0/16 alike, RFC 3927); and torch's Gloo
     device falling back to loopback (``Using the loopback address as fallback``) in a job whose Gloo mesh then
-    failed to connect. And Open MPI's TCP
+    failed to connect, or Gloo's connect to a peer's loopback or link-local address failed (``connect
+    [127.0.1.1]:3210: Connection refused``: the peer's hostname resolves to loopback, the Debian /etc/hosts
+    convention, and torch's Gloo device binds and publishes that address). And Open MPI's TCP
     BTL reaching another process than the expected one at a peer's address (``received unexpected process
     identifier``): an address several hosts carry, such as docker0's 172.17.0.1 or virbr0's 192.168.122.1.
 
@@ -128,15 +130,25 @@ class NicMisselection(BaseDetector):
         """An NCCL connect that failed to a peer address other hosts cannot reach: loopback (the peer bootstrapped
         over lo: on one host NCCL picks a real interface first, and a loopback connect to a live peer does not fail)
         or IPv6 link-local (the peer advertised an interface whose only address is link-local, a container veth or a
-        cloud VF such as Azure's `enP…`, reachable only on its own link)."""
-        found = [(ev, peer, kind) for ev in ctx.of("warn", "nccl_error", "dist_backend_error", "traceback")
-                 if str(ev.data.get("message_id") or "").startswith("nccl.")
+        cloud VF such as Azure's `enP…`, reachable only on its own link). Gloo's connect alike: the address is the
+        one its peer's device bound (its hostname's, 127.0.1.1 where /etc/hosts maps the hostname there)."""
+        # (a Gloo device that fell back to loopback is `_gloo_loopback`'s finding already)
+        fell_back = any(ev.data.get("category") == "loopback_fallback" for ev in ctx.of("gloo_device"))
+        kinds = ("warn", "nccl_error", "dist_backend_error", "traceback", "gloo_error")
+        found = [(ev, peer, kind) for ev in ctx.of(*kinds)
+                 if (str(ev.data.get("message_id") or "").startswith("nccl.") or _gloo_connect(ev) and not fell_back)
                  and ev.data.get("implies") == "network_error"
                  for peer in [_connect_peer(ev)] for kind in [_unreachable(peer)] if kind]
         if not found:
             return
-        hits, (_, peer, kind) = [ev for ev, _, _ in found], found[0]
+        hits, (first, peer, kind) = [ev for ev, _, _ in found], found[0]
         ranks = sorted({ev.rank for ev in hits if ev.rank is not None})
+        if kind == "loopback" and _gloo_connect(first):
+            msg = (f"gloo failed to connect to a peer at the loopback address {peer}: that peer's hostname resolves to "
+                   "a loopback address (as a `127.0.1.1 <hostname>` line in /etc/hosts makes it), which gloo published "
+                   "as its own, so ranks on other hosts cannot reach it")
+            yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _GLOO_FIX)
+            return
         if kind == "loopback":
             msg = (f"NCCL failed to connect to a peer at the loopback address {peer}: that peer bootstrapped over lo "
                    "(no other interface chosen), so ranks on other hosts cannot reach it")
@@ -144,8 +156,9 @@ class NicMisselection(BaseDetector):
             return
         scope = peer.partition("%")[2].partition("<")[0]
         family = "IPv4" if _LINK_LOCAL_V4.match(peer) else "IPv6"
-        msg = (f"NCCL failed to connect to {peer}, an {family} link-local address" + (f" (scope {scope})" if scope
-                                                                                       else "")
+        who = "gloo" if _gloo_connect(first) else "NCCL"
+        msg = (f"{who} failed to connect to {peer}, an {family} link-local address" + (f" (scope {scope})" if scope
+                                                                                        else "")
                + ": the peer advertised an interface with no routable address, which other hosts cannot reach")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) "
                            "to the interface that carries the nodes' routable addresses on every host (`ip -br addr`), "
@@ -160,9 +173,7 @@ class NicMisselection(BaseDetector):
             ranks = sorted({ev.rank for ev in fallbacks if ev.rank is not None})
             msg = (f"Gloo bound the loopback address{_ranks(ranks)}, the hostname resolving to no local address, and "
                    "its mesh then failed to connect: " + (failed[0].data.get("reason") or failed[0].text.strip()))
-            fix = ("set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface that connects the nodes, or make "
-                   "the hostname resolve to that interface's address (/etc/hosts)")
-            yield self.finding(ranks, msg, Confidence.MEDIUM, fallbacks[:1] + failed[:2], fix)
+            yield self.finding(ranks, msg, Confidence.MEDIUM, fallbacks[:1] + failed[:2], _GLOO_FIX)
 
     def _picked(self, ctx: Context):
         picks: dict[tuple[str, str], list] = {}      # (host, event kind) -> [iface, addr, event, ranks]
@@ -195,6 +206,17 @@ class NicMisselection(BaseDetector):
             msg = "hosts chose different interfaces/subnets: " + ", ".join(f"{h} {v[0]} {v[1]}" for h, v in groups)
             ranks = sorted(r for h, v in groups if h in odd for r in v[3])
             yield self.finding(ranks, msg, Confidence.MEDIUM, [v[2] for _, v in groups], _fix(ctx, "bootstrap"))
+
+
+_GLOO_FIX = ("set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface that connects the nodes, or make the "
+             "hostname resolve to that interface's address (/etc/hosts)")
+
+
+def _gloo_connect(ev) -> bool:
+    """Gloo's connect to a peer's published address failed (tcp pair.cc `connect [addr]:port: ...`, the uv
+    transport's `Error connecting to [addr]:port`): the address is the one that peer's device bound, from its hostname
+    or GLOO_SOCKET_IFNAME (torch's GlooDeviceFactory)."""
+    return ev.kind == "gloo_error" and ev.data.get("category") == "connect"
 
 
 def _unreachable(peer: str) -> str | None:

@@ -58,11 +58,6 @@ _STALL_RANK = re.compile(r"^\s*(\d+)!?: \[")
 # onto the next lines (a terminal, a paste), which come before the list
 _STALL_HEAD_END = "deadlock"
 _STALL_WRAPPED_LINES = 3
-# XLA's coordination service (2025+) lists the tasks that stopped heartbeating one a line below its head (`The following
-# tasks are unhealthy (stopped sending heartbeats):`), then `The tasks have crashed. ...`; a label (`srun -l`'s `0: `)
-# may stand before each
-_UNHEALTHY = "xla.coord_tasks_unhealthy"
-_UNHEALTHY_TASK = re.compile(r"^(?:\S+: )?\s*(/job:[\w-]+/replica:\d+/task:(\d+))\s*$")
 # accelerate's debug-mode shape check lists every process's shape below its head (`Operation: `op``, `Input shapes:`,
 # then `  - Process N: [..]`): the processes whose shape differs from the one most of them hold are the odd ones
 _SHAPES = "accelerate.shape_mismatch"
@@ -78,6 +73,19 @@ _EXIT_BARRIER = frozenset({"torchrun.exit_barrier_error", "torchrun.exit_barrier
 _EXIT_BARRIER_LINES = 30
 # c10d's socket warning that the store's wait ran out (socket.cpp waitForInput) comes just before the barrier's error
 _WAIT_ABOVE_BARRIER_LINES = 3
+# XLA's coordination service lists the tasks a report is about one task name a line below it, a label (`srun -l`'s
+# `0: `) perhaps before each: the tasks a timed-out barrier still waited for (`Timed out task names:` to 2023, `# of
+# tasks that reached the barrier: n/m`, `The first task at the barrier: <task>. Some timed out task names:` after:
+# those lines come between), and (2025+) those that stopped heartbeating (`The following tasks are unhealthy (stopped
+# sending heartbeats):`, then `The tasks have crashed. ...`). A JAX task is a process (_JAX_TASK): the ranks at fault.
+# Inside an escaped gRPC status (`"grpc_message":"... task names:\\n/job:...\\n"`) the list stays on the one line.
+_XLA_BARRIER = "xla.coord_barrier_timeout"
+_TASK_LISTS = frozenset({_XLA_BARRIER, "xla.coord_tasks_unhealthy"})
+_XLA_BARRIER_HEAD = re.compile(r"^\s*(?:# of tasks that reached the barrier: \d+/\d+\.?|The first task at the barrier: "
+                               r"\S+ Some timed out task names:)?\s*$")
+_XLA_TASK = re.compile(r"^(?:\S+: )?\s*(/job:[\w-]+/)replica:\d+/task:(\d+)\s*$")
+_XLA_TASKS_ESCAPED = re.compile(r"timed out task names:((?:\\n/job:[^/\s\\]+/replica:\d+/task:\d+)+)", re.I)
+_XLA_ESCAPED_TASK = re.compile(r"/job:jax_worker/replica:\d+/task:(\d+)")
 _SHAPES_HEAD = re.compile(r"^\s*(?:Operation: `[^`]*`|Input shapes:)?\s*$")
 _SHAPES_PROCESS = re.compile(r"^\s*-\s*Process (\d+): (\S.*?)\s*$")
 # XLA's rendezvous warnings are held until the same thread says it got unstuck (then they were no hang) or the end
@@ -102,7 +110,7 @@ class MessageParser(LineParser):
         self._stall: Event | None = None       # Horovod's stall report, its missing ranks listed on lines below
         self._stall_head_ended = True          # its head message read to its end (else wrapped onto the next lines)
         self._shapes: Event | None = None      # accelerate's shape check, each process's shape listed on lines below
-        self._unhealthy: Event | None = None   # XLA's unhealthy-task report, its tasks listed on lines below
+        self._tasks: Event | None = None       # an XLA report whose tasks are listed on lines below (_TASK_LISTS)
         self._hydra: Event | None = None       # Hydra's bad-termination block: the process it names
         self._exit_barrier: Event | None = None  # torch elastic's exit-barrier error, its store error below it
         self._last_wait: Event | None = None     # the last store wait that ran out (c10d's socket warning above it)
@@ -120,7 +128,7 @@ class MessageParser(LineParser):
             return produced
         if self._shapes is not None and self._read_shapes(line):
             return produced
-        if self._unhealthy is not None and self._name_unhealthy(line):
+        if self._tasks is not None and self._read_listed_tasks(line):
             return produced
         if produced and " NCCL INFO " in text and not self._held and self._table is None \
                 and all(ev.kind != "unparsed" for ev in produced):
@@ -149,8 +157,6 @@ class MessageParser(LineParser):
         if not hits and self._table is not None and text.strip() and not _TABLE_ROW_READ_PAST.match(text):
             out = out + self._end_table()
         self._first_exit = next((ev for ev in out if ev.data.get("message_id") in _NAMED_BELOW), self._first_exit)
-        if hits and any(h.message.id == _UNHEALTHY for h in hits):
-            self._unhealthy = next((ev for ev in out if ev.data.get("message_id") == _UNHEALTHY), self._unhealthy)
         stall = next((ev for ev in out if ev.data.get("message_id") == _STALL), None)
         if stall is not None:
             self._stall, self._stall_head_ended = stall, _STALL_HEAD_END in (stall.text or "")
@@ -163,6 +169,8 @@ class MessageParser(LineParser):
         if hits and any(h.message.id == _SHAPES for h in hits):
             self._shapes = next((ev for ev in (*out, *reversed(self._held)) if ev.line == line.no
                                  and ev.data.get("message_id") == _SHAPES), self._shapes)
+        if hits and any(h.message.id in _TASK_LISTS for h in hits):
+            self._tasks = self._listed_tasks_inline(line, out)
         if self._read and any(ev.kind == "unparsed" for ev in out):
             out = [ev for ev in out if not (ev.kind == "unparsed" and ev.line in self._read)]
         if hits and any(h.message.family == "xla" for h in hits):
@@ -174,8 +182,8 @@ class MessageParser(LineParser):
 
     def passes_info_lines(self) -> bool:
         """Would `classify` now return a parsed NCCL INFO line's events as they are (the early return below)?"""
-        return self._first_exit is None and self._stall is None and self._shapes is None and not self._held \
-            and self._table is None and self._unhealthy is None
+        return self._first_exit is None and self._stall is None and self._shapes is None and self._tasks is None \
+            and not self._held and self._table is None
 
     def skip_info_line(self) -> None:
         """What `classify` leaves of a parsed NCCL INFO line that passes (`passes_info_lines`) when its events
@@ -345,20 +353,6 @@ class MessageParser(LineParser):
             missing.append(int(rank.group(1)))
         return True
 
-    def _name_unhealthy(self, line: Line) -> bool:
-        """Lines of XLA's unhealthy-task list: each JAX task it lists goes on the report's event as a rank at fault."""
-        ev = self._unhealthy
-        assert ev is not None
-        task = _UNHEALTHY_TASK.match(line.text)
-        if task is None:
-            self._unhealthy = None
-            return False
-        if task.group(1).startswith(_JAX_TASK):
-            ranks = ev.data["ranks_at_fault"] = list(ev.data.get("ranks_at_fault") or [])
-            if int(task.group(2)) not in ranks:
-                ranks.append(int(task.group(2)))
-        return True
-
     def _name_hydra_end(self, line: Line, out: list[Event]) -> None:
         """The exit code or signal line of Hydra's block goes to the process the block named a line above."""
         who = self._hydra
@@ -410,6 +404,32 @@ class MessageParser(LineParser):
         common, held_by = Counter(shapes.values()).most_common(1)[0]
         ev.data["ranks_at_fault"] = sorted(r for r, shape in shapes.items() if shape != common) \
             if 2 * held_by > len(shapes) else []
+        return True
+
+    def _listed_tasks_inline(self, line: Line, out: list[Event]) -> Event | None:
+        """The event of an XLA report that lists tasks (_TASK_LISTS) on this line: the JAX tasks an escaped gRPC status
+        lists on the line itself go on it as `ranks_at_fault`; returned to read the task names on the lines below."""
+        ev = next((e for e in (*out, *reversed(self._held)) if e.line == line.no
+                   and e.data.get("message_id") in _TASK_LISTS), None)
+        listed = _XLA_TASKS_ESCAPED.search(line.text)
+        if ev is not None and listed:
+            ev.data["ranks_at_fault"] = sorted({int(t) for t in _XLA_ESCAPED_TASK.findall(listed.group(1))})
+        return ev
+
+    def _read_listed_tasks(self, line: Line) -> bool:
+        """Lines of an XLA report's task list: each JAX task it names goes on the report's event as a rank at fault
+        (the list ends at the first line that names no task; a barrier's count lines may come before it)."""
+        ev = self._tasks
+        assert ev is not None
+        task = _XLA_TASK.match(line.text)
+        if task is None:
+            if ev.data.get("ranks_at_fault") or ev.data.get("message_id") != _XLA_BARRIER or not line.text.strip() \
+                    or not _XLA_BARRIER_HEAD.match(line.text):
+                self._tasks = None
+                return False
+            return True                    # the count and first-arrival lines between the error and its list
+        if task.group(1) == _JAX_TASK:
+            ev.data["ranks_at_fault"] = sorted(set(ev.data.get("ranks_at_fault") or ()) | {int(task.group(2))})
         return True
 
     # ---- a Root Cause table without its header

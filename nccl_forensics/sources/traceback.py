@@ -179,11 +179,14 @@ class _Block:
     message: str | None = None
     frames: list[dict[str, Any]] = field(default_factory=list)
     causes: list[tuple[Line, str, dict[str, Any]]] = field(default_factory=list)
+    continued: list[str] = field(default_factory=list)   # the message's lines below its first
 
     def record(self, line: Line, message: str, first: bool = False) -> None:
         """Note the causes `message` names; the exception type counts only on the message's first line."""
         found = recognise(self.exc_type if first else None, message)
         self.causes.extend((line, kind, data) for kind, data in found)
+        if not first:
+            self.continued.append(message)
 
 
 class TracebackParser(LineParser):
@@ -310,7 +313,8 @@ class TracebackParser(LineParser):
                        chained=chained, start_line=block.start.no)
         if block.header_cut:
             ev.data["header_cut"] = True
-        if reports_others(block.message):
+        # (the message's own lines below its first count: torch_npu puts CANN's account of a failed HCCL op there)
+        if reports_others(block.message) or any(reports_others(text) for text in block.continued):
             ev.data["reports_others"] = True
         elif _pickling_an_object(block.frames, block.exc_type):
             ev.data["category"] = USAGE_ERROR

@@ -78,7 +78,7 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
                                                "colossalai", "vllm", "ssh", "mpich", "sglang", "bash", "lightning",
                                                "accelerate", "submitit", "kubeflow", "k8s", "dcgm", "deepep", "nvshmem",
                                                "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot", "trtllm",
-                                               "torchx", "xla", "tvm_ffi", "pdsh", "tgi")
+                                               "torchx", "xla", "tvm_ffi", "pdsh", "tgi", "rdma_core", "cann")
     hits = catalogue.match(msg.example)
     # a frame (`file.cc:N WARN …`) or a wider message of the same kind may read the example in its place
     assert any(h.message.id == msg.id for h in hits) or any(h.message.kind == msg.kind for h in hits), msg.id

@@ -31,6 +31,14 @@ VALID = [
     ("Last error:", "continuation", {}),
     ("Cuda failure 2 'out of memory'", "continuation", {}),
     ("For debugging consider passing CUDA_LAUNCH_BLOCKING=1.", "continuation", {}),
+    # torch_npu's line under an NPU error (NPUException.cpp formatErrorCode), with and without the later dot
+    ("[ERROR] 2025-04-08-18:07:20 (PID:1292363, Device:1, RankID:1) ERR01100 OPS call acl api failed.", "continuation",
+     {}),
+    ("[ERROR] 2025-07-01-00:40:04.135.732 (PID:176930, Device:0, RankID:-1). ERR02200 DIST call hccl api failed",
+     "continuation", {}),
+    # CANN's error-manager message below it
+    ("EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. Reason: Remote Rank did not send "
+     "the data in time.", "continuation", {}),
     ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", "exception",
      {"exc_type": "torch.OutOfMemoryError", "message": "CUDA out of memory. Tried to allocate 2.00 GiB."}),
     ("KeyboardInterrupt", "exception", {"exc_type": "KeyboardInterrupt", "message": ""}),

@@ -1,7 +1,8 @@
 """The distributed-training stack around torch and NCCL: the libraries a job's ranks run on top of them (DeepEP and
 NVSHMEM, Megatron-core and NVIDIA's resiliency extension, the DeepSpeed runtime, TransformerEngine's userbuffers,
 vLLM's executors and parallel config, TensorRT-LLM's CUDA checks, Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
-UCX's own memory registration and endpoint errors).
+UCX's own memory registration and endpoint errors, rdma-core's mlx5 provider's error completions,
+Ascend HCCL's socket timeout as torch_npu reports it).
 
 Read in deepseek-ai/DeepEP csrc/kernels/{internode,intranode,internode_ll}.cu and csrc/deep_ep.cpp (every release
 since the first, 2025-02; `legacy/` for the masked low-latency kernels), NVIDIA/nvshmem src/host/transport and
@@ -15,7 +16,8 @@ cpp/tensorrt_llm/common/tllmException.cpp, ray-project/ray
 src/ray/gcs/gcs_server/gcs_node_manager.cc and src/ray/util/logging.cc, abseil/abseil-cpp
 absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp_frag.c,
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
-src/ucp/core/ucp_ep.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
+src/ucp/core/ucp_ep.c, linux-rdma/rdma-core providers/mlx5/cq.c, Ascend/pytorch
+torch_npu/csrc/core/npu/NPUException.cpp and HCCL's hccl_common.h (hicann/hccl docs), openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
 (xla/tsl/distributed_runtime/coordination/, xla/pjrt/distributed/client.{cc,h}; tensorflow/ before 2024), apache/tvm-ffi
 src/ffi/traceback.cc.
 """
@@ -270,7 +272,8 @@ MESSAGES = [
       "before connecting, 2) some tasks were never scheduled, or 3) scheduling delays.",
       "Stopping coordination service as cluster registration failed", data={"category": "coordination"},
       anchor="luster registration failed"),
-    # a barrier some tasks never reached (a missing participant; the registration barrier: a task that never joined)
+    # a barrier some tasks never reached (a missing participant; the registration barrier: a task that never joined);
+    # the task names it lists below the error (sources/messages.py) are the ranks that did not arrive
     M("xla.coord_barrier_timeout",
       (r"Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S+?)\.?(?=\s|$)",
        r".*?# of tasks that reached the barrier: (?P<arrived>\d+)/(?P<expected>\d+)"),
@@ -367,4 +370,31 @@ MESSAGES = [
       "not be handled since no error callback is installed",
       "error 'Connection reset by remote peer' on rc_mlx5/mlx5_0:1 will not be handled",
       data={"category": "ib"}, anchor="will not be handled"),
+    # ---- Ascend's HCCL (the NPU's collective library) under torch_npu: a failed HCCL op raises `OPS function error:
+    # Hccl<Op>, error code is N` with torch_npu's `[ERROR] ... ERR01100 OPS call acl api failed` and CANN's error
+    # messages below it. EI0006 is HCCL's socket timeout (HCCL_CONNECT_TIMEOUT, 120 s by default): the peer never
+    # connected, or never sent on an established link. The rank that prints it waited for another: that one is
+    # missing (stuck, started late or gone), as the reason says
+    M("cann.hccl_socket_timeout",
+      (r"EI0006: (?:\[PID: ?(?P<pid>\d+)\] \S+ )?Getting socket times out\.", r" Reason: (?P<reason>.+)"),
+      "wait_timeout", "failure", "missing_rank", "CANN 7.x - 8.x HCCL (EI0006); torch_npu 2.1+ appends it to the op's "
+      "error", "hccl:hccl_common.h GET_SOCKET_TIMEOUT_REASON / BLOCK_RECV_TIMEOUT_REASON (hicann/hccl "
+      "docs/zh/user_guide/fault_diagnosis/param_link_stage.md: EI0006); Ascend/pytorch "
+      "torch_npu/csrc/core/npu/NPUException.cpp",
+      "EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. Reason: Remote Rank did not send "
+      "the data in time. Please check the reason for the rank being stuck",
+      "EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out.",
+      data={"category": "coordination"}, anchor="Getting socket times out."),
+    # ---- rdma-core's mlx5 verbs provider (libmlx5, under NCCL's IB transport and UCX): polling a completion queue
+    # found an error CQE whose syndrome is neither a flush nor a transport retry timeout (a remote access or invalid
+    # request, an RNR retry timeout, a remote abort, a local protection fault), and says so with the host's name
+    # before dumping the CQE's 64 bytes, four words a line. The work request on this queue pair failed: the peer is
+    # gone or the fabric dropped it, as NCCL's `NET/IB : Got completion ... with error` then says
+    M("rdma_core.mlx5_error_cqe",
+      r"mlx5: (?P<host>[^\s:]+): got completion with error:",
+      "warn", "failure", "network_error", "rdma-core v12 - v64 (fprintf to the debug file; mlx5_err from v33, which "
+      "prints when MLX5_DEBUG_FILE is set or the provider is built with MLX5_DEBUG), libmlx5 before it",
+      "rdma-core:providers/mlx5/cq.c:mlx5_parse_cqe (PFX, providers/mlx5/mlx5.h)",
+      "mlx5: gpu-node-12: got completion with error:", "mlx5: gpu-node-12: got completion with error:",
+      data={"category": "ib"}, anchor="got completion with error:"),
 ]
