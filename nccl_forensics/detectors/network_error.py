@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from ..diagnosis.rank_state import setup_failures
-from ..model import Confidence, ranks_text
+from ..model import Confidence, Event, ranks_text
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
 
@@ -79,6 +79,20 @@ def _hard(ev) -> bool:
     return ev.data.get("implies") == "network_error" and ev.data.get("meaning") == "failure"
 
 
+def _said_best(hard: list) -> Event:
+    """The first link failure, or the line a few lines below it in the same file that says what failed: NCCL's result
+    code (`ncclSystemError: System call ... failed`) stands above its `Last error:`, which names the call and the peer
+    (`socketStartConnect: Connect to 10.0.0.2<52822> failed : No route to host`)."""
+    first = hard[0]
+    if first.data.get("category") or _peer(first):
+        return first
+    return next((ev for ev in hard[1:] if ev.file == first.file and 0 < ev.line - first.line <= _LAST_ERROR_LINES
+                 and ev.rank == first.rank and (ev.data.get("category") or _peer(ev))), first)
+
+
+_LAST_ERROR_LINES = 8
+
+
 class NetworkError(BaseDetector):
     code, name, cls = "N401", "network-error", "network_error"
     needs = ("errors", "process_end", "failures")   # failures: an NCCL INFO line of a refused connect
@@ -103,7 +117,7 @@ class NetworkError(BaseDetector):
                                  e.rank if e.rank is not None else 1 << 30, e.file, e.line))
         first = hits[0]
         hard = [ev for ev in hits if _hard(ev)]
-        lead = hard[0] if hard else first
+        lead = _said_best(hard) if hard else first
         died = [st.rank for st in ctx.ranks.values() if st.cause]
         # a failure of another kind that closes connections after it: a timeout, a DETAIL mismatch, a gloo error of
         # its own, a CUDA call NCCL made that the runtime refused (its connect/proxy operations then fail)
