@@ -45,6 +45,7 @@ from functools import lru_cache
 from .. import signals
 from ..diagnosis.rank_state import (
     crashes_after_own_nccl_failure,
+    deaths_after_own_network_failure,
     deaths_after_own_watchdog,
     faults_after_network_failure,
     names_the_machine,
@@ -107,12 +108,12 @@ class DroppedRank(BaseDetector):
 
     def _unranked_crash(self, ctx: Context):
         """A process crashed with a CUDA error and nothing says which rank it was; else a reported death."""
-        # torch's hint under an error already read (its tail), a fault after its process's network failure and a
-        # crash in NCCL's error path after its own reported failure are no deaths of their own; a driver/build/P2P
+        # torch's hint under an error already read (its tail), a fault or an end after its process's network failure
+        # and a crash in NCCL's error path after its own reported failure are no deaths of their own; a driver/build/P2P
         # error is V501's or N401's
         consequences = _cuda_tails(ctx) | faults_after_network_failure(ctx.events) \
-            | crashes_after_own_nccl_failure(ctx.events) | _timer_kills(ctx) | deaths_after_own_watchdog(ctx.events) \
-            | snippets_of_barrier_waits(ctx.events)
+            | deaths_after_own_network_failure(ctx.events) | crashes_after_own_nccl_failure(ctx.events) \
+            | _timer_kills(ctx) | deaths_after_own_watchdog(ctx.events) | snippets_of_barrier_waits(ctx.events)
         crashes = [ev for ev in ctx.of("cuda_error") if ev.rank is None and id(ev) not in consequences
                    and not names_the_machine(ev.data)]
         if crashes:

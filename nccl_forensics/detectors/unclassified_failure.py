@@ -35,6 +35,8 @@ Example:
     Permission denied``: the directory's mode or another user's stale segment, no memory that ran out), or a
     segment to attach to that is not there (``Error while attaching to shared memory segment ... error: No such
     file or directory (2)``, NCCL 2.22+).
+    CUDA's ``system not yet initialized`` (cudaErrorSystemNotReady, 802) names the ranks that printed it: their node's
+    Fabric Manager (NVSwitch systems) has not set the fabric up, and the fix is that node's.
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -81,6 +83,10 @@ _SHM_MISSING_FIX = ("give the node's processes one /dev/shm (one container, or -
                     "containers of one node), keep anything from removing /dev/shm/nccl-* under a running job "
                     "(systemd-logind's RemoveIPC=yes, a cleanup job), and try another NCCL release; "
                     "NCCL_SHM_DISABLE=1 avoids /dev/shm at some intra-node bandwidth cost.")
+# cudaErrorSystemNotReady (802, `system not yet initialized`): the node's Fabric Manager (NVSwitch systems)
+_FABRIC_FIX = ("drain that node and check its Fabric Manager: `systemctl status nvidia-fabricmanager` and its log "
+               "(/var/log/fabricmanager.log; its version must match the driver's), nvidia-smi -q's Fabric State; "
+               "restart it, or reset the GPUs, before the node runs jobs again.")
 # an MPI library's fatal error inside MPI_Init / MPI_Init_thread (catalogue mpich.fatal_error)
 _MPI_INIT_FIX = ("launch with the launcher of the MPI the program was built against (its own mpirun/mpiexec, or srun "
                  "--mpi=pmix/pmi2 under Slurm) on every node, and check its transport (UCX/OFI: ucx_info -d, "
@@ -143,6 +149,13 @@ class UnclassifiedFailure(BaseDetector):
             msg += f"; NCCL's communicator setup failed ({said(setup[0])}) before any collective could run"
             fix = _NVLS_FIX if _in_nvls(setup[0]) else fix
             errors = setup[:1] + [ev for ev in errors if ev is not setup[0]]
+        elif not causes and (unready := [ev for ev in errors if _system_not_ready(ev)]):
+            causes = sorted({ev.rank for ev in unready if ev.rank is not None})
+            msg += (f"; CUDA said the system is not yet initialized ({said(unready[0])}): on an NVSwitch machine its "
+                    "Fabric Manager is not running or has not set the NVLink fabric up, so every process of that node "
+                    "fails its first CUDA call; the node, not the program, is the cause")
+            fix = _FABRIC_FIX
+            errors = unready[:1] + [ev for ev in errors if ev is not unready[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
@@ -159,6 +172,11 @@ def _live_dump(ev) -> bool:
     """A faulthandler dump with no `Fatal Python error`/`Timeout` header: a stack snapshot (dump_traceback, torch's
     debug dump), where a rank stood, not how it ended (rank_state reads its position)."""
     return ev.kind == "faulthandler" and ev.data.get("reason") is None
+
+
+def _system_not_ready(ev) -> bool:
+    """Is this the CUDA runtime's cudaErrorSystemNotReady (`system not yet initialized`): the node not set up yet?"""
+    return "system not yet initialized" in str(ev.data.get("reason") or ev.data.get("message") or "")
 
 
 def _in_nvls(ev) -> bool:

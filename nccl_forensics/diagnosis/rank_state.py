@@ -117,6 +117,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
     no_code: set[int] = set()
     refused: set[int] = set()
     setup: set[int] = set()
+    raised: set[tuple[int, str]] = set()
     if kinds & _ERROR_KINDS:                                    # what the error events below are read against
         after_network = faults_after_network_failure(events)
         # the tracebacks raised by those faults are the same consequence
@@ -130,6 +131,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                    or names_no_death(ev.data) or id(ev) in no_code}
         refused = refused_nccl_calls(events)
         setup = setup_failures(events)
+        raised = statuses_raised(events)
     if store_gone is None:
         store_gone = store_teardown_errors(events)    # the store went away at the job's end: they end no rank
     for ev in events:
@@ -179,6 +181,11 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                 _set_end(st, "comm_error", False, f"{ev.data.get('code') or 'NCCL error'}: the machine or the job's "
                          f"settings ({ev.data.get('last_error') or 'Last error below it'}), as on every rank of its "
                          "setup", ev)
+                continue
+            if ev.kind == "traceback" and (ev.rank, str(ev.data.get("message") or "").strip()) in raised:
+                # the bare status a library's failure line of this rank said its work raises: that failure's
+                _set_end(st, "comm_error", False, clip(f"{ev.data.get('exc_type') or 'error'}: "
+                                                       f"{ev.data.get('message')} (the collective's failure)", 160), ev)
                 continue
             if id(ev) in after_network or ev.kind == "traceback" and (ev.file, ev.line) in after_network_lines:
                 _set_end(st, "comm_error", False, "CUDA fault after a network failure of its own process "
@@ -230,6 +237,33 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
     `device_trap`: DeepEP, TransformerEngine's userbuffers) faults the same way: its timeout is the cause. Same
     process: the same host and pid, else the same rank; earlier: by time where both carry one, else by line in the
     same file. A fault printed before any network failure stays a cause."""
+    return _after_own_network_failure(events, _is_cuda_fault)
+
+
+def statuses_raised(events: list[Event]) -> set[tuple[int, str]]:
+    """(rank, text) of the exceptions a library's failure line says that rank's work raises with the status text it
+    printed alone (catalogue data `raises_reason`: torch's ProcessGroupUCC logs `Failed to progress communication`
+    and the status, then raises `RuntimeError: <status>`): such a traceback is that failure, not one of the rank's."""
+    return {(ev.rank, str(ev.data["reason"]).strip()) for ev in events
+            if ev.data.get("raises_reason") and ev.rank is not None and ev.data.get("reason")}
+
+
+def deaths_after_own_network_failure(events: list[Event]) -> set[int]:
+    """The reports of a process's end (by event id: a signal handler's `Caught signal 6`, a launcher's line naming the
+    rank that exited or left without finalizing) that follow a failure of the network the same process had itself
+    reported: a transport that gives up on a peer or a link aborts its process (UCX's unhandled endpoint error and
+    its ucs_fatal, MPI_ERRORS_ARE_FATAL after the PML's error), so the network failure, not the death, is the cause.
+    Same process and order as faults_after_network_failure."""
+    return _after_own_network_failure(events, _reports_an_end)
+
+
+def _reports_an_end(ev: Event) -> bool:
+    """A line that reports a process's end as a failure: a crash report, or a launcher's report of a rank's exit."""
+    return ev.data.get("meaning") == "failure" and (ev.kind in _CRASH_REPORTS or ev.kind == "worker_failed")
+
+
+def _after_own_network_failure(events: list[Event], follows) -> set[int]:
+    """The events (by id) that `follows` picks and that one process printed after its own first network failure."""
     by_proc: dict = {}        # (host, pid) -> the earliest network failure: (time, {file: line})
     by_rank: dict = {}        # rank -> the same, of the lines that name no host and pid
     by_rank_any: dict = {}    # rank -> the same, of every line with a rank
@@ -249,7 +283,7 @@ def faults_after_network_failure(events: list[Event]) -> set[int]:
         return set()
     out = set()
     for ev in events:
-        if not _is_cuda_fault(ev):
+        if not follows(ev):
             continue
         if ev.host and ev.pid is not None:
             firsts = [by_proc.get((ev.host, ev.pid)), by_rank.get(ev.rank)]

@@ -74,7 +74,7 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
     assert msg.versions and msg.source and ":" in msg.source
     assert msg.example.find(msg.decisive.strip()) >= 0 or msg.decisive in msg.example
     assert msg.family in catalogue.FAMILIES + ("python", "torchrun", "launch", "deepspeed", "composer", "ompi",
-                                               "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx",
+                                               "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx", "ucc",
                                                "colossalai", "vllm", "ssh", "mpich", "sglang", "bash", "lightning",
                                                "accelerate", "submitit", "kubeflow", "k8s", "dcgm", "deepep", "nvshmem",
                                                "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot", "trtllm",

@@ -1259,4 +1259,28 @@ MESSAGES += [
       "RuntimeError: nccl2 shrink requires NCCL 2.27 or later", "nccl2 shrink requires NCCL 2.27 or later",
       data=_USAGE, anchor="nccl2 shrink requires|ranks_to_exclude cannot be empty|Cannot exclude all ranks from|"
       "membership cannot change while work is pending"),
+    # ---- ProcessGroupUCC (torch's UCC backend, 1.13+): its progress thread logs a collective UCC completed with an
+    # error (`[Rank N][ProcessGroupUCC-<pg>][COLL_PROGRESS][ERROR] Failed to progress communication` and the status
+    # text with no space), and the work then raises that status text alone (`RuntimeError: Timeout expired`): the
+    # traceback is this line's failure (`raises_reason`), no exception of the rank's own. UCC_ERR_TIMED_OUT is the
+    # process group's timeout (set_timeout on every collective); any other status is a transport's failure UCC turned
+    # into UCC_ERR_NO_MESSAGE (`Unhandled error`): the transport's own line (UCX, UCC's tl/ucp) names its class
+    M("pytorch.ucc_progress_timeout",
+      r"\[Rank (?P<rank>\d+)\]\[ProcessGroupUCC-(?P<pg>\d+)\]\[COLL_PROGRESS\]\[ERROR\] Failed to progress "
+      r"communication ?(?P<reason>Timeout expired)",
+      "watchdog_timeout", "failure", "timeout_unknown", "1.13 - 2.9 (first release of the wording not checked)",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupUCC.cpp:Comm::progress_loop (ucc_status_string)",
+      "E1127 11:10:12.801000 7740 ProcessGroupUCC.cpp:671] [Rank 1][ProcessGroupUCC-0][COLL_PROGRESS][ERROR] Failed "
+      "to progress communicationTimeout expired",
+      "[Rank 1][ProcessGroupUCC-0][COLL_PROGRESS][ERROR] Failed to progress communicationTimeout expired",
+      data={"raises_reason": True}, anchor="[COLL_PROGRESS][ERROR] Failed to progress communication"),
+    M("pytorch.ucc_progress_failed",
+      r"\[Rank (?P<rank>\d+)\]\[ProcessGroupUCC-(?P<pg>\d+)\]\[COLL_PROGRESS\]\[ERROR\] Failed to progress "
+      r"communication ?(?P<reason>(?!Timeout expired)[A-Z][\w /-]*)",
+      "dist_backend_error", "failure", None, "1.13 - 2.9 (first release of the wording not checked)",
+      "pytorch:torch/csrc/distributed/c10d/ProcessGroupUCC.cpp:Comm::progress_loop (ucc_status_string)",
+      "E1127 10:31:38.771300 90140 ProcessGroupUCC.cpp:671] [Rank 0][ProcessGroupUCC-0][COLL_PROGRESS][ERROR] Failed "
+      "to progress communicationUnhandled error",
+      "[Rank 0][ProcessGroupUCC-0][COLL_PROGRESS][ERROR] Failed to progress communicationU",
+      data={"raises_reason": True}, anchor="[COLL_PROGRESS][ERROR] Failed to progress communication"),
 ]

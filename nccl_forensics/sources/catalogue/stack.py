@@ -3,6 +3,7 @@ NVSHMEM, Megatron-core and NVIDIA's resiliency extension, the DeepSpeed runtime,
 vLLM's executors and parallel config, TensorRT-LLM's CUDA checks, Ray's control plane) and the MPI transports under them (Open MPI's TCP BTL/OOB and its UCX PML,
 UCX's own memory registration and endpoint errors, rdma-core's mlx5 provider's error completions,
 Ascend HCCL's socket timeout as torch_npu reports it).
+UCX's own memory registration, endpoint, transport and wireup errors, UCC's tl/ucp completions).
 
 Read in deepseek-ai/DeepEP csrc/kernels/{internode,intranode,internode_ll}.cu and csrc/deep_ep.cpp (every release
 since the first, 2025-02; `legacy/` for the masked low-latency kernels), NVIDIA/nvshmem src/host/transport and
@@ -18,6 +19,10 @@ absl/debugging/failure_signal_handler.cc, open-mpi/ompi opal/mca/btl/tcp/btl_tcp
 orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c and
 src/ucp/core/ucp_ep.c, linux-rdma/rdma-core providers/mlx5/cq.c, Ascend/pytorch
 torch_npu/csrc/core/npu/NPUException.cpp and HCCL's hccl_common.h (hicann/hccl docs), openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
+orte/mca/oob/tcp/oob_tcp_msg.c, ompi/mca/pml/ucx/pml_ucx.c, openucx/ucx src/uct/ib/base/ib_md.c,
+src/ucp/core/ucp_ep.c, src/uct/ib/ud/base/ud_ep.c, src/uct/ib/rc/verbs/rc_verbs_iface.c, src/ucs/sys/sock.c,
+src/uct/tcp/tcp_ep.c and src/ucp/wireup/select.c (1.x to 1.22), openucx/ucc
+src/components/tl/ucp/tl_ucp_sendrecv.c, openxla/xla xla/service/rendezvous.cc (JAX's and TensorFlow's XLA) and its coordination service
 (xla/tsl/distributed_runtime/coordination/, xla/pjrt/distributed/client.{cc,h}; tensorflow/ before 2024), apache/tvm-ffi
 src/ffi/traceback.cc.
 """
@@ -397,4 +402,64 @@ MESSAGES = [
       "rdma-core:providers/mlx5/cq.c:mlx5_parse_cqe (PFX, providers/mlx5/mlx5.h)",
       "mlx5: gpu-node-12: got completion with error:", "mlx5: gpu-node-12: got completion with error:",
       data={"category": "ib"}, anchor="got completion with error:"),
+    # UCX's UD transport: no acknowledgement from the peer within UCX_UD_TIMEOUT, and no one handles the endpoint's
+    # failure (ucs_fatal: the process aborts). 1.9+ names the peer (`<no debug data>` in release builds)
+    M("ucx.ud_endpoint_timeout",
+      r"UD endpoint 0x[0-9a-f]+(?: to (?:<no debug data>|(?P<peer>\S+)))?: unhandled timeout error",
+      "warn", "failure", "network_error", "UCX 1.9 - 1.22",
+      "ucx:src/uct/ib/ud/base/ud_ep.c:uct_ud_ep_deferred_timeout_handler",
+      "[gpu-n07:48211:0:48230]     ud_ep.c:278  Fatal: UD endpoint 0x55e7c3a1f300 to <no debug data>: unhandled "
+      "timeout error", "UD endpoint 0x55e7c3a1f300 to <no debug data>: unhandled timeout error",
+      data={"category": "ib"}, anchor="unhandled timeout error"),
+    # UCX's RC transport over plain verbs (rc_verbs: NICs or setups without the mlx5 accelerated path): a send's work
+    # completion came back with an error. Only the statuses of a peer or link that never answered are network errors
+    # here (ibv_wc_status_str's words; 1.8+ add `[qpn .. wrid .. vendor_err ..]`)
+    M("ucx.rc_verbs_completion_error",
+      (r"send completion with error: (?P<reason>transport retry counter exceeded|RNR retry counter exceeded|remote "
+       r"aborted error)", r" \[?qpn 0x(?P<qp>[0-9a-f]+)"),
+      "warn", "failure", "network_error", "UCX 1.6 - 1.22 (rc_verbs)",
+      "ucx:src/uct/ib/rc/verbs/rc_verbs_iface.c:uct_rc_verbs_handle_failure (ibv_wc_status_str)",
+      "[1732702211.418822] [node-b03:23114:0]  rc_verbs_iface.c:124  UCX  ERROR send completion with error: transport "
+      "retry counter exceeded [qpn 0x1d0a wrid 0x3f vendor_err 0x81]",
+      "send completion with error: transport retry counter exceeded", data={"category": "ib"},
+      anchor="send completion with error: "),
+    # UCX's socket layer (the tcp transport, the sockaddr connection managers): connect() to a peer's address failed
+    # (ucs_socket_connect returns UCS_ERR_UNREACHABLE): no route, refused, or the address is one the peer cannot be
+    # reached on
+    M("ucx.socket_connect_failed",
+      (r"connect\(fd=\d+, dest_addr=(?P<peer>[^)\s]+)\) failed: ", r"(?P<reason>[A-Z][\w ]+)"),
+      "warn", "failure", "network_error", "UCX 1.6 - 1.22", "ucx:src/ucs/sys/sock.c:ucs_socket_connect",
+      "[1716890021.110032] [worker-3:7711 :0]          sock.c:355  UCX  ERROR connect(fd=61, "
+      "dest_addr=172.17.0.1:40713) failed: No route to host", "connect(fd=61, dest_addr=172.17.0.1:40713) failed: ",
+      data={"category": "socket"}, anchor=", dest_addr="),
+    # UCX's tcp transport: a send or recv on a connected endpoint failed (ucs_status_string of the socket error)
+    M("ucx.tcp_ep_io_failed",
+      r"tcp_ep 0x[0-9a-f]+ \(state=(?P<state>[A-Z_]+)\): (?P<op>recv|send|sendv)\(\d+\) failed: (?P<reason>Connection "
+      r"reset by remote peer|Endpoint timeout|Destination is unreachable|Input/output error)",
+      "warn", "failure", "network_error", "UCX 1.9 - 1.22", "ucx:src/uct/tcp/tcp_ep.c:uct_tcp_ep_handle_io_err",
+      "[1716891100.201144] [host-a1:30188:0]        tcp_ep.c:1260 UCX  ERROR tcp_ep 0x1f3e9c0 (state=CONNECTED): "
+      "recv(37) failed: Connection reset by remote peer",
+      "tcp_ep 0x1f3e9c0 (state=CONNECTED): recv(37) failed: Connection reset by remote peer",
+      data={"category": "socket"}, anchor="tcp_ep 0x"),
+    # UCP's wireup found no transport of this process that reaches the peer's address (the two sides offer devices or
+    # transports that do not meet: UCX_NET_DEVICES/UCX_TLS set apart, an interface the peer cannot reach)
+    M("ucx.no_transport_to_peer",
+      r"no (?P<what>active messages|auxiliary|high-bw active messages) transport to (?:<no debug data>|(?P<peer>\S+)): ",
+      "warn", "failure", "network_error", "UCX 1.4 - 1.22", "ucx:src/ucp/wireup/select.c:ucp_wireup_select_transport",
+      "[1716893312.552310] [gpu-n12:51920:0]       select.c:629  UCX  ERROR   no active messages transport to "
+      "<no debug data>: self/memory - Destination is unreachable, tcp/ib0 - Destination is unreachable",
+      "no active messages transport to <no debug data>: ", data={"category": "socket", "setup": True},
+      anchor="active messages transport to |no auxiliary transport to "),
+    # UCC's UCP transport layer (torch's UCC backend, Open MPI's coll/ucc): a point-to-point completion of a
+    # collective came back with UCX's failure of the peer or the link (ucs_status_string), which UCC turns into
+    # UCC_ERR_NO_MESSAGE (`Unhandled error` in torch's ProcessGroupUCC)
+    M("ucc.tl_ucp_completion_failure",
+      r"failure in (?:[\w ]+ )?completion (?P<reason>Endpoint timeout|Connection reset by remote peer|Input/output "
+      r"error|Destination is unreachable)",
+      "warn", "failure", "network_error", "UCC 1.0 - 1.5", "ucc:src/components/tl/ucp/tl_ucp_sendrecv.c "
+      "(ucc_tl_ucp_send_completion_cb, ucc_tl_ucp_recv_completion_cb)",
+      "[1732702298.771201] [trn-a04:90112:1]   tl_ucp_sendrecv.c:91   TL_UCP ERROR failure in recv completion Endpoint "
+      "timeout", "failure in recv completion Endpoint timeout", data={"category": "ib"},
+      anchor="completion Endpoint timeout|completion Connection reset by remote peer|completion Input/output error|"
+             "completion Destination is unreachable"),
 ]
