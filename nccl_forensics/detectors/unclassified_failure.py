@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, ranks_phrase, shows_failure
-from ..sources.catalogue.cuda import refused_for_state, refused_nccl_call
+from ..sources.catalogue.cuda import refused_check_macro, refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
 from .base import BaseDetector, Context, is_timeout, said
 from .oom import shm_access_refused, shm_not_room
@@ -69,6 +69,11 @@ _REFUSED_FIX = ("a setup that every rank shares: check that the driver supports 
                 "(nvidia-smi or rocm-smi; NCCL's `cudaDriverVersion` line), rerun with NCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the refused call, and try NCCL_CUMEM_ENABLE=0 (NCCL's cuMem "
                 "allocation) or another NCCL build.")
+# a collective kernel's own check macro (vLLM's/SGLang's custom all-reduce, nccl-tests) quoted a refused call
+_CHECKED_FIX = ("the GPUs' peer-to-peer path that the collective kernel opens (CUDA IPC handles): check "
+                "`nvidia-smi topo -m` and that the container or VM exposes P2P between the GPUs; turn off the "
+                "custom all-reduce (vLLM/SGLang `--disable-custom-all-reduce`, TensorRT-LLM "
+                "`--use_custom_all_reduce disable`) to use NCCL instead.")
 # NCCL's refused call was in its NVLS transport (transport/nvls.cc: the cuMulticast* calls of NVLink SHARP)
 _NVLS_FIX = ("the node's NVLink SHARP (NVLS) setup: check the Fabric Manager and the NVSwitches (nvidia-smi -q's "
              "Fabric state, the nvidia-fabricmanager service; reset the GPUs or reboot after a Fabric Manager "
@@ -121,6 +126,12 @@ class UnclassifiedFailure(BaseDetector):
             msg = f"{msg}; {refusal}" if ended else refusal
             fix = _NVLS_FIX if any(map(_in_nvls, refused)) else _REFUSED_FIX
             errors = refused[:1] + [ev for ev in errors if ev is not refused[0]]
+        elif not causes and (checked := [ev for ev in errors if refused_check_macro(ev.data)]):
+            msg += (f"; a collective kernel's own CUDA check ({checked[0].data.get('src_file')}) quoted a call the "
+                    f"runtime refused for its arguments ({_refused_words(checked)}), as every rank that runs it "
+                    "makes it: no rank is its cause")
+            fix = _CHECKED_FIX
+            errors = checked[:1] + [ev for ev in errors if ev is not checked[0]]
         elif not causes and (usage := [ev for ev in errors if ev.data.get("category") == USAGE_ERROR]):
             msg += ("; the distributed API refused the program or its launch (a usage or setup error that every rank "
                     "makes the same way): no rank is its cause")

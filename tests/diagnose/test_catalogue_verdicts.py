@@ -132,6 +132,7 @@ def _printings(text: str) -> list[str]:
             f"gpu1:3021:3021 [0] init.cc:1234 NCCL WARN Cuda failure 35 '{text}'",
             f"gpu1: Test CUDA failure common.cu:1045 '{text}'",
             f"Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 '{text}'",
+            f"Failed: /workspace/csrc/custom_all_reduce.cuh:368 '{text}'",
             f"Cuda failure common.cu:891 '{text}'",
             f"THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=50 error=35 : {text}"]
 
@@ -142,7 +143,7 @@ _REASONS = [(t, "version_mismatch", "driver") for t in cuda.DRIVER_TOO_OLD + cud
 
 
 @pytest.mark.parametrize("text,cls,fix", _REASONS)
-@pytest.mark.parametrize("form", range(7))
+@pytest.mark.parametrize("form", range(8))
 def test_a_cuda_text_of_the_machine_leads_to_its_class(text, cls, fix, form, tmp_path):
     verdict = console_verdict(tmp_path, _printings(text)[form])
     assert verdict.cls == cls, verdict.summary

@@ -108,16 +108,20 @@ HIP_ERROR_TEXTS = {"hiperrorinvaliddevice": "invalid device ordinal",
                    "hiperrorinsufficientdriver": "CUDA driver version is insufficient for CUDA runtime version"}
 # the catalogue entries that quote NCCL's CUDACHECK: a CUDA call NCCL itself made
 NCCL_CUDA_CHECKS = frozenset({"nccl.cuda_failure", "nccl.rccl_hip_failure"})
+# the check macros of the collective code beside NCCL (nccl-tests, vLLM/SGLang custom all-reduce, TensorRT-LLM): the
+# calls they check are the communicator's own (its IPC handles, its buffers), made alike on every rank, so a call the
+# runtime refused for its arguments names no class and no rank there either
+COLLECTIVE_CUDA_CHECKS = NCCL_CUDA_CHECKS | {"cuda.check_macro"}
 
 
 def reason_class(reason: str | None, message_id: str | None = None) -> dict[str, str]:
     """What a cudaGetErrorString text says beyond "this process's device work failed": the fields that move an entry
     carrying it (`reason`) to another class (`implies`, `category`); nothing for a fault of the process's own. A call
-    NCCL made (`message_id` one of NCCL_CUDA_CHECKS) that the runtime refused for its arguments names no class and no
-    rank of its own: `unclassified_failure`."""
+    NCCL or a collective kernel beside it made (`message_id` one of COLLECTIVE_CUDA_CHECKS) that the runtime refused
+    for its arguments names no class and no rank of its own: `unclassified_failure`."""
     text = (reason or "").strip().rstrip(".").lower()
     text = HIP_ERROR_TEXTS.get(text, text).lower()
-    if text and message_id in NCCL_CUDA_CHECKS and rejected_call(text):
+    if text and message_id in COLLECTIVE_CUDA_CHECKS and rejected_call(text):
         return {"implies": "unclassified_failure"}
     if text:
         for texts, implies, category in _REASON_CLASSES:
@@ -147,6 +151,12 @@ def refused_nccl_call(data: dict) -> bool:
     """Does an event's data say NCCL's CUDACHECK quoted a call the runtime refused for its arguments? (An NCCL WARN
     keeps the whole `message`, not the entry's `reason` field.)"""
     return data.get("message_id") in NCCL_CUDA_CHECKS and rejected_call(data.get("reason") or data.get("message"))
+
+
+def refused_check_macro(data: dict) -> bool:
+    """Does an event's data say a collective kernel's check macro (cuda.check_macro: vLLM's custom all-reduce,
+    nccl-tests) quoted a call the runtime refused for its arguments?"""
+    return data.get("message_id") == "cuda.check_macro" and rejected_call(data.get("reason"))
 
 
 # AMD's runtime: ROCR's and ROCclr's faults, clr's code-object errors (message ids), torch's hipified errors (text)
@@ -179,19 +189,21 @@ MESSAGES = [
     # the CUDACHECK macros of nccl-tests (src/common.h: `%s: Test CUDA failure %s:%d '%s'`, the host first), its
     # rccl-tests port's HIPCHECK (`%s: Test HIP failure %s:%d '%s'`, hipGetErrorString's text, from the port in 2019
     # until rccl-tests hipified the CUDA sources in March 2024) and of the code that copied NCCL's examples
-    # (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex: `Failed: Cuda error %s:%d '%s'`): the runtime's
-    # error text between quotes, then the process exits
+    # (vLLM/SGLang csrc/custom_all_reduce.cuh, TensorRT-LLM, apex: `Failed: Cuda error %s:%d '%s'`; vLLM's builds of
+    # mid-2024 to spring 2025, 0.5 - 0.8, print it without `Cuda error `, as its own issue titles quote its wheels:
+    # that bare form is read only before a CUDA header's name, `<file>.cuh:<line>`): the runtime's error text between
+    # quotes, then the process exits
     M("cuda.check_macro",
-      (r"(?:Test (?:CUDA|HIP) failure|Failed: (?:CUDA|Cuda) error|C(?:uda|UDA) failure) "
+      (r"(?:Test (?:CUDA|HIP) failure|Failed:(?: (?:CUDA|Cuda) error|(?= [^\s:']+\.cuh:\d))|C(?:uda|UDA) failure) "
        r"(?P<src_file>[^\s:']+):(?P<src_line>\d+)", r" '(?P<reason>[^']*)'?"),
       "cuda_error", "failure", "dropped_rank",
-      "nccl-tests 1.0 - 2.17; rccl-tests 2019 - 2024-03 (Test HIP failure); vLLM 0.3+, SGLang, TensorRT-LLM custom "
-      "all-reduce",
+      "nccl-tests 1.0 - 2.17; rccl-tests 2019 - 2024-03 (Test HIP failure); vLLM 0.3+ (no `Cuda error ` in 0.5 - "
+      "0.8), SGLang, TensorRT-LLM custom all-reduce",
       "nccl-tests:src/common.h:CUDACHECK (`Cuda failure %s:%d '%s'` before 2.0, as NCCL's own examples print it); "
       "rccl-tests:src/common.h:HIPCHECK; vllm:csrc/custom_all_reduce.cuh:CUDACHECK",
       "gpu5: Test CUDA failure common.cu:1045 'an illegal memory access was encountered'",
       "gpu5: Test CUDA failure common.cu:1045",
-      anchor="Test CUDA failure|Test HIP failure|Failed: CUDA error|Failed: Cuda error|Cuda failure|CUDA failure"),
+      anchor="Test CUDA failure|Test HIP failure|Failed: CUDA error|Failed: Cuda error|Cuda failure|CUDA failure|.cuh:"),
     # torch < 1.0's THC check (aten/src/THC/THCGeneral.cpp `__THCudaCheck`), printed once before its
     # `cuda runtime error (N) : <text>` exception
     M("cuda.thc_check",
