@@ -8,7 +8,8 @@ What it detects:
     torchrun terminated the others; or a
     node whose elastic agent was stopped from outside (a death signal) while the other agents found the
     rendezvous it closed (``RendezvousClosedError``). Ends that are consequences are not reported: torchrun's
-    SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts. Nor is one
+    SIGTERM fan-out, SIGABRT from the watchdog, "Connection closed by peer", gloo/NCCL timeouts, a non-zero exit
+    of a process that had itself printed an NCCL failure (its ``host:pid`` WARN: that failure decides). Nor is one
     exception raised word for word by two or more ranks while no rank ended otherwise (torch.compile's tracing and
     compile errors, a refused set-up call): the program or its setup, alike on every rank that got there (X901's);
     nor Open MPI's "first process to exit non-zero" when that rank printed a failure the others printed too.

@@ -23,7 +23,8 @@ Known limits:
     A kernel OOM line whose pid matches no known rank is reported without a rank (and a SIGKILLed rank,
     if exactly one, is named as the likely victim). A /dev/shm call refused for access (EACCES, EPERM,
     EROFS), or a segment to attach to that is not there (ENOENT, NCCL 2.22+'s errno), is no memory that ran
-    out: X901 reads it.
+    out: X901 reads it. Nor is a segment that CUDA refused to register (the process's `Cuda failure '<reason>'`
+    for another reason than memory, and no line of its saying the room ran out).
 
 Suggested fix:
     Reduce that rank's memory (batch size, activation checkpointing, CPU offload), raise the cgroup/job
@@ -93,9 +94,13 @@ class OutOfMemory(BaseDetector):
             else:
                 yield self._nccl_oom(ctx, ev)
         refused = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if shm_not_room(ev)}
+        registering = {(ev.host, ev.pid, ev.device) for ev in ctx.of("warn") if _cuda_call_refused(ev)}
         for key, lines in shm.items():
-            if key not in refused and not any(map(shm_not_room, lines)):
-                yield self._nccl_shm(ctx, lines)
+            if key in refused or any(map(shm_not_room, lines)):
+                continue
+            if key in registering and not any(map(_room_said, lines)):
+                continue                      # CUDA refused to register the segment: no room ran out (X901)
+            yield self._nccl_shm(ctx, lines)
         if not ctx.of("oom_kill"):          # the kernel's header or summary line, its `Killed process` line cut off
             for ev in ctx.of("oom_invoked")[:1]:
                 task = ev.data.get("task")
@@ -155,6 +160,24 @@ def shm_not_room(ev) -> bool:
     under them)? No memory ran out (X901 reads it). Another errno leaves the room in doubt (M301, low confidence)."""
     said = _shm_said(ev)
     return said is not None and any(word in said for word in (*_ACCESS_REFUSED, *_MISSING))
+
+
+def _cuda_call_refused(ev) -> bool:
+    """NCCL's `Cuda failure '<reason>'` for a reason other than memory (catalogue nccl.cuda_failure). Printed by the
+    process whose segment then fails, it is ncclShmOpen's cudaHostRegister / cudaHostGetDevicePointer refusing the
+    mapped segment (misc/shmutils.cc 2.12 - 2.29, os/linux.cc 2.30+: both CUDACHECKGOTO to the `Error while creating`
+    line): the segment was made, so /dev/shm had room."""
+    return ev.data.get("message_id") == "nccl.cuda_failure"
+
+
+def _room_said(ev) -> bool:
+    """Does an NCCL /dev/shm line say the room ran out: a file it could not extend or map (shmutils.cc's own WARNs
+    before its `Error while creating`, 2.12+; shm.h's `Call to posix_fallocate failed` before), or an errno of no room
+    (2.22+)?"""
+    if ev.data.get("message_id") in ("nccl.shm_extend_failed", "nccl.shm_syscall_no_space"):
+        return True
+    said = _shm_said(ev)
+    return said is not None and any(word in said for word in _NO_ROOM)
 
 
 def _shm_said(ev) -> str | None:

@@ -109,6 +109,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
         if "sigterm_sent" in kinds else set()
     own_aborts = not any(map(_collective_error, events)) if kinds & _COLLECTIVE_ERROR_KINDS or "warn" in kinds else True
     tables = _failure_tables(events) if "child_failed" in kinds else {}
+    nccl_failed = nccl_failures_by_pid(events) if "warn" in kinds and kinds & _EXIT_KINDS else {}
     oom_pids = {ev.data.get("victim_pid"): ev for ev in events if ev.kind == "oom_kill"} if "oom_kill" in kinds else {}
     timer_pids = timer_reaped_pids(events) if "agent_log" in kinds else {}
     after_network: set[int] = set()
@@ -159,7 +160,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
                 st.where, st.op, st.at = classify_stack(frames, None)
                 st.evidence.append(cite(ev))
         elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
-            _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts)
+            _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts, nccl_failed)
         elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:
                 # the distributed API refused the call (catalogue usage_error, whatever its words: `NCCL
@@ -292,6 +293,35 @@ def _after_own_network_failure(events: list[Event], follows) -> set[int]:
         if any(first is not None and _before(first, ev) for first in firsts):
             out.add(id(ev))
     return out
+
+
+_EXIT_KINDS = frozenset({"child_failed", "worker_failed", "error_json", "slurm_exit"})
+
+
+def nccl_failures_by_pid(events: list[Event]) -> dict:
+    """pid -> {short host or None: the first NCCL failure WARN that process printed (the catalogue's `failure`
+    meaning)}. NCCL's prefix `host:pid:tid` names the process; a process prints nothing after it exits, so any such
+    WARN came before its exit."""
+    out: dict = {}
+    for ev in events:
+        if ev.kind == "warn" and ev.source == "nccl" and ev.pid is not None and ev.data.get("meaning") == "failure":
+            out.setdefault(ev.pid, {}).setdefault(_short(ev.host), ev)
+    return out
+
+
+def _own_nccl_failure(ev: Event, nccl_failed: dict | None) -> str:
+    """The words of the NCCL failure the exiting process (`ev`'s pid, on its host where the exit line names one)
+    printed itself, or an empty string."""
+    by_host = (nccl_failed or {}).get(ev.data.get("pid"))
+    if not by_host:
+        return ""
+    host = _short(ev.host or ev.data.get("host"))
+    found = by_host.get(host) if host is not None else next(iter(by_host.values()))
+    return (found.data.get("message") or found.text.strip()) if found is not None else ""
+
+
+def _short(host) -> str | None:
+    return str(host).split(".")[0] if host else None
 
 
 def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
@@ -704,7 +734,8 @@ def _collective_error(ev: Event) -> bool:
     return kind in _COLLECTIVE_ERROR_KINDS or kind == "warn" and ev.data.get("meaning") in ("failure", "consequence")
 
 
-def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "", own_aborts: bool = False) -> None:
+def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str = "", own_aborts: bool = False,
+               nccl_failed: dict | None = None) -> None:
     code = ev.data.get("exitcode")
     if isinstance(code, int):
         st.exitcode = code
@@ -732,6 +763,10 @@ def _note_exit(st: RankState, ev: Event, terminated_pids: set, table_role: str =
     elif ev.kind == "worker_failed" and ev.data.get("message") and code is None:
         # a launcher's report that this rank raised an exception (Lightning's reconciliation): its own end
         _set_end(st, "exception", True, clip(f"an exception ({ev.data['message']})", 160), ev)
+    elif isinstance(code, int) and code != 0 and st.end is None and (said := _own_nccl_failure(ev, nccl_failed)):
+        # the process had itself printed an NCCL failure (its WARN by host:pid): the exit is that failure's end
+        _set_end(st, "comm_error", False, clip(f"exited with code {code} after NCCL reported in that process: {said}",
+                                               160), ev)
     elif isinstance(code, int) and code != 0 and st.end is None:
         # exiting on its own while torchrun terminated the others (its pid not among them): the first to fail. A
         # line that names no pid (the legacy launcher's CalledProcessError) cannot show it was not among them

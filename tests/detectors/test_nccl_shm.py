@@ -47,3 +47,28 @@ def test_a_shm_call_refused_for_access_is_no_memory(diagnose_text, lines):
 def test_a_device_allocation_failure_is_still_gpu_memory(diagnose_text):
     d = diagnose_text(_INIT + "gpu1:9621:9688 [3] include/alloc.h:178 NCCL WARN Failed to CUDA calloc 6291456 bytes\n")
     assert d.verdict.cls == "oom" and "GPU memory" in d.verdict.summary
+
+
+_REGISTER_REFUSED = "gpu1:9621:9688 [3] misc/shmutils.cc:103 NCCL WARN Cuda failure 'invalid argument'\n"
+_SEGMENT = ("gpu1:9621:9688 [3] misc/shmutils.cc:114 NCCL WARN Error while creating shared memory segment "
+            "/dev/shm/nccl-NzwJ7O (size 9637888)\n")
+
+
+def test_a_segment_cuda_refused_to_register_is_no_memory(diagnose_text):
+    # shmutils.cc 2.12 - 2.29: cudaHostRegister's CUDACHECKGOTO prints its failure, then the segment's line
+    d = diagnose_text(_INIT + _REGISTER_REFUSED + _SEGMENT + _TRACE)
+    assert d.verdict.cls == "unclassified_failure", d.verdict.summary
+    assert not [f for f in d.findings if f.id == "M301"]
+
+
+def test_a_segment_with_no_room_stays_oom_beside_a_cuda_failure(diagnose_text):
+    extend = ("gpu1:9621:9688 [3] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-NzwJ7O to "
+              "9637892 bytes\n")
+    d = diagnose_text(_INIT + _REGISTER_REFUSED + extend + _SEGMENT + _TRACE)
+    assert (d.verdict.cls, d.verdict.culprit_ranks) == ("oom", [3]), d.verdict.summary
+
+
+def test_another_process_cuda_failure_leaves_the_segment_oom(diagnose_text):
+    other = "gpu1:9622:9690 [4] misc/shmutils.cc:103 NCCL WARN Cuda failure 'invalid argument'\n"
+    d = diagnose_text(_INIT + other + _SEGMENT + _TRACE)
+    assert [f for f in d.findings if f.id == "M301"], d.verdict.summary
