@@ -50,6 +50,7 @@ from ..diagnosis.rank_state import (
     deaths_after_own_watchdog,
     faults_after_network_failure,
     names_the_machine,
+    short_host,
     snippets_of_barrier_waits,
     timer_reaped_pids,
 )
@@ -313,7 +314,7 @@ def _ranks_of_gpus(ctx: Context, lines) -> list[int]:
     out: set[int] = set()
     for line in lines:
         node = line.data.get("node")
-        here = [ev for ev in inits if node is None or _short_host(str(ev.host)) == _short_host(str(node))]
+        here = [ev for ev in inits if node is None or short_host(str(ev.host)) == short_host(str(node))]
         if node is None and len({ev.host for ev in here}) != 1:
             continue
         gpu = _pci(line.data.get("bus_id"))
@@ -326,14 +327,9 @@ def _ranks_on_nodes(ctx: Context, lines) -> list[int]:
     """The ranks on the nodes some lines name as lost (Slurm's `Node failure on gpu-07`, pdsh's `downstream from host
     X`, a kernel panic's syslog host), by the hosts the job's own lines give its ranks (NCCL's `host:pid:tid` prefix:
     its host name cut at the first dot, as Slurm names nodes)."""
-    named = {_short_host(str(ev.data["node"])) for ev in lines}
+    named = {short_host(str(ev.data["node"])) for ev in lines}
     return sorted({ev.rank for ev in ctx.events if ev.rank is not None and ev.host
-                   and _short_host(ev.host) in named})
-
-
-def _short_host(name: str) -> str:
-    """A host name up to its first dot; an IP address whole."""
-    return name if name.replace(".", "").isdigit() else name.split(".", 1)[0]
+                   and short_host(ev.host) in named})
 
 
 def _pci(address) -> tuple[int, int, int] | None:

@@ -305,7 +305,7 @@ def nccl_failures_by_pid(events: list[Event]) -> dict:
     out: dict = {}
     for ev in events:
         if ev.kind == "warn" and ev.source == "nccl" and ev.pid is not None and ev.data.get("meaning") == "failure":
-            out.setdefault(ev.pid, {}).setdefault(_short(ev.host), ev)
+            out.setdefault(ev.pid, {}).setdefault(short_host(ev.host), ev)
     return out
 
 
@@ -315,13 +315,18 @@ def _own_nccl_failure(ev: Event, nccl_failed: dict | None) -> str:
     by_host = (nccl_failed or {}).get(ev.data.get("pid"))
     if not by_host:
         return ""
-    host = _short(ev.host or ev.data.get("host"))
+    host = short_host(ev.host or ev.data.get("host"))
     found = by_host.get(host) if host is not None else next(iter(by_host.values()))
     return (found.data.get("message") or found.text.strip()) if found is not None else ""
 
 
-def _short(host) -> str | None:
-    return str(host).split(".")[0] if host else None
+def short_host(host) -> str | None:
+    """A host name up to its first dot (NCCL's `host:pid:tid` prefix cuts it there, as Slurm names nodes); an IP
+    address whole; None for none."""
+    if not host:
+        return None
+    name = str(host)
+    return name if name.replace(".", "").isdigit() else name.split(".", 1)[0]
 
 
 def crashes_after_own_nccl_failure(events: list[Event]) -> set[int]:
