@@ -101,7 +101,8 @@ class NetworkError(BaseDetector):
         # an NCCL result code whose `Last error:` names the machine or the job's settings is that failure, not the
         # network's (ncclSystemError reads as a network error only when nothing says otherwise); a store socket the
         # heartbeat monitor found closed is the store host's end
-        explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown | ctx.recovered_traces
+        explained = setup_failures(ctx.of("nccl_error")) | ctx.store_teardown | ctx.recovered_traces \
+            | _clients_of_unstarted_store(ctx)
         hits = [ev for ev in ctx.of("gloo_error", "warn", "dist_backend_error", "nccl_error", "worker_failed",
                                     "error_trace", "cuda_error", "slurm_exit", "nccl_info")
                 if _network(ev) and id(ev) not in explained]
@@ -145,6 +146,22 @@ class NetworkError(BaseDetector):
         conf = Confidence.MEDIUM if hard else Confidence.LOW
         yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3],
                            _FIX_P2P if p2p else _fix(_peer(lead), lead), cause=cause)
+
+
+# the store clients' connect that ran out (socket.cpp's `has timed out ... while trying to connect`, `failed to connect
+# to any network address`, TCPStore.cpp's `TCP client failed to connect/validate ... - timed out`, 1.x's `connect()
+# timed out.`)
+_STORE_CONNECT = frozenset({"pytorch.store_connect_timeout", "pytorch.client_connect_failed",
+                            "pytorch.tcpstore_connect_timed_out", "pytorch.store_connect_timeout_1x"})
+
+
+def _clients_of_unstarted_store(ctx: Context) -> set[int]:
+    """The store clients' connect failures where the store's own server could not take its port (catalogue category
+    `store_listen`: an address in use, a bind refused): nothing listened for them, the network is not at fault."""
+    events = ctx.of("dist_backend_error")
+    if not any(ev.data.get("category") == "store_listen" and ev.data.get("meaning") == "failure" for ev in events):
+        return set()
+    return {id(ev) for ev in events if ev.data.get("message_id") in _STORE_CONNECT}
 
 
 def _peer(ev) -> str | None:

@@ -5,7 +5,8 @@ What it detects:
     heartbeat monitor, Slurm ``TIME LIMIT``, faulthandler timeouts, monitored-barrier failures — or a
     rank that stopped issuing collectives, with no dead, stuck or mismatched rank to blame. It names the
     ranks that a monitored barrier or desync report names as late as suspects (a rank that stopped in the
-    timeline is R202's).
+    timeline is R202's), and the rank the others' TORCH_NCCL_PROPAGATE_ERROR signal names as the first of
+    their group to fail (``remote error detected from rank: N``) where its own lines are not in the evidence.
 
 Why it hangs or dies:
     A collective waits for all members; a rank that is late for any reason (slow I/O, a long first step,
@@ -72,12 +73,16 @@ class TimeoutUnknown(BaseDetector):
             return
         missing = [text for need, text in _COLLECT.items() if not ctx.has(need)]
         reporters = sorted({rank for rank in map(_timed_out_rank, timeouts) if rank is not None})
+        signalled = [r for r in _remote_error_ranks(ctx) if r not in suspects]
         parts = []
         if reporters:
             parts.append(f"rank{'s' if len(reporters) > 1 else ''} {ranks_text(reporters)} timed out")
         if suspects:
             parts.append(f"rank{'s' if len(suspects) > 1 else ''} {ranks_text(suspects)} stopped first "
                          "(dead, stuck or late: the evidence does not say which)")
+        if signalled:
+            parts.append(_first_to_fail(signalled))
+            suspects = sorted(set(suspects) | set(signalled))
         msg = "; ".join(parts or [_how_it_ended(timeouts)])
         msg += "; missing: " + ("; ".join(missing) if missing else "nothing obvious — the cause is outside the logs")
         fix = "next time collect: " + "; ".join(missing or _COLLECT.values()) + "; and dmesg / the scheduler log."
@@ -106,6 +111,24 @@ class TimeoutUnknown(BaseDetector):
             return []
         last = colls[colls["rank"].isin(ranks[:2])].sort_values(["rank", "seq"]).groupby("rank").tail(1)
         return row_evidence(last)
+
+
+def _first_to_fail(ranks: list[int]) -> str:
+    """What the remote error signal says of the ranks it names."""
+    if len(ranks) == 1:
+        return (f"rank {ranks[0]} failed first in its group (the other ranks' TORCH_NCCL_PROPAGATE_ERROR signal names "
+                "it; its own error is not in the evidence)")
+    return (f"ranks {ranks_text(ranks)} failed first in their groups (the other ranks' TORCH_NCCL_PROPAGATE_ERROR "
+            "signal names them; their own errors are not in the evidence)")
+
+
+def _remote_error_ranks(ctx: Context) -> list[int]:
+    """The ranks other ranks' watchdogs read as the first of their group to fail (TORCH_NCCL_PROPAGATE_ERROR's
+    `remote error detected from rank: N`, catalogue pytorch.remote_error_detected), where that rank's own lines
+    show no failure of its own (they would name it through their own detector)."""
+    named = {ev.data["error_from_rank"] for ev in ctx.of("c10d_log")
+             if isinstance(ev.data.get("error_from_rank"), int) and ev.rank != ev.data["error_from_rank"]}
+    return sorted(r for r in named if not (r in ctx.ranks and ctx.ranks[r].cause))
 
 
 def _setup_failures(ctx: Context):

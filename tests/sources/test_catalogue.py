@@ -262,6 +262,27 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "_exit_barrier", "torchrun.exit_barrier_frame", {}),
     ('  File "/usr/local/lib/python3.11/dist-packages/torch/distributed/elastic/agent/server/api.py", line 1241, in '
      "_exit_barrier", "torchrun.exit_barrier_frame", {}),
+    # the libuv store server's bind, as the releases with and without the port print it, and socket.cpp's per address
+    ("torch.distributed.DistNetworkError: The server socket has failed to bind. port: 29500, useIpv6: 0, code: -98, "
+     "name: EADDRINUSE, message: address already in use", "pytorch.store_addr_in_use", {"category": "store_listen"}),
+    ("RuntimeError: The server socket has failed to bind. useIpv6: 0, code: -98, name: EADDRINUSE, message: address "
+     "already in use", "pytorch.store_addr_in_use", {"category": "store_listen"}),
+    ("[W socket.cpp:436] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in "
+     "use).", "pytorch.store_addr_in_use", {}),
+    # TORCH_NCCL_PROPAGATE_ERROR's remote error names the rank that failed first
+    ("[rank1]:[E1127 14:20:41.570339201 ProcessGroupNCCL.cpp:1864] [PG ID 0 PG GUID 0(default_pg) Rank 1]  remote "
+     "error detected from rank: 5", "pytorch.remote_error_detected", {"error_from_rank": 5}),
+    # the scalable init's all-gather of the roots' ids: a store wait that ran out, another store error
+    ("torch.distributed.DistBackendError: [17] is setting up NCCL communicators and retrieving ncclUniqueId from roots "
+     "via TCPStore by key '[\"UniqueNCCLID:0\",\"UniqueNCCLID:1\"]', but got error: wait timeout after 600000ms, "
+     "keys: /default_pg//0//cuda//0/UniqueNCCLID:1. This may indicate a possible application crash on rank 0 or a "
+     "network set up issue.", "pytorch.unique_ids_roots_store_timeout", {"rank": 17}),
+    ("[131] is setting up NCCL communicators and retrieving ncclUniqueId from roots via TCPStore by key "
+     "'[\"UniqueNCCLID:0\"]', but got error: Failed to recv, got 0 bytes. Connection was likely closed. Did the remote "
+     "server shutdown or crash?. This may indicate a possible application crash on rank 0 or a network set up issue.",
+     "pytorch.unique_ids_roots_store_get", {"rank": 131}),
+    ("[rank3]:[E813 12:26:00.651268916 ProcessGroupNCCL.cpp:1321] [PG ID 1 PG GUID 1 Rank 3] Future for ProcessGroup "
+     "abort timed out after 600000 ms", "pytorch.abort_future_timeout", {"wait_ms": 600000}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -296,6 +317,10 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "the maximum allowed, setting to 16",
     # XLA's CUDA twin of its NCCL status
     "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:280: CUDA operation cudaSetDevice(device) failed: no error",
+    # the libuv store's IPv6 attempt on a host without IPv6: it binds IPv4 next
+    "[I1127 09:12:01.530218311 TCPStoreLibUvBackend.cpp:1177] [c10d] Failed to bind to ipv6 address, trying ipv4. "
+    "Error: The server socket has failed to bind. port: 29500, useIpv6: 1, code: -97, name: EAFNOSUPPORT, message: "
+    "address family not supported",
 ])
 
 def test_near_misses_show_no_failure(line, tmp_path):

@@ -213,6 +213,16 @@ MESSAGES = [
       "[PG 0 Rank 3] Received a dump signal due to a collective timeout from  rank 6 and we will try our best to "
       "dump the debug info.", "Received a dump signal",
       data={"trigger": "dump_signal"}, anchor="Received a dump signal"),
+    # TORCH_NCCL_PROPAGATE_ERROR=1: a rank whose watchdog found its work failed (an NCCL error or its timeout) writes
+    # its rank under the group's `remote_error:<pg uid>` key; the other ranks' watchdogs read it (checkAndSetRemoteError)
+    # and log the rank, before their own collectives fail or time out. The first rank of that group to fail, named from
+    # the others' logs (its own may be missing)
+    M("pytorch.remote_error_detected",
+      r"remote error detected from rank: (?P<error_from_rank>\d+)",
+      "c10d_log", "consequence", None, "2.7 - 2.13 (TORCH_NCCL_PROPAGATE_ERROR; first release not checked)",
+      _PG + ":ProcessGroupNCCL::Watchdog::checkAndSetRemoteError",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 1]  remote error detected from rank: 5",
+      "remote error detected from rank: 5"),
     # ---- NCCLUtils: NCCL result codes as torch raises them (1.x "NCCL error in: file:line, <text>")
     M("pytorch.nccl_error_in",
       r"NCCL error in: (?P<where>[^,]+), (?P<reason>[^,]+?)(?:, NCCL version (?P<version>[\d.]+))?"
@@ -269,6 +279,17 @@ MESSAGES = [
       "work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11.",
       "NCCL communicator was aborted on rank 2. Original reason for failure was: Timeout",
       data={"context": "abort_reason"}, anchor="NCCL communicator was aborted on rank"),
+    # ProcessGroupNCCL::abort (destroy_process_group, _abort_process_group, the destructor of a group never destroyed)
+    # aborts its communicators on a side thread and waits for it up to the group's timeout (waitForFutureOrTimeout);
+    # ncclCommAbort that does not return (a peer gone, a wedged NVLink or GPU) ends the wait with this, logged and, from
+    # abort(), raised as DistBackendError. A teardown that hung after the job failed: a consequence, not a cause
+    M("pytorch.abort_future_timeout",
+      r"Future for ProcessGroup abort timed out after (?P<wait_ms>\d+) ms",
+      "comm_abort", "consequence", None, "2.3 - 2.13 (first release not checked; read in a 2.9-era "
+      "ProcessGroupNCCL.cpp)", _PG + ":ProcessGroupNCCL::waitForFutureOrTimeout (from abort())",
+      "[rank3]:[E813 12:26:00.651268916 ProcessGroupNCCL.cpp:1321] [PG ID 1 PG GUID 1 Rank 3] Future for ProcessGroup "
+      "abort timed out after 600000 ms", "Future for ProcessGroup abort timed out after 600000 ms",
+      data={"context": "abort_hang"}),
     # ---- ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL)
     M("pytorch.detail_mismatch",
        (r"Detected mismatch between collectives on ranks\.",
@@ -368,12 +389,28 @@ MESSAGES = [
       "socket. code: -24, name: EMFILE, message: too many open files",
       "Failed to accept client due to Failed to accept socket.", data={"category": "store_refused"},
       anchor="Failed to accept client due to"),
+    # the store's server could not take its port: socket.cpp's SocketListenOp (`failed to listen on any local network
+    # address`, then each address's `failed to bind to ADDR (errno: ...)`), and the libuv server (UvTcpServer,
+    # TCPStoreLibUvBackend.cpp: `failed to bind. [port: N, ]useIpv6: ..., code: ..., name: EADDRINUSE, ...`, tried for
+    # IPv6, then IPv4; `failed to listen on provided socket` for an inherited fd)
     M("pytorch.store_addr_in_use",
-      r"The server socket has failed to (?:listen on any local network address|bind to)",
-      "dist_backend_error", "failure", None, "2.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/socket.cpp",
+      r"The server socket has failed to (?:listen on any local network address|bind to|bind\. (?:port|useIpv6): |"
+      r"listen on provided socket)",
+      "dist_backend_error", "failure", None, "2.0 - 2.13 (socket.cpp); libuv server 2.2 - 2.13 (default from 2.4; "
+      "`port: N, ` in the newer ones; first of each not checked)", "pytorch:torch/csrc/distributed/c10d/socket.cpp:SocketListenOp; "
+      "TCPStoreLibUvBackend.cpp:UvTcpServer::makeWithPort",
       "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
       "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
-      "The server socket has failed to listen on any local network address"),
+      "The server socket has failed to listen on any local network address", data={"category": "store_listen"}),
+    # LibUVStoreDaemon::init tries IPv6 first and logs its failure (INFO) before it binds IPv4: a host without IPv6
+    # prints it on every healthy start; only the IPv4 bind's failure (raised) is one
+    M("pytorch.store_ipv6_fallback",
+      r"Failed to bind to ipv6 address, trying ipv4\. Error: [^\n]*",
+      "dist_backend_error", "benign", None, "2.4 - 2.13 (libuv server; first release not checked)",
+      "pytorch:torch/csrc/distributed/c10d/TCPStoreLibUvBackend.cpp:LibUVStoreDaemon::init",
+      "[I1127 09:12:01.530218311 TCPStoreLibUvBackend.cpp:1177] [c10d] Failed to bind to ipv6 address, trying ipv4. "
+      "Error: The server socket has failed to bind. port: 29500, useIpv6: 1, code: -97, name: EAFNOSUPPORT, message: "
+      "address family not supported", "Failed to bind to ipv6 address, trying ipv4. Error: "),
     M("pytorch.store_connection_reset",
       # the client's call that failed (TCPStore.cpp 2.4+ logs it, then rethrows); one that read the end of the stream
       # is store_peer_closed's
@@ -490,6 +527,31 @@ MESSAGES = [
       "[1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store by key '0', "
       "but store->get('0') got error: Timeout waiting for key",
       anchor="retrieving ncclUniqueId from|retreiving ncclUniqueId from"),
+    # the scalable init (a group larger than TORCH_NCCL_RANKS_PER_ROOT, NCCL 2.23+'s ncclCommInitRankScalable): every
+    # rank multiGets the ids its roots (one rank of each block) set in the store (allgatherUniqueNCCLIDs). Another store
+    # error says no more than the store's own words in it (a reset is store_connection_reset's, an end of stream
+    # store_peer_closed's); a store wait that ran out is a root that never set its id (stuck, slow or gone before it
+    # reached the group's setup)
+    M("pytorch.unique_ids_roots_store_get",
+      (r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicators and retrieving ncclUniqueId from roots via TCPStore",
+       r" by key '[^']*', but got error: (?P<reason>(?!" + _STORE_TIMEOUT + r").+)"),
+      "dist_backend_error", "consequence", None, "2.6 - 2.13 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::allgatherUniqueNCCLIDs",
+      "torch.distributed.DistBackendError: [40] is setting up NCCL communicators and retrieving ncclUniqueId from roots "
+      "via TCPStore by key '[\"UniqueNCCLID:0\",\"UniqueNCCLID:1\"]', but got error: Connection reset by peer",
+      "[40] is setting up NCCL communicators and retrieving ncclUniqueId from roots via TCPStore",
+      anchor="retrieving ncclUniqueId from roots"),
+    M("pytorch.unique_ids_roots_store_timeout",
+      r"(?:\[(?P<rank>\d+)\] )?is setting up NCCL communicators and retrieving ncclUniqueId from roots via TCPStore by "
+      r"key '[^']*', but got error: (?P<reason>(?:" + _STORE_TIMEOUT + r")[^\n]*)",
+      "dist_backend_error", "failure", "missing_rank", "2.6 - 2.13 (first release not checked)",
+      _PG + ":ProcessGroupNCCL::allgatherUniqueNCCLIDs; TCPStore.cpp:doWait",
+      "torch.distributed.DistBackendError: [17] is setting up NCCL communicators and retrieving ncclUniqueId from roots "
+      "via TCPStore by key '[\"UniqueNCCLID:0\",\"UniqueNCCLID:1\"]', but got error: wait timeout after 600000ms, "
+      "keys: /default_pg//0//cuda//0/UniqueNCCLID:1",
+      "[17] is setting up NCCL communicators and retrieving ncclUniqueId from roots via TCPStore by key "
+      "'[\"UniqueNCCLID:0\",\"UniqueNCCLID:1\"]', but got error: wait timeout after",
+      anchor="retrieving ncclUniqueId from roots"),
     M("pytorch.store_timeout",
       r"(?:Wait timeout|Socket Timeout|wait timeout after (?P<timeout_ms>\d+)ms(?:, keys: (?P<keys>.*))?)",
       "dist_backend_error", "failure", "missing_rank", "1.0 - 2.13", "pytorch:torch/csrc/distributed/c10d/TCPStore.cpp:doWait",
