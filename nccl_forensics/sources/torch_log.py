@@ -442,9 +442,26 @@ def _default_pg_rank(data: dict[str, Any]) -> int | None:
 
 def _known_message(text: str) -> Msg | None:
     """A known c10d message (not the generic `c10d_line`) from the line's start or from where one starts inside."""
+    if _KNOWN_WORDS.search(text) is None:       # (most c10d lines: a warning the grammar's `start` does not know)
+        return None
     stripped = text.strip()
     msg = parse_with("torch", _TRANSFORMER, stripped, "start")
     return msg if msg is not None else _message_inside(stripped)
+
+
+# Words every message of grammars/torch.lark's `start` holds (one alternative each, as the grammar spells them; a
+# literal's inner spaces are its own, so it stands in the line as written): a line without any is no known message,
+# and Lark is spared it (a c10d warning, a compiler's log line: ~150 us a parse). tests/sources/test_torch_grammar.py
+# checks every `start` example against it.
+_KNOWN_WORDS = re.compile(
+    r"Watchdog caught collective operation timeout:|timed out in blocking wait\.|watchdog thread terminated with "
+    r"exception:|failure detected by watchdog at work sequence id:|Exception \(either an error or timeout\) detected"
+    r"|Timeout at NCCL work:|Work timeout is detected by watchdog|NCCL error is detected by watchdog|Received a dump "
+    r"signal due to a collective timeout|NCCL Work update periodically:|ProcessGroupNCCL's watchdog got stuck for"
+    r"|Terminating the process after attempting to dump debug info|Could not acquire GIL within|\[TC\]\[rank="
+    r"|Timeout at collective:|To our best knowledge|collective #|Snapshot of ranks' latest states:|started|finished"
+    r"|Failed to retrieve TORCH_NCCL_DESYNC_DEBUG report\.|monitoredBarrier|Monitored Barrier encountered error"
+    r"|is running (?:inconsistent )?collective:")
 
 
 def _message_inside(text: str) -> Msg | None:

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from nccl_forensics.model import Line, Source, SourceKind
-from nccl_forensics.sources import parse_source
+from nccl_forensics.sources import parse_source, torch_log
+from nccl_forensics.sources.grammars import parse_with
 from nccl_forensics.sources.torch_log import (
     TorchLogParser,
     looks_like_torch,
@@ -243,3 +244,17 @@ def test_a_message_behind_an_application_s_own_prefix_is_found():
     (ev,) = parser.out
     assert ev.kind == "fingerprint_mismatch" and ev.rank == 1 and ev.data["other_rank"] == 7
     assert (ev.data["op"], ev.data["other_op"]) == ("allgather", "reduce")
+
+
+def _every_known_line() -> list[str]:
+    """Every line of this module's cases and of the hand-written samples that grammars/torch.lark's `start` reads."""
+    texts = [v[0] for v in VALID] + ["".join(lines) for lines, _, _ in WRAPPED]
+    texts += [line for p in sorted((SAMPLES / "torch").glob("*.log")) for line in p.read_text().splitlines()]
+    return [t for t in texts if parse_with("torch", torch_log._TRANSFORMER, t.strip(), "start") is not None]
+
+
+def test_the_quick_word_check_passes_every_line_the_grammar_knows():
+    # the check that spares Lark most c10d lines (torch_log._KNOWN_WORDS) must never turn away a known message
+    known = _every_known_line()
+    assert len(known) > 40
+    assert [t for t in known if torch_log._KNOWN_WORDS.search(t) is None] == []
