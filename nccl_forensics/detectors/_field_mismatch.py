@@ -45,6 +45,10 @@ class FieldMismatch(BaseDetector):
             conf = Confidence.MEDIUM
         where = "DETAIL fingerprint check" if row["source"] == "fingerprint" else f"group {ctx.group_name(group)}"
         where += f" seq {seq}" if seq != NO_SEQ else ""
+        if seq == NO_SEQ and row["source"] == "watchdog":
+            # rows.seqless_timeouts_meet placed them: one point only if the job had one group (torch < 1.10 names none)
+            where += " (each rank's oldest pending collective: this torch prints no sequence number)"
+            conf = Confidence.LOW if conf == Confidence.LOW else Confidence.MEDIUM
         if row.get("basis") == "self":
             message = (f"rank {ranks[0]}'s {row['op']} at {where} used {_WHAT[row['field']]} {row['value']} "
                        f"where the same point of its {int(row['modal_count'])} earlier steps used {row['modal']} "

@@ -818,7 +818,8 @@ def _note_error(st: RankState, ev: Event) -> None:
         return
     if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
         what = "watchdog timeout" if ev.kind == "watchdog_timeout" else "DETAIL fingerprint mismatch"
-        _set_end(st, "comm_error", False, f"{what} at seq {d.get('seq')}", ev)
+        at = f" at seq {d['seq']}" if d.get("seq") is not None else ""   # torch < 1.10 prints no SeqNum
+        _set_end(st, "comm_error", False, what + at, ev)
         return
     if ev.kind == "traceback" and not d.get("exc_type") and not d.get("message"):
         st.evidence.append(cite(ev))       # cut before its exception line: it says where, not what or why

@@ -25,7 +25,8 @@ COLUMNS = ["rank", "group", "seq", "op", "numel", "shape", "dtype", "state", "so
 # Which source wins when several describe the same (rank, group, seq): lower is better.
 SOURCE_PRIORITY = {"flight_recorder": 0, "nccl": 1, "watchdog": 2, "fingerprint": 3}
 TIMELINE_KINDS = {"coll", "fr_entry", "watchdog_timeout", "fingerprint_mismatch"}
-NO_SEQ = -1          # the point of a DETAIL fingerprint printed without a sequence number (torch < 2.1)
+NO_SEQ = -1          # the point of a record printed without a sequence number (DETAIL fingerprints of torch < 2.1,
+                     # the watchdog timeouts of torch < 1.10 where they share one point: seqless_timeouts_meet)
 DETAIL_GROUP = "detail"
 _REDUCING = {"allreduce", "reduce", "reducescatter"}
 CATEGORIES = ("group", "op", "redop", "dtype", "state", "source", "file")
@@ -155,8 +156,9 @@ def values_of(part: tuple) -> list:
     return part[1].tolist() if part[0] == "num" else list(part[1])
 
 
-def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
-    """Append the timeline row(s) an event carries; False if it carries none."""
+def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None, seqless: int | None = None) -> bool:
+    """Append the timeline row(s) an event carries; False if it carries none. `seqless` is the point of a watchdog
+    timeout printed without its sequence number (none: the row has no point and joins no timeline)."""
     d = ev.data
     if ev.kind == "coll":
         op = d.get("op")
@@ -171,7 +173,8 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
                 d.get("state"), "flight_recorder", ev.file, ev.line, ev.text,
                 _ns(d.get("time_created_ns")) or ev.time, user_frame(d.get("frames")), None)
     elif ev.kind == "watchdog_timeout":
-        buf.add(ev.rank, watchdog_group(d), d.get("seq"), d.get("op"), d.get("numel_in"), None, None,
+        seq = d.get("seq")
+        buf.add(ev.rank, watchdog_group(d), seqless if seq is None else seq, d.get("op"), d.get("numel_in"), None, None,
                 "timed_out", "watchdog", ev.file, ev.line, ev.text, ev.time, None, None)
     elif ev.kind == "fingerprint_mismatch":
         # both fingerprints were taken at the same point (the wrapper checks them before each collective): the other
@@ -189,10 +192,30 @@ def add_event(buf: RowBuffer, ev: Event, comm_ids: dict | None = None) -> bool:
     return True
 
 
+_GROUP_KEYS = ("pg_uid", "pg_id", "pg_name")
+
+
+def seqless_timeouts_meet(events: Iterable[Event]) -> bool:
+    """Whether the watchdog timeouts printed without a sequence number or a group (torch 1.8 - 1.9:
+    `WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=...)`) all stand at one point of one group. Each process group's cleanup
+    loop visits its works in the order they were enqueued and the first timeout takes the process down, so a rank's
+    one record is its oldest collective still pending; in one group no rank completes a collective another has not
+    joined, so those oldest collectives are one and the same. That holds only where every rank printed one record
+    (the same record repeated by `what():` or `communicator was aborted` counts once), and two ranks at least did:
+    a rank with two different records had several groups' works pending, and then nothing says which is whose."""
+    records: dict[int, set] = {}
+    for ev in events:
+        d = ev.data
+        if (ev.kind == "watchdog_timeout" and ev.rank is not None and d.get("seq") is None
+                and all(d.get(k) is None for k in _GROUP_KEYS)):
+            records.setdefault(ev.rank, set()).add((d.get("op"), d.get("timeout_ms"), d.get("elapsed_ms")))
+    return len(records) > 1 and all(len(seen) == 1 for seen in records.values())
+
+
 def watchdog_group(d: dict) -> str:
     """The process group of a watchdog record, named as the flight recorder names it (its GUID, the `pg_name` of an
     FR entry), else by its id, else by the name printed: every rank's record of one group lands in one timeline."""
-    for key in ("pg_uid", "pg_id", "pg_name"):
+    for key in _GROUP_KEYS:
         if d.get(key) is not None:
             return str(d[key])
     return "0"

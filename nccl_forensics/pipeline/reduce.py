@@ -28,7 +28,7 @@ from ..diagnosis.divergence import find_outliers, first_divergence
 from ..diagnosis.environment import Setting, settings, stated
 from ..diagnosis.groups import as_set, label, relabel, split_by_membership
 from ..diagnosis.rank_state import RankState, rank_states, store_teardown_errors
-from ..diagnosis.rows import RowBuffer, add_event, comm_ids_of
+from ..diagnosis.rows import NO_SEQ, RowBuffer, add_event, comm_ids_of, seqless_timeouts_meet
 from ..diagnosis.timeline import Timelines, build_timelines, frame_from_packed, frame_of
 from ..diagnosis.verdict import INCONCLUSIVE, Verdict, decide, healthy_or_inconclusive, reported
 from ..diagnosis.world import UNKNOWN_RANK, World, expected_world, stated_group_sizes
@@ -298,10 +298,11 @@ def analyse(events: list[Event], frames: list[pd.DataFrame], declared: dict, sel
     `errors` maps each file that could not be (fully) read to its error; `file_ranks` maps each file to the ranks
     its evidence carries; together they say which expected ranks are evidence gaps (world.py)."""
     errors = errors or {}
+    seqless = NO_SEQ if seqless_timeouts_meet(events) else None
     for ev in events:
         if ev.kind in ("watchdog_timeout", "fingerprint_mismatch"):
             buf = RowBuffer()
-            add_event(buf, ev)
+            add_event(buf, ev, seqless=seqless)
             frames = [*frames, frame_of([buf])]
     timelines = build_timelines(frames, declared)
     trim_heap()                   # each step's row-sized temporaries, freed into the heap's holes, go back

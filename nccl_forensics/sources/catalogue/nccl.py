@@ -962,6 +962,15 @@ MESSAGES = [
       "nccl:src/misc/nvmlwrap.cc",
       "NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch", "nvmlInit_v2() failed: ",
       data={"category": "init", "setup": True}, anchor="() failed: |) failed: "),
+    # NVML's library itself cannot be loaded (dlopen of the driver's libnvidia-ml.so.1 fails: a container without the
+    # driver's user-space libraries, a broken or partial driver install): ncclSystemError at init on every rank of
+    # the host, which torch quotes under `Last error:`. 2.30 adds dlerror's text after a colon
+    M("nccl.nvml_library_missing",
+      (r"Failed to open libnvidia-ml\.so\.1", r": (?P<reason>\S[^\n]*?)\s*$"),
+      "warn", "failure", None, "2.3.5 - 2.29 (`: <dlerror>` 2.30+)",
+      "nccl:src/misc/nvmlwrap.cc (2.3.5 - 2.29); src/os/linux.cc:ncclOsNvmlOpen (2.30)",
+      "misc/nvmlwrap.cc:74 NCCL WARN Failed to open libnvidia-ml.so.1", "Failed to open libnvidia-ml.so.1",
+      data={"category": "init", "setup": True}, anchor="Failed to open libnvidia-ml.so.1"),
     # NCCL finds the driver's entry points through the CUDA runtime (cudaGetDriverEntryPoint): a runtime error 35
     # (cudaErrorInsufficientDriver) or entry status 2 (the driver's version is not sufficient) is a driver older than
     # the CUDA NCCL was built with; any other code is the driver's own failure. ncclSystemError at init
