@@ -257,6 +257,22 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
     ("INTERNAL: NCCL operation ncclGroupEnd() failed: internal error - please report this issue to the NCCL developers. "
      "Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of node nic not found'.",
      "xla.nccl_operation_failed", {"call": "ncclGroupEnd", "code": "ncclInternalError"}),
+    # the AMD stack: HIP's device assert, clr's allocation log (the VMM calls' `free :N| total`), amdgpu's MES in
+    # both wordings, amdkfd's poison consumption in its three wordings, the reset that lost VRAM as DRM_INFO prints it
+    ("/src/k.hip:12: kern: Device-side assertion `idx < n' failed.", "cuda.hip_device_assert", {"assertion": "idx < n"}),
+    (":1:hip_vm.cpp :77 : 1 us: [pid:9 tid:0x7f] Allocation failed : Device memory : required :4096 | free :0| total "
+     ":1024", "cuda.hip_allocation_failed", {"requested_bytes": 4096, "free_bytes": 0, "total_bytes": 1024}),
+    ("amdgpu 0000:83:00.0: amdgpu: MES(1) failed to respond to msg=MISC (WAIT_REG_MEM)", "kernel.amdgpu_mes_no_response",
+     {"mes_msg": "MISC"}),
+    ("[drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 [amdgpu]] *ERROR* MES failed to response msg=3",
+     "kernel.amdgpu_mes_no_response", {"mes_msg": "3"}),
+    ("amdgpu 0000:c6:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
+     "kernel.amdgpu_mes_no_response", {}),
+    ("amdgpu 0000:0c:00.0: amdgpu: poison is consumed by source 3, kick off gpu reset flow",
+     "kernel.amdgpu_poison_consumed", {"client": "3"}),
+    ("amdgpu 0000:0c:00.0: RAS poison consumption, fall back to gpu reset flow: client id 12",
+     "kernel.amdgpu_poison_consumed", {}),
+    ("[ 9035.014420] [drm] VRAM is lost due to GPU reset!", "kernel.amdgpu_vram_lost", {}),
     # the exit barrier's traceback frame, as Python 3.7 and 3.11 print it
     ('  File "/opt/conda/lib/python3.7/site-packages/torch/distributed/elastic/agent/server/api.py", line 904, in '
      "_exit_barrier", "torchrun.exit_barrier_frame", {}),
@@ -315,6 +331,8 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     # the socket transport capping a thread count it goes on with
     "cpu-gw-01:41200:41295 [0] transport/net_socket.cc:268 NCCL WARN NET/Socket : NCCL_SOCKET_NTHREADS is greater than "
     "the maximum allowed, setting to 16",
+    # amdgpu's debug note that it sent the MES a message (not its failure to answer)
+    "amdgpu 0000:83:00.0: amdgpu: MES(0) msg=14 was emitted",
     # XLA's CUDA twin of its NCCL status
     "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:280: CUDA operation cudaSetDevice(device) failed: no error",
     # the libuv store's IPv6 attempt on a host without IPv6: it binds IPv4 next

@@ -351,6 +351,17 @@ MESSAGES = [
       "rocm:ROCR-Runtime/runtime/hsa-runtime/core/runtime/runtime.cpp:Runtime::HwExceptionHandler",
       "HW Exception by GPU node-9 (Agent handle: 0x631351bb5a20) reason :GPU Hang", "HW Exception by GPU node-9",
       data={"category": "gpu_fault"}, anchor="HW Exception by GPU node-"),
+    # HIP's device-side assert (clr hipamd/include/hip/amd_detail/hip_assert.h __assert_fail, amd_device_functions.h
+    # before; ROCm 5 - 7): `%s:%u: %s: Device-side assertion `%s' failed.`, from the kernel through the device printf,
+    # then a trap that ends the process's device work (ROCclr's queue callback then aborts it): the counterpart of
+    # CUDA's `block: [..], thread: [..] Assertion `..` failed.`, printed by torch's ROCm kernels (CUDA_KERNEL_ASSERT)
+    M("cuda.hip_device_assert",
+      (r"Device-side assertion `", r"(?P<assertion>.+?)' failed"),
+      "cuda_error", "failure", "dropped_rank", "ROCm 5 - 7 (clr hip_assert.h; amd_device_functions.h before)",
+      "rocm:clr/hipamd/include/hip/amd_detail/hip_assert.h:__assert_fail",
+      "/pytorch/aten/src/ATen/native/hip/Loss.hip:250: nll_loss_forward_reduce_cuda_kernel_2d: Device-side assertion "
+      "`t >= 0 && t < n_classes' failed.", "/pytorch/aten/src/ATen/native/hip/Loss.hip:250: "
+      "nll_loss_forward_reduce_cuda_kernel_2d: Device-side assertion `", anchor="Device-side assertion `"),
     M("cuda.device_assert",
       (r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `", r"(?P<assertion>.+?)` failed"),
       "cuda_error", "failure", "dropped_rank", "CUDA 9 - 13 (device-side assert), torch 1.0 - 2.13",
@@ -471,4 +482,16 @@ MESSAGES = [
       "the necessary resources. Available Free mem : 24 MB",
       "Aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES", data={"oom_kind": "hip"},
       anchor="borting with error : HSA_STATUS_ERROR_"),
+    # the HIP runtime's own log of a device allocation that did not fit (clr hipamd/src/hip_memory.cpp ihipMalloc and
+    # the virtual-memory calls, LogPrintfError: printed with AMD_LOG_LEVEL >= 1, behind ClPrint's `:1:hip_memory.cpp`
+    # prefix): `Allocation failed : Device memory : required :N | free :N | total :N` (`free :N| total` in the
+    # VMM calls); the call returns hipErrorOutOfMemory, which torch reports as `HIP out of memory`
+    M("cuda.hip_allocation_failed",
+      (r"Allocation failed : Device memory : required :\s*(?P<requested_bytes>\d+)",
+       r"\s*\|\s*free :(?P<free_bytes>\d+)\s*\|\s*total :(?P<total_bytes>\d+)"),
+      "oom", "failure", "oom", "ROCm 5 - 7 (clr hipamd, AMD_LOG_LEVEL >= 1)", "rocm:clr/hipamd/src/hip_memory.cpp:ihipMalloc",
+      ":1:hip_memory.cpp           :303 : 9616777863 us: [pid:4278  tid:0x7f7fc7dff6c0] Allocation failed : Device "
+      "memory : required :68719476736 | free :2314338304 | total :68702699520",
+      "Allocation failed : Device memory : required :68719476736", data={"oom_kind": "hip"},
+      anchor="Allocation failed : Device memory : required :"),
 ]

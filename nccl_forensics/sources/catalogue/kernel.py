@@ -359,6 +359,41 @@ MESSAGES = [
       "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_device.c:amdgpu_device_gpu_recover",
       "amdgpu 0000:a1:00.0: amdgpu: GPU reset(3) failed", "GPU reset(3) failed",
       data={"category": "gpu_lost"}, anchor="GPU reset(|GPU reset failed|GPU reset end with ret = "),
+    # the MES (the scheduler firmware of gfx11+ GPUs) did not answer the driver (mes_v11_0.c / mes_v12_0.c
+    # submit_pkt_and_poll_completion: DRM_ERROR `MES failed to response msg=%d` in the first driver, then dev_err `MES
+    # failed to respond to msg=%s` with ` (%s)` for a misc op, `MES(%d) failed ...` naming the pipe later), and amdkfd's
+    # queue removal that gives up on it (kfd_device_queue_manager.c remove_queue_mes: `MES might be in unrecoverable
+    # state, issue a GPU reset`): the queues of that GPU cannot be removed, the driver resets the GPU and the process
+    # on it loses its work
+    M("kernel.amdgpu_mes_no_response",
+      (r"(?:MES(?:\(\d+(?:,\d+)?\))? failed to respon(?:d to|se) msg=|MES might be in unrecoverable state)",
+       r"(?P<mes_msg>\w+)"),
+      "xid", "failure", "dropped_rank", "Linux 6.x (amdgpu mes_v11_0.c, mes_v12_0.c: `to response msg=%d` in the first "
+      "driver, `MES(%d)` in the later; amdkfd kfd_device_queue_manager.c)",
+      "linux:drivers/gpu/drm/amd/amdgpu/mes_v11_0.c:mes_v11_0_submit_pkt_and_poll_completion; "
+      "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c:remove_queue_mes",
+      "amdgpu 0000:c3:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE", "MES failed to respond to msg=",
+      data={"category": "gpu_hang"}, anchor="failed to respond to msg=|failed to response msg=|MES might be in unrecoverable"),
+    # a compute process read poisoned memory (an uncorrectable ECC error left in VRAM): amdkfd's interrupt handler
+    # (kfd_int_process_v9.c event_interrupt_poison_consumption_v9, v10/v11/v12 alike: `poison is consumed by client
+    # %d, kick off gpu reset flow`, `by source %d` in the ras_mgr handlers, `{N}` event number first from 6.10; before:
+    # `RAS poison consumption, fall back to gpu reset flow: client id %d`) signals the process and resets the GPU
+    M("kernel.amdgpu_poison_consumed",
+      r"poison is consumed by (?:client|source) (?P<client>\d+), kick off gpu reset flow"
+      r"|RAS poison consumption, fall back to gpu reset flow",
+      "xid", "failure", "dropped_rank", "Linux 6.x (amdkfd kfd_int_process_v9.c and its v10-v12 siblings)",
+      "linux:drivers/gpu/drm/amd/amdkfd/kfd_int_process_v9.c:event_interrupt_poison_consumption_v9",
+      "amdgpu 0000:0c:00.0: amdgpu: {3}poison is consumed by client 12, kick off gpu reset flow",
+      "poison is consumed by client 12, kick off gpu reset flow", data={"category": "gpu_ecc"},
+      anchor=", kick off gpu reset flow|RAS poison consumption, fall back to gpu reset flow"),
+    # a GPU reset that came back without its memory (amdgpu_device.c after the reset: DRM_INFO `VRAM is lost due to
+    # GPU reset!`, dev_info later): every context on that GPU, each process's buffers and queues, is gone
+    M("kernel.amdgpu_vram_lost",
+      r"VRAM is lost due to GPU reset",
+      "xid", "failure", "dropped_rank", "Linux 4.16 - 6.x (amdgpu)",
+      "linux:drivers/gpu/drm/amd/amdgpu/amdgpu_device.c:amdgpu_device_reinit_after_reset (amdgpu_device_gpu_recover "
+      "before)", "amdgpu 0000:03:00.0: amdgpu: VRAM is lost due to GPU reset!", "VRAM is lost due to GPU reset",
+      data={"category": "gpu_lost"}),
     # ---- the host stalled: the hard-lockup (NMI) watchdog and RCU's stall detector; the processes on that CPU hang
     M("kernel.hard_lockup",
       # watchdog_overflow_callback (kernel/watchdog.c 2.6.36 - 4.12, watchdog_hld.c 4.13 - 6.5, watchdog_perf.c /
