@@ -18,6 +18,9 @@ What it detects:
     A failed barrier of a runtime that checks its workers' health apart from the barrier (Ray Train v2's report
     barrier, ``The following ranks have not called it: [2]``: a worker that died fails its health check long
     before the barrier's timeout) names ranks that were alive and never came: stuck or late (medium confidence).
+    A rank whose own progress monitor killed it (nvidia-resiliency-ext's fault-tolerance rank monitor: ``[Cycle N]
+    Did not get subsequent heartbeat``, a section open past its timeout) stopped progressing; medium confidence where
+    other ranks are seen that it did not kill, none where it killed every rank seen (a shared hang).
 
 Why it hangs or dies:
     Collectives wait for every member. Its peers block until the process-group timeout and then fail
@@ -69,6 +72,7 @@ class StuckRank(BaseDetector):
         yield from self._blocked_in_kernel(ctx)
         yield from self._named_by_own_report(ctx)
         yield from self._named_alive_by_barrier(ctx)
+        yield from self._killed_by_rank_monitor(ctx)
 
     def _reaped_by_timer(self, ctx: Context):
         """torch.distributed.elastic.timer reaped a worker whose `expires()` block overran: that worker was stuck in
@@ -130,6 +134,23 @@ class StuckRank(BaseDetector):
         msg = (f"{ranks_phrase(ranks)} never reached the barrier the other ranks waited in, while the runtime "
                "that watches its workers' health saw it alive: it was stuck or late before that barrier")
         yield self.finding(ranks, msg, Confidence.MEDIUM, [cite(ev) for ev in named[:2]], _SELF_NAMED_FIX)
+
+    def _killed_by_rank_monitor(self, ctx: Context):
+        """A per-rank progress monitor (nvidia-resiliency-ext's rank monitor, catalogue category `rank_monitor`)
+        saw its rank's heartbeats or sections stop past their timeout and killed it: that rank stopped progressing.
+        Where every rank seen (two or more) was killed so, the hang was shared (a collective all of them waited in)
+        and the monitors name no one."""
+        named = [ev for ev in ctx.of("heartbeat") if ev.data.get("category") == "rank_monitor" and ev.rank is not None]
+        ranks = sorted({ev.rank for ev in named if ev.rank is not None})
+        seen = set(ctx.world) | set(ctx.ranks)
+        if not ranks or len(ranks) > 1 and seen <= set(ranks):
+            return
+        others = seen - set(ranks)
+        msg = (f"{ranks_phrase(ranks)} stopped progressing: {'its' if len(ranks) == 1 else 'their'} rank monitor "
+               f"got no heartbeat or section end within its timeout and killed it"
+               f"{f' (rank {rank_list(sorted(others))} did not time out)' if others else ''}")
+        yield self.finding(ranks, msg, Confidence.MEDIUM if others else Confidence.LOW,
+                           [cite(ev) for ev in named[:2]], _MONITOR_FIX)
 
     def _late_past_timeout(self, ctx: Context):
         """A rank that entered a collective later than the timeout its peers hit while waiting for it: the timeout
@@ -269,6 +290,9 @@ _STRAGGLING_S = 0.1          # earlier lags this long, twice or more: the late a
 _TIMER_FIX = ("look at what that rank ran inside the timed block (a py-spy dump of it the next time, its last log "
               "lines): a collective its peers never joined, I/O or a loop that does not end; raise `after=` if the "
               "block is legitimately slow.")
+_MONITOR_FIX = ("look at what that rank ran when its heartbeats stopped (its last log lines; a py-spy dump of it the "
+                "next time, before the monitor's timeout): data loading, a checkpoint, a collective its peers never "
+                "joined; raise the rank monitor's timeouts if that work is legitimately slow.")
 _LATE_FIX = ("look at what that rank ran just before this collective (its own earlier entries' frames, a py-spy dump "
              "of it during the next hang): work outside the collective that took longer than the process-group "
              "timeout. Make it bounded and the same on every rank, or raise the timeout if it is legitimate.")

@@ -37,6 +37,8 @@ Example:
     file or directory (2)``, NCCL 2.22+).
     CUDA's ``system not yet initialized`` (cudaErrorSystemNotReady, 802) names the ranks that printed it: their node's
     Fabric Manager (NVSwitch systems) has not set the fabric up, and the fix is that node's.
+    A rank's check of its own values before any communication (Megatron-core's local grad norm before the
+    data-parallel all-reduce, ``found NaN in local grad norm``) names that rank: its data or its GPU made them.
 
 Known limits:
     It names culprits only where a rank's end is itself a cause; otherwise it lists what it saw and says
@@ -58,6 +60,9 @@ from .oom import shm_access_refused, shm_not_room
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
                        "hung_task", "wait_timeout", "work_status", "frtrace_report"})   # T601's
+_NUMERICS_FIX = ("rerun the same step on that rank (Megatron's rerun state machine in its validating mode "
+                 "tells a transient fault from a persistent one); if it repeats on that GPU only, run its GPU "
+                 "diagnostics (dcgmi diag -r 3) and take the node out; if it follows the data, look at that batch.")
 _FIX = ("collect the first failing rank's own output (torchrun --log-dir and --tee 3), every rank's exit code and "
         "dmesg on its node; enable the flight recorder (TORCH_FR_BUFFER_SIZE=2000, TORCH_NCCL_DUMP_ON_TIMEOUT=1).")
 _USAGE_FIX = ("fix the call or the launch the message names (its traceback's innermost frame of your code): "
@@ -167,11 +172,23 @@ class UnclassifiedFailure(BaseDetector):
                     "fails its first CUDA call; the node, not the program, is the cause")
             fix = _FABRIC_FIX
             errors = unready[:1] + [ev for ev in errors if ev is not unready[0]]
+        elif not causes and (local := [ev for ev in errors if _own_numerics(ev)]):
+            causes = sorted({ev.rank for ev in local if ev.rank is not None})
+            msg += (f"; a check of the rank's own values before any communication found them not finite "
+                    f"({said(local[0])}): its input data or its GPU, not a peer's, made them")
+            fix = _NUMERICS_FIX
+            errors = local[:1] + [ev for ev in errors if ev is not local[0]]
         elif not causes:
             msg += "; the first failure is not in the evidence"
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
         yield self.finding(causes, msg, conf, evidence, fix)
+
+
+def _own_numerics(ev) -> bool:
+    """A catalogue numerics failure scoped to the printing rank (`scope` "rank": Megatron's check of its local grad
+    norm before the data-parallel all-reduce): the rank whose own values went NaN."""
+    return ev.data.get("category") == "numerics" and ev.data.get("scope") == "rank"
 
 
 def _timeout_kind(ev) -> bool:

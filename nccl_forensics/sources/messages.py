@@ -554,6 +554,10 @@ _SYSLOG_HOST = re.compile(r"(?:<\d+>)?(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d
 _JAX_TASK = "/job:jax_worker/"
 
 
+# kinds whose printed `rank` is the event's own rank (a launcher's failed worker, a rank monitor's monitored rank)
+_RANK_FIELD_KINDS = frozenset({"child_failed", "worker_failed", "slurm_exit", "launcher_world", "heartbeat"})
+
+
 def _fill_common(ev: Event) -> None:
     d: dict[str, Any] = ev.data
     if ev.kind == "child_failed" and ev.time is None and isinstance(d.get("time"), str):
@@ -562,8 +566,7 @@ def _fill_common(ev: Event) -> None:
             and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")
-    if isinstance(rank, int) and ev.kind in ("child_failed", "worker_failed", "slurm_exit", "launcher_world") \
-            and ev.rank is None:
+    if isinstance(rank, int) and ev.kind in _RANK_FIELD_KINDS and ev.rank is None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]

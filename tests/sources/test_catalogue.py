@@ -299,6 +299,15 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "pytorch.unique_ids_roots_store_get", {"rank": 131}),
     ("[rank3]:[E813 12:26:00.651268916 ProcessGroupNCCL.cpp:1321] [PG ID 1 PG GUID 1 Rank 3] Future for ProcessGroup "
      "abort timed out after 600000 ms", "pytorch.abort_future_timeout", {"wait_ms": 600000}),
+    # nvidia-resiliency-ext's rank monitor: the monitored rank is in its logger's name, 0.1 - 0.2 and 0.3+
+    ("[2025-01-14 17:44:50,118] [WARNING] [RankMonitorServer:21] Did not get subsequent heartbeat. Waited 2100.00 "
+     "seconds.", "nvrx.rank_monitor_timeout", {"rank": 21, "timeout_s": 2100}),
+    ("[2026-11-21 09:10:14,880] [WARNING] [RankMonServer55120@gpu-a013:3] [Cycle 1] Did not get initial heartbeat. "
+     "Waited 600.00 seconds.", "nvrx.rank_monitor_timeout", {"rank": 3, "timeout_s": 600}),
+    ("[2025-03-20 11:00:00,001] [WARNING] [RankMonServer40112@dgx-b07.cluster:5] Section 'step' has been open for "
+     "612.35 seconds. Timeout is 600.00 seconds.", "nvrx.rank_monitor_timeout", {"rank": 5, "timeout_s": 600}),
+    ("[2026-11-23 01:52:10,815] [WARNING] [RankMonServer9921@node-02:9] [Cycle 2] Was out of section for 900.41 "
+     "seconds. Timeout is 900.00 seconds.", "nvrx.rank_monitor_timeout", {"rank": 9, "timeout_s": 900}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -335,6 +344,8 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
     "amdgpu 0000:83:00.0: amdgpu: MES(0) msg=14 was emitted",
     # XLA's CUDA twin of its NCCL status
     "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:280: CUDA operation cudaSetDevice(device) failed: no error",
+    # heartbeat words without nvidia-resiliency-ext's rank-monitor logger: another program's
+    "[2026-11-20 04:12:51,330] [WARNING] [worker] Did not get subsequent heartbeat. Waited 1800.00 seconds.",
     # the libuv store's IPv6 attempt on a host without IPv6: it binds IPv4 next
     "[I1127 09:12:01.530218311 TCPStoreLibUvBackend.cpp:1177] [c10d] Failed to bind to ipv6 address, trying ipv4. "
     "Error: The server socket has failed to bind. port: 29500, useIpv6: 1, code: -97, name: EAFNOSUPPORT, message: "

@@ -76,7 +76,7 @@ MESSAGES = [
       "megatron:megatron/core/distributed/param_and_grad_buffer.py:start_grad_sync / check_grads",
       "AssertionError: Rank 13: found NaN in local grad norm in backward pass before data-parallel communication "
       "collective. Device: 5, node: node-15-11", "found NaN in local grad norm in backward pass before data-parallel "
-      "communication", data={"category": "numerics"}, anchor="found NaN in local grad norm"),
+      "communication", data={"category": "numerics", "scope": "rank"}, anchor="found NaN in local grad norm"),
     M("deepspeed.loss_scale_at_minimum",
       (r"Current loss scale already at minimum", r" - cannot decrease scale anymore"),
       "traceback", "failure", "unclassified_failure", "DeepSpeed (every release read; first not checked)",
@@ -104,6 +104,22 @@ MESSAGES = [
       "STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [5]",
       "STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance.",
       anchor="STRAGGLER DETECTION WARNING"),
+    # ---- its fault-tolerance rank monitor (ft_launcher starts one process per rank): the rank's heartbeats or its
+    # sections stopped for longer than their timeout, so the monitor kills the rank and the launcher restarts the
+    # group. Its logger's name holds the monitored rank (`[RankMonitorServer:<rank>]` 0.1 - 0.2, `[RankMonServer<pid>@
+    # <host>:<rank>]` 0.3+; `[Cycle N] ` before the words from 2026). The rank stopped making progress: a stuck rank
+    M("nvrx.rank_monitor_timeout",
+      (r"\[(?:RankMonServer\d+@[^\s:\]]+|RankMonitorServer):(?P<rank>\d+)\] (?:\[Cycle \d+\] )?(?P<reason>Did not get (?:initial|subsequent) "
+       r"heartbeat|Section '[^']*' has been open for|Was out of section for)",
+       r".*?(?:Waited|Timeout is) (?P<timeout_s>\d+)"),
+      "heartbeat", "failure", "stuck_rank",
+      "nvidia-resiliency-ext 0.1 - 0.7 (heartbeats 0.1+, sections 0.3+; `[Cycle N] ` from 2026)",
+      "nvrx:src/nvidia_resiliency_ext/fault_tolerance/rank_monitor_server.py:_is_hb_timeout_elapsed / "
+      "_is_section_timeout_elapsed",
+      "[2026-11-20 04:12:51,330] [WARNING] [RankMonServer81234@node-07:12] [Cycle 0] Did not get subsequent heartbeat. "
+      "Waited 1800.00 seconds.", "[RankMonServer81234@node-07:12] [Cycle 0] Did not get subsequent heartbeat",
+      data={"category": "rank_monitor"},
+      anchor="Did not get initial heartbeat|Did not get subsequent heartbeat|has been open for|Was out of section for"),
     # ---- TransformerEngine userbuffers (comm-GEMM overlap): a kernel waiting for a peer's flag past ub_timeout
     # (NVTE_UB_TIMEOUT) prints `[file:function:line] [rank] <op>: SM s [t]: expecting N got M` and gives up
     M("te.userbuffers_timeout",
