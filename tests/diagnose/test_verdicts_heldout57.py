@@ -25,7 +25,7 @@ import pytest
 
 from nccl_forensics.sources.catalogue import match
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import PROGRESS, check_case, console_verdict
 
 _DS_KILL = "192.169.83.120: [2023-10-13 11:3{m}:{s},593] [INFO] [launch.py:315:sigkill_handler] Killing subprocess {p}\n"
 _FAILED_TABLE = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
@@ -132,10 +132,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 @pytest.mark.parametrize("line,fields", [

@@ -26,7 +26,7 @@ import pytest
 
 from nccl_forensics.sources.catalogue import match
 
-from .consoles import console_verdict
+from .consoles import check_case, console_verdict
 
 _TASK37 = ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
            "coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in coordination "
@@ -133,10 +133,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 @pytest.mark.parametrize("line,entry,fields", [

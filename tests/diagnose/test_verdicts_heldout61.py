@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import PROGRESS, console_verdict
+from .consoles import PROGRESS, check_case, console_verdict
 
 TIMEOUTS = ("timeout_unknown", "stuck_rank")
 GLOO_PEER_GONE = ("dropped_rank", "network_error", "unclassified_failure")
@@ -91,10 +91,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 def test_a_stall_report_naming_other_ranks_only_is_not_read_as_the_reporter_stuck(tmp_path):

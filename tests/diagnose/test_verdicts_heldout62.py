@@ -26,7 +26,7 @@ import pytest
 
 from nccl_forensics.sources.catalogue import match
 
-from .consoles import console_verdict
+from .consoles import check_case, console_verdict
 
 _JAX_CONNECT = ("jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
                 "PjRT_Client_Connect. Timed out task names:\n"
@@ -71,10 +71,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 def test_the_2024_barrier_error_lists_its_missing_tasks_after_the_count_and_the_first_arrival(tmp_path):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import console_verdict
+from .consoles import check_case, console_verdict
 
 _XLA_INIT = ("INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:{line}: NCCL operation ncclCommInitRank(&comm, "
              "nranks, id, rank) failed: {reason}")
@@ -69,10 +69,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 def test_an_exit_barrier_traceback_alone_blames_no_rank(tmp_path):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import console_verdict
+from .consoles import check_case, console_verdict
 
 _FAMILY = ("algo-1:17774:17862 [1] misc/socket.cc:717 NCCL WARN ncclSocketInit: connecting to address with family "
            "33022 is neither AF_INET(2) nor AF_INET6(10)\n"
@@ -52,10 +52,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 def test_an_exit_after_its_own_nccl_failure_is_that_failure(tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .consoles import console_verdict
+from .consoles import check_case, console_verdict
 
 _AR = "2025-04-23T03:35:43.39{}Z  INFO dynamo_engine_vllm::worker: VLLM: Failed: /workspace/csrc/custom_all_reduce.cuh:368 "
 
@@ -36,10 +36,7 @@ CASES = [
 
 @pytest.mark.parametrize("issue,want,culprits,text", CASES, ids=[case[0] for case in CASES])
 def test_each_case_of_the_set(issue, want, culprits, text, tmp_path):
-    verdict = console_verdict(tmp_path, text, progress="")
-    assert verdict.cls in want, verdict.summary
-    if culprits is not None:
-        assert verdict.culprit_ranks == culprits, verdict.summary
+    check_case(tmp_path, (text, want, culprits), progress="")
 
 
 @pytest.mark.parametrize("front", ["Failed: ", "Failed: Cuda error "])
