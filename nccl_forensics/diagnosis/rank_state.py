@@ -316,6 +316,8 @@ def _own_nccl_failure(ev: Event, nccl_failed: dict | None) -> str:
     if not by_host:
         return ""
     host = short_host(ev.host or ev.data.get("host"))
+    if host is None and len(by_host) > 1:
+        return ""                                  # that pid on several hosts, and the exit line names none
     found = by_host.get(host) if host is not None else next(iter(by_host.values()))
     return (found.data.get("message") or found.text.strip()) if found is not None else ""
 

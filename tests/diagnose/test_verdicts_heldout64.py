@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import pytest
 
+from nccl_forensics.diagnosis.rank_state import _own_nccl_failure, nccl_failures_by_pid
+from nccl_forensics.model import Event
+
 from .consoles import check_case, console_verdict
 
 _FAMILY = ("algo-1:17774:17862 [1] misc/socket.cc:717 NCCL WARN ncclSocketInit: connecting to address with family "
@@ -65,3 +68,14 @@ def test_an_exit_whose_process_printed_no_nccl_failure_is_a_dropped_rank(tmp_pat
     other = _FAMILY.replace(":17774:", ":17779:")
     verdict = console_verdict(tmp_path, other + _SIGTERMS + _EXIT, progress="")
     assert (verdict.cls, verdict.culprit_ranks) == ("dropped_rank", [1]), verdict.summary
+
+
+def test_an_exit_whose_pid_printed_failures_on_two_hosts_is_not_read_as_either():
+    # pids repeat across nodes (containers): an exit line that names no host is neither host's process
+    warn = {"message": "connect failed", "meaning": "failure"}
+    failures = nccl_failures_by_pid([Event("warn", "nccl", "a.log", 1, host=h, pid=7, data=dict(warn))
+                                     for h in ("node-a", "node-b")])
+    exit_line = Event("worker_failed", "torchrun", "a.log", 9, data={"pid": 7, "exitcode": 1})
+    assert _own_nccl_failure(exit_line, failures) == ""
+    named = Event("worker_failed", "torchrun", "a.log", 9, host="node-b.cluster", data={"pid": 7, "exitcode": 1})
+    assert _own_nccl_failure(named, failures) == "connect failed"
