@@ -1321,6 +1321,16 @@ MESSAGES += [
       "RuntimeError: nccl2 shrink requires NCCL 2.27 or later", "nccl2 shrink requires NCCL 2.27 or later",
       data=_USAGE, anchor="nccl2 shrink requires|ranks_to_exclude cannot be empty|Cannot exclude all ranks from|"
       "membership cannot change while work is pending"),
+    # a torch built against an NCCL older than 2.7 (no ncclSend/ncclRecv: ENABLE_NCCL_P2P_SUPPORT unset) compiles
+    # alltoall, send and recv as stubs that raise this, whatever NCCL the job loads at run time: the build's NCCL
+    # is too old for the call (std::runtime_error 1.6 - 1.10, TORCH_CHECK later): the build and the library differ
+    M("pytorch.p2p_needs_nccl_2_7",
+      r"ProcessGroupNCCL only supports (?P<op>alltoall\*|send|recv) for NCCL lib version >= 2\.7\.0",
+      "traceback", "failure", "version_mismatch", "1.6 - 2.x (builds against NCCL < 2.7; last release not checked)",
+      _PG + ":alltoall_base, alltoall, send, recv (#else of ENABLE_NCCL_P2P_SUPPORT)",
+      "RuntimeError: ProcessGroupNCCL only supports alltoall* for NCCL lib version >= 2.7.0",
+      "ProcessGroupNCCL only supports alltoall* for NCCL lib version >= 2.7.0",
+      data={"category": "nccl_caller_build", "setup": True}, anchor="for NCCL lib version >= 2.7.0"),
     # ---- ProcessGroupUCC (torch's UCC backend, 1.13+): its progress thread logs a collective UCC completed with an
     # error (`[Rank N][ProcessGroupUCC-<pg>][COLL_PROGRESS][ERROR] Failed to progress communication` and the status
     # text with no space), and the work then raises that status text alone (`RuntimeError: Timeout expired`): the
