@@ -146,7 +146,7 @@ class NetworkError(BaseDetector):
         conf = Confidence.MEDIUM if hard else Confidence.LOW
         short = _short_ranks(ctx, lead)
         if short:
-            msg += f"; NCCL names {ranks_phrase(short)} as seeing fewer NICs"
+            msg = msg.rstrip(".") + f"; NCCL names {ranks_phrase(short)} as seeing fewer NICs"
         yield self.finding(short or ([lead.rank] if lead.rank is not None else []), msg, conf, [lead] + hits[1:3],
                            _FIX_P2P if p2p else _fix(_peer(lead), lead), cause=cause)
 
