@@ -411,8 +411,14 @@ _FIX_REPORTED_AMD = ("find that process's own output (its rank's log, `dmesg` on
 
 
 def _ranks_named(ev: Event) -> list[int]:
-    """The ranks a death line names: its own, or those it lists as the dead (NCCL RAS's missing ranks)."""
-    return ev.data.get("ranks_at_fault") or ([ev.rank] if ev.rank is not None else [])
+    """The ranks a death line names: its own, or those it lists as the dead (NCCL RAS's missing ranks). A line that
+    reports another process gone (NCCL RAS's `declaring peer <addr> as DEAD`) names that peer, by its address only:
+    the rank that printed it is the one still alive."""
+    if ev.data.get("ranks_at_fault"):
+        return ev.data["ranks_at_fault"]
+    if ev.data.get("meaning") == "benign" and ev.data.get("implies") == "dropped_rank" and ev.data.get("peer"):
+        return []
+    return [ev.rank] if ev.rank is not None else []
 
 
 def _death_verb(ev: Event) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from ..diagnosis.rank_state import setup_failures
-from ..model import Confidence, Event, ranks_text
+from ..model import Confidence, Event, ranks_phrase, ranks_text
 from ..sources.catalogue.cuda import refused_nccl_call
 from .base import BaseDetector, Context
 
@@ -144,7 +144,10 @@ class NetworkError(BaseDetector):
         elif not cause:
             msg += " — a consequence: another rank failed or timed out first, closing its connections"
         conf = Confidence.MEDIUM if hard else Confidence.LOW
-        yield self.finding([lead.rank] if lead.rank is not None else [], msg, conf, [lead] + hits[1:3],
+        short = _short_ranks(ctx, lead)
+        if short:
+            msg = msg.rstrip(".") + f"; NCCL names {ranks_phrase(short)} as seeing fewer NICs"
+        yield self.finding(short or ([lead.rank] if lead.rank is not None else []), msg, conf, [lead] + hits[1:3],
                            _FIX_P2P if p2p else _fix(_peer(lead), lead), cause=cause)
 
 
@@ -153,6 +156,16 @@ class NetworkError(BaseDetector):
 # timed out.`)
 _STORE_CONNECT = frozenset({"pytorch.store_connect_timeout", "pytorch.client_connect_failed",
                             "pytorch.tcpstore_connect_timed_out", "pytorch.store_connect_timeout_1x"})
+
+
+def _short_ranks(ctx: Context, lead) -> list[int]:
+    """The ranks NCCL's NIC count check names as seeing fewer NICs than the others (nccl.net_count_short), where that
+    check (nccl.net_count_mixed) is the failure: their hosts, not rank 0 that compared the counts, lack a NIC."""
+    if lead.data.get("message_id") != "nccl.net_count_mixed":
+        return []
+    return sorted({ev.data["short_rank"] for ev in ctx.of("nccl_info")
+                   if ev.data.get("message_id") == "nccl.net_count_short" and ev.file == lead.file
+                   and ev.data.get("net") == lead.data.get("net") and isinstance(ev.data.get("short_rank"), int)})
 
 
 def _clients_of_unstarted_store(ctx: Context) -> set[int]:

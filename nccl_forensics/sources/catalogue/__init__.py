@@ -27,7 +27,7 @@ _INTS = frozenset({"rank", "local_rank", "pid", "exitcode", "signum", "seq", "nu
                    "elapsed_ms", "requested_bytes", "other_rank", "src_line", "code", "xid", "task", "count",
                    "group_rank", "nranks", "vendor_err", "status", "last_enqueued", "last_completed", "gpu", "cause_xid",
                    "last_local_rank", "timeout_s", "line_no", "first_rank", "other_count", "sxid",
-                   "error_from_rank", "wait_ms"})
+                   "error_from_rank", "wait_ms", "short_rank"})
 # Fields that are sizes: printed as a number of bytes or as format_size prints them ("20.00 MiB").
 _SIZES = frozenset({"requested_bytes", "total_bytes", "free_bytes", "allocated_bytes", "reserved_bytes",
                     "unallocated_bytes", "expected_bytes", "received_bytes"})

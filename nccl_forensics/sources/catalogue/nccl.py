@@ -99,7 +99,8 @@ def _ib_event_fault(fields: dict) -> dict:
 
 # The entries NCCL prints at INFO level. The NCCL parser reads their lines (an `nccl_info` event, which the
 # catalogue's pass over every line leaves to it) and gives the event the entry's meaning itself.
-INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing", "nccl.ras_peer_dead"})
+INFO_LEVEL = frozenset({"nccl.socket_connect_retry", "nccl.nic_pci_path_missing", "nccl.ras_peer_dead",
+                        "nccl.net_count_short"})
 
 MESSAGES = [
     # ---- the IB verbs transport: a work completion with an error (the link or the peer failed)
@@ -1049,5 +1050,21 @@ MESSAGES = [
       "init.cc:2199 NCCL WARN commReclaim: cleanup comm 0x55ab1c00e700 rank 0 failed in destroy/abort, error 3",
       "commReclaim: cleanup comm 0x55ab1c00e700 rank 0 failed in destroy/abort", data={"category": "abort"},
       anchor="failed in destroy/abort"),
+    # ---- rank 0's check of the local NIC counts it allgathered at init (2.30.3+): a host that sees fewer NICs than the
+    # others (one down or missing, NCCL_IB_HCA that differ between hosts) fails init with ncclSystemError unless
+    # NCCL_IGNORE_(COLL)NET_MISMATCH=1 (then the same words end `Ignoring due to ...`, INFO: not matched). The INFO
+    # line before it names each short rank (nccl.net_count_short): N401 blames those, not rank 0 that checked
+    M("nccl.net_count_mixed",
+      r"Detected mixed local (?P<net>Net|CollNet) device counts across ranks \(min (?P<count>\d+), max "
+      r"(?P<other_count>\d+)\)\. Set NCCL_IGNORE_",
+      "warn", "failure", "network_error", "2.30.3 - 2.30", "nccl:src/init.cc:initTransportsRank",
+      "init.cc:1339 NCCL WARN Detected mixed local Net device counts across ranks (min 3, max 4). Set "
+      "NCCL_IGNORE_NET_MISMATCH=1 to continue.",
+      "Detected mixed local Net device counts across ranks (min 3, max 4). Set NCCL_IGNORE_",
+      data={"category": "init"}, anchor="Detected mixed local"),
+    M("nccl.net_count_short",
+      r"Rank (?P<short_rank>\d+) has (?P<count>\d+) local (?P<net>Net|CollNet) devices \(max (?P<other_count>\d+)\)",
+      "nccl_info", "benign", None, "2.30.3 - 2.30", "nccl:src/init.cc:initTransportsRank",
+      "init.cc:1328 NCCL INFO Rank 5 has 3 local Net devices (max 4).", "Rank 5 has 3 local Net devices (max",
+      data={"category": "init"}, anchor=" local Net devices (max | local CollNet devices (max "),
 ]
-
