@@ -97,10 +97,12 @@ class OutOfMemory(BaseDetector):
             msg = f"{who} ran out of {memory} memory{gpu}: it tried to allocate {need}"
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
-            conf, cited = Confidence.HIGH, [ev]
-            if ev.rank is None and rank is not None:
+            cited: list = [ev]
+            conf = Confidence.HIGH
+            if ev.rank is None and rank is not None:       # a guessed rank: its exit is evidence too
                 msg += "; no line names its rank, but it is the only rank that exited with a failure"
-                conf, cited = Confidence.MEDIUM, [ev] + ctx.ranks[rank].evidence[:1]
+                cited += ctx.ranks[rank].evidence[:1]
+                conf = Confidence.MEDIUM
             yield self.finding([rank] if rank is not None else [], msg, conf, cited, _fix_for(d))
         shm: dict[tuple, list] = {}                # a process's /dev/shm failure: its lines, one finding
         for ev in ctx.of("warn"):
