@@ -45,6 +45,16 @@ def _mib(nbytes) -> str:
 _MEMORY_NAMES = {"cuda_error": "cuda", "cpu_allocator": "host", "nccl_window": "NCCL symmetric-window address"}
 
 
+def _lone_failed_rank(ctx: Context) -> int | None:
+    """The one rank whose process ended by exiting with a failure code or raising, where no other rank ended by a
+    cause of its own (killed, crashed, out of memory) nor by failing too: the process an unranked out-of-memory
+    traceback most likely came from (a launcher names the failed worker, not the traceback's). None otherwise."""
+    failed = [st.rank for st in ctx.ranks.values()
+              if st.end == "exception" or st.end == "exited" and st.exitcode not in (0, None)]
+    others = [st.rank for st in ctx.ranks.values() if st.cause and st.end not in ("exited", "exception")]
+    return failed[0] if len(failed) == 1 and not others else None
+
+
 def _killed_by_oom_killer(data: dict, ranks: list[int], pid) -> str:
     """The sentence for a kernel OOM kill: its victim (rank, pid, or neither where the line was cut before them), the
     memory that ran out (the host's or a cgroup's) and the victim's resident size where the line gave it."""
@@ -75,16 +85,25 @@ class OutOfMemory(BaseDetector):
             conf = Confidence.HIGH if rank is not None else Confidence.MEDIUM if guess else Confidence.LOW
             ev_list = [ev] + [e for r in ranks for e in ctx.ranks[r].evidence[:1]]
             yield self.finding(ranks, msg, conf, ev_list, _FIX)
-        for ev in ctx.of("oom"):
+        ooms = ctx.of("oom")
+        lone = _lone_failed_rank(ctx) if sum(ev.rank is None for ev in ooms) == 1 else None
+        for ev in ooms:
             d = ev.data
             need = _mib(d.get("requested_bytes"))
             gpu = f" on GPU {d.get('gpu')}" if d.get("gpu") is not None else ""
-            who = f"rank {ev.rank}" if ev.rank is not None else "a process (no line names its rank)"
+            rank = ev.rank if ev.rank is not None else lone
+            who = f"rank {rank}" if rank is not None else "a process (no line names its rank)"
             memory = _MEMORY_NAMES.get(str(d.get("oom_kind")), d.get("oom_kind"))
             msg = f"{who} ran out of {memory} memory{gpu}: it tried to allocate {need}"
             if d.get("free_bytes") is not None:
                 msg += f" with {_mib(d.get('free_bytes'))} free"
-            yield self.finding([ev.rank] if ev.rank is not None else [], msg, Confidence.HIGH, [ev], _fix_for(d))
+            cited: list = [ev]
+            conf = Confidence.HIGH
+            if ev.rank is None and rank is not None:       # a guessed rank: its exit is evidence too
+                msg += "; no line names its rank, but it is the only rank that exited with a failure"
+                cited += ctx.ranks[rank].evidence[:1]
+                conf = Confidence.MEDIUM
+            yield self.finding([rank] if rank is not None else [], msg, conf, cited, _fix_for(d))
         shm: dict[tuple, list] = {}                # a process's /dev/shm failure: its lines, one finding
         for ev in ctx.of("warn"):
             if ev.data.get("implies") != "oom":      # the catalogue's NCCL allocation failures
