@@ -289,7 +289,7 @@ _TRANSFORMER = TorchTransformer()
 
 def parse_torch_message(text: str) -> Msg | None:
     """A c10d line (wrappers stripped) → Msg, or None when the grammar does not know it."""
-    for start in ("start", "c10d_line"):
+    for start in ("start", "c10d_line") if _KNOWN_WORDS.search(text) else ("c10d_line",):
         msg = parse_with("torch", _TRANSFORMER, text, start)
         if msg is not None:
             return msg
