@@ -51,7 +51,7 @@ DIED = ("torchrun.worker_failed", "torchrun.worker_failed_located", "torchrun.si
         "kernel.xid_gpu_lost", "kernel.xid_memory_error", "kernel.xid_nvlink", "kernel.xid_app_fault",
         "kernel.segfault", "ray.actor_died", "ray.worker_died", "nccl.cuda_failure", "nccl.rccl_hip_failure",
         "cuda.device_assert", "slurm.node_failure", "ucx.caught_signal", "kernel.xid_nvlink5_fatal",
-        "kernel.xid_after_fatal", "cuda.check_macro")
+        "kernel.xid_after_fatal", "cuda.check_macro", "paddle.container_failed")
 
 
 @pytest.mark.parametrize("message_id", DIED)

@@ -77,7 +77,7 @@ def test_every_entry_says_what_it_is_and_where_it_comes_from(msg):
                                                "hydra", "slurm", "horovod", "ray", "host", "mpspawn", "ucx", "ucc",
                                                "colossalai", "vllm", "ssh", "mpich", "sglang", "bash", "lightning",
                                                "accelerate", "submitit", "kubeflow", "k8s", "dcgm", "deepep", "nvshmem",
-                                               "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot", "trtllm",
+                                               "megatron", "nvrx", "te", "absl", "pbs", "lsf", "skypilot", "trtllm", "paddle",
                                                "torchx", "xla", "tvm_ffi", "pdsh", "tgi", "rdma_core", "cann")
     hits = catalogue.match(msg.example)
     # a frame (`file.cc:N WARN …`) or a wider message of the same kind may read the example in its place
@@ -308,6 +308,9 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
      "612.35 seconds. Timeout is 600.00 seconds.", "nvrx.rank_monitor_timeout", {"rank": 5, "timeout_s": 600}),
     ("[2026-11-23 01:52:10,815] [WARNING] [RankMonServer9921@node-02:9] [Cycle 2] Was out of section for 900.41 "
      "seconds. Timeout is 900.00 seconds.", "nvrx.rank_monitor_timeout", {"rank": 9, "timeout_s": 900}),
+    # Paddle's launcher names its failed container by its index in the node's pod: the worker's local rank
+    ("Container rank 0 status failed cmd ['/usr/bin/python3', '-u', 'tools/train.py', '-c', 'a.yml'] code -9 log "
+     "./debug/workerlog.0", "paddle.container_failed", {"local_rank": 0, "exitcode": -9, "log": "./debug/workerlog.0"}),
 ])
 def test_source_wordings_and_their_fields(line, message_id, fields):
     [hit] = [h for h in catalogue.match(line) if h.message.id == message_id]
@@ -317,6 +320,8 @@ def test_source_wordings_and_their_fields(line, message_id, fields):
 @pytest.mark.parametrize("line", [
     # near misses: a worker that left on purpose, a store client that will retry
     "The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT",
+    # a Paddle container in any state but failed (the same words, printed for a container that finished)
+    "Container rank 1 status completed cmd ['/usr/bin/python', '-u', 'train.py'] code 0 log log/workerlog.1",
     # a corrected NVLink 5 error, and UCX told to catch SIGTERM (UCX_ERROR_SIGNALS): no crash
     "NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001)",
     "[gpu-07:4021 :0:4021] Caught signal 15 (Terminated)",

@@ -978,6 +978,17 @@ MESSAGES = [
       "ompi:opal/mca/btl/tcp/help-mpi-btl-tcp.txt:peer hung up",
       "An MPI communication peer process has unexpectedly disconnected.  This",
       "An MPI communication peer process has unexpectedly disconnected", anchor="peer process has unexpectedly"),
+    # ---- PaddlePaddle's launcher (`python -m paddle.distributed.launch`, launch/controllers/controller.py watch):
+    # `Container failed !!!`, then its first failed container (job/container.py Container.__str__, status
+    # job/status.py FAILED). A container's rank is its index in the node's pod (job/pod.py add_container), which
+    # controllers/collective.py gives the worker as PADDLE_LOCAL_RANK (log file workerlog.<index>): a local rank
+    M("paddle.container_failed",
+      (r"Container rank (?P<local_rank>\d+) status failed cmd ", r".*? code (?P<exitcode>-?\d+)",
+       r" log (?P<log>\S+)"),
+      "worker_failed", "failure", None, "Paddle 2.3+ (launch module; read at a 2024 develop snapshot)",
+      "paddle:python/paddle/distributed/launch/job/container.py:Container.__str__",
+      "Container rank 6 status failed cmd ['/usr/bin/python', '-u', 'train.py'] code 1 log log/workerlog.6",
+      "Container rank 6 status failed cmd ", anchor="status failed cmd"),
     # ---- ColossalAI's `colossalai run` (cli/launcher/multinode_runner.py:run_on_host): the torchrun it ran on a
     # host exited non-zero (fabric's UnexpectedExit: `Encountered a bad command exit code!`); the workers' own lines
     # say why
