@@ -14,6 +14,9 @@ What it detects:
     parameters while rank 5 is all-gathering 1 parameters``): the ranks' forward passes all-gather different
     FlatParameters. DDP/Join's uneven-inputs check (``throw_on_early_termination=True``): ``Rank N exhausted all
     inputs.`` on the rank that ran out of data, ``Detected at least one rank that exhausted inputs`` on the others.
+    DeepSpeed ZeRO-3's sanity checks (``Detected a disagreement on list length between rank0 and rank5``): rank 0
+    broadcast the ids of the parameters (or submodules) it is about to all-gather or reduce, and the named rank holds
+    others; when one rank alone says so, it is the odd one out (rank 0 agrees with every other rank).
 
 Why it hangs or dies:
     Collectives pair up by order. Ranks that issue different ones (another op, another size, one skipped)
@@ -49,6 +52,7 @@ class ReportedMismatch(BaseDetector):
         yield from self._ddp(ctx)
         yield from self._fsdp(ctx)
         yield from self._uneven_inputs(ctx)
+        yield from self._zero_disagreement(ctx)
         for ev in ctx.of("fingerprint_mismatch", "warn"):
             d = ev.data
             if d.get("implies") != "collective_mismatch":
@@ -125,6 +129,21 @@ class ReportedMismatch(BaseDetector):
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)
 
 
+    def _zero_disagreement(self, ctx: Context):
+        """ZeRO-3's check against rank 0's list: every rank that differs from rank 0 raises, naming itself. One rank
+        alone is the odd one out; several may mean rank 0 is (it never raises), so they are no culprits."""
+        hits = [ev for ev in ctx.of("traceback") if ev.data.get("category") == "zero_rank_disagreement"]
+        if not hits:
+            return
+        named = sorted({int(ev.data["rank"]) for ev in hits if isinstance(ev.data.get("rank"), int)})
+        what = hits[0].data.get("what") or "length"
+        who = ranks_phrase(named) if named else "a rank"
+        msg = (f"DeepSpeed ZeRO-3 found that {who} disagree{'s' if len(named) == 1 else ''} with rank 0 on the list "
+               f"({what}) of parameters to all-gather or reduce: the ranks' forward or backward passes use different "
+               "parameters, so their collectives no longer pair up")
+        yield self.finding(named if len(named) == 1 else [], msg, Confidence.MEDIUM, hits[:3], _ZERO_FIX)
+
+
 def _only_seq_differs(d: dict) -> bool:
     """Two whole fingerprints that differ in their sequence numbers only (ProcessGroupWrapper counts the collectives
     each rank issued on the group): the ranks issued a different number of collectives before this one."""
@@ -136,6 +155,8 @@ def _only_seq_differs(d: dict) -> bool:
 
 _UNEVEN_FIX = ("give every rank the same number of batches (DistributedSampler with drop_last=True, or an equal "
                "split), or let Join shadow the finished ranks' collectives (throw_on_early_termination=False).")
+_ZERO_FIX = ("make every rank run the same modules with the same parameters in the same order (no rank- or "
+             "data-dependent branch around ZeRO-3 partitioned modules, the same model config on every rank).")
 _FSDP_FIX = ("make every rank run the same modules in the same order in forward (no rank- or data-dependent branch "
              "around FSDP-wrapped modules); the parameter names in the error point at the branch.")
 _DDP_FIX = ("make every parameter take part in the loss on every rank, or pass find_unused_parameters=True to "

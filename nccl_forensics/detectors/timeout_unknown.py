@@ -23,7 +23,9 @@ Example:
 Known limits:
     This is the fallback: it reports what is missing rather than a cause. After an NCCL failure of communicator
     setup (a catalogue line of category ``init`` with no class of its own, such as ``Bootstrap Root : mismatch in
-    info from procs``) its timeouts are that failure's consequences, and X901 reports the failure.
+    info from procs``) its timeouts are that failure's consequences, and X901 reports the failure. So are they after
+    a rank's own check of its values before communicating (Megatron-core's ``found NaN/Inf in local grad norm``,
+    catalogue category ``numerics`` scoped to the rank that printed it): that rank raised before the collective.
 
 Suggested fix:
     Next time collect the missing evidence it lists: ``py-spy dump --pid`` of every rank while it hangs,
@@ -90,8 +92,13 @@ class TimeoutUnknown(BaseDetector):
         evidence += self._last_rows(ctx, suspects)
         conf = Confidence.LOW
         setup = _setup_failures(ctx)
+        checked = _own_value_checks(ctx)
         if setup:
             msg += f"; after an NCCL setup failure ({said(setup[0], 100)}), which the timeouts follow from"
+        elif checked:
+            msg += (f"; after rank {checked[0].rank}'s own check of its values failed ({said(checked[0], 100)}), "
+                    "which the timeouts follow from")
+            setup = checked
         yield self.finding(suspects, msg, conf, evidence + setup[:1], fix, cause=not setup)
 
     @staticmethod
@@ -129,6 +136,13 @@ def _remote_error_ranks(ctx: Context) -> list[int]:
     named = {ev.data["error_from_rank"] for ev in ctx.of("c10d_log")
              if isinstance(ev.data.get("error_from_rank"), int) and ev.rank != ev.data["error_from_rank"]}
     return sorted(r for r in named if not (r in ctx.ranks and ctx.ranks[r].cause))
+
+
+def _own_value_checks(ctx: Context):
+    """A rank's own check of its values before it communicates (catalogue category `numerics`, scope `rank`: Megatron's
+    local grad norm), failed on a known rank: it raised before the collective its peers then wait in."""
+    return [ev for ev in ctx.events if ev.data.get("category") == "numerics" and ev.data.get("scope") == "rank"
+            and ev.data.get("meaning") == "failure" and ev.rank is not None]
 
 
 def _setup_failures(ctx: Context):

@@ -498,6 +498,8 @@ class MessageParser(LineParser):
             for key, value in held.data.items():
                 if ev.data.get(key) is None and not (barrier and key in ("meaning", "implies")):
                     ev.data[key] = value
+            if ev.rank is None and held.data.get("rank_is_own"):
+                ev.rank = held.rank                 # the rank the message names as its own (`Rank 11, node ...`)
             if self._shapes is held:        # the report's shape lines may still come: they go on the parser's event
                 self._shapes = ev
 
@@ -524,6 +526,8 @@ def annotate(ev: Event, hit: catalogue.Hit) -> None:
     for key, value in hit.fields.items():
         if ev.data.get(key) is None:
             ev.data[key] = value
+    if ev.rank is None and hit.fields.get("rank_is_own") and isinstance(hit.fields.get("rank"), int):
+        ev.rank = hit.fields["rank"]            # the message names the rank that printed it (`Rank 11, node ...`)
 
 
 _GLUED_WRAPPER = re.compile(r"\[rank(\d+)\]:")
@@ -566,7 +570,7 @@ def _fill_common(ev: Event) -> None:
             and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")
-    if isinstance(rank, int) and ev.kind in _RANK_FIELD_KINDS and ev.rank is None:
+    if isinstance(rank, int) and (ev.kind in _RANK_FIELD_KINDS or d.get("rank_is_own")) and ev.rank is None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]

@@ -10,6 +10,7 @@ since the first, 2025-02; `legacy/` for the masked low-latency kernels), NVIDIA/
 src/host/init (NVSHMEMI_ERROR_PRINT: `<file>:<line>: non-zero status: <n> <words>`), NVIDIA/Megatron-LM
 megatron/core/{parallel_state.py, distributed/param_and_grad_buffer.py, rerun_state_machine.py},
 NVIDIA/nvidia-resiliency-ext straggler/, deepspeedai/DeepSpeed deepspeed/runtime/fp16/loss_scaler.py,
+deepspeed/runtime/zero/utils.py and deepspeed/runtime/engine.py (edaa72212),
 NVIDIA/TransformerEngine transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu (UB_PRINT),
 vllm-project/vllm vllm/v1/executor/{multiproc_executor.py, ray_executor_v2.py}, vllm/config/parallel.py and
 csrc/cumem_allocator.cpp, NVIDIA/TensorRT-LLM cpp/include/tensorrt_llm/common/cudaUtils.h and
@@ -68,15 +69,24 @@ MESSAGES = [
       "nvshmem initialization failed, exiting", "nvshmem initialization failed", anchor="nvshmem initialization failed"),
     # ---- numerical failures the frameworks check for: the run diverged (fp16 overflow at every step, NaN gradients);
     # no rank died of its own fault and no communication failed, so no class of ncclf's
+    # The rank that checked names itself: `Rank N: ` before the assert's words; through the rerun state machine with
+    # reruns disabled (core 0.11+, 2025-02) `Rank N, node H, device D, iteration I: Unexpected result R (message='...')`,
+    # Inf checked beside NaN
     M("megatron.nan_grad_norm",
-      r"found NaN in local grad norm (?:for bucket #\d+ )?in backward pass before data-parallel communication",
+      r"(?:Rank (?P<rank>\d+)(?:: |, node \S+, device \d+, iteration \d+: Unexpected result \S+ \(message='))?"
+      r"found (?P<value>NaN|Inf) in local grad norm (?:for bucket #\d+ )?in backward pass before data-parallel "
+      r"communication",
       "traceback", "failure", "unclassified_failure",
-      "Megatron-core (an assert in the releases before its rerun state machine, `for bucket #N` through it after; "
-      "first release not checked)",
-      "megatron:megatron/core/distributed/param_and_grad_buffer.py:start_grad_sync / check_grads",
-      "AssertionError: Rank 13: found NaN in local grad norm in backward pass before data-parallel communication "
-      "collective. Device: 5, node: node-15-11", "found NaN in local grad norm in backward pass before data-parallel "
-      "communication", data={"category": "numerics", "scope": "rank"}, anchor="found NaN in local grad norm"),
+      "Megatron-core (an assert in the releases before its rerun state machine, `for bucket #N` and the `Unexpected "
+      "result` wrapper through it after, 2025-02 - 2026-08; first release not checked)",
+      "megatron:megatron/core/distributed/param_and_grad_buffer.py:start_grad_sync / check_grads, "
+      "megatron/core/rerun_state_machine.py:RerunStateMachine.validate_result",
+      "RuntimeError: Rank 6, node gpu-node-03, device 6, iteration 813: Unexpected result inf (message='found Inf in "
+      "local grad norm for bucket #0 in backward pass before data-parallel communication collective')",
+      "RuntimeError: Rank 6, node gpu-node-03, device 6, iteration 813: Unexpected result inf (message='found Inf in "
+      "local grad norm for bucket #0 in backward pass before data-parallel communication",
+      data={"category": "numerics", "scope": "rank", "rank_is_own": True},
+      anchor="in local grad norm"),
     M("deepspeed.loss_scale_at_minimum",
       (r"Current loss scale already at minimum", r" - cannot decrease scale anymore"),
       "traceback", "failure", "unclassified_failure", "DeepSpeed (every release read; first not checked)",
@@ -84,6 +94,27 @@ MESSAGES = [
       "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
       "Current loss scale already at minimum", data={"category": "numerics"},
       anchor="Current loss scale already at minimum"),
+    # ---- DeepSpeed ZeRO-3's cross-rank sanity checks (safe_mode all-gathers, the prefetch trace, the reduce buckets):
+    # rank 0 broadcasts its list of parameter or submodule ids (or sizes) and every rank that holds another raises,
+    # naming itself; the ranks are about to all-gather or reduce different parameters
+    M("deepspeed.zero_rank_disagreement",
+      r"Detected a disagreement on list (?P<what>length|contents) between rank0 and rank(?P<rank>\d+)",
+      "traceback", "failure", "collective_mismatch", "DeepSpeed 0.5 - 0.18 (read at edaa72212, 2026-08; first "
+      "release not checked)",
+      "deepspeed:deepspeed/runtime/zero/utils.py:assert_lst_len_same_as_other_ranks / assert_ints_same_as_other_ranks",
+      "RuntimeError: Detected a disagreement on list length between rank0 and rank5: ",
+      "Detected a disagreement on list length between rank0 and rank5",
+      data={"category": "zero_rank_disagreement", "rank_is_own": True}, anchor="Detected a disagreement on list "),
+    # resuming ZeRO optimizer state saved under another data-parallel size: every rank raises at load (a setting)
+    M("deepspeed.zero_checkpoint_dp_world_size",
+      (r"The checkpoint being loaded used a DP world size of (?P<saved>\d+) but the current world size is "
+       r"(?P<world_size>\d+)", r"\. Automatic adjustment of ZeRO's optimizer state partitioning"),
+      "traceback", "failure", "unclassified_failure", "DeepSpeed 0.3 - 0.18 (read at edaa72212, 2026-08; first "
+      "release not checked)", "deepspeed:deepspeed/runtime/engine.py:DeepSpeedEngine._load_zero_checkpoint",
+      "deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a DP world size of 4 but "
+      "the current world size is 8. Automatic adjustment of ZeRO's optimizer state partitioning with a new world "
+      "size is not currently supported.", "The checkpoint being loaded used a DP world size of 4 but the current "
+      "world size is 8", data={"category": "setup"}, anchor="The checkpoint being loaded used a DP world size of "),
     # ---- a parallel layout the world size does not divide: every rank raises it at start (a launch setting)
     M("megatron.world_size_not_divisible",
       r"world_size \((?P<world_size>\d+)\) is not divisible by tensor_model_parallel_size",
