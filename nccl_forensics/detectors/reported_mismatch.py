@@ -128,7 +128,6 @@ class ReportedMismatch(BaseDetector):
                "its collectives would no longer pair up with theirs")
         yield self.finding(ranks, msg, Confidence.MEDIUM, hits[:3], _UNEVEN_FIX)
 
-
     def _zero_disagreement(self, ctx: Context):
         """ZeRO-3's check against rank 0's list: every rank that differs from rank 0 raises, naming itself. One rank
         alone is the odd one out; several may mean rank 0 is (it never raises), so they are no culprits."""
