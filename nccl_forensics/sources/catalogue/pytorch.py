@@ -897,7 +897,7 @@ MESSAGES = [
       "verify_params_across_processes",
       "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 120 params, while rank 1 has "
       "inconsistent 118 params.", "DDP expects same model across all ranks, but Rank 0 has 120 params",
-      data={"exc_type": "RuntimeError"}),
+      data={"exc_type": "RuntimeError", "category": "ddp_model_mismatch"}),
     # the parameter shapes' check that follows the count (same function; before 1.10 in comm.cpp / reducer.cpp as
     # `replicas[0][p] in this process with sizes ...`), sizes then strides
     M("pytorch.ddp_param_shape_mismatch",
@@ -907,7 +907,7 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/reducer.cpp:verify_params_across_processes (<= 1.9: comm.cpp)",
       "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same param in "
       "process 0.", "[1]: params[0] in this process with sizes [96, 32] appears not to match",
-      data={"exc_type": "RuntimeError"}, anchor="appears not to match"),
+      data={"exc_type": "RuntimeError", "category": "ddp_model_mismatch"}, anchor="appears not to match"),
     # static_graph=True: after the first iteration the reducer expects the same parameters to get gradients; one
     # that got none then (or now) breaks its bucket schedule, so the ranks' gradient all-reduces no longer pair up
     M("pytorch.ddp_static_graph_changed",
