@@ -5,10 +5,16 @@ parameter indices assert). One verdict test per case, then what the set showed:
   model across all ranks` 1.11+, `params[N] in this process with sizes [..] appears not to match sizes|strides of the
   same param in process 0` 1.1+) sends no message: X801 now says the ranks built different models (and how to make
   them agree), not that a message of another size arrived.
+- the reducer's bucket-rebuild INTERNAL ASSERT (`rebuilt parameter indices size is not same as original model
+  parameters size`, reducer.cpp rebuild_buckets, 1.7+; torch 1.7.0 with mmcv's DDP wrapper in an eval hook, pytorch#47050)
+  is the same on every rank: catalogue pytorch.ddp_rebuilt_indices_assert (usage/setup, unclassified_failure), where
+  it read as a failure whose first cause was missing.
 """
 from __future__ import annotations
 
 import pytest
+
+from nccl_forensics.sources.catalogue import match
 
 from .consoles import PROGRESS, console_verdict
 
@@ -69,3 +75,24 @@ def test_a_truncated_message_still_says_the_sizes_differ(tmp_path):
                               "truncated : receiving 8192 bytes instead of 4096")
     assert verdict.cls == "shape_mismatch"
     assert "built different models" not in verdict.summary
+
+
+@pytest.mark.parametrize("line", [
+    # 1.7: the two sizes glued to the sentence; 1.8+: named, params_ in place of replicas_[0] from 1.10
+    "RuntimeError: replicas_[0].size() == rebuilt_param_indices_.size() INTERNAL ASSERT FAILED at \"/pytorch/torch/"
+    "csrc/distributed/c10d/reducer.cpp\":1326, please report a bug to PyTorch. rebuilt parameter indices size is not "
+    "same as original model parameters size.438 versus 70080",
+    "RuntimeError: params_.size() == rebuilt_param_indices_.size() INTERNAL ASSERT FAILED at \"../torch/csrc/"
+    "distributed/c10d/reducer.cpp\":1612, please report a bug to PyTorch. rebuilt parameter indices size is not same "
+    "as original model parameters size.Original model param size is: 120 versus rebuilt params size of: 118",
+])
+def test_the_rebuilt_indices_assert_is_the_same_on_every_rank(line, tmp_path):
+    assert [h for h in match(line) if h.message.id == "pytorch.ddp_rebuilt_indices_assert"]
+    verdict = console_verdict(tmp_path, line)
+    assert verdict.cls == "unclassified_failure" and verdict.culprit_ranks == []
+    assert "every rank makes the same way" in verdict.summary
+
+
+def test_near_miss_of_the_rebuilt_indices_assert():
+    line = ("rebuilt parameter tensors size is not same as rebuilt parameter indices size: 3 versus 4")
+    assert not [h for h in match(line) if h.message.id == "pytorch.ddp_rebuilt_indices_assert"]

@@ -875,6 +875,19 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::mark_variable_ready",
       "RuntimeError: Expected to mark a variable ready only once. This error is caused by one of the following "
       "reasons:", "Expected to mark a variable ready only once", data=_USAGE),
+    # the reducer's bucket rebuild after the first iteration found fewer used parameters than the model has: torch
+    # 1.7 moved the rebuild (pytorch#44798) and wrappers that still called it themselves around a forward that
+    # built no graph (mmcv's MMDistributedDataParallel in an eval hook, pytorch#47050) trip it on every rank alike.
+    # 1.7 prints `size.N versus M`, later builds `size.Original model param size is: N versus rebuilt params ...`
+    M("pytorch.ddp_rebuilt_indices_assert",
+      r"rebuilt parameter indices size is not same as original model parameters size",
+      "traceback", "failure", "unclassified_failure", "1.7 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::rebuild_buckets",
+      "RuntimeError: replicas_[0].size() == rebuilt_param_indices_.size() INTERNAL ASSERT FAILED at "
+      "\"reducer.cpp\":1326, please report a bug to PyTorch. rebuilt parameter indices size is not same as original "
+      "model parameters size.177 versus 169389",
+      "rebuilt parameter indices size is not same as original model parameters size",
+      data=_USAGE),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
