@@ -3,7 +3,9 @@
 What it detects:
     A line whose message catalogue entry names the class it implies (sources/catalogue/, `implies`) and that no
     dedicated detector reads: NCCL's ``message truncated : receiving N bytes instead of M`` and the IB transport's
-    size checks (shape mismatch), a store or rendezvous that timed out waiting for ranks that never joined
+    size checks (shape mismatch), DDP's check at construction that every rank built the same model (``DDP expects
+    same model across all ranks``, ``params[N] ... appears not to match sizes|strides``: shape mismatch, said as
+    different models), a store or rendezvous that timed out waiting for ranks that never joined
     (``7/8 clients joined``, store-based barrier, ``wait timeout``: a rank missing, stuck or gone), NCCL's RAS
     report of live processes that sent no data (``Missing communicator data from N job processes``; their ranks are
     named), NCCL's ``Mismatched NCCL version detected`` (version mismatch), a straggler detector's report of the
@@ -51,7 +53,10 @@ _SAYS = {"shape_mismatch": "a message of another size than the one posted (the r
          "op_mismatch": "that the ranks submitted different collectives (or reduce ops) under one name",
          "straggler": "ranks whose GPUs run slower than the others' or than their own best",
          # version_mismatch where every line says the caller's NCCL build and the library it loaded disagree
-         "nccl_caller_build": "the program was built against another NCCL than the library it loaded"}
+         "nccl_caller_build": "the program was built against another NCCL than the library it loaded",
+         # shape_mismatch where every line is DDP's own check of the model at construction (no message was sent)
+         "ddp_model_mismatch": "that the ranks built different models (DDP compared each parameter's count, sizes "
+                               "or strides with process 0's before training)"}
 _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO settings) agree on every rank; the flight "
                           "recorder (TORCH_FR_BUFFER_SIZE=2000) shows each rank's sizes.",
         "stuck_rank": "find the rank that never joined (its own log, its node's dmesg); py-spy dump it if it is alive.",
@@ -64,7 +69,12 @@ _FIX = {"shape_mismatch": "make the tensor shapes (and NCCL_PROTO/NCCL_ALGO sett
                      "the data loader); the others wait for them at every collective.",
         "nccl_caller_build": "load the NCCL the program was built with (torch's own: drop an LD_LIBRARY_PATH or "
                              "LD_PRELOAD that points at another libnccl) or rebuild the program against the library "
-                             "you load."}
+                             "you load.",
+        "ddp_model_mismatch": "build the same model on every rank before wrapping it in DDP: the same config and "
+                              "checkpoint, no rank-dependent module, the same memory layout everywhere (channels_last "
+                              "on every rank or on none; .contiguous() parameters a checkpoint load left strided)."}
+# categories (catalogue `data.category`) that say more than their class's phrase when every line has them
+_SAID_BY_CATEGORY = {"version_mismatch": "nccl_caller_build", "shape_mismatch": "ddp_model_mismatch"}
 
 
 class ReportedClass(BaseDetector):
@@ -98,8 +108,7 @@ class ReportedClass(BaseDetector):
                 where += f"; it names {ranks_phrase(blamed)}"
             elif cls == "stuck_rank" and (blamed := _absent_from_count(events, ctx)):
                 where += f"; the one(s) that did not report: {ranks_phrase(blamed)}"
-            said = "nccl_caller_build" if cls == "version_mismatch" and all(
-                ev.data.get("category") == "nccl_caller_build" for ev in events) else cls
+            said = _said(cls, events)
             finding = self.finding(blamed, f"the software reported {_SAYS[said]}{where}{_tally(events)}: "
                                    f"{clip(events[0].text.strip(), 160)}", Confidence.LOW, events[:3], _FIX[said])
             finding.cls = cls
@@ -111,6 +120,12 @@ class ReportedClass(BaseDetector):
                             f"world_size={world}): no rank is missing, the script was started more times than the "
                             f"world has ranks{_tally(events)}: {clip(events[0].text.strip(), 160)}", Confidence.LOW,
                             events[:3], _OVER_JOINED_FIX)
+
+
+def _said(cls: str, events) -> str:
+    """The phrase key for a class: its category's own where every line has that category, else the class's."""
+    category = _SAID_BY_CATEGORY.get(cls)
+    return category if category and all(ev.data.get("category") == category for ev in events) else cls
 
 
 _OVER_JOINED_FIX = ("start one process per rank: an srun/mpirun task count that matches a script which spawns no "

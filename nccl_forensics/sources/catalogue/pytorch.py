@@ -875,6 +875,19 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::mark_variable_ready",
       "RuntimeError: Expected to mark a variable ready only once. This error is caused by one of the following "
       "reasons:", "Expected to mark a variable ready only once", data=_USAGE),
+    # the reducer's bucket rebuild after the first iteration found fewer used parameters than the model has: torch
+    # 1.7 moved the rebuild (pytorch#44798) and wrappers that still called it themselves around a forward that
+    # built no graph (mmcv's MMDistributedDataParallel in an eval hook, pytorch#47050) trip it on every rank alike.
+    # 1.7 prints `size.N versus M`, later builds `size.Original model param size is: N versus rebuilt params ...`
+    M("pytorch.ddp_rebuilt_indices_assert",
+      r"rebuilt parameter indices size is not same as original model parameters size",
+      "traceback", "failure", "unclassified_failure", "1.7 - 2.13",
+      "pytorch:torch/csrc/distributed/c10d/reducer.cpp:Reducer::rebuild_buckets",
+      "RuntimeError: replicas_[0].size() == rebuilt_param_indices_.size() INTERNAL ASSERT FAILED at "
+      "\"reducer.cpp\":1326, please report a bug to PyTorch. rebuilt parameter indices size is not same as original "
+      "model parameters size.177 versus 169389",
+      "rebuilt parameter indices size is not same as original model parameters size",
+      data=_USAGE),
     # ---- DDP reducer
     M("pytorch.ddp_unfinished_reduction",
       r"Expected to have finished reduction in the prior iteration",
@@ -897,7 +910,7 @@ MESSAGES = [
       "verify_params_across_processes",
       "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 120 params, while rank 1 has "
       "inconsistent 118 params.", "DDP expects same model across all ranks, but Rank 0 has 120 params",
-      data={"exc_type": "RuntimeError"}),
+      data={"exc_type": "RuntimeError", "category": "ddp_model_mismatch"}),
     # the parameter shapes' check that follows the count (same function; before 1.10 in comm.cpp / reducer.cpp as
     # `replicas[0][p] in this process with sizes ...`), sizes then strides
     M("pytorch.ddp_param_shape_mismatch",
@@ -907,7 +920,7 @@ MESSAGES = [
       "pytorch:torch/csrc/distributed/c10d/reducer.cpp:verify_params_across_processes (<= 1.9: comm.cpp)",
       "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same param in "
       "process 0.", "[1]: params[0] in this process with sizes [96, 32] appears not to match",
-      data={"exc_type": "RuntimeError"}, anchor="appears not to match"),
+      data={"exc_type": "RuntimeError", "category": "ddp_model_mismatch"}, anchor="appears not to match"),
     # static_graph=True: after the first iteration the reducer expects the same parameters to get gradients; one
     # that got none then (or now) breaks its bucket schedule, so the ranks' gradient all-reduces no longer pair up
     M("pytorch.ddp_static_graph_changed",
