@@ -267,7 +267,10 @@ _FAILED_WORK = {"failure_detected", "timeout", "dump_signal"}   # work_status li
 
 def is_timeout(ev: Event) -> bool:
     """A timeout line of the `timeouts` kinds that says a wait ran out (a gloo error of another category, a
-    status line written for another reason and a live stack dump do not)."""
+    status line written for another reason, a live stack dump and an nccl-tests table cut where the log ends do
+    not)."""
+    if ev.kind == "nccltests_incomplete":
+        return ev.data.get("meaning") == "failure"
     if ev.kind == "gloo_error":
         return ev.data.get("category") == "timeout"
     if ev.kind == "work_status":

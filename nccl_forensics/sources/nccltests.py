@@ -6,8 +6,10 @@ bus bandwidth). That footer covers the whole run (`scope: job`): rank 0 prints i
 process joined and, in an MPI build, after an MPI_Allreduce of the error count over MPI_COMM_WORLD (src/common.cu,
 every version since 2017; rccl-tests the same), so every rank of the run finished every size. The two footer lines
 are distinctive enough to be read without the header, as a paste that starts mid-table holds them. A run whose
-table stops before the footer's first line (`# Out of bounds values`) is a hang at the last size printed
-(`nccltests_incomplete`, meaning "failure");
+table stops before the footer's first line (`# Out of bounds values`) while the console goes on (a signal notice,
+mpirun's abort, the shell's next command) is a hang at the last size printed (`nccltests_incomplete`, meaning
+"failure"); where the table is the console's last line, the stop is no failure by itself (a paste cut there, or a run
+still going, reads the same): the event then carries no meaning, and the verdict rests on the other evidence;
 wrong values (`# Out of bounds values : N FAILED`, a row's #wrong, `Avg bus bandwidth : B FAILED` below
 NCCL_TESTS_MIN_BW) are a failure too.
 """
@@ -22,6 +24,7 @@ from .base import LineParser
 from .grammars import lalr
 
 _ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s")
+_ROW_CUT = re.compile(r"\s*\d+(?:\s+[\w.+-]+)*\s*$")   # a row's beginning, as a paste cut mid-row ends
 
 
 class NccltestsParser(LineParser):
@@ -36,6 +39,7 @@ class NccltestsParser(LineParser):
         self._done = False
         self._footer: Line | None = None  # the footer's first line, while no `Avg bus bandwidth` line followed it
         self._last_no = 0
+        self._after_last = False          # a line that is no row came after the last row: the console went on
 
     def feed(self, line: Line) -> bool:
         text = line.text.strip()
@@ -43,8 +47,9 @@ class NccltestsParser(LineParser):
             return self._parse(line, text)
         if text.startswith("# Out of bounds values") or text.startswith("# Avg bus bandwidth"):
             return self._parse(line, text)
-        if self._started and _ROW.match(line.text):
-            return self._parse(line, text)
+        if self._started and _ROW.match(line.text) and self._parse(line, text):
+            return True
+        self._after_last = self._last is not None and not _ROW_CUT.match(line.text)
         return False
 
     def _parse(self, line: Line, text: str) -> bool:
@@ -84,7 +89,7 @@ class NccltestsParser(LineParser):
         wrong = [int(p[3]) for p in placements if p[3] != "N/A"]
         self._last = {"size": int(values[0]), "count": int(values[1]), "dtype": values[2], "redop": values[3],
                       "busbw": _num(placements[0][2]), "wrong": sum(wrong) if wrong else None}
-        self._last_no = line.no
+        self._last_no, self._after_last = line.no, False
         ev = self.emit("nccltests_row", line, **self._last)
         if self._last["wrong"]:
             ev.data.update(meaning="failure", implies="data_corruption")
@@ -110,12 +115,20 @@ class NccltestsParser(LineParser):
     def finish(self) -> None:
         self._flush_footer()
         if self._started and self._last is not None and not self._done:
-            line = Line(self._last_no, "")
-            ev = self.emit("nccltests_incomplete", line, text="", last_size=self._last["size"], meaning="failure",
+            self._emit_incomplete()
+
+    def _emit_incomplete(self) -> None:
+        """The table stopped before its footer: a hang where the console went on, else only where the log ends."""
+        size, line = self._last["size"] if self._last else None, Line(self._last_no, "")
+        if self._after_last:
+            ev = self.emit("nccltests_incomplete", line, text="", last_size=size, meaning="failure",
                            implies="timeout_unknown",
-                           message=f"the nccl-tests table stops after size {self._last['size']}: "
-                                   "a hang at the next size")
-            ev.text = ev.data["message"]
+                           message=f"the nccl-tests table stops after size {size}: a hang at the next size")
+        else:
+            ev = self.emit("nccltests_incomplete", line, text="", last_size=size,
+                           message=f"the nccl-tests table stops after size {size} where the log ends "
+                                   "(a cut paste or a run still going)")
+        ev.text = ev.data["message"]
 
 
 def _num(text: str) -> float | None:

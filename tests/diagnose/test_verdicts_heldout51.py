@@ -131,8 +131,9 @@ def test_a_store_barrier_fewer_joined_is_still_a_missing_rank(tmp_path):
     assert verdict.cls == "stuck_rank", verdict.summary
 
 
-def test_a_table_that_stops_before_the_footer_is_still_a_hang(tmp_path):
-    assert console_verdict(tmp_path, _SPARK, progress="").cls == "timeout_unknown"
+def test_a_table_that_stops_before_the_footer_is_a_hang_where_the_console_goes_on(tmp_path):
+    assert console_verdict(tmp_path, _SPARK + "^C\n", progress="").cls == "timeout_unknown"
+    assert console_verdict(tmp_path, _SPARK, progress="").cls == "inconclusive"     # cut where the paste ends
 
 
 def test_a_failed_out_of_bounds_footer_is_no_all_clear(tmp_path):

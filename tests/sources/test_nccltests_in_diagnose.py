@@ -1,5 +1,5 @@
 """nccl-tests output read by `diagnose`: a completed run is health evidence for each of its ranks, a table that
-stops is a hang at the next size."""
+stops while the console goes on is a hang at the next size, one that stops where the log ends shows no failure."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,14 +23,33 @@ def test_a_completed_run_is_health_evidence_for_every_rank():
     assert not any(shows_failure(ev) for ev in events)
 
 
-def test_a_table_that_stops_is_a_hang_at_that_size(tmp_path):
+def _cut_at_one_mebibyte(tmp_path, after: str = "") -> Path:
     lines = SAMPLE.read_text().splitlines(keepends=True)
     cut = next(i for i, line in enumerate(lines) if line.split()[:1] == ["1048576"])
     path = tmp_path / "all_reduce_perf.log"
-    path.write_text("".join(lines[:cut + 1]))
+    path.write_text("".join(lines[:cut + 1]) + after)
+    return path
+
+
+def test_a_table_that_stops_while_the_console_goes_on_is_a_hang_at_that_size(tmp_path):
+    path = _cut_at_one_mebibyte(tmp_path, after="^C\n")
     [ev] = [ev for ev in _events(path) if ev.kind == "nccltests_incomplete"]
     assert ev.data["last_size"] == 1048576 and shows_failure(ev)
     assert diagnose([str(tmp_path)], jobs=1).verdict.cls == "timeout_unknown"
+
+
+def test_a_table_that_stops_where_the_log_ends_shows_no_failure(tmp_path):
+    """A paste cut mid-table reads the same as a run still going: no hang claimed, and no health either."""
+    path = _cut_at_one_mebibyte(tmp_path, after="\n\n")
+    [ev] = [ev for ev in _events(path) if ev.kind == "nccltests_incomplete"]
+    assert ev.data["last_size"] == 1048576 and not shows_failure(ev) and not shows_health(ev)
+    assert diagnose([str(tmp_path)], jobs=1).verdict.cls == "inconclusive"
+
+
+def test_a_paste_cut_mid_row_is_still_a_table_that_ends_with_the_log(tmp_path):
+    path = _cut_at_one_mebibyte(tmp_path, after="     2097152        524288     float     sum      -1    40.66\n")
+    [ev] = [ev for ev in _events(path) if ev.kind == "nccltests_incomplete"]
+    assert ev.data["last_size"] == 1048576 and not shows_failure(ev)
 
 
 def test_wrong_values_are_a_failure(tmp_path):
