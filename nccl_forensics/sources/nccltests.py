@@ -49,7 +49,8 @@ class NccltestsParser(LineParser):
             return self._parse(line, text)
         if self._started and _ROW.match(line.text) and self._parse(line, text):
             return True
-        self._after_last = self._last is not None and not _ROW_CUT.match(line.text)
+        if line.text.strip():                  # (a blank line ends a paste as often as it goes on)
+            self._after_last = self._last is not None and not _ROW_CUT.match(line.text)
         return False
 
     def _parse(self, line: Line, text: str) -> bool:
