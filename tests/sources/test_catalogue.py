@@ -129,6 +129,9 @@ def test_benign_warnings_do_not_show_a_failure(tmp_path):
 
 @pytest.mark.parametrize("line,message_id,fields", [
     # every Xid the driver prints is read; the ones that end the GPU's work say so
+    # nccl-tests' NCCLCHECK before its 2019 resync with NCCL 2.4: no host and no `Test` before the words
+    ("NCCL failure all_reduce.cu:95 'unhandled cuda error'", "nccl.check_macro",
+     {"src_file": "all_reduce.cu", "src_line": 95}),
     # an IB completion error keeps its status, request size and vendor error in every wording (2.27+: `reqSize=`)
     ("NCCL WARN NET/IB: Got completion from peer 172.16.4.31<51872> with status=IBV_WC_RETRY_EXC_ERR(12) "
      "opcode=IBV_WC_SEND(0) reqSize=524288 vendor_err=129 req_type=Send", "nccl.ib_completion_error",

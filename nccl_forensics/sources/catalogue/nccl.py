@@ -781,14 +781,15 @@ MESSAGES = [
       "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_INVALID_USAGE: invalid usage (run with NCCL_DEBUG=WARN "
       "for details)", "NCCL_ERROR_INVALID_USAGE: invalid usage", anchor="NCCL_ERROR_", refine=_network_code),
     # ---- the NCCLCHECK macros of nccl-tests (src/common.h: `%s: Test NCCL failure %s:%d '%s'`, from 2.18 `'%s / %s'`
-    # with ncclGetLastError) and of NCCL's examples (`Failed, NCCL error %s:%d '%s'`): ncclGetErrorString quoted
+    # with ncclGetLastError; before the NCCL 2.4 resync of 2019-03 `NCCL failure %s:%d '%s'`, no host, no `Test`)
+    # and of NCCL's examples (`Failed, NCCL error %s:%d '%s'`): ncclGetErrorString quoted
     M("nccl.check_macro",
-      (r"(?:Test NCCL failure|Failed[:,] NCCL error) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
+      (r"(?:(?:Test )?NCCL failure|Failed[:,] NCCL error) (?P<src_file>[^\s:']+):(?P<src_line>\d+)",
        r" '(?P<reason>[^'/]*?)(?: / (?P<last_error>[^']*))?'?"),
-      "nccl_error", "failure", None, "nccl-tests 1.0 - 2.17 (`/ last error` 2.18+), NCCL examples 2.x",
-      "nccl-tests:src/common.h:NCCLCHECK; nccl:docs/examples",
+      "nccl_error", "failure", None, "nccl-tests 2017 - 2019-03 (no `Test`), to 2.17 (`/ last error` 2.18+), "
+      "NCCL examples 2.x", "nccl-tests:src/common.h:NCCLCHECK; nccl:docs/examples",
       "gpu5: Test NCCL failure common.cu:343 'unhandled cuda error'", "gpu5: Test NCCL failure common.cu:343",
-      anchor="Test NCCL failure|NCCL error"),
+      anchor="NCCL failure|NCCL error"),
     # ---- RCCL's own unit tests (ROCm/rccl test/common/TestBedChild.cpp CHILD_NCCL_CALL, rccl-UnitTests): a child
     # process's NCCL call returned a result other than ncclSuccess, printed as its number
     M("nccl.rccl_testbed_call",
