@@ -5,7 +5,8 @@ A completed run is health evidence: `# Out of bounds values : 0 OK` and `# Avg b
 bus bandwidth). That footer covers the whole run (`scope: job`): rank 0 prints it only after every thread of its
 process joined and, in an MPI build, after an MPI_Allreduce of the error count over MPI_COMM_WORLD (src/common.cu,
 every version since 2017; rccl-tests the same), so every rank of the run finished every size. The two footer lines
-are distinctive enough to be read without the header, as a paste that starts mid-table holds them. A run whose
+are distinctive enough to be read without the header, as a paste that starts mid-table holds them; a paste that
+starts at the table's column names (`# size count type redop ...`) has its rows read from there. A run whose
 table stops before the footer's first line (`# Out of bounds values`) while the console goes on (a signal notice,
 mpirun's abort, the shell's next command) is a hang at the last size printed (`nccltests_incomplete`, meaning
 "failure"); where the table is the console's last line, the stop is no failure by itself (a paste cut there, or a run
@@ -24,6 +25,8 @@ from .base import LineParser
 from .grammars import lalr
 
 _ROW = re.compile(r"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+\s")
+_COLUMNS = re.compile(r"#\s+size\s+count\s+type\s+redop\b")   # the table's column names (2019+: src/common.cu,
+                                                                 # from 2025 src/util.cu writeResultHeader)
 _ROW_CUT = re.compile(r"\s*\d+(?:\s+[\w.+-]+)*\s*$")   # a row's beginning, as a paste cut mid-row ends
 
 
@@ -47,6 +50,9 @@ class NccltestsParser(LineParser):
             return self._parse(line, text)
         if text.startswith("# Out of bounds values") or text.startswith("# Avg bus bandwidth"):
             return self._parse(line, text)
+        if not self._started and text.startswith("# ") and _COLUMNS.match(text):   # a paste from the table on
+            self._started = True
+            return True
         if self._started and _ROW.match(line.text) and self._parse(line, text):
             return True
         if line.text.strip():                  # (a blank line ends a paste as often as it goes on)

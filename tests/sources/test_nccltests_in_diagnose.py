@@ -59,3 +59,28 @@ def test_wrong_values_are_a_failure(tmp_path):
     events = _events(path)
     assert any(shows_failure(ev) for ev in events if ev.kind == "nccltests_result")
     assert not any(shows_health(ev) for ev in events if ev.kind == "nccltests_done")
+
+
+def _table_only(tmp_path, wrong: str) -> Path:
+    """The sample's table from its column names on (a paste without the config and rank lines), one row's
+    in-place #wrong set to `wrong`, cut after that row."""
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.split()[1:3] == ["size", "count"])
+    cut = next(i for i, line in enumerate(lines) if line.split()[:1] == ["1048576"])
+    row = lines[cut].rstrip("\n").rsplit(None, 1)[0] + f"  {wrong}\n"
+    path = tmp_path / "all_reduce_perf.log"
+    path.write_text("".join(lines[start:cut]) + row)
+    return path
+
+
+def test_a_paste_that_starts_at_the_table_still_reads_its_rows(tmp_path):
+    events = _events(_table_only(tmp_path, wrong="237858"))
+    [row] = [ev for ev in events if ev.kind == "nccltests_row" and ev.data["wrong"]]
+    assert row.data["size"] == 1048576 and shows_failure(row)
+    assert diagnose([str(tmp_path)], jobs=1).verdict.cls != "inconclusive"
+
+
+def test_a_healthy_table_without_its_header_shows_no_failure(tmp_path):
+    events = _events(_table_only(tmp_path, wrong="0"))
+    assert any(ev.kind == "nccltests_row" for ev in events)
+    assert not any(shows_failure(ev) for ev in events)
