@@ -265,6 +265,12 @@ def _plain(value):
 _FAILED_WORK = {"failure_detected", "timeout", "dump_signal"}   # work_status lines written because a collective failed
 
 
+def own_value_check(ev: Event) -> bool:
+    """A rank's own check of its values before it communicates, failed (catalogue category `numerics`, scope `rank`:
+    Megatron-core's local grad norm before the data-parallel all-reduce): the rank whose own values went NaN/Inf."""
+    return ev.data.get("category") == "numerics" and ev.data.get("scope") == "rank"
+
+
 def is_timeout(ev: Event) -> bool:
     """A timeout line of the `timeouts` kinds that says a wait ran out (a gloo error of another category, a
     status line written for another reason, a live stack dump and an nccl-tests table cut where the log ends do

@@ -35,7 +35,7 @@ Suggested fix:
 from __future__ import annotations
 
 from ..model import Confidence, ranks_text
-from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout, said
+from .base import NEEDS_KINDS, BaseDetector, Context, is_timeout, own_value_check, said
 
 _COLLECT = {
     "pyspy": "py-spy dumps of every rank while it hangs (py-spy dump --pid PID)",
@@ -141,8 +141,8 @@ def _remote_error_ranks(ctx: Context) -> list[int]:
 def _own_value_checks(ctx: Context):
     """A rank's own check of its values before it communicates (catalogue category `numerics`, scope `rank`: Megatron's
     local grad norm), failed on a known rank: it raised before the collective its peers then wait in."""
-    return [ev for ev in ctx.events if ev.data.get("category") == "numerics" and ev.data.get("scope") == "rank"
-            and ev.data.get("meaning") == "failure" and ev.rank is not None]
+    return [ev for ev in ctx.events if own_value_check(ev) and ev.data.get("meaning") == "failure"
+            and ev.rank is not None]
 
 
 def _setup_failures(ctx: Context):

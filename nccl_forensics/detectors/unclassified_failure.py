@@ -55,7 +55,7 @@ from ..diagnosis.rank_state import refused_nccl_calls
 from ..model import Confidence, ranks_phrase, shows_failure
 from ..sources.catalogue.cuda import refused_check_macro, refused_for_state, refused_nccl_call
 from ..sources.traceback import USAGE_ERROR
-from .base import BaseDetector, Context, is_timeout, said
+from .base import BaseDetector, Context, is_timeout, own_value_check, said
 from .oom import shm_access_refused, shm_not_room
 
 _TIMEOUTS = frozenset({"watchdog_timeout", "heartbeat", "slurm_cancelled", "monitored_barrier", "desync_report",
@@ -172,7 +172,7 @@ class UnclassifiedFailure(BaseDetector):
                     "fails its first CUDA call; the node, not the program, is the cause")
             fix = _FABRIC_FIX
             errors = unready[:1] + [ev for ev in errors if ev is not unready[0]]
-        elif not causes and (local := [ev for ev in errors if _own_numerics(ev)]):
+        elif not causes and (local := [ev for ev in errors if own_value_check(ev)]):
             causes = sorted({ev.rank for ev in local if ev.rank is not None})
             msg += (f"; a check of the rank's own values before any communication found them not finite "
                     f"({said(local[0])}): its input data or its GPU, not a peer's, made them")
@@ -183,12 +183,6 @@ class UnclassifiedFailure(BaseDetector):
         evidence = [e for st in ended[:4] for e in st.evidence[:1]] + errors[:2]
         conf = Confidence.MEDIUM if causes else Confidence.LOW
         yield self.finding(causes, msg, conf, evidence, fix)
-
-
-def _own_numerics(ev) -> bool:
-    """A catalogue numerics failure scoped to the printing rank (`scope` "rank": Megatron's check of its local grad
-    norm before the data-parallel all-reduce): the rank whose own values went NaN."""
-    return ev.data.get("category") == "numerics" and ev.data.get("scope") == "rank"
 
 
 def _timeout_kind(ev) -> bool:

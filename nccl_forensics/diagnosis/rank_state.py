@@ -159,7 +159,7 @@ def rank_states(events: list[Event], world: list[int], store_gone: set[int] | No
             if frames:
                 st.where, st.op, st.at = classify_stack(frames, None)
                 st.evidence.append(cite(ev))
-        elif ev.kind in ("child_failed", "worker_failed", "error_json", "slurm_exit"):
+        elif ev.kind in _EXIT_KINDS:
             _note_exit(st, ev, terminated_pids, tables.get(id(ev), ""), own_aborts, nccl_failed)
         elif ev.kind in _ERROR_KINDS:
             if ev.kind == "traceback" and (ev.file, ev.line) in machine:

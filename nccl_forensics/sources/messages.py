@@ -570,7 +570,7 @@ def _fill_common(ev: Event) -> None:
             and d.get("pid"):
         ev.pid = ev.pid or d["pid"]
     rank = d.get("rank")
-    if isinstance(rank, int) and (ev.kind in _RANK_FIELD_KINDS or d.get("rank_is_own")) and ev.rank is None:
+    if isinstance(rank, int) and ev.kind in _RANK_FIELD_KINDS and ev.rank is None:
         ev.rank = rank
     if ev.kind == "worker_failed" and ev.rank is None and isinstance(d.get("local_rank"), int):
         ev.local_rank = ev.local_rank if ev.local_rank is not None else d["local_rank"]
